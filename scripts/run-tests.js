@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Runs every compiled test file under dist/test with Node's own test runner.
+// Usage: node scripts/run-tests.js [substring filter ...]
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
+function collect(dir) {
+  let files = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files = files.concat(collect(path));
+    else if (entry.name.endsWith(".test.js")) files.push(path);
+  }
+  return files;
+}
+
+const filters = process.argv.slice(2);
+const files = collect("dist/test")
+  .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
+  .sort();
+const concurrency = process.env.MC_TEST_CONCURRENCY ?? "2";
+const result = spawnSync(
+  process.execPath,
+  ["--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
+  { stdio: "inherit" },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,51 @@
+import type { ErrorCode } from "./codes.js";
+import { isRequestId } from "./constants.js";
+
+export interface Request {
+  id: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export type Decoded =
+  | { ok: true; request: Request }
+  | { ok: false; id: string | null; code: ErrorCode };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+const ENVELOPE_KEYS = ["id", "method", "params"];
+
+/** Decodes one inbound frame into a request envelope, or the error it must be answered with. */
+export function decodeFrame(bytes: Uint8Array): Decoded {
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(bytes));
+  } catch {
+    return { ok: false, id: null, code: "invalid_request" };
+  }
+  if (!isPlainObject(value)) return { ok: false, id: null, code: "invalid_request" };
+  const id = isRequestId(value.id) ? value.id : null;
+  const keys = Object.keys(value);
+  const exactKeys =
+    keys.length === ENVELOPE_KEYS.length && ENVELOPE_KEYS.every((k) => Object.hasOwn(value, k));
+  if (
+    !exactKeys ||
+    id === null ||
+    typeof value.method !== "string" ||
+    !isPlainObject(value.params)
+  ) {
+    return { ok: false, id, code: "invalid_request" };
+  }
+  return { ok: true, request: { id, method: value.method, params: value.params } };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function encodeResult(id: string, result: unknown): string {
+  return `${JSON.stringify({ id, result })}\n`;
+}
+
+export function encodeError(id: string | null, code: ErrorCode, message: string): string {
+  return `${JSON.stringify({ id, error: { code, message } })}\n`;
+}

@@ -1,0 +1,71 @@
+/**
+ * Splits an inbound byte stream into LF-terminated frames with a byte bound. A frame longer than
+ * the bound is discarded up to its LF and reported once as `oversized`; the stream goes on.
+ * Pure: bytes in, events out.
+ */
+export type FrameEvent = { kind: "frame"; bytes: Uint8Array } | { kind: "oversized" };
+
+const LF = 0x0a;
+
+export class FrameSplitter {
+  private parts: Uint8Array[] = [];
+  private size = 0;
+  private discarding = false;
+
+  constructor(private readonly maxBytes: number) {}
+
+  push(chunk: Uint8Array): FrameEvent[] {
+    const events: FrameEvent[] = [];
+    let start = 0;
+    while (start <= chunk.length) {
+      const lf = chunk.indexOf(LF, start);
+      const end = lf === -1 ? chunk.length : lf;
+      this.take(chunk.subarray(start, end));
+      if (lf === -1) break;
+      events.push(this.finish());
+      start = lf + 1;
+    }
+    return events;
+  }
+
+  /** At EOF a final unterminated line still counts as a frame. */
+  end(): FrameEvent[] {
+    if (this.size === 0 && !this.discarding) return [];
+    return [this.finish()];
+  }
+
+  private take(piece: Uint8Array): void {
+    if (piece.length === 0 || this.discarding) return;
+    if (this.size + piece.length > this.maxBytes) {
+      this.parts = [];
+      this.size = 0;
+      this.discarding = true;
+      return;
+    }
+    // Copy: the caller may reuse its buffer.
+    this.parts.push(piece.slice());
+    this.size += piece.length;
+  }
+
+  private finish(): FrameEvent {
+    if (this.discarding) {
+      this.discarding = false;
+      return { kind: "oversized" };
+    }
+    const bytes = concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    return { kind: "frame", bytes };
+  }
+}
+
+function concat(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1 && parts[0]) return parts[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { ErrorCode } from "../codes.js";
+import {
+  CURSOR_PATTERN,
+  MODEL_ID_PATTERN,
+  PROVIDER_ID_PATTERN,
+  REQUEST_ID_PATTERN,
+  SESSION_ID_PATTERN,
+} from "../constants.js";
+
+export const RequestId = z.string().regex(REQUEST_ID_PATTERN);
+export const SessionId = z.string().regex(SESSION_ID_PATTERN);
+export const ProviderId = z.string().regex(PROVIDER_ID_PATTERN);
+export const ModelId = z.string().regex(MODEL_ID_PATTERN);
+export const Cursor = z.string().regex(CURSOR_PATTERN);
+export const IsoTime = z.string().min(1).max(64);
+export const Effort = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+
+export const EmptyParams = z.strictObject({});
+export const CursorParams = z.strictObject({ cursor: Cursor.optional() });
+
+export const ErrorObject = z.strictObject({ code: ErrorCode, message: z.string() });
+
+export const RequestFrame = z.strictObject({
+  id: RequestId,
+  method: z.string(),
+  params: z.record(z.string(), z.unknown()),
+});
+export const SuccessFrame = z.strictObject({
+  id: RequestId,
+  result: z.record(z.string(), z.unknown()),
+});
+export const ErrorFrame = z.strictObject({ id: RequestId.nullable(), error: ErrorObject });
+
+export type RequestFrame = z.infer<typeof RequestFrame>;
+export type ErrorObject = z.infer<typeof ErrorObject>;

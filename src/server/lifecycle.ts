@@ -1,0 +1,72 @@
+import { ProtocolError } from "../protocol/codes.js";
+import {
+  CAPABILITIES,
+  type Capability,
+  EXTENSION_PARAMETERS,
+  isCapability,
+  LIMITS,
+  PROTOCOL_VERSION,
+  SERVER_INFO,
+} from "../protocol/constants.js";
+import type {
+  InitializeParams,
+  InitializeResult,
+  StatusResult,
+} from "../protocol/schemas/lifecycle.js";
+import type { ServerState } from "./state.js";
+
+export interface StatusInputs {
+  worker: StatusResult["worker"];
+  active: StatusResult["active_requests"];
+  requestsLeft: number;
+}
+
+/** initialize and status results, built from the child's state. */
+export function lifecycleResults(state: ServerState, implemented: () => Set<string>) {
+  return {
+    initialize(params: InitializeParams): InitializeResult {
+      if (params.protocol_version !== PROTOCOL_VERSION) {
+        throw new ProtocolError("unsupported_protocol_version");
+      }
+      const requested = params.required_capabilities;
+      if (new Set(requested).size !== requested.length) {
+        throw new ProtocolError(
+          "invalid_params",
+          "required_capabilities lists a capability twice.",
+        );
+      }
+      const available = implemented();
+      for (const name of requested) {
+        if (!isCapability(name) || !available.has(name))
+          throw new ProtocolError("unsupported_capability");
+      }
+      const negotiated = CAPABILITIES.filter((name) => requested.includes(name));
+      state.negotiated = new Set<Capability>(negotiated);
+      state.phase = "ready";
+      const extensions: Record<string, object> = {};
+      for (const name of negotiated) {
+        const parameters = EXTENSION_PARAMETERS[name];
+        if (parameters) extensions[name] = parameters;
+      }
+      return {
+        protocol_version: PROTOCOL_VERSION,
+        server: { ...SERVER_INFO },
+        capabilities: [...negotiated].sort(),
+        limits: { ...LIMITS },
+        extensions,
+      };
+    },
+
+    status(inputs: StatusInputs): StatusResult {
+      return {
+        state: state.phase,
+        cwd: state.cwd,
+        attachment: state.attachment,
+        selection: state.selection,
+        worker: inputs.worker,
+        active_requests: inputs.active,
+        requests_left: inputs.requestsLeft,
+      };
+    },
+  };
+}

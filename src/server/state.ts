@@ -1,0 +1,28 @@
+import type { Capability } from "../protocol/constants.js";
+import type { Attachment, Selection } from "../protocol/schemas/lifecycle.js";
+
+/** What the child knows about itself; shared by the dispatcher and the domain handlers. */
+export interface ServerState {
+  /** realpath(process.cwd()) at start; never changes. */
+  readonly cwd: string;
+  /** MC_HOME, resolved once at start. */
+  readonly home: string;
+  /** The environment the child was started with (credentials lookups read it). */
+  readonly env: NodeJS.ProcessEnv;
+  phase: "uninitialized" | "ready" | "shutting_down";
+  negotiated: ReadonlySet<Capability>;
+  attachment: Attachment | null;
+  selection: Selection;
+}
+
+export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {
+  return {
+    cwd,
+    home,
+    env,
+    phase: "uninitialized",
+    negotiated: new Set(),
+    attachment: null,
+    selection: { model: null, effort: null },
+  };
+}

@@ -1,0 +1,36 @@
+import { realpathSync } from "node:fs";
+import { LIMITS } from "../protocol/constants.js";
+import { FrameSplitter } from "../protocol/framing.js";
+import { resolveHome } from "../store/home.js";
+import { Dispatcher } from "./dispatcher.js";
+import { buildHandlers } from "./handlers/index.js";
+import { createState } from "./state.js";
+import { FrameWriter } from "./writer.js";
+
+/** `mc-agent stdio`: the backend child. stdin carries requests, stdout only frames. */
+export function runStdio(): void {
+  const env = process.env;
+  const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
+  const testMethods = env.MC_AGENT_TEST_METHODS === "1";
+  const input = process.stdin;
+  const writer = new FrameWriter(process.stdout, (paused) =>
+    paused ? input.pause() : input.resume(),
+  );
+  const dispatcher = new Dispatcher({
+    state,
+    handlers: buildHandlers(state, { testMethods }),
+    write: (line) => writer.write(line),
+    testMethods,
+    onStopped: () => {
+      void writer.flush().then(() => process.exit(0));
+    },
+  });
+  const splitter = new FrameSplitter(LIMITS.frame_bytes);
+  input.on("data", (chunk: Buffer) => {
+    for (const event of splitter.push(chunk)) dispatcher.handle(event);
+  });
+  input.on("end", () => {
+    for (const event of splitter.end()) dispatcher.handle(event);
+    dispatcher.endOfInput();
+  });
+}
