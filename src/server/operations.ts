@@ -41,7 +41,7 @@ export class OperationRegistry {
   /** Aborts the request if it is active and cancellable; false otherwise. */
   cancel(id: string): boolean {
     const op = this.active.get(id);
-    if (!op || !op.cancellable) return false;
+    if (!op?.cancellable) return false;
     op.controller.abort();
     return true;
   }
