@@ -1,0 +1,249 @@
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ERROR_CODES } from "../protocol/codes.js";
+import { CAPABILITIES } from "../protocol/constants.js";
+import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+
+/**
+ * The black-box harness shared by the project's tests and `mc-agent conformance`: it spawns a
+ * child command over real pipes and speaks frames to it, as a frontend would.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+/** The package root, from dist/src/conformance. */
+export const PACKAGE_ROOT = resolve(here, "../../..");
+export const CHILD_BIN = join(PACKAGE_ROOT, "bin", "mc-agent.js");
+
+export interface Frame {
+  id: string | null;
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string };
+}
+
+export interface ChildOptions {
+  /** The child's working directory (the workspace). */
+  cwd: string;
+  /** MC_HOME. */
+  home: string;
+  env?: Record<string, string | undefined>;
+  testMethods?: boolean;
+  /** Another command that speaks the protocol (default: this package's child). */
+  command?: string[];
+}
+
+let counter = 0;
+export function nextId(prefix = "r"): string {
+  counter += 1;
+  return `${prefix}${counter}`;
+}
+
+/** A spawned child spoken to over real pipes, one JSON frame a line, as a frontend would. */
+export class TestChild {
+  readonly frames: Frame[] = [];
+  readonly rawLines: string[] = [];
+  stderr = "";
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private buffer = "";
+  private waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  private readonly proc: ChildProcessWithoutNullStreams;
+
+  constructor(readonly options: ChildOptions) {
+    const [cmd, ...args] = options.command ?? [process.execPath, CHILD_BIN, "stdio"];
+    this.proc = spawn(cmd as string, args, {
+      cwd: options.cwd,
+      env: {
+        PATH: process.env.PATH,
+        HOME: options.home,
+        MC_HOME: options.home,
+        CODEX_HOME: join(options.home, "no-codex"),
+        CLAUDE_CONFIG_DIR: join(options.home, "no-claude"),
+        ...(options.testMethods ? { MC_AGENT_TEST_METHODS: "1" } : {}),
+        ...options.env,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.proc.stdout.setEncoding("utf8");
+    this.proc.stdout.on("data", (chunk: string) => this.onData(chunk));
+    this.proc.stderr.setEncoding("utf8");
+    this.proc.stderr.on("data", (chunk: string) => {
+      this.stderr += chunk;
+    });
+    this.proc.stdin.on("error", () => {});
+    this.exited = new Promise((res) =>
+      this.proc.on("exit", (code, signal) => res({ code, signal })),
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  private onData(chunk: string): void {
+    this.buffer += chunk;
+    let lf = this.buffer.indexOf("\n");
+    while (lf !== -1) {
+      const line = this.buffer.slice(0, lf);
+      this.buffer = this.buffer.slice(lf + 1);
+      this.rawLines.push(line);
+      const frame = JSON.parse(line) as Frame;
+      this.frames.push(frame);
+      const waiter = this.waiters.find((w) => w.match(frame));
+      if (waiter) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve(frame);
+      }
+      lf = this.buffer.indexOf("\n");
+    }
+  }
+
+  /** Writes raw text (add the LF yourself) or one frame object. */
+  send(frame: string | object): void {
+    this.proc.stdin.write(typeof frame === "string" ? frame : `${JSON.stringify(frame)}\n`);
+  }
+
+  closeStdin(): void {
+    this.proc.stdin.end();
+  }
+
+  kill(signal: NodeJS.Signals = "SIGKILL"): void {
+    this.proc.kill(signal);
+  }
+
+  /** The next frame (not yet consumed by a waiter) matching the predicate. */
+  waitFor(match: (f: Frame) => boolean, timeoutMs = 10_000): Promise<Frame> {
+    return new Promise((res, rej) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.resolve !== done);
+        rej(
+          new Error(
+            `timed out after ${timeoutMs} ms waiting for a frame; stderr: ${this.stderr.slice(-500)}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = (f: Frame) => {
+        clearTimeout(timer);
+        res(f);
+      };
+      this.waiters.push({ match, resolve: done });
+    });
+  }
+
+  /** Sends a request and resolves with its response frame (result or error). */
+  request(method: string, params: unknown = {}, id = nextId(), timeoutMs = 15_000): Promise<Frame> {
+    const response = this.waitFor((f) => f.id === id, timeoutMs);
+    this.send({ id, method, params });
+    return response;
+  }
+
+  /** Typed call: resolves with the result, or fails the test with the error code. */
+  async call<M extends MethodName>(
+    method: M,
+    params: ParamsOf<M>,
+    timeoutMs?: number,
+  ): Promise<ResultOf<M>> {
+    const frame = await this.request(method, params, nextId(), timeoutMs);
+    if (frame.error)
+      throw new Error(`${method} failed: ${frame.error.code}: ${frame.error.message}`);
+    return frame.result as ResultOf<M>;
+  }
+
+  /** Sends a request expected to fail and returns its error code. */
+  async errorCode(method: string, params: unknown = {}, id?: string): Promise<string> {
+    const frame = await this.request(method, params, id);
+    assert.ok(
+      frame.error,
+      `${method} was expected to fail but answered ${JSON.stringify(frame.result)}`,
+    );
+    return frame.error.code;
+  }
+
+  initialize(capabilities: string[] = [...CAPABILITIES]): Promise<Frame> {
+    return this.request("initialize", {
+      protocol_version: 1,
+      client: { name: "mc-agent-tests", version: "1.0.0" },
+      required_capabilities: capabilities,
+    });
+  }
+
+  /** Shuts down politely; kills after a bound; returns the exit. */
+  async close(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+      try {
+        this.send({ id: nextId("shutdown"), method: "shutdown", params: {} });
+      } catch {}
+      const timer = setTimeout(() => this.proc.kill("SIGKILL"), 5000);
+      const exit = await this.exited;
+      clearTimeout(timer);
+      this.assertSafeErrors();
+      return exit;
+    }
+    this.assertSafeErrors();
+    return this.exited;
+  }
+
+  /**
+   * Every error this child sent has a known code and a message that names no path or file:
+   * nothing with a slash, no name of the workspace or home, no history file extension.
+   */
+  assertSafeErrors(extraForbidden: string[] = []): void {
+    const forbidden = [
+      this.options.home,
+      this.options.cwd,
+      ".jsonl",
+      ".json",
+      ".lock",
+      ...extraForbidden,
+    ];
+    for (const frame of this.frames) {
+      if (!frame.error) continue;
+      assert.ok(
+        (ERROR_CODES as readonly string[]).includes(frame.error.code),
+        `unknown code ${frame.error.code}`,
+      );
+      assert.ok(
+        !frame.error.message.includes("/"),
+        `error message carries a path: ${frame.error.message}`,
+      );
+      for (const word of forbidden) {
+        assert.ok(!frame.error.message.includes(word), `error message carries "${word}"`);
+      }
+    }
+  }
+}
+
+export interface Sandbox {
+  root: string;
+  home: string;
+  workspace: string;
+  cleanup(): void;
+}
+
+/** A fresh temp folder with an MC_HOME and a workspace; removed by cleanup(). */
+export function sandbox(prefix = "mc-test-"): Sandbox {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const home = join(root, "home");
+  const workspace = join(root, "workspace");
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  mkdirSync(workspace, { recursive: true });
+  return {
+    root,
+    home,
+    workspace,
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** Starts a child in a sandbox and initializes it with the given capabilities. */
+export async function startReady(
+  box: Sandbox,
+  capabilities: string[] = [...CAPABILITIES],
+  extra: Partial<ChildOptions> = {},
+): Promise<TestChild> {
+  const child = new TestChild({ cwd: box.workspace, home: box.home, ...extra });
+  const init = await child.initialize(capabilities);
+  assert.ok(init.result, `initialize failed: ${JSON.stringify(init.error)}`);
+  return child;
+}
