@@ -25,7 +25,9 @@ for (const file of modules) {
   process.stderr.write(`bench: ${bench.title} ...\n`);
   const rows = await bench.run();
   for (const row of rows) {
-    process.stderr.write(`  ${row.name}: ${fmt(row.figure)} ${row.unit} vs ${fmt(row.baseline)} (${ratio(row)})\n`);
+    process.stderr.write(
+      `  ${row.name}: ${fmt(row.figure)} ${row.unit} vs ${fmt(row.baseline)} (${ratio(row)})\n`,
+    );
   }
   sections.push({ title: bench.title, rows });
 }

@@ -44,6 +44,10 @@ export function nextId(prefix = "r"): string {
 export class TestChild {
   readonly frames: Frame[] = [];
   readonly rawLines: string[] = [];
+  /** stdout lines that were not JSON. */
+  readonly garbage: string[] = [];
+  /** Every line in (">> ") and out ("<< "), in order, for failure reports. */
+  readonly transcript: string[] = [];
   stderr = "";
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private buffer = "";
@@ -88,7 +92,16 @@ export class TestChild {
       const line = this.buffer.slice(0, lf);
       this.buffer = this.buffer.slice(lf + 1);
       this.rawLines.push(line);
-      const frame = JSON.parse(line) as Frame;
+      this.transcript.push(`<< ${line.length > 2000 ? `${line.slice(0, 2000)}…` : line}`);
+      let frame: Frame;
+      try {
+        frame = JSON.parse(line) as Frame;
+      } catch {
+        // A child that writes non-frames to stdout breaks the protocol; keep it for the report.
+        this.garbage.push(line);
+        lf = this.buffer.indexOf("\n");
+        continue;
+      }
       this.frames.push(frame);
       const waiter = this.waiters.find((w) => w.match(frame));
       if (waiter) {
@@ -101,7 +114,9 @@ export class TestChild {
 
   /** Writes raw text (add the LF yourself) or one frame object. */
   send(frame: string | object): void {
-    this.proc.stdin.write(typeof frame === "string" ? frame : `${JSON.stringify(frame)}\n`);
+    const text = typeof frame === "string" ? frame : `${JSON.stringify(frame)}\n`;
+    this.transcript.push(`>> ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text.trimEnd()}`);
+    this.proc.stdin.write(text);
   }
 
   closeStdin(): void {
