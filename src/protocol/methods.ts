@@ -131,6 +131,13 @@ export const METHODS = {
     admission: "listing",
     testOnly: true,
   },
+  "test.sleep_worker": {
+    params: TestSleepParams,
+    result: TestSleepResult,
+    capability: null,
+    admission: "worker",
+    testOnly: true,
+  },
 } as const satisfies Record<string, MethodSpec>;
 
 export type MethodName = keyof typeof METHODS;

@@ -76,7 +76,6 @@ export const CancelResult = z.strictObject({
 /** Test-only slow operation; registered only when MC_AGENT_TEST_METHODS=1. */
 export const TestSleepParams = z.strictObject({
   ms: z.number().int().min(0).max(60_000),
-  worker: z.boolean().optional(),
   /** Ignore the abort signal (to exercise the shutdown cleanup bound). */
   stubborn: z.boolean().optional(),
 });

@@ -1,5 +1,5 @@
-import type { HandlerTable } from "../handler.js";
-import { cancellableSleep } from "../handler.js";
+import type { ParamsOf } from "../../protocol/methods.js";
+import { cancellableSleep, type HandlerTable, type RequestContext } from "../handler.js";
 
 /**
  * Test-only methods, reachable only when the child runs with MC_AGENT_TEST_METHODS=1. They give
@@ -7,14 +7,15 @@ import { cancellableSleep } from "../handler.js";
  * They are not capabilities, not in the published schema and not in the docs' method list.
  */
 export function testHandlers(): HandlerTable {
-  return {
-    "test.sleep": async (params, ctx) => {
-      if (params.stubborn) {
-        await new Promise((resolve) => setTimeout(resolve, params.ms));
-      } else {
-        await cancellableSleep(params.ms, ctx.signal);
-      }
-      return { slept_ms: params.ms };
-    },
-  };
+  return { "test.sleep": sleep, "test.sleep_worker": sleep };
+}
+
+/** Sleeps `ms`; honours cancellation unless `stubborn` (to exercise the cleanup bound). */
+async function sleep(params: ParamsOf<"test.sleep">, ctx: RequestContext) {
+  if (params.stubborn) {
+    await new Promise((resolve) => setTimeout(resolve, params.ms));
+  } else {
+    await cancellableSleep(params.ms, ctx.signal);
+  }
+  return { slept_ms: params.ms };
 }
