@@ -103,7 +103,8 @@ export class TestChild {
         continue;
       }
       this.frames.push(frame);
-      const waiter = this.waiters.find((w) => w.match(frame));
+      // Newest waiter first: a duplicate ID's immediate error belongs to the latest request.
+      const waiter = this.waiters.findLast((w) => w.match(frame));
       if (waiter) {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         waiter.resolve(frame);
@@ -117,6 +118,12 @@ export class TestChild {
     const text = typeof frame === "string" ? frame : `${JSON.stringify(frame)}\n`;
     this.transcript.push(`>> ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text.trimEnd()}`);
     this.proc.stdin.write(text);
+  }
+
+  /** Writes raw bytes (for frames that are not valid UTF-8). */
+  sendBytes(bytes: Uint8Array): void {
+    this.transcript.push(`>> (${bytes.length} raw bytes)`);
+    this.proc.stdin.write(bytes);
   }
 
   closeStdin(): void {

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { test } from "node:test";
+import { buildProtocolSchema } from "../src/protocol/json-schema.js";
+import { PACKAGE_ROOT } from "./helpers/child.js";
+
+test("docs/protocol.schema.json is up to date (run `npm run schema`)", () => {
+  const committed = readFileSync(join(PACKAGE_ROOT, "docs", "protocol.schema.json"), "utf8");
+  assert.equal(committed, `${JSON.stringify(buildProtocolSchema(), null, 2)}\n`);
+});
+
+test("the published schema has no test-only method", () => {
+  const schema = buildProtocolSchema() as { methods: Record<string, unknown> };
+  assert.ok(!Object.keys(schema.methods).some((name) => name.startsWith("test.")));
+  assert.ok("session.discover" in schema.methods && "operation.cancel" in schema.methods);
+});
+
+/** Which top-level folders of src/ each folder may import from (style.md's picture). */
+const ALLOWED: Record<string, string[]> = {
+  protocol: ["protocol"],
+  store: ["store"],
+  sessions: ["sessions", "store", "protocol"],
+  models: ["models", "store", "protocol"],
+  server: ["server", "protocol", "sessions", "models", "store"],
+  client: ["client", "protocol"],
+  cli: ["cli", "client", "protocol", "conformance"],
+  conformance: ["conformance", "protocol", "client"],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+test("imports follow the layering rules", () => {
+  const src = join(PACKAGE_ROOT, "src");
+  const violations: string[] = [];
+  for (const file of sourceFiles(src)) {
+    const rel = relative(src, file);
+    const layer = rel.split("/")[0] as string;
+    const code = readFileSync(file, "utf8");
+    for (const match of code.matchAll(/from "(\.[^"]+)"/g)) {
+      const target = relative(src, join(file, "..", match[1] as string)).split("/")[0] as string;
+      // cli/main.ts starts the child for `mc-agent stdio`: the one sanctioned cli -> server edge.
+      if (rel === "cli/main.ts" && target === "server") continue;
+      if (!(ALLOWED[layer] ?? []).includes(target)) violations.push(`${rel} imports ${target}`);
+    }
+    if (layer === "protocol" && /from "node:/.test(code)) violations.push(`${rel} imports node:`);
+  }
+  assert.deepEqual(violations, []);
+});
