@@ -27,7 +27,7 @@ async function burst(
     // Waiters see frames in arrival order; resolve once every id has an answer.
     void child.waitFor(collect, 60_000).then(() => resolve());
   });
-  child.send(frames.map((f) => JSON.stringify(f)).join("\n") + "\n");
+  child.send(`${frames.map((f) => JSON.stringify(f)).join("\n")}\n`);
   await done;
   return answers;
 }
