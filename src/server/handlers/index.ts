@@ -1,5 +1,6 @@
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { sessionHandlers } from "./sessions.js";
 import { testHandlers } from "./testing.js";
 
 /**
@@ -7,10 +8,11 @@ import { testHandlers } from "./testing.js";
  * capability is refused at initialize with `unsupported_capability`.
  */
 export function buildHandlers(
-  _state: ServerState,
+  state: ServerState,
   options: { testMethods: boolean },
 ): HandlerTable {
   return {
+    ...sessionHandlers(state),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

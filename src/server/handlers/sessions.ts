@@ -1,0 +1,93 @@
+import { ProtocolError } from "../../protocol/codes.js";
+import type { Attachment } from "../../protocol/schemas/lifecycle.js";
+import { StoreUnavailable } from "../../store/safe-open.js";
+import { newLazySessionId } from "../../sessions/create.js";
+import { firstHistoryPage, type HistoryPosition, historyPage } from "../../sessions/history.js";
+import { buildSnapshot, type ListSnapshot, listPage } from "../../sessions/list.js";
+import { noticesOf } from "../../sessions/notices.js";
+import { openExact } from "../../sessions/open.js";
+import { Slicer } from "../../sessions/slicer.js";
+import { CursorStore } from "../cursors.js";
+import type { HandlerTable } from "../handler.js";
+import type { ServerState } from "../state.js";
+import { discoveryHandler } from "./discovery.js";
+
+interface ListPosition {
+  snapshot: ListSnapshot;
+  offset: number;
+}
+
+/** session.list, session.create, session.open, session.history and session.discover. */
+export function sessionHandlers(state: ServerState): HandlerTable {
+  // Few live list cursors: each holds a snapshot of up to 256 entries.
+  const listCursors = new CursorStore<ListPosition>("l", 8);
+  const historyCursors = new CursorStore<HistoryPosition>("h", 64);
+  return {
+    "session.list": (params, ctx) =>
+      storeErrors(async () => {
+        const position = params.cursor
+          ? takeLive(listCursors, params.cursor)
+          : { snapshot: await buildSnapshot(state.home, state.cwd, new Slicer(ctx.signal)), offset: 0 };
+        const page = listPage(position.snapshot, position.offset);
+        const cursor =
+          page.next === null ? null : listCursors.issue({ ...position, offset: page.next });
+        return {
+          sessions: page.sessions,
+          notices: noticesOf(position.snapshot.counts),
+          cursor,
+          complete: cursor === null,
+        };
+      }),
+
+    "session.create": () => {
+      const session = { id: newLazySessionId(state.home), saved: false as const };
+      state.attachment = { session_id: session.id, saved: false };
+      return { session };
+    },
+
+    "session.open": async (params, ctx) => {
+      const { entry } = await openExact(state.home, state.cwd, params.id, new Slicer(ctx.signal));
+      state.attachment = { session_id: entry.id, saved: true };
+      return { session: entry };
+    },
+
+    "session.history": async (params, ctx) => {
+      const slicer = new Slicer(ctx.signal);
+      if (!params.cursor && isLazyHandle(state.attachment, params.id))
+        return { events: [], cursor: null, complete: true };
+      let page: Awaited<ReturnType<typeof historyPage>>;
+      if (params.cursor) {
+        const position = takeLive(historyCursors, params.cursor);
+        if (position.id !== params.id)
+          throw new ProtocolError("invalid_params", "The cursor belongs to another session.");
+        page = await historyPage(state.home, position, slicer);
+      } else {
+        page = await firstHistoryPage(state.home, state.cwd, params.id, slicer);
+      }
+      const cursor = page.next === null ? null : historyCursors.issue(page.next);
+      return { events: page.events, cursor, complete: cursor === null };
+    },
+
+    "session.discover": discoveryHandler(state),
+  };
+}
+
+function isLazyHandle(attachment: Attachment | null, id: string): boolean {
+  return attachment !== null && !attachment.saved && attachment.session_id === id;
+}
+
+/** A well-formed cursor that is not live (used, unknown, evicted) is stale. */
+function takeLive<T>(store: CursorStore<T>, cursor: string): T {
+  const state = store.take(cursor);
+  if (state === undefined) throw new ProtocolError("stale_revision");
+  return state;
+}
+
+async function storeErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw new ProtocolError("discovery_unavailable");
+    throw error;
+  }
+}

@@ -1,0 +1,41 @@
+import { fstatSync } from "node:fs";
+import { ProtocolError } from "../../protocol/codes.js";
+import { fileSignature } from "../../store/inventory.js";
+import { RecordReader } from "../../store/record-reader.js";
+import { closeQuietly } from "../../store/safe-open.js";
+import type { CwdMatcher } from "../cwd.js";
+import { HistoryScan } from "../history-scan.js";
+import { RECORD_BYTES } from "../validate.js";
+
+/**
+ * The one primary history a discovery scan may hold open between steps: its descriptor, its
+ * reader state (8 KiB buffer, at most one partial record) and the signature it had when it
+ * was enumerated. Any change to the file while it is held makes the scan stale.
+ */
+export class HeldHistory {
+  readonly scan: HistoryScan;
+  private fd: number | null;
+
+  constructor(
+    readonly id: string,
+    fd: number,
+    private readonly signature: string,
+    cwd: CwdMatcher,
+  ) {
+    this.fd = fd;
+    this.scan = new HistoryScan(new RecordReader(fd, RECORD_BYTES), cwd);
+    this.assertUnchanged();
+  }
+
+  /** Throws `stale_revision` if the held file is no longer what was enumerated. */
+  assertUnchanged(): void {
+    if (this.fd === null) return;
+    if (fileSignature(fstatSync(this.fd, { bigint: true })) !== this.signature)
+      throw new ProtocolError("stale_revision");
+  }
+
+  close(): void {
+    closeQuietly(this.fd);
+    this.fd = null;
+  }
+}

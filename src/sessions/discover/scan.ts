@@ -1,0 +1,226 @@
+import { type BigIntStats, lstatSync } from "node:fs";
+import { ProtocolError } from "../../protocol/codes.js";
+import { DISCOVER_EXTENSION } from "../../protocol/constants.js";
+import { PageBuilder, PageOverflow } from "../../protocol/paging.js";
+import type { DiscoveryProgress, SessionEntry } from "../../protocol/schemas/sessions.js";
+import { fileSignature, folderSignature } from "../../store/inventory.js";
+import { sessionsDir } from "../../store/layout.js";
+import { isBusy } from "../../store/locks.js";
+import { errorCode, inspectRoot, openPrimary, StoreUnavailable } from "../../store/safe-open.js";
+import { CwdMatcher } from "../cwd.js";
+import type { WorkBudget } from "../history-scan.js";
+import { emptyCounts, type NoticeCounts } from "../notices.js";
+import { Slicer } from "../slicer.js";
+import { DirectoryPass, type PassEntry } from "./directory-pass.js";
+import { HeldHistory } from "./held-history.js";
+import { STEP_ENVELOPE_BYTES } from "./envelope.js";
+
+/**
+ * A child-owned discovery scan (docs/extensions.md, "Incremental session discovery"). Its state
+ * between steps is: a held directory iterator, at most one held history reader, at most one
+ * entry that did not fit the previous page, two inventory signatures and the notice counts.
+ * Nothing grows with the store: no candidate list, no whole history.
+ */
+export interface StepOutcome {
+  sessions: SessionEntry[];
+  /** Totals so far; the completing page carries the scan's totals. */
+  counts: NoticeCounts;
+  progress: DiscoveryProgress;
+}
+
+interface StepBudget extends WorkBudget {
+  /** Directory entries this step may still take (`step_directory_entries`). */
+  entries: number;
+}
+
+type Phase = "enumerate" | "validate";
+
+export type AttachmentProbe = () => unknown;
+
+export class DiscoveryScan {
+  private readonly root: string;
+  private readonly cwd: CwdMatcher;
+  private readonly counts = emptyCounts();
+  private readonly folder: string | null;
+  private readonly attachment: string;
+  private phase: Phase = "enumerate";
+  private first: DirectoryPass | null = null;
+  private second: DirectoryPass | null = null;
+  private held: HeldHistory | null = null;
+  private pending: SessionEntry | null = null;
+
+  constructor(home: string, canonicalCwd: string, private readonly probe: AttachmentProbe) {
+    this.root = sessionsDir(home);
+    this.cwd = new CwdMatcher(canonicalCwd);
+    this.attachment = JSON.stringify(probe());
+    this.folder = this.folderState();
+    if (this.folder !== null) this.first = new DirectoryPass(this.root);
+  }
+
+  /** One bounded step: advances until a step or page bound, or completion. */
+  async step(signal: AbortSignal): Promise<StepOutcome> {
+    this.assertConsistent();
+    const page = new PageBuilder<SessionEntry>(STEP_ENVELOPE_BYTES, {
+      entries: DISCOVER_EXTENSION.page_entries,
+      bytes: DISCOVER_EXTENSION.page_bytes,
+    });
+    const budget: StepBudget = {
+      entries: DISCOVER_EXTENSION.step_directory_entries,
+      lines: DISCOVER_EXTENSION.step_lines,
+      bytes: DISCOVER_EXTENSION.step_bytes,
+      deadline: performance.now() + DISCOVER_EXTENSION.step_ms,
+    };
+    const progress = await this.work(page, budget, new Slicer(signal));
+    this.assertConsistent();
+    return { sessions: page.items, counts: { ...this.counts }, progress };
+  }
+
+  /** Releases the iterators and the held history. The scan cannot be used afterwards. */
+  close(): void {
+    this.first?.close();
+    this.second?.close();
+    this.held?.close();
+    this.first = this.second = this.held = null;
+    this.pending = null;
+  }
+
+  private async work(
+    page: PageBuilder<SessionEntry>,
+    budget: StepBudget,
+    slicer: Slicer,
+  ): Promise<DiscoveryProgress> {
+    if (this.pending && offer(page, this.pending)) this.pending = null;
+    for (;;) {
+      await slicer.pause();
+      if (performance.now() >= budget.deadline) return "deadline";
+      if (this.held) {
+        const stopped = await this.readHeld(page, budget, slicer);
+        if (stopped) return stopped;
+      } else if (this.phase === "enumerate") {
+        if (budget.entries <= 0) return "directory_work";
+        const entry = this.first ? await this.first.next() : null;
+        if (entry === null) this.beginValidation();
+        else {
+          budget.entries -= 1;
+          this.enumerate(entry);
+        }
+      } else {
+        if (budget.entries <= 0) return "inventory_validation";
+        const entry = this.second ? await this.second.next() : null;
+        if (entry === null) return this.finishValidation();
+        budget.entries -= 1;
+      }
+    }
+  }
+
+  /** Reads the held history; returns a progress value when the step must stop. */
+  private async readHeld(
+    page: PageBuilder<SessionEntry>,
+    budget: StepBudget,
+    slicer: Slicer,
+  ): Promise<DiscoveryProgress | null> {
+    const held = this.held as HeldHistory;
+    let stop: Awaited<ReturnType<HeldHistory["scan"]["advance"]>>;
+    try {
+      stop = await held.scan.advance(budget, slicer);
+    } catch (error) {
+      if (error instanceof ProtocolError || !errorCode(error)) throw error;
+      // An I/O error mid-read: the history is unreadable, counted as invalid.
+      this.releaseHeld();
+      this.counts.invalid += 1;
+      return budget.entries <= 0 ? "history_work" : null;
+    }
+    if (stop === "lines") return "record_work";
+    if (stop === "bytes") return "byte_work";
+    if (stop === "deadline") return "deadline";
+    const entry = this.finishHeld(held);
+    if (entry && !offer(page, entry)) {
+      this.pending = entry;
+      return page.full ? "page_entries" : "page_bytes";
+    }
+    // `history_work`: this step's directory allowance ended on a history it read to its end.
+    if (budget.entries <= 0) return "history_work";
+    if (page.full) return "page_entries";
+    return null;
+  }
+
+  /** The verdict of a fully read held history: its entry, or null (counted or excluded). */
+  private finishHeld(held: HeldHistory): SessionEntry | null {
+    held.assertUnchanged();
+    this.releaseHeld();
+    const { verdict, summary } = held.scan;
+    if (verdict === "over_limit") throw new ProtocolError("discovery_record_bytes");
+    if (verdict === "invalid") this.counts.invalid += 1;
+    if (verdict !== "eligible") return null;
+    if (summary.oversize) throw new ProtocolError("discovery_page_bytes");
+    const entry = summary.entry(held.id, isBusy(this.root, held.id));
+    if (entry.cwd === "unverified") this.counts.unverified += 1;
+    return entry;
+  }
+
+  private releaseHeld(): void {
+    this.held?.close();
+    this.held = null;
+  }
+
+  /** Classifies one enumerated entry; a safe regular primary becomes the held history. */
+  private enumerate(entry: PassEntry): void {
+    if (entry.kind.kind !== "primary") return;
+    if (!entry.stats.isFile()) {
+      this.counts.invalid += 1;
+      return;
+    }
+    const opened = openPrimary(this.root, entry.name);
+    if (!opened.ok) {
+      if (opened.problem === "missing") throw new ProtocolError("stale_revision");
+      this.counts.invalid += 1;
+      return;
+    }
+    this.held = new HeldHistory(entry.kind.id, opened.fd, fileSignature(entry.stats), this.cwd);
+  }
+
+  private beginValidation(): void {
+    this.phase = "validate";
+    if (this.folder !== null) this.second = new DirectoryPass(this.root);
+  }
+
+  /** The second pass ended: the inventory must be exactly what the first pass saw. */
+  private finishValidation(): DiscoveryProgress {
+    const same =
+      this.first === null || this.second === null
+        ? this.first === this.second
+        : this.first.signature.equals(this.second.signature);
+    if (!same) throw new ProtocolError("stale_revision");
+    this.assertConsistent();
+    return "complete";
+  }
+
+  /** Folder identity, permissions and change time; the attachment; the held history. */
+  private assertConsistent(): void {
+    if (this.folderState() !== this.folder) throw new ProtocolError("stale_revision");
+    if (JSON.stringify(this.probe()) !== this.attachment) throw new ProtocolError("stale_revision");
+    this.held?.assertUnchanged();
+  }
+
+  /** The folder's signature, or null when it does not exist (an empty store). */
+  private folderState(): string | null {
+    if (inspectRoot(this.root) === "missing") return null;
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(this.root, { bigint: true });
+    } catch {
+      throw new StoreUnavailable();
+    }
+    return folderSignature(stats);
+  }
+}
+
+/** Adds the entry if it fits; an entry that cannot fit even an empty page is a failure. */
+function offer(page: PageBuilder<SessionEntry>, entry: SessionEntry): boolean {
+  try {
+    return page.tryAdd(entry);
+  } catch (error) {
+    if (error instanceof PageOverflow) throw new ProtocolError("discovery_page_bytes");
+    throw error;
+  }
+}

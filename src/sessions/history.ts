@@ -1,0 +1,98 @@
+import { fstatSync } from "node:fs";
+import { ProtocolError } from "../protocol/codes.js";
+import { LIMITS } from "../protocol/constants.js";
+import { PageBuilder, PageOverflow, utf8Length } from "../protocol/paging.js";
+import type { SessionEvent, SessionHistoryResult } from "../protocol/schemas/sessions.js";
+import { fileSignature } from "../store/inventory.js";
+import { primaryName, sessionsDir } from "../store/layout.js";
+import { closeQuietly, openPrimary } from "../store/safe-open.js";
+import { RecordReader } from "../store/record-reader.js";
+import { openExact } from "./open.js";
+import { parseRecord } from "./record-parser.js";
+import type { Slicer } from "./slicer.js";
+import { RECORD_BYTES } from "./validate.js";
+
+/**
+ * `session.history`: a validated history's events, page by page. The first page validates the
+ * whole history exactly as `session.open` does; continuations reopen the file at a byte offset
+ * and require its signature (identity, length, times) to be unchanged, else `stale_revision`.
+ */
+export interface HistoryPosition {
+  id: string;
+  offset: number;
+  signature: string;
+}
+
+export interface HistoryPage {
+  events: SessionEvent[];
+  next: HistoryPosition | null;
+}
+
+const EMPTY_RESULT: SessionHistoryResult = { events: [], cursor: "x".repeat(64), complete: false };
+const ENVELOPE_BYTES = utf8Length(JSON.stringify(EMPTY_RESULT));
+
+export async function firstHistoryPage(
+  home: string,
+  canonicalCwd: string,
+  id: string,
+  slicer: Slicer,
+): Promise<HistoryPage> {
+  const { signature } = await openExact(home, canonicalCwd, id, slicer);
+  return historyPage(home, { id, offset: 0, signature }, slicer);
+}
+
+export async function historyPage(
+  home: string,
+  position: HistoryPosition,
+  slicer: Slicer,
+): Promise<HistoryPage> {
+  const opened = openPrimary(sessionsDir(home), primaryName(position.id));
+  if (!opened.ok) throw new ProtocolError("stale_revision");
+  try {
+    if (fileSignature(fstatSync(opened.fd, { bigint: true })) !== position.signature)
+      throw new ProtocolError("stale_revision");
+    return await readPage(new RecordReader(opened.fd, RECORD_BYTES, position.offset), position, slicer);
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}
+
+async function readPage(
+  reader: RecordReader,
+  position: HistoryPosition,
+  slicer: Slicer,
+): Promise<HistoryPage> {
+  const page = new PageBuilder<SessionEvent>(ENVELOPE_BYTES, {
+    entries: LIMITS.page_entries,
+    bytes: LIMITS.page_bytes,
+  });
+  const allowance = { bytes: Number.POSITIVE_INFINITY };
+  for (;;) {
+    await slicer.pause();
+    const read = reader.next(allowance);
+    if (read.kind === "paused") continue;
+    if (read.kind === "end") return { events: page.items, next: null };
+    // The history was validated under this very signature; anything else means it changed.
+    if (read.kind !== "record") throw new ProtocolError("stale_revision");
+    const parsed = parseRecord(read.bytes, LIMITS.page_bytes);
+    const facts = parsed instanceof Promise ? await parsed : parsed;
+    if (!facts.valid) throw new ProtocolError("stale_revision");
+    const next = { ...position, offset: read.start };
+    if (facts.event === null) {
+      // Too large for any page on its own: a projection failure, reported as such.
+      if (page.items.length === 0) throw new ProtocolError("discovery_page_bytes");
+      return { events: page.items, next };
+    }
+    if (page.full) return { events: page.items, next };
+    if (!addEvent(page, facts.event)) return { events: page.items, next };
+  }
+}
+
+function addEvent(page: PageBuilder<SessionEvent>, event: SessionEvent): boolean {
+  try {
+    return page.tryAdd(event);
+  } catch (error) {
+    if (error instanceof PageOverflow) throw new ProtocolError("discovery_page_bytes");
+    throw error;
+  }
+}

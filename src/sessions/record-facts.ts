@@ -1,0 +1,63 @@
+import { SessionEvent } from "../protocol/schemas/sessions.js";
+
+/**
+ * What a listing needs from one history record, and the record's validity: UTF-8, JSON, an
+ * object that is a parser-valid `SessionEvent` (string `type` and `ts`, `cwd` a string when
+ * present), with a `ts` of at most 64 characters (mc-agent's bound, see docs/store.md).
+ */
+export type RecordFacts =
+  | { valid: false }
+  | {
+      valid: true;
+      ts: string;
+      /** The recorded cwd when nonempty, else null. */
+      cwd: string | null;
+      /** A `title` event's nonempty title. */
+      title: string | null;
+      /** A `user_message`'s first line, cut to 80 characters. */
+      userLine: string | null;
+      /** The parsed event, when asked for and small enough to page (else null). */
+      event: SessionEvent | null;
+    };
+
+export const TS_MAX_CHARS = 64;
+export const TITLE_FROM_MESSAGE_CHARS = 80;
+
+// fatal: invalid UTF-8 makes the history invalid; ignoreBOM: a BOM is not silently dropped.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** `keepEventBytes`: keep the parsed event when its compact JSON is at most this long (0: never). */
+export function factsOf(bytes: Uint8Array, keepEventBytes = 0): RecordFacts {
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    return { valid: false };
+  }
+  const parsed = SessionEvent.safeParse(value);
+  if (!parsed.success) return { valid: false };
+  const event = parsed.data;
+  if (event.ts.length > TS_MAX_CHARS) return { valid: false };
+  return {
+    valid: true,
+    ts: event.ts,
+    cwd: event.cwd ? event.cwd : null,
+    title: event.type === "title" && typeof event.title === "string" && event.title !== "" ? event.title : null,
+    userLine:
+      event.type === "user_message" && typeof event.text === "string"
+        ? firstLineCut(event.text)
+        : null,
+    event: keepEventBytes > 0 && JSON.stringify(event).length <= keepEventBytes ? event : null,
+  };
+}
+
+/** The first line, without a trailing CR, cut to 80 characters (code points). */
+export function firstLineCut(text: string): string {
+  const lf = text.indexOf("\n");
+  let line = lf === -1 ? text : text.slice(0, lf);
+  if (line.endsWith("\r")) line = line.slice(0, -1);
+  // 80 code points need at most 160 UTF-16 units: never split the whole (maybe huge) line.
+  return Array.from(line.slice(0, TITLE_FROM_MESSAGE_CHARS * 2))
+    .slice(0, TITLE_FROM_MESSAGE_CHARS)
+    .join("");
+}

@@ -1,0 +1,16 @@
+import { parentPort } from "node:worker_threads";
+import { factsOf } from "./record-facts.js";
+
+/**
+ * The worker thread that parses large records, so that a multi-megabyte JSON.parse (tens of
+ * milliseconds, see docs/extensions.md) never stalls the protocol loop.
+ */
+export interface ParseRequest {
+  id: number;
+  bytes: Uint8Array;
+  keepEventBytes: number;
+}
+
+parentPort?.on("message", (request: ParseRequest) => {
+  parentPort?.postMessage({ id: request.id, facts: factsOf(request.bytes, request.keepEventBytes) });
+});

@@ -1,0 +1,51 @@
+import type { SessionEntry } from "../protocol/schemas/sessions.js";
+import type { RecordFacts } from "./record-facts.js";
+
+/**
+ * The listing summary of one history, accumulated record by record: the last `title` event's
+ * title, else the first user message's first line; first and last `ts`; whether any record
+ * carried a nonempty cwd. Its memory is a few short strings, whatever the history's length.
+ */
+export type ValidFacts = Extract<RecordFacts, { valid: true }>;
+
+/** A title longer than this cannot fit a page; only the fact is kept, not the text. */
+const TITLE_KEEP_CHARS = 32_768;
+
+export class SummaryBuilder {
+  private title: string | null = null;
+  private titleOversize = false;
+  private userLine: string | null = null;
+  private created: string | null = null;
+  private updated: string | null = null;
+  sawCwd = false;
+  records = 0;
+
+  add(facts: ValidFacts): void {
+    this.records += 1;
+    this.created ??= facts.ts;
+    this.updated = facts.ts;
+    if (facts.cwd !== null) this.sawCwd = true;
+    if (facts.title !== null) {
+      this.titleOversize = facts.title.length > TITLE_KEEP_CHARS;
+      this.title = this.titleOversize ? null : facts.title;
+    }
+    this.userLine ??= facts.userLine;
+  }
+
+  /** True when the entry would carry a title too long for any page. */
+  get oversize(): boolean {
+    return this.titleOversize;
+  }
+
+  entry(id: string, busy: boolean): SessionEntry {
+    return {
+      id,
+      title: this.title ?? this.userLine,
+      created_at: this.created,
+      updated_at: this.updated,
+      busy,
+      cwd: this.sawCwd ? "verified" : "unverified",
+      open: "exact",
+    };
+  }
+}

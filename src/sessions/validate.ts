@@ -1,0 +1,59 @@
+import { ProtocolError } from "../protocol/codes.js";
+import { fstatSync } from "node:fs";
+import { fileSignature } from "../store/inventory.js";
+import { primaryName } from "../store/layout.js";
+import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
+import { RecordReader } from "../store/record-reader.js";
+import type { CwdMatcher } from "./cwd.js";
+import { HistoryScan, unboundedBudget } from "./history-scan.js";
+import type { Slicer } from "./slicer.js";
+import type { SummaryBuilder } from "./summary.js";
+
+/** Every history's record is bounded by 8 MiB (the extension's `record_bytes`). */
+export const RECORD_BYTES = 8_388_608;
+
+/**
+ * Reads one primary history whole, safely opened, and decides it: the base for `session.list`
+ * (with a byte ceiling) and for `session.open` / `session.history` (without one).
+ */
+export type Validation =
+  | { kind: "missing" }
+  /** Unsafe (not a regular file, a symlink, swapped), unreadable, or not parser-valid. */
+  | { kind: "invalid" }
+  | { kind: "mismatch" }
+  /** A single record over RECORD_BYTES. */
+  | { kind: "over_record_limit" }
+  /** The history is longer than the caller's ceiling. */
+  | { kind: "over_history_limit" }
+  | { kind: "eligible"; summary: SummaryBuilder; signature: string };
+
+export async function validateHistory(
+  root: string,
+  id: string,
+  cwd: CwdMatcher,
+  slicer: Slicer,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<Validation> {
+  const opened = openPrimary(root, primaryName(id));
+  if (!opened.ok) return { kind: opened.problem === "missing" ? "missing" : "invalid" };
+  try {
+    if (opened.stats.size > maxBytes) return { kind: "over_history_limit" };
+    const scan = new HistoryScan(new RecordReader(opened.fd, RECORD_BYTES), cwd);
+    // One byte past the ceiling: reading it proves the file grew beyond the limit.
+    const budget = { ...unboundedBudget(), bytes: maxBytes + 1 };
+    const stop = await scan.advance(budget, slicer);
+    if (stop === "bytes" || scan.bytesRead > maxBytes) return { kind: "over_history_limit" };
+    if (scan.verdict === "invalid") return { kind: "invalid" };
+    if (scan.verdict === "mismatch") return { kind: "mismatch" };
+    if (scan.verdict === "over_limit") return { kind: "over_record_limit" };
+    const signature = fileSignature(fstatSync(opened.fd, { bigint: true }));
+    return { kind: "eligible", summary: scan.summary, signature };
+  } catch (error) {
+    // An I/O error mid-read (EIO, EISDIR on odd filesystems) makes the history unreadable.
+    if (error instanceof ProtocolError) throw error;
+    if (errorCode(error)?.startsWith("E")) return { kind: "invalid" };
+    throw error;
+  } finally {
+    closeQuietly(opened.fd);
+  }
+}

@@ -1,0 +1,88 @@
+import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Safe access to the sessions folder and its primaries. Nothing under the root is reached
+ * through a symlink: the root itself is checked with lstat, and a primary is opened only when
+ * lstat says it is a regular file, with O_NOFOLLOW, and when the opened descriptor is the very
+ * inode lstat saw (so a swap between the two calls is caught).
+ */
+
+/** The root is unusable: a symlink, not a folder, or unreadable. */
+export class StoreUnavailable extends Error {
+  constructor() {
+    super("the sessions folder cannot be read safely");
+  }
+}
+
+/** `missing` when the sessions folder does not exist (an empty store); else its stats. */
+export function inspectRoot(root: string): Stats | "missing" {
+  let stats: Stats;
+  try {
+    stats = lstatSync(root);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return "missing";
+    throw new StoreUnavailable();
+  }
+  if (!stats.isDirectory()) throw new StoreUnavailable();
+  return stats;
+}
+
+export type OpenProblem = "missing" | "unsafe" | "unreadable";
+
+export type OpenedPrimary =
+  | { ok: true; fd: number; stats: Stats }
+  | { ok: false; problem: OpenProblem };
+
+// O_NONBLOCK: should a FIFO be swapped in between lstat and open, open must not hang on it.
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** Opens `root/name` for reading if and only if it is a regular file reached without symlinks. */
+export function openPrimary(root: string, name: string): OpenedPrimary {
+  const path = join(root, name);
+  let before: Stats;
+  try {
+    before = lstatSync(path);
+  } catch (error) {
+    return { ok: false, problem: errorCode(error) === "ENOENT" ? "missing" : "unreadable" };
+  }
+  if (!before.isFile()) return { ok: false, problem: "unsafe" };
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT") return { ok: false, problem: "missing" };
+    // ELOOP: it became a symlink after lstat.
+    return { ok: false, problem: code === "ELOOP" ? "unsafe" : "unreadable" };
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile() || stats.dev !== before.dev || stats.ino !== before.ino) {
+    closeSync(fd);
+    return { ok: false, problem: "unsafe" };
+  }
+  return { ok: true, fd, stats };
+}
+
+export function closeQuietly(fd: number | null): void {
+  if (fd === null) return;
+  try {
+    closeSync(fd);
+  } catch {}
+}
+
+/** Whether anything (of any type) exists at `root/name`, without following a symlink. */
+export function entryExists(root: string, name: string): boolean {
+  try {
+    lstatSync(join(root, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error
+    ? String((error as { code: unknown }).code)
+    : undefined;
+}
