@@ -22,7 +22,11 @@ export interface WorkBudget extends ByteAllowance {
 }
 
 export function unboundedBudget(): WorkBudget {
-  return { lines: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY, deadline: Number.POSITIVE_INFINITY };
+  return {
+    lines: Number.POSITIVE_INFINITY,
+    bytes: Number.POSITIVE_INFINITY,
+    deadline: Number.POSITIVE_INFINITY,
+  };
 }
 
 export class HistoryScan {

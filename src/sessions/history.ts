@@ -5,8 +5,8 @@ import { PageBuilder, PageOverflow, utf8Length } from "../protocol/paging.js";
 import type { SessionEvent, SessionHistoryResult } from "../protocol/schemas/sessions.js";
 import { fileSignature } from "../store/inventory.js";
 import { primaryName, sessionsDir } from "../store/layout.js";
-import { closeQuietly, openPrimary } from "../store/safe-open.js";
 import { RecordReader } from "../store/record-reader.js";
+import { closeQuietly, openPrimary } from "../store/safe-open.js";
 import { openExact } from "./open.js";
 import { parseRecord } from "./record-parser.js";
 import type { Slicer } from "./slicer.js";
@@ -51,7 +51,11 @@ export async function historyPage(
   try {
     if (fileSignature(fstatSync(opened.fd, { bigint: true })) !== position.signature)
       throw new ProtocolError("stale_revision");
-    return await readPage(new RecordReader(opened.fd, RECORD_BYTES, position.offset), position, slicer);
+    return await readPage(
+      new RecordReader(opened.fd, RECORD_BYTES, position.offset),
+      position,
+      slicer,
+    );
   } finally {
     closeQuietly(opened.fd);
   }

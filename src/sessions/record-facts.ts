@@ -42,7 +42,10 @@ export function factsOf(bytes: Uint8Array, keepEventBytes = 0): RecordFacts {
     valid: true,
     ts: event.ts,
     cwd: event.cwd ? event.cwd : null,
-    title: event.type === "title" && typeof event.title === "string" && event.title !== "" ? event.title : null,
+    title:
+      event.type === "title" && typeof event.title === "string" && event.title !== ""
+        ? event.title
+        : null,
     userLine:
       event.type === "user_message" && typeof event.text === "string"
         ? firstLineCut(event.text)

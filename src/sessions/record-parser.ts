@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { type RecordFacts, factsOf } from "./record-facts.js";
+import { factsOf, type RecordFacts } from "./record-facts.js";
 import type { ParseRequest } from "./record-worker.js";
 
 /**

@@ -12,5 +12,8 @@ export interface ParseRequest {
 }
 
 parentPort?.on("message", (request: ParseRequest) => {
-  parentPort?.postMessage({ id: request.id, facts: factsOf(request.bytes, request.keepEventBytes) });
+  parentPort?.postMessage({
+    id: request.id,
+    facts: factsOf(request.bytes, request.keepEventBytes),
+  });
 });

@@ -1,9 +1,9 @@
-import { ProtocolError } from "../protocol/codes.js";
 import { fstatSync } from "node:fs";
+import { ProtocolError } from "../protocol/codes.js";
 import { fileSignature } from "../store/inventory.js";
 import { primaryName } from "../store/layout.js";
-import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
 import { RecordReader } from "../store/record-reader.js";
+import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
 import type { CwdMatcher } from "./cwd.js";
 import { HistoryScan, unboundedBudget } from "./history-scan.js";
 import type { Slicer } from "./slicer.js";

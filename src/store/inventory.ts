@@ -16,7 +16,9 @@ export class InventorySignature {
   private entries = 0;
 
   add(name: string, stats: BigIntStats, isLock: boolean): void {
-    const digest = createHash("sha256").update(entryTuple(name, stats, isLock)).digest();
+    const digest = createHash("sha256")
+      .update(entryTuple(name, stats, isLock))
+      .digest();
     for (let word = 0; word < 8; word += 1) {
       this.sums[word] = ((this.sums[word] as number) + digest.readUInt32LE(word * 4)) >>> 0;
     }

@@ -98,8 +98,7 @@ export class RecordReader {
 
   private emit(lastPiece: Buffer): ReadResult {
     const start = this.recordStart;
-    const bytes =
-      this.parts.length === 0 ? lastPiece : Buffer.concat([...this.parts, lastPiece]);
+    const bytes = this.parts.length === 0 ? lastPiece : Buffer.concat([...this.parts, lastPiece]);
     this.parts = [];
     this.partBytes = 0;
     // The next record starts right after this record's LF (bufferStart now points past it).

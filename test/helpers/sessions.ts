@@ -16,7 +16,9 @@ export function startSessions(box: Sandbox, extra: Partial<ChildOptions> = {}): 
 }
 
 /** Runs `body` with a fresh sandbox, cleaned up (and its child closed) whatever happens. */
-export async function inSandbox(body: (box: Sandbox, children: TestChild[]) => Promise<void>): Promise<void> {
+export async function inSandbox(
+  body: (box: Sandbox, children: TestChild[]) => Promise<void>,
+): Promise<void> {
   const box = sandbox();
   const children: TestChild[] = [];
   try {

@@ -25,7 +25,10 @@ async function scanWithMutation(
     children.push(child);
     const first = await child.call("session.discover", {});
     assert.ok(first.cursor);
-    mutate(store, first.sessions.map((entry) => entry.id));
+    mutate(
+      store,
+      first.sessions.map((entry) => entry.id),
+    );
     outcome = await follow(child, first.cursor);
   });
   return outcome;
@@ -47,7 +50,10 @@ describe("session.discover inventory changes", () => {
     assert.equal(await scanWithMutation((s) => s.chat("added1")), "stale_revision");
   });
   it("removing an entry mid-scan ends in stale_revision", async () => {
-    assert.equal(await scanWithMutation((s) => unlinkSync(join(s.root, "m140.jsonl"))), "stale_revision");
+    assert.equal(
+      await scanWithMutation((s) => unlinkSync(join(s.root, "m140.jsonl"))),
+      "stale_revision",
+    );
   });
   it("renaming an entry mid-scan ends in stale_revision", async () => {
     const outcome = await scanWithMutation((s) =>
@@ -56,7 +62,10 @@ describe("session.discover inventory changes", () => {
     assert.equal(outcome, "stale_revision");
   });
   it("chmod-ing an entry mid-scan ends in stale_revision", async () => {
-    assert.equal(await scanWithMutation((s, emitted) => chmodSync(join(s.root, `${emitted[5]}.jsonl`), 0o600)), "stale_revision");
+    assert.equal(
+      await scanWithMutation((s, emitted) => chmodSync(join(s.root, `${emitted[5]}.jsonl`), 0o600)),
+      "stale_revision",
+    );
   });
   it("touching an entry mid-scan ends in stale_revision", async () => {
     const outcome = await scanWithMutation((s, emitted) =>
@@ -67,7 +76,10 @@ describe("session.discover inventory changes", () => {
   it("renewing a lock's timestamp mid-scan does not invalidate the scan", async () => {
     const outcome = await scanWithMutation((s) =>
       // Renewal rewrites the lock in place (same inode), as writers do.
-      writeFileSync(join(s.root, "m3.lock"), `${JSON.stringify({ pid: 4242, renewed_at: "2026-06-30T12:34:56.789Z" })}\n`),
+      writeFileSync(
+        join(s.root, "m3.lock"),
+        `${JSON.stringify({ pid: 4242, renewed_at: "2026-06-30T12:34:56.789Z" })}\n`,
+      ),
     );
     assert.equal(outcome, null);
   });
@@ -89,7 +101,11 @@ describe("session.discover step bounds", () => {
       assert.equal(over.error, "discovery_record_bytes");
       // The failed scan is gone: its last cursor is stale.
       const lastCursor = over.pages.at(-1)?.cursor;
-      if (lastCursor) assert.equal(await child.errorCode("session.discover", { cursor: lastCursor }), "stale_revision");
+      if (lastCursor)
+        assert.equal(
+          await child.errorCode("session.discover", { cursor: lastCursor }),
+          "stale_revision",
+        );
     }));
 
   it("a 9 MiB history of small records is fully read across several requests (byte_work)", () =>
@@ -168,10 +184,19 @@ describe("session.discover cursors and cancellation", () => {
       const first = await child.call("session.discover", {});
       const second = await child.call("session.discover", { cursor: first.cursor as string });
       assert.ok(second.cursor);
-      assert.equal(await child.errorCode("session.discover", { cursor: first.cursor }), "stale_revision");
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: first.cursor }),
+        "stale_revision",
+      );
       // Sticky: the newest cursor of that scan is stale as well.
-      assert.equal(await child.errorCode("session.discover", { cursor: second.cursor }), "stale_revision");
-      assert.equal(await child.errorCode("session.discover", { cursor: "d1.".padEnd(65, "a") }), "invalid_params");
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: second.cursor }),
+        "stale_revision",
+      );
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: "d1.".padEnd(65, "a") }),
+        "invalid_params",
+      );
       assert.equal(await child.errorCode("session.discover", { cursor: "d1.é" }), "invalid_params");
       // A fresh scan works again.
       assert.equal((await discoverAll(child)).error, null);
@@ -193,7 +218,10 @@ describe("session.discover cursors and cancellation", () => {
       assert.deepEqual(ack, { state: "cancelling", request_id: id });
       const frame = await response;
       assert.equal(frame.error?.code, "operation_cancelled");
-      assert.equal(await child.errorCode("session.discover", { cursor: first.cursor }), "stale_revision");
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: first.cursor }),
+        "stale_revision",
+      );
     }));
 
   it("status stays responsive while a discovery step runs", () =>
@@ -218,4 +246,3 @@ describe("session.discover cursors and cancellation", () => {
       assert.ok(worst < 250, `status took ${worst.toFixed(1)} ms`);
     }));
 });
-

@@ -11,7 +11,8 @@ describe("session.discover scenarios", () => {
   it("300 unrelated primary files plus a foreign history of 10,001 parser-valid records: workspace chat and empty legacy row returned, record_work seen, empty validation pages end complete, mixed-cwd excluded, no invalid notice", () =>
     inSandbox(async (box, children) => {
       const store = new StoreBuilder(box.home, box.workspace, 31);
-      for (let i = 0; i < 300; i += 1) store.chat(`other${i}`, { cwd: `/elsewhere/ws${i % 7}`, records: 2 });
+      for (let i = 0; i < 300; i += 1)
+        store.chat(`other${i}`, { cwd: `/elsewhere/ws${i % 7}`, records: 2 });
       // 10,000 records of this workspace, then one of another: excluded only at its last record.
       store.mixed("mixed1", 10_000);
       store.chat("chat1");
@@ -56,7 +57,10 @@ describe("session.discover scenarios", () => {
       const sizes = pages.map((p) => p.sessions.length);
       assert.deepEqual(sizes.slice(0, 4), [100, 100, 100, 4], sizes.join(","));
       assert.ok(sizes.slice(4).every((n) => n === 0));
-      assert.deepEqual(pages.slice(0, 3).map((p) => p.progress), ["page_entries", "page_entries", "page_entries"]);
+      assert.deepEqual(
+        pages.slice(0, 3).map((p) => p.progress),
+        ["page_entries", "page_entries", "page_entries"],
+      );
       assert.equal(pages.at(-1)?.complete, true);
       assert.deepEqual(pages.at(-1)?.notices, []);
     }));
@@ -73,7 +77,10 @@ describe("session.discover scenarios", () => {
       const emitted = first.sessions[0]?.id as string;
       const path = join(store.root, `${emitted}.jsonl`);
       const { appendFileSync } = await import("node:fs");
-      appendFileSync(path, `${JSON.stringify({ type: "mode", ts: store.nextTs(), cwd: box.workspace, mode: "plan" })}\n`);
+      appendFileSync(
+        path,
+        `${JSON.stringify({ type: "mode", ts: store.nextTs(), cwd: box.workspace, mode: "plan" })}\n`,
+      );
       let cursor: string = first.cursor;
       let failure: string | null = null;
       for (let step = 0; step < 20 && failure === null; step += 1) {
@@ -87,7 +94,10 @@ describe("session.discover scenarios", () => {
       }
       assert.equal(failure, "stale_revision");
       assert.equal(await child.errorCode("session.discover", { cursor }), "stale_revision");
-      assert.equal(await child.errorCode("session.discover", { cursor: first.cursor }), "stale_revision");
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: first.cursor }),
+        "stale_revision",
+      );
     }));
 
   it("a lazy handle is absent from discovery; discovery leaves the attachment alone", () =>
@@ -113,7 +123,8 @@ describe("session.discover scenarios", () => {
   it("a client that follows cursors to completion gets exactly the set session.list returns on the same store", () =>
     inSandbox(async (box, children) => {
       const store = new StoreBuilder(box.home, box.workspace, 35);
-      for (let i = 0; i < 40; i += 1) store.chat(`c${i}`, { title: i % 3 === 0 ? `title ${i}` : undefined });
+      for (let i = 0; i < 40; i += 1)
+        store.chat(`c${i}`, { title: i % 3 === 0 ? `title ${i}` : undefined });
       store.empty("legacy1");
       store.chat("legacy2", { cwd: null });
       store.chat("foreign1", { cwd: "/far/away" });
@@ -130,7 +141,8 @@ describe("session.discover scenarios", () => {
       const listed = await listAll(child);
       const discovered = await discoverAll(child);
       assert.equal(discovered.error, null);
-      const byId = (entries: { id: string }[]) => [...entries].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const byId = (entries: { id: string }[]) =>
+        [...entries].sort((a, b) => (a.id < b.id ? -1 : 1));
       assert.deepEqual(
         byId(discovered.pages.flatMap((p) => p.sessions)),
         byId(listed.pages.flatMap((p) => p.sessions)),

@@ -20,7 +20,13 @@ describe("session.list classification", () => {
     store.empty("legacy1");
     store.chat("foreign1", { cwd: "/other/workspace" });
     store.mixed("mixed1", 3);
-    for (const kind of ["bad_json", "blank_line", "non_object", "missing_ts", "invalid_utf8"] as const)
+    for (const kind of [
+      "bad_json",
+      "blank_line",
+      "non_object",
+      "missing_ts",
+      "invalid_utf8",
+    ] as const)
       store.malformed(`bad-${kind.replace("_", "-")}`, kind);
     const outside = join(box.root, "outside.jsonl");
     writeFileSync(outside, `${JSON.stringify({ type: "mode", ts: "t", cwd: box.workspace })}\n`);
@@ -106,7 +112,10 @@ describe("session.list bounds", () => {
       const { pages, ids } = await listAll(child);
       assert.equal(ids.length, 256);
       assert.equal(new Set(ids).size, 256);
-      assert.deepEqual(pages.map((p) => p.sessions.length), [100, 100, 56]);
+      assert.deepEqual(
+        pages.map((p) => p.sessions.length),
+        [100, 100, 56],
+      );
       for (const page of pages) assert.ok(Buffer.byteLength(JSON.stringify(page)) <= 32_768);
       store.empty("c256");
       assert.equal(await child.errorCode("session.list", {}), "discovery_limit");
@@ -123,8 +132,14 @@ describe("session.list bounds", () => {
       assert.equal(statSync(store.sized("big", 8 * 1024 * 1024, 64 * 1024)).size, 8 * 1024 * 1024);
       const child = await startReady(box);
       const listing = await child.call("session.list", {});
-      assert.deepEqual(listing.sessions.map((s) => s.id), ["big"]);
-      assert.equal(statSync(store.sized("big", 8 * 1024 * 1024 + 1, 64 * 1024)).size, 8 * 1024 * 1024 + 1);
+      assert.deepEqual(
+        listing.sessions.map((s) => s.id),
+        ["big"],
+      );
+      assert.equal(
+        statSync(store.sized("big", 8 * 1024 * 1024 + 1, 64 * 1024)).size,
+        8 * 1024 * 1024 + 1,
+      );
       assert.equal(await child.errorCode("session.list", {}), "discovery_limit");
       await child.close();
     } finally {
@@ -137,7 +152,8 @@ describe("session.list bounds", () => {
     try {
       const store = new StoreBuilder(box.home, box.workspace, 13);
       // Long titles: about 1 KiB of JSON per entry, so the byte bound cuts pages before 100.
-      for (let i = 0; i < 60; i += 1) store.chat(`t${i}`, { title: `title ${i} ${"é".repeat(400)}` });
+      for (let i = 0; i < 60; i += 1)
+        store.chat(`t${i}`, { title: `title ${i} ${"é".repeat(400)}` });
       const child = await startReady(box);
       const { pages, ids } = await listAll(child);
       assert.equal(ids.length, 60);
@@ -150,9 +166,18 @@ describe("session.list bounds", () => {
       const first = await child.call("session.list", {});
       assert.ok(first.cursor);
       await child.call("session.list", { cursor: first.cursor });
-      assert.equal(await child.errorCode("session.list", { cursor: first.cursor }), "stale_revision");
-      assert.equal(await child.errorCode("session.list", { cursor: "never-issued" }), "stale_revision");
-      assert.equal(await child.errorCode("session.list", { cursor: "x".repeat(65) }), "invalid_params");
+      assert.equal(
+        await child.errorCode("session.list", { cursor: first.cursor }),
+        "stale_revision",
+      );
+      assert.equal(
+        await child.errorCode("session.list", { cursor: "never-issued" }),
+        "stale_revision",
+      );
+      assert.equal(
+        await child.errorCode("session.list", { cursor: "x".repeat(65) }),
+        "invalid_params",
+      );
       await child.close();
     } finally {
       box.cleanup();

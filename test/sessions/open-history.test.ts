@@ -132,10 +132,21 @@ describe("session.history", () => {
       const store = new StoreBuilder(box.home, box.workspace, 25);
       const records: object[] = [];
       for (let i = 0; i < 250; i += 1)
-        records.push({ type: "user_message", ts: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`, cwd: box.workspace, text: `message ${i}`, extra: { n: i } });
+        records.push({
+          type: "user_message",
+          ts: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`,
+          cwd: box.workspace,
+          text: `message ${i}`,
+          extra: { n: i },
+        });
       // A few big events force the byte bound.
       for (let i = 0; i < 5; i += 1)
-        records.push({ type: "assistant_message", ts: "2026-01-02T00:00:00Z", cwd: box.workspace, text: "y".repeat(12_000) });
+        records.push({
+          type: "assistant_message",
+          ts: "2026-01-02T00:00:00Z",
+          cwd: box.workspace,
+          text: "y".repeat(12_000),
+        });
       store.history("long1", records);
       store.mixed("mixed1", 2);
       const child = await startSessions(box);

@@ -7,10 +7,7 @@ import { testHandlers } from "./testing.js";
  * Every domain's handlers, merged. A method without a handler here is not implemented: its
  * capability is refused at initialize with `unsupported_capability`.
  */
-export function buildHandlers(
-  state: ServerState,
-  options: { testMethods: boolean },
-): HandlerTable {
+export function buildHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
   return {
     ...sessionHandlers(state),
     ...(options.testMethods ? testHandlers() : {}),

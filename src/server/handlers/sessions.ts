@@ -1,12 +1,12 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
-import { StoreUnavailable } from "../../store/safe-open.js";
 import { newLazySessionId } from "../../sessions/create.js";
 import { firstHistoryPage, type HistoryPosition, historyPage } from "../../sessions/history.js";
 import { buildSnapshot, type ListSnapshot, listPage } from "../../sessions/list.js";
 import { noticesOf } from "../../sessions/notices.js";
 import { openExact } from "../../sessions/open.js";
 import { Slicer } from "../../sessions/slicer.js";
+import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
@@ -27,7 +27,10 @@ export function sessionHandlers(state: ServerState): HandlerTable {
       storeErrors(async () => {
         const position = params.cursor
           ? takeLive(listCursors, params.cursor)
-          : { snapshot: await buildSnapshot(state.home, state.cwd, new Slicer(ctx.signal)), offset: 0 };
+          : {
+              snapshot: await buildSnapshot(state.home, state.cwd, new Slicer(ctx.signal)),
+              offset: 0,
+            };
         const page = listPage(position.snapshot, position.offset);
         const cursor =
           page.next === null ? null : listCursors.issue({ ...position, offset: page.next });

@@ -12,8 +12,8 @@ import type { WorkBudget } from "../history-scan.js";
 import { emptyCounts, type NoticeCounts } from "../notices.js";
 import { Slicer } from "../slicer.js";
 import { DirectoryPass, type PassEntry } from "./directory-pass.js";
-import { HeldHistory } from "./held-history.js";
 import { STEP_ENVELOPE_BYTES } from "./envelope.js";
+import { HeldHistory } from "./held-history.js";
 
 /**
  * A child-owned discovery scan (docs/extensions.md, "Incremental session discovery"). Its state
@@ -49,7 +49,11 @@ export class DiscoveryScan {
   private held: HeldHistory | null = null;
   private pending: SessionEntry | null = null;
 
-  constructor(home: string, canonicalCwd: string, private readonly probe: AttachmentProbe) {
+  constructor(
+    home: string,
+    canonicalCwd: string,
+    private readonly probe: AttachmentProbe,
+  ) {
     this.root = sessionsDir(home);
     this.cwd = new CwdMatcher(canonicalCwd);
     this.attachment = JSON.stringify(probe());

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { CwdMatcher } from "../../src/sessions/cwd.js";
+import { HistoryScan, unboundedBudget } from "../../src/sessions/history-scan.js";
+import { Slicer } from "../../src/sessions/slicer.js";
+import { RecordReader } from "../../src/store/record-reader.js";
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), "mc-scan-")));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const slicer = () => new Slicer(new AbortController().signal);
+
+function history(name: string, records: object[]): number {
+  const path = join(dir, name);
+  writeFileSync(path, `${records.map((r) => JSON.stringify(r)).join("\n")}\n`);
+  return openSync(path, "r");
+}
+
+describe("HistoryScan", () => {
+  it("excludes a history at its first mismatching cwd without reading the rest", async () => {
+    const rest = Array.from({ length: 20_000 }, (_, i) => ({
+      type: "mode",
+      ts: `t${i}`,
+      cwd: dir,
+    }));
+    const fd = history("mixed", [
+      { type: "meta", ts: "t", cwd: dir },
+      { type: "meta", ts: "t", cwd: "/elsewhere" },
+      ...rest,
+    ]);
+    const scan = new HistoryScan(new RecordReader(fd, 8 << 20), new CwdMatcher(dir));
+    assert.equal(await scan.advance(unboundedBudget(), slicer()), "done");
+    assert.equal(scan.verdict, "mismatch");
+    assert.ok(scan.bytesRead <= 8192, `read ${scan.bytesRead} bytes`);
+    closeSync(fd);
+  });
+
+  it("suspends on record and byte allowances and resumes to the same verdict and summary", async () => {
+    const records = Array.from({ length: 2500 }, (_, i) => ({
+      type: i === 3 ? "title" : "user_message",
+      ts: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`,
+      cwd: dir,
+      text: `message ${i} ${"x".repeat(i % 300)}`,
+      title: "The title",
+    }));
+    const whole = new HistoryScan(
+      new RecordReader(history("a", records), 8 << 20),
+      new CwdMatcher(dir),
+    );
+    await whole.advance(unboundedBudget(), slicer());
+    const stepped = new HistoryScan(
+      new RecordReader(history("b", records), 8 << 20),
+      new CwdMatcher(dir),
+    );
+    const stops: string[] = [];
+    for (;;) {
+      const stop = await stepped.advance(
+        { lines: 700, bytes: 50_000, deadline: Number.POSITIVE_INFINITY },
+        slicer(),
+      );
+      stops.push(stop);
+      if (stop === "done") break;
+    }
+    assert.ok(stops.includes("lines") || stops.includes("bytes"));
+    assert.ok(stops.filter((s) => s === "bytes").length > 3, stops.join(","));
+    assert.equal(stepped.verdict, "eligible");
+    assert.deepEqual(stepped.summary.entry("x", false), whole.summary.entry("x", false));
+    assert.equal(stepped.summary.entry("x", false).title, "The title");
+  });
+});

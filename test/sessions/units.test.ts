@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { PageBuilder, PageOverflow } from "../../src/protocol/paging.js";
+import type { SessionEntry } from "../../src/protocol/schemas/sessions.js";
+import { CwdMatcher, canonicalise } from "../../src/sessions/cwd.js";
+import { STEP_ENVELOPE_BYTES } from "../../src/sessions/discover/envelope.js";
+import { factsOf, firstLineCut } from "../../src/sessions/record-facts.js";
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), "mc-units-")));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe("cwd canonicalisation", () => {
+  it("resolves an existing symlinked spelling, normalises a missing one, memoises per string", () => {
+    symlinkSync(dir, join(dir, "..", `${dir.split("/").at(-1)}-alias`));
+    const alias = `${dir}-alias`;
+    const matcher = new CwdMatcher(dir);
+    for (let i = 0; i < 10_000; i += 1) assert.ok(matcher.matches(alias));
+    assert.equal(matcher.resolutions, 1);
+    assert.ok(matcher.matches(`${dir}/./`));
+    assert.ok(!matcher.matches("/definitely/not/here"));
+    assert.equal(canonicalise("/no/such/../place/"), "/no/place");
+    assert.equal(canonicalise("relative/path"), "relative/path");
+    rmSync(alias);
+  });
+});
+
+describe("record facts", () => {
+  it("accepts parser-valid events, unknown types included", () => {
+    const facts = factsOf(bytes(JSON.stringify({ type: "future", ts: "t", cwd: "", extra: [1] })));
+    assert.ok(facts.valid);
+    assert.equal(facts.valid && facts.cwd, null);
+  });
+
+  it("refuses bad JSON, non-objects, missing or non-string fields, invalid UTF-8, a BOM, an overlong ts", () => {
+    const invalid = [
+      bytes("{"),
+      bytes("[1]"),
+      bytes("null"),
+      bytes('"text"'),
+      bytes(""),
+      bytes('{"type":"x"}'),
+      bytes('{"type":"x","ts":1}'),
+      bytes('{"type":"x","ts":"t","cwd":5}'),
+      Uint8Array.from([...bytes('{"type":"x","ts":"'), 0xc3, 0x28, ...bytes('"}')]),
+      bytes('\ufeff{"type":"x","ts":"t"}'),
+      bytes(JSON.stringify({ type: "x", ts: "t".repeat(65) })),
+    ];
+    for (const record of invalid)
+      assert.equal(factsOf(record).valid, false, new TextDecoder().decode(record));
+  });
+
+  it("cuts a user message's first line to 80 characters", () => {
+    assert.equal(firstLineCut(`${"😀".repeat(90)}\nnext`), "😀".repeat(80));
+    assert.equal(firstLineCut("short\r\nnext"), "short");
+  });
+});
+
+describe("the pager and discovery_page_bytes", () => {
+  const entry = (title: string): SessionEntry => ({
+    id: "s1",
+    title,
+    created_at: null,
+    updated_at: null,
+    busy: false,
+    cwd: "verified",
+    open: "exact",
+  });
+
+  it("throws PageOverflow for an entry that cannot fit an empty discovery page", () => {
+    const page = new PageBuilder<SessionEntry>(STEP_ENVELOPE_BYTES, {
+      entries: 100,
+      bytes: 32_768,
+    });
+    assert.throws(() => page.tryAdd(entry("t".repeat(32_768))), PageOverflow);
+    assert.equal(page.items.length, 0);
+  });
+
+  it("fits an entry exactly at the byte bound and refuses one byte more", () => {
+    const fixed = JSON.stringify(entry("")).length;
+    const room = 32_768 - STEP_ENVELOPE_BYTES - fixed;
+    assert.ok(
+      new PageBuilder<SessionEntry>(STEP_ENVELOPE_BYTES, { entries: 100, bytes: 32_768 }).tryAdd(
+        entry("t".repeat(room)),
+      ),
+    );
+    assert.throws(
+      () =>
+        new PageBuilder<SessionEntry>(STEP_ENVELOPE_BYTES, { entries: 100, bytes: 32_768 }).tryAdd(
+          entry("t".repeat(room + 1)),
+        ),
+      PageOverflow,
+    );
+  });
+});

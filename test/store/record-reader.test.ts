@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { type ReadResult, RecordReader } from "../../src/store/record-reader.js";
+
+const dir = mkdtempSync(join(tmpdir(), "mc-reader-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function fileWith(content: string | Buffer): number {
+  const path = join(dir, `f${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, content);
+  return openSync(path, "r");
+}
+
+/** Drains a reader with a given allowance per call, counting the calls that ran out. */
+function drain(reader: RecordReader, bytesPerCall = Number.POSITIVE_INFINITY) {
+  const records: string[] = [];
+  let outOfBytes = 0;
+  let last: ReadResult;
+  for (;;) {
+    last = reader.next({ bytes: bytesPerCall });
+    if (last.kind === "record") records.push(last.bytes.toString());
+    else if (last.kind === "out_of_bytes") outOfBytes += 1;
+    else if (last.kind !== "paused") break;
+  }
+  return { records, outOfBytes, last: last.kind };
+}
+
+describe("RecordReader", () => {
+  it("splits on LF with an optional trailing LF and keeps blank records", () => {
+    assert.deepEqual(drain(new RecordReader(fileWith("a\nbb\n\nccc"), 100)).records, [
+      "a",
+      "bb",
+      "",
+      "ccc",
+    ]);
+    assert.deepEqual(drain(new RecordReader(fileWith("a\nbb\n"), 100)).records, ["a", "bb"]);
+    assert.deepEqual(drain(new RecordReader(fileWith(""), 100)).records, []);
+  });
+
+  it("resumes mid-record when the byte allowance runs out, holding only the partial record", () => {
+    const long = "x".repeat(50_000);
+    const fd = fileWith(`${long}\nshort\n`);
+    const reader = new RecordReader(fd, 100_000);
+    const first = reader.next({ bytes: 10_000 });
+    assert.equal(first.kind, "out_of_bytes");
+    assert.equal(reader.midRecord, true);
+    const rest = drain(reader, 10_000);
+    assert.deepEqual(rest.records, [long, "short"]);
+    assert.ok(rest.outOfBytes >= 3);
+    assert.equal(reader.bytesRead, 50_007);
+    closeSync(fd);
+  });
+
+  it("reports record start offsets for resuming at a record", () => {
+    const fd = fileWith("one\ntwo\nthree\n");
+    const reader = new RecordReader(fd, 100);
+    const starts: number[] = [];
+    for (let r = reader.next({ bytes: 1e9 }); r.kind === "record"; r = reader.next({ bytes: 1e9 }))
+      starts.push(r.start);
+    assert.deepEqual(starts, [0, 4, 8]);
+    const resumed = new RecordReader(fd, 100, 8).next({ bytes: 1e9 });
+    assert.equal(resumed.kind === "record" && resumed.bytes.toString(), "three");
+  });
+
+  it("accepts a record of exactly the limit and refuses one byte more", () => {
+    const limit = 20_000;
+    assert.deepEqual(
+      drain(new RecordReader(fileWith(`${"a".repeat(limit)}\n`), limit)).records.map(
+        (r) => r.length,
+      ),
+      [limit],
+    );
+    const over = drain(new RecordReader(fileWith(`${"a".repeat(limit + 1)}\n`), limit));
+    assert.equal(over.last, "over_limit");
+    assert.deepEqual(over.records, []);
+    const unterminated = drain(new RecordReader(fileWith("a".repeat(limit + 1)), limit));
+    assert.equal(unterminated.last, "over_limit");
+  });
+
+  it("pauses after maxReads reads so callers can yield inside a long record", () => {
+    const reader = new RecordReader(fileWith(`${"z".repeat(100_000)}\n`), 200_000);
+    assert.equal(reader.next({ bytes: 1e9 }, 2).kind, "paused");
+    assert.equal(reader.bytesRead, 16_384);
+  });
+});
