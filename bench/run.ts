@@ -13,6 +13,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 const target = join(root, "docs", "benchmarks.md");
 const filters = process.argv.slice(2);
+const START = "<!-- bench:start -->";
+const END = "<!-- bench:end -->";
 
 const modules = readdirSync(here)
   .filter((f) => f.endsWith(".bench.js"))
@@ -47,9 +49,6 @@ function machine(): string {
   const cpu = cpus()[0]?.model ?? "unknown cpu";
   return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
 }
-
-const START = "<!-- bench:start -->";
-const END = "<!-- bench:end -->";
 
 /** Keeps sections of benches that did not run this time (when filtered). */
 function mergeWithExisting(fresh: { title: string; rows: BenchRow[] }[]): string[] {

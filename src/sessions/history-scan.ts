@@ -43,18 +43,22 @@ export class HistoryScan {
   }
 
   async advance(budget: WorkBudget, slicer: Slicer): Promise<AdvanceStop> {
+    let weight = 0;
     while (this.verdict === null) {
-      await slicer.pause();
-      if (performance.now() >= budget.deadline) return "deadline";
+      if (slicer.due(weight)) await slicer.yieldNow();
+      if (slicer.now >= budget.deadline) return "deadline";
       if (budget.lines <= 0) return "lines";
+      const before = this.reader.bytesRead;
       const read = this.reader.next(budget);
+      weight = this.reader.bytesRead - before + 64;
       if (read.kind === "paused") continue;
       if (read.kind === "out_of_bytes") return "bytes";
       if (read.kind === "over_limit") this.verdict = "over_limit";
       else if (read.kind === "end") this.verdict = "eligible";
       else {
         budget.lines -= 1;
-        const parsed = parseRecord(read.bytes);
+        weight += read.bytes.length;
+        const parsed = parseRecord(read.bytes, 0, this.summary.wantsUserLine);
         this.apply(parsed instanceof Promise ? await parsed : parsed);
       }
     }

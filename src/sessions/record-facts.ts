@@ -22,12 +22,17 @@ export type RecordFacts =
 
 export const TS_MAX_CHARS = 64;
 export const TITLE_FROM_MESSAGE_CHARS = 80;
+const SURROGATE = /[\uD800-\uDFFF]/;
 
-// fatal: invalid UTF-8 makes the history invalid; ignoreBOM: a BOM is not silently dropped.
+// fatal: invalid UTF-8 makes the history invalid; ignoreBOM: a BOM is kept (and refused by
+// JSON.parse) rather than silently dropped.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** `keepEventBytes`: keep the parsed event when its compact JSON is at most this long (0: never). */
-export function factsOf(bytes: Uint8Array, keepEventBytes = 0): RecordFacts {
+/**
+ * `keepEventBytes`: keep the parsed event when its compact JSON is at most this long (0: never).
+ * `wantUserLine`: extract a user message's first line (only the first message's is ever used).
+ */
+export function factsOf(bytes: Uint8Array, keepEventBytes = 0, wantUserLine = true): RecordFacts {
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(bytes));
@@ -47,7 +52,7 @@ export function factsOf(bytes: Uint8Array, keepEventBytes = 0): RecordFacts {
         ? event.title
         : null,
     userLine:
-      event.type === "user_message" && typeof event.text === "string"
+      wantUserLine && event.type === "user_message" && typeof event.text === "string"
         ? firstLineCut(event.text)
         : null,
     event: keepEventBytes > 0 && JSON.stringify(event).length <= keepEventBytes ? event : null,
@@ -60,7 +65,7 @@ export function firstLineCut(text: string): string {
   let line = lf === -1 ? text : text.slice(0, lf);
   if (line.endsWith("\r")) line = line.slice(0, -1);
   // 80 code points need at most 160 UTF-16 units: never split the whole (maybe huge) line.
-  return Array.from(line.slice(0, TITLE_FROM_MESSAGE_CHARS * 2))
-    .slice(0, TITLE_FROM_MESSAGE_CHARS)
-    .join("");
+  const head = line.slice(0, TITLE_FROM_MESSAGE_CHARS * 2);
+  if (!SURROGATE.test(head)) return head.slice(0, TITLE_FROM_MESSAGE_CHARS);
+  return Array.from(head).slice(0, TITLE_FROM_MESSAGE_CHARS).join("");
 }

@@ -22,17 +22,22 @@ const pending = new Map<number, Pending>();
 export function parseRecord(
   bytes: Uint8Array,
   keepEventBytes = 0,
+  wantUserLine = true,
 ): RecordFacts | Promise<RecordFacts> {
-  if (bytes.length <= OFF_THREAD_BYTES) return factsOf(bytes, keepEventBytes);
-  return parseOffThread(bytes, keepEventBytes);
+  if (bytes.length <= OFF_THREAD_BYTES) return factsOf(bytes, keepEventBytes, wantUserLine);
+  return parseOffThread(bytes, keepEventBytes, wantUserLine);
 }
 
-function parseOffThread(bytes: Uint8Array, keepEventBytes: number): Promise<RecordFacts> {
+function parseOffThread(
+  bytes: Uint8Array,
+  keepEventBytes: number,
+  wantUserLine: boolean,
+): Promise<RecordFacts> {
   const thread = ensureWorker();
   const id = nextId++;
   // A private copy whose memory moves to the worker instead of being cloned.
   const copy = new Uint8Array(bytes);
-  const request: ParseRequest = { id, bytes: copy, keepEventBytes };
+  const request: ParseRequest = { id, bytes: copy, keepEventBytes, wantUserLine };
   return new Promise((resolve, reject) => {
     pending.set(id, { resolve, reject });
     thread.postMessage(request, [copy.buffer]);

@@ -9,11 +9,12 @@ export interface ParseRequest {
   id: number;
   bytes: Uint8Array;
   keepEventBytes: number;
+  wantUserLine: boolean;
 }
 
 parentPort?.on("message", (request: ParseRequest) => {
   parentPort?.postMessage({
     id: request.id,
-    facts: factsOf(request.bytes, request.keepEventBytes),
+    facts: factsOf(request.bytes, request.keepEventBytes, request.wantUserLine),
   });
 });

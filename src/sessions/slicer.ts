@@ -1,22 +1,42 @@
 import { ProtocolError } from "../protocol/codes.js";
 
 /**
- * Cooperative time slicing: long reads call `pause()` between units of work, and it yields to
- * the event loop once a slice of a few milliseconds has been used, so `status`, `shutdown` and
- * `operation.cancel` are answered promptly while a history is read. Cancellation is observed at
- * every yield.
+ * Cooperative time slicing: long reads report their work to `due(bytes)` and, when it says so,
+ * `await yieldNow()`: once a slice of a few milliseconds has been used, control goes back to
+ * the event loop, so `status`, `shutdown` and `operation.cancel` are answered promptly while a
+ * history is read. The clock is consulted only every 32 KiB of work (reading the clock per
+ * small record costs more than parsing it); the largest record parsed on the loop is 256 KiB
+ * (larger ones go to a worker thread), about 2 ms at most. Cancellation is observed at every
+ * yield.
  */
 export const SLICE_MS = 4;
+const CLOCK_EVERY_BYTES = 32 * 1024;
 
 export class Slicer {
   private sliceStart = performance.now();
+  private work = 0;
+  /** The last clock reading, for callers' own deadlines. */
+  now = this.sliceStart;
 
   constructor(private readonly signal: AbortSignal) {}
 
-  async pause(): Promise<void> {
-    if (performance.now() - this.sliceStart < SLICE_MS) return;
+  /** Counts `bytes` of work; true when the slice is used up and the caller must yield. */
+  due(bytes: number): boolean {
+    this.work += bytes;
+    if (this.work < CLOCK_EVERY_BYTES) return false;
+    this.work = 0;
+    this.now = performance.now();
+    return this.now - this.sliceStart >= SLICE_MS;
+  }
+
+  async yieldNow(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.sliceStart = performance.now();
+    this.now = this.sliceStart = performance.now();
     if (this.signal.aborted) throw new ProtocolError("operation_cancelled");
+  }
+
+  /** Counts the work and yields if due. */
+  async pause(bytes = CLOCK_EVERY_BYTES): Promise<void> {
+    if (this.due(bytes)) await this.yieldNow();
   }
 }

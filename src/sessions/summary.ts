@@ -32,6 +32,11 @@ export class SummaryBuilder {
     this.userLine ??= facts.userLine;
   }
 
+  /** Whether a user message's first line is still of use (only the first one ever is). */
+  get wantsUserLine(): boolean {
+    return this.userLine === null;
+  }
+
   /** True when the entry would carry a title too long for any page. */
   get oversize(): boolean {
     return this.titleOversize;

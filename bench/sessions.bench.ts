@@ -1,0 +1,80 @@
+import { mkdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { TestChild } from "../src/conformance/harness.js";
+import { StoreBuilder } from "../test/fixtures/store-builder.js";
+import { mbPerSecond, probe, withTempDir } from "./bench-support.js";
+import { type Bench, type BenchRow, median } from "./report.js";
+
+/**
+ * session.list over 256 histories of 32 KiB, and the history reader's throughput on one
+ * 512 MiB history, each next to a same-run baseline that reads and JSON.parses every line with
+ * no validation. The 512 MiB file is generated into a temp folder and deleted afterwards.
+ */
+const MiB = 1024 * 1024;
+
+async function listing(): Promise<BenchRow[]> {
+  return withTempDir("mc-bench-list-", async (dir) => {
+    const root = realpathSync(dir);
+    const home = join(root, "home");
+    const workspace = join(root, "workspace");
+    mkdirSync(workspace, { recursive: true });
+    const store = new StoreBuilder(home, workspace, 99);
+    for (let i = 0; i < 256; i += 1) store.sized(`s${i}`, 32 * 1024, 512);
+    const child = new TestChild({ cwd: workspace, home });
+    await child.initialize(["session.list"]);
+    const times: number[] = [];
+    for (let run = 0; run < 7; run += 1) {
+      const started = performance.now();
+      let page = await child.call("session.list", {});
+      while (page.cursor) page = await child.call("session.list", { cursor: page.cursor });
+      times.push(performance.now() - started);
+    }
+    await child.close();
+    const baselines = Array.from({ length: 7 }, () => probe("baseline", store.root).ms);
+    return [
+      {
+        name: "session.list, 256 histories of 32 KiB, all pages (median of 7)",
+        figure: median(times),
+        baseline: median(baselines),
+        unit: "ms",
+        baselineName: "read + JSON.parse every line of the 256 files, in process",
+        note: "lower is better; the figure includes the protocol round trips",
+      },
+    ];
+  });
+}
+
+async function reader(): Promise<BenchRow[]> {
+  return withTempDir("mc-bench-reader-", async (dir) => {
+    const root = realpathSync(dir);
+    const store = new StoreBuilder(join(root, "home"), root, 98);
+    const path = store.sized("huge", 512 * MiB, 1024);
+    const ours = probe("reader", path, root);
+    const plain = probe("baseline", path);
+    return [
+      {
+        name: "history reader on one 512 MiB history (8 KiB buffer, validation, cwd rule)",
+        figure: mbPerSecond(ours),
+        baseline: mbPerSecond(plain),
+        unit: "MB/s",
+        baselineName: "1 MiB reads + JSON.parse every line, no validation",
+      },
+      {
+        name: "history reader peak RSS on the 512 MiB history",
+        figure: ours.rss_mb,
+        baseline: plain.rss_mb,
+        unit: "MB",
+        baselineName: "the same baseline's peak RSS",
+        note: "lower is better; whole process",
+      },
+    ];
+  });
+}
+
+const bench: Bench = {
+  title: "sessions: session.list and the history reader",
+  async run() {
+    return [...(await listing()), ...(await reader())];
+  },
+};
+export default bench;
