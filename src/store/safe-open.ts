@@ -1,4 +1,12 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  type Stats,
+} from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -31,18 +39,22 @@ export function inspectRoot(root: string): Stats | "missing" {
 export type OpenProblem = "missing" | "unsafe" | "unreadable";
 
 export type OpenedPrimary =
-  | { ok: true; fd: number; stats: Stats }
+  | { ok: true; fd: number; stats: BigIntStats }
   | { ok: false; problem: OpenProblem };
 
 // O_NONBLOCK: should a FIFO be swapped in between lstat and open, open must not hang on it.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/** Opens `root/name` for reading if and only if it is a regular file reached without symlinks. */
-export function openPrimary(root: string, name: string): OpenedPrimary {
+/**
+ * Opens `root/name` for reading if and only if it is a regular file reached without symlinks.
+ * `seen` is an lstat the caller already took (a directory scan does); the descriptor must be
+ * that very inode.
+ */
+export function openPrimary(root: string, name: string, seen?: BigIntStats): OpenedPrimary {
   const path = join(root, name);
-  let before: Stats;
+  let before: BigIntStats;
   try {
-    before = lstatSync(path);
+    before = seen ?? lstatSync(path, { bigint: true });
   } catch (error) {
     return { ok: false, problem: errorCode(error) === "ENOENT" ? "missing" : "unreadable" };
   }
@@ -56,7 +68,7 @@ export function openPrimary(root: string, name: string): OpenedPrimary {
     // ELOOP: it became a symlink after lstat.
     return { ok: false, problem: code === "ELOOP" ? "unsafe" : "unreadable" };
   }
-  const stats = fstatSync(fd);
+  const stats = fstatSync(fd, { bigint: true });
   if (!stats.isFile() || stats.dev !== before.dev || stats.ino !== before.ino) {
     closeSync(fd);
     return { ok: false, problem: "unsafe" };

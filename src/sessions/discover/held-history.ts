@@ -24,7 +24,6 @@ export class HeldHistory {
   ) {
     this.fd = fd;
     this.scan = new HistoryScan(new RecordReader(fd, RECORD_BYTES), cwd);
-    this.assertUnchanged();
   }
 
   /** Throws `stale_revision` if the held file is no longer what was enumerated. */

@@ -102,7 +102,7 @@ export class DiscoveryScan {
         if (stopped) return stopped;
       } else if (this.phase === "enumerate") {
         if (budget.entries <= 0) return "directory_work";
-        const entry = this.first ? await this.first.next() : null;
+        const entry = this.first ? this.first.next() : null;
         if (entry === null) this.beginValidation();
         else {
           budget.entries -= 1;
@@ -110,7 +110,7 @@ export class DiscoveryScan {
         }
       } else {
         if (budget.entries <= 0) return "inventory_validation";
-        const entry = this.second ? await this.second.next() : null;
+        const entry = this.second ? this.second.next() : null;
         if (entry === null) return this.finishValidation();
         budget.entries -= 1;
       }
@@ -174,13 +174,16 @@ export class DiscoveryScan {
       this.counts.invalid += 1;
       return;
     }
-    const opened = openPrimary(this.root, entry.name);
+    const opened = openPrimary(this.root, entry.name, entry.stats);
     if (!opened.ok) {
       if (opened.problem === "missing") throw new ProtocolError("stale_revision");
       this.counts.invalid += 1;
       return;
     }
     this.held = new HeldHistory(entry.kind.id, opened.fd, fileSignature(entry.stats), this.cwd);
+    // A file changed between enumeration and open would be read in another state than signed.
+    if (fileSignature(opened.stats) !== fileSignature(entry.stats))
+      throw new ProtocolError("stale_revision");
   }
 
   private beginValidation(): void {

@@ -1,0 +1,135 @@
+import { mkdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { TestChild } from "../src/conformance/harness.js";
+import { StoreBuilder } from "../test/fixtures/store-builder.js";
+import { mbPerSecond, peakRssMb, probe, withTempDir } from "./bench-support.js";
+import { type Bench, type BenchRow, median, percentile } from "./report.js";
+
+/**
+ * session.discover over a store of 2,000 histories (a few large) and over one huge history,
+ * through a real child following cursors, next to a same-run baseline that reads every file and
+ * JSON.parses every line. At full scale the store is 1 GiB and the single history 2 GiB; the
+ * default is a quarter of that so that `npm run bench` stays within a few minutes. Set
+ * MC_BENCH_DISCOVER_SCALE=1 for the full sizes. Generated files live in a temp folder and are
+ * deleted afterwards.
+ */
+const MiB = 1024 * 1024;
+const scale = Number(process.env.MC_BENCH_DISCOVER_SCALE ?? "0.25");
+
+interface DiscoverRun {
+  bytes: number;
+  ms: number;
+  peakRss: number;
+  statusMs: number[];
+  steps: number;
+}
+
+async function discoverWithStatusProbe(
+  home: string,
+  workspace: string,
+  bytes: number,
+): Promise<DiscoverRun> {
+  const child = new TestChild({ cwd: workspace, home });
+  await child.initialize(["session.discover"]);
+  const statusMs: number[] = [];
+  let running = true;
+  const poller = (async () => {
+    while (running) {
+      const started = performance.now();
+      await child.request("status", {});
+      statusMs.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  const started = performance.now();
+  let steps = 0;
+  let cursor: string | null | undefined;
+  do {
+    const frame = await child.request(
+      "session.discover",
+      cursor ? { cursor } : {},
+      undefined,
+      60_000,
+    );
+    if (frame.error) throw new Error(`discovery failed: ${frame.error.code}`);
+    steps += 1;
+    cursor = (frame.result as { cursor: string | null }).cursor;
+  } while (cursor);
+  const ms = performance.now() - started;
+  running = false;
+  await poller;
+  const peakRss = peakRssMb(child.pid);
+  await child.close();
+  return { bytes, ms, peakRss, statusMs, steps };
+}
+
+function rows(label: string, run: DiscoverRun, baselineDir: string): BenchRow[] {
+  const plain = probe("baseline", baselineDir);
+  const ours = { bytes: run.bytes, records: 0, ms: run.ms, rss_mb: run.peakRss };
+  return [
+    {
+      name: `session.discover throughput, ${label} (${run.steps} steps)`,
+      figure: mbPerSecond(ours),
+      baseline: mbPerSecond(plain),
+      unit: "MB/s",
+      baselineName: "read + JSON.parse every line of every file, one process",
+      note: "target: ratio at least 0.7",
+    },
+    {
+      name: `session.discover child peak RSS, ${label}`,
+      figure: run.peakRss,
+      baseline: plain.rss_mb,
+      unit: "MB",
+      baselineName: "the baseline process's peak RSS",
+      note: "lower is better; target under 100 MB whatever the size",
+    },
+    {
+      name: `status round trip p50 during discovery, ${label}`,
+      figure: median(run.statusMs),
+      baseline: percentile(run.statusMs, 99),
+      unit: "ms",
+      baselineName: "p99 of the same samples",
+      note: `${run.statusMs.length} samples; target p99 under 20 ms`,
+    },
+  ];
+}
+
+async function store(): Promise<BenchRow[]> {
+  return withTempDir("mc-bench-discover-", async (dir) => {
+    const root = realpathSync(dir);
+    const workspace = join(root, "workspace");
+    mkdirSync(workspace);
+    const builder = new StoreBuilder(join(root, "home"), workspace, 77);
+    const total = Math.round(1024 * MiB * scale);
+    const large = 5;
+    const small = 1995;
+    const smallBytes = Math.floor(total / 2 / small);
+    const largeBytes = Math.floor(total / 2 / large);
+    for (let i = 0; i < small; i += 1) builder.sized(`s${i}`, smallBytes, 700);
+    for (let i = 0; i < large; i += 1) builder.sized(`big${i}`, largeBytes, 1500);
+    const written = smallBytes * small + largeBytes * large;
+    const run = await discoverWithStatusProbe(builder.home, workspace, written);
+    return rows(`store of 2,000 histories, ${(written / MiB).toFixed(0)} MiB`, run, builder.root);
+  });
+}
+
+async function single(): Promise<BenchRow[]> {
+  return withTempDir("mc-bench-discover1-", async (dir) => {
+    const root = realpathSync(dir);
+    const workspace = join(root, "workspace");
+    mkdirSync(workspace);
+    const builder = new StoreBuilder(join(root, "home"), workspace, 78);
+    const bytes = Math.round(2048 * MiB * scale);
+    builder.sized("huge", bytes, 1000);
+    const run = await discoverWithStatusProbe(builder.home, workspace, bytes);
+    return rows(`one history of ${(bytes / MiB).toFixed(0)} MiB`, run, builder.root);
+  });
+}
+
+const bench: Bench = {
+  title: "discover: session.discover (sizes scaled by MC_BENCH_DISCOVER_SCALE, default 0.25)",
+  async run() {
+    return [...(await store()), ...(await single())];
+  },
+};
+export default bench;
