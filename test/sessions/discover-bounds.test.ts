@@ -202,6 +202,48 @@ describe("session.discover cursors and cancellation", () => {
       assert.equal((await discoverAll(child)).error, null);
     }));
 
+  it("a fresh request abandons the prior scan; an attachment change between steps makes the scan stale", () =>
+    inSandbox(async (box, children) => {
+      const store = new StoreBuilder(box.home, box.workspace, 51);
+      store.junk(1000);
+      store.chat("chat1");
+      const child = await startSessions(box);
+      children.push(child);
+      const a = await child.call("session.discover", {});
+      const b = await child.call("session.discover", {});
+      assert.ok(a.cursor && b.cursor);
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: a.cursor }),
+        "stale_revision",
+      );
+      const b2 = await child.call("session.discover", { cursor: b.cursor });
+      assert.ok(b2.cursor);
+      await child.call("session.open", { id: "chat1" });
+      assert.equal(
+        await child.errorCode("session.discover", { cursor: b2.cursor }),
+        "stale_revision",
+      );
+      assert.deepEqual((await child.call("status", {})).attachment, {
+        session_id: "chat1",
+        saved: true,
+      });
+    }));
+
+  it("shutdown during a discovery step answers the step and exits 0", () =>
+    inSandbox(async (box, children) => {
+      const store = new StoreBuilder(box.home, box.workspace, 52);
+      for (let i = 0; i < 3; i += 1) store.lines(`busy${i}`, 40_000);
+      const child = await startSessions(box);
+      children.push(child);
+      const step = child.waitFor((f) => f.id === "step-1");
+      child.send({ id: "step-1", method: "session.discover", params: {} });
+      const stopped = await child.request("shutdown", {});
+      assert.deepEqual(stopped.result, { state: "stopped" });
+      const frame = await step;
+      assert.ok(frame.result || frame.error?.code === "operation_cancelled", JSON.stringify(frame));
+      assert.equal((await child.exited).code, 0);
+    }));
+
   it("a cancel mid-step yields operation_cancelled and the scan is gone", () =>
     inSandbox(async (box, children) => {
       const store = new StoreBuilder(box.home, box.workspace, 49);
