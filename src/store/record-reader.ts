@@ -80,10 +80,11 @@ export class RecordReader {
   /** A complete record or an over-limit verdict from the buffer; null once the buffer is used up. */
   private takeFromBuffer(): ReadResult | null {
     if (this.bufferStart >= this.bufferEnd) return null;
-    const view = this.buffer.subarray(0, this.bufferEnd);
-    const lf = view.indexOf(LF, this.bufferStart);
+    // Bytes past bufferEnd are stale (a short read): an LF found there does not count.
+    const found = this.buffer.indexOf(LF, this.bufferStart);
+    const lf = found >= this.bufferEnd ? -1 : found;
     const end = lf === -1 ? this.bufferEnd : lf;
-    const piece = view.subarray(this.bufferStart, end);
+    const piece = this.buffer.subarray(this.bufferStart, end);
     if (this.partBytes + piece.length > this.recordBytes) return this.overLimit();
     if (lf === -1) {
       // Copy: the buffer is reused by the next read.
