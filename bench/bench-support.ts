@@ -23,6 +23,18 @@ export function probe(...args: string[]): ProbeResult {
   return JSON.parse(out) as ProbeResult;
 }
 
+/** Scheduling noise of a CPU-busy, 2 ms-sliced process on this machine right now. */
+export function schedulingNoise(durationMs: number): { p50: number; p99: number } {
+  const out = execFileSync(
+    process.execPath,
+    [join(here, "sessions-probe.js"), "slices", String(durationMs)],
+    {
+      encoding: "utf8",
+    },
+  );
+  return JSON.parse(out) as { p50: number; p99: number };
+}
+
 export function mbPerSecond(result: ProbeResult): number {
   return result.bytes / (1024 * 1024) / (result.ms / 1000);
 }

@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { TestChild } from "../src/conformance/harness.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
-import { mbPerSecond, peakRssMb, probe, withTempDir } from "./bench-support.js";
+import { mbPerSecond, peakRssMb, probe, schedulingNoise, withTempDir } from "./bench-support.js";
 import { type Bench, type BenchRow, median, percentile } from "./report.js";
 
 /**
@@ -21,6 +21,7 @@ interface DiscoverRun {
   ms: number;
   peakRss: number;
   statusMs: number[];
+  idleStatusP50: number;
   steps: number;
 }
 
@@ -31,6 +32,12 @@ async function discoverWithStatusProbe(
 ): Promise<DiscoverRun> {
   const child = new TestChild({ cwd: workspace, home });
   await child.initialize(["session.discover"]);
+  const idle: number[] = [];
+  for (let i = 0; i < 50; i += 1) {
+    const started = performance.now();
+    await child.request("status", {});
+    idle.push(performance.now() - started);
+  }
   const statusMs: number[] = [];
   let running = true;
   const poller = (async () => {
@@ -60,11 +67,12 @@ async function discoverWithStatusProbe(
   await poller;
   const peakRss = peakRssMb(child.pid);
   await child.close();
-  return { bytes, ms, peakRss, statusMs, steps };
+  return { bytes, ms, peakRss, statusMs, idleStatusP50: median(idle), steps };
 }
 
 function rows(label: string, run: DiscoverRun, baselineDir: string): BenchRow[] {
   const plain = probe("baseline", baselineDir);
+  const noise = schedulingNoise(Math.min(3000, Math.max(1000, run.ms)));
   const ours = { bytes: run.bytes, records: 0, ms: run.ms, rss_mb: run.peakRss };
   return [
     {
@@ -86,10 +94,18 @@ function rows(label: string, run: DiscoverRun, baselineDir: string): BenchRow[] 
     {
       name: `status round trip p50 during discovery, ${label}`,
       figure: median(run.statusMs),
-      baseline: percentile(run.statusMs, 99),
+      baseline: run.idleStatusP50,
       unit: "ms",
-      baselineName: "p99 of the same samples",
-      note: `${run.statusMs.length} samples; target p99 under 20 ms`,
+      baselineName: "status p50 against the same child before the scan (idle)",
+      note: `${run.statusMs.length} samples`,
+    },
+    {
+      name: `status round trip p99 during discovery, ${label}`,
+      figure: percentile(run.statusMs, 99),
+      baseline: noise.p99,
+      unit: "ms",
+      baselineName: "p99 timer lateness of a pure 2 ms-slice CPU loop (machine scheduling noise)",
+      note: "target p99 under 20 ms; a figure near the baseline means the loop is never held",
     },
   ];
 }

@@ -10,7 +10,8 @@ import { RecordReader } from "../src/store/record-reader.js";
  * Measurement subprocess for the session benchmarks, so that each figure gets its own peak RSS:
  *   node dist/bench/sessions-probe.js reader <history> <cwd>   the history reader (validation)
  *   node dist/bench/sessions-probe.js baseline <file-or-folder> read + JSON.parse every line
- * Prints one JSON line: {"bytes", "ms", "rss_mb", "records"}.
+ *   node dist/bench/sessions-probe.js slices <ms>              scheduling noise (see below)
+ * Prints one JSON line: {"bytes", "ms", "rss_mb", "records"} (slices: {"p50", "p99"}).
  */
 const [mode, target, cwd] = process.argv.slice(2);
 
@@ -65,6 +66,39 @@ function baseline(path: string): { bytes: number; records: number } {
     total.records += one.records;
   }
   return total;
+}
+
+/**
+ * The machine's own scheduling noise: a loop that burns CPU in 2 ms slices (as a discovery step
+ * does) and yields, while a 1 ms interval timer records how late it fires. Its p99 is what any
+ * CPU-busy process on this machine sees at best: the baseline for `status` latency.
+ */
+async function slices(durationMs: number): Promise<{ p50: number; p99: number; work: number }> {
+  const lateness: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    lateness.push(now - last);
+    last = now;
+  }, 1);
+  const end = performance.now() + durationMs;
+  let sink = 0;
+  while (performance.now() < end) {
+    const sliceStart = performance.now();
+    while (performance.now() - sliceStart < 2) sink += JSON.parse('{"a":[1,2,3]}').a.length;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  clearInterval(timer);
+  lateness.sort((a, b) => a - b);
+  const at = (p: number) =>
+    lateness[Math.min(lateness.length - 1, Math.floor(lateness.length * p))] ?? 0;
+  // `sink` keeps the busy work observable so it is not optimised away.
+  return { p50: at(0.5), p99: at(0.99), work: sink };
+}
+
+if (mode === "slices") {
+  process.stdout.write(`${JSON.stringify(await slices(Number(target)))}\n`);
+  process.exit(0);
 }
 
 const started = performance.now();

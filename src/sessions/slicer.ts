@@ -9,7 +9,7 @@ import { ProtocolError } from "../protocol/codes.js";
  * (larger ones go to a worker thread), about 2 ms at most. Cancellation is observed at every
  * yield.
  */
-export const SLICE_MS = 4;
+export const SLICE_MS = 2;
 const CLOCK_EVERY_BYTES = 32 * 1024;
 
 export class Slicer {

@@ -29,7 +29,6 @@ export interface ByteAllowance {
 const LF = 0x0a;
 
 export class RecordReader {
-  private readonly buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
   private bufferStart = 0;
   private bufferEnd = 0;
   /** File position of the next read. */
@@ -43,10 +42,15 @@ export class RecordReader {
   /** Total bytes read from the file. */
   bytesRead = 0;
 
+  /**
+   * `buffer` may be shared by readers used one after another (a scan reads one history at a
+   * time), so a scan owns exactly one 8 KiB buffer whatever the number of histories.
+   */
   constructor(
     private readonly fd: number,
     private readonly recordBytes: number,
     start = 0,
+    private readonly buffer: Buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES),
   ) {
     this.position = start;
     this.recordStart = start;

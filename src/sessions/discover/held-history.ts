@@ -21,9 +21,10 @@ export class HeldHistory {
     fd: number,
     private readonly signature: string,
     cwd: CwdMatcher,
+    buffer: Buffer,
   ) {
     this.fd = fd;
-    this.scan = new HistoryScan(new RecordReader(fd, RECORD_BYTES), cwd);
+    this.scan = new HistoryScan(new RecordReader(fd, RECORD_BYTES, 0, buffer), cwd);
   }
 
   /** Throws `stale_revision` if the held file is no longer what was enumerated. */

@@ -6,6 +6,7 @@ import type { DiscoveryProgress, SessionEntry } from "../../protocol/schemas/ses
 import { fileSignature, folderSignature } from "../../store/inventory.js";
 import { sessionsDir } from "../../store/layout.js";
 import { isBusy } from "../../store/locks.js";
+import { READ_BUFFER_BYTES } from "../../store/record-reader.js";
 import { errorCode, inspectRoot, openPrimary, StoreUnavailable } from "../../store/safe-open.js";
 import { CwdMatcher } from "../cwd.js";
 import type { WorkBudget } from "../history-scan.js";
@@ -48,6 +49,8 @@ export class DiscoveryScan {
   private second: DirectoryPass | null = null;
   private held: HeldHistory | null = null;
   private pending: SessionEntry | null = null;
+  /** The scan's one read buffer, lent to each held history in turn. */
+  private readonly buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
   constructor(
     home: string,
@@ -180,10 +183,10 @@ export class DiscoveryScan {
       this.counts.invalid += 1;
       return;
     }
-    this.held = new HeldHistory(entry.kind.id, opened.fd, fileSignature(entry.stats), this.cwd);
+    const signature = fileSignature(entry.stats);
+    this.held = new HeldHistory(entry.kind.id, opened.fd, signature, this.cwd, this.buffer);
     // A file changed between enumeration and open would be read in another state than signed.
-    if (fileSignature(opened.stats) !== fileSignature(entry.stats))
-      throw new ProtocolError("stale_revision");
+    if (fileSignature(opened.stats) !== signature) throw new ProtocolError("stale_revision");
   }
 
   private beginValidation(): void {
