@@ -55,13 +55,19 @@ export async function startServer(route: Route): Promise<FakeServer> {
 
 export function json(res: ServerResponse, status: number, body: unknown): void {
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 /** An OpenAI-style `GET /models` list. */
 export function openAiList(ids: string[]) {
-  return { object: "list", data: ids.map((id) => ({ id, object: "model", created: 1, owned_by: "test" })) };
+  return {
+    object: "list",
+    data: ids.map((id) => ({ id, object: "model", created: 1, owned_by: "test" })),
+  };
 }
 
 /** A port with nothing listening (bound, then closed). */

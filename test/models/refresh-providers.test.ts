@@ -33,7 +33,13 @@ function jwt(expSeconds: number, marker: string): string {
 
 function readCache(provider: string) {
   return JSON.parse(readFileSync(cacheFile(box, provider), "utf8")) as {
-    models: { id: string; name?: string | null; efforts?: string[]; default_effort?: string | null; context_window?: number }[];
+    models: {
+      id: string;
+      name?: string | null;
+      efforts?: string[];
+      default_effort?: string | null;
+      context_window?: number;
+    }[];
   };
 }
 
@@ -51,7 +57,11 @@ describe("codex credential renewal", () => {
           {
             slug: "gpt-5-codex",
             display_name: "GPT-5 Codex",
-            supported_reasoning_levels: [{ effort: "low" }, { effort: "medium" }, { effort: "high" }],
+            supported_reasoning_levels: [
+              { effort: "low" },
+              { effort: "medium" },
+              { effort: "high" },
+            ],
             default_reasoning_level: "medium",
             context_window: 272000,
           },
@@ -59,14 +69,24 @@ describe("codex credential renewal", () => {
       });
     });
     writeConfig(box, {
-      providers: { codex: { base_url: `${models.url}/backend-api/codex`, token_url: `${auth.url}/oauth/token` } },
+      providers: {
+        codex: {
+          base_url: `${models.url}/backend-api/codex`,
+          token_url: `${auth.url}/oauth/token`,
+        },
+      },
       enabled_models: ["codex/gpt-5-codex"],
       models_dev_url: `${await closedPort()}/api.json`,
     });
     const codexAuth = join(box.home, "no-codex", "auth.json");
     writeJson(codexAuth, {
       OPENAI_API_KEY: null,
-      tokens: { id_token: "idt", access_token: expired, refresh_token: "rt-1", account_id: "acct-1" },
+      tokens: {
+        id_token: "idt",
+        access_token: expired,
+        refresh_token: "rt-1",
+        account_id: "acct-1",
+      },
       last_refresh: "2026-01-01T00:00:00Z",
     });
     child = await startReady(box, MODEL_CAPS);
@@ -74,7 +94,12 @@ describe("codex credential renewal", () => {
   }
 
   test("an expired JWT is renewed once, persisted 0600 where it came from, and used", async () => {
-    const { auth, models, codexAuth, child: c } = await setupCodex((res) =>
+    const {
+      auth,
+      models,
+      codexAuth,
+      child: c,
+    } = await setupCodex((res) =>
       json(res, 200, { access_token: renewed, refresh_token: "rt-2", id_token: "idt-2" }),
     );
     const result = await c.call("model.refresh", { provider: "codex" });
@@ -106,11 +131,18 @@ describe("codex credential renewal", () => {
       },
     ]);
     const catalog = await c.call("model.catalog", {});
-    assert.deepEqual(catalog.choices.map((ch) => ch.id), ["codex/gpt-5-codex"]);
+    assert.deepEqual(
+      catalog.choices.map((ch) => ch.id),
+      ["codex/gpt-5-codex"],
+    );
   });
 
   test("refresh_token_reused is authentication_rejected and leaves the file untouched", async () => {
-    const { codexAuth, child: c, models } = await setupCodex((res) =>
+    const {
+      codexAuth,
+      child: c,
+      models,
+    } = await setupCodex((res) =>
       json(res, 401, { error: { code: "refresh_token_reused", message: "reused" } }),
     );
     const before = readFileSync(codexAuth);
@@ -121,7 +153,9 @@ describe("codex credential renewal", () => {
   });
 
   test("a 400 with refresh_token_expired is authentication_rejected", async () => {
-    const { child: c } = await setupCodex((res) => json(res, 400, { error: "refresh_token_expired" }));
+    const { child: c } = await setupCodex((res) =>
+      json(res, 400, { error: "refresh_token_expired" }),
+    );
     const result = await c.call("model.refresh", { provider: "codex" });
     assert.equal(result.reason, "authentication_rejected");
   });
@@ -137,9 +171,24 @@ describe("codex credential renewal", () => {
 
 describe("anthropic and models.dev", () => {
   const pages = [
-    { data: [{ type: "model", id: "claude-a", display_name: "Claude A" }], has_more: true, first_id: "claude-a", last_id: "claude-a" },
-    { data: [{ type: "model", id: "claude-b", display_name: "Claude B" }], has_more: true, first_id: "claude-b", last_id: "claude-b" },
-    { data: [{ type: "model", id: "claude-c" }], has_more: false, first_id: "claude-c", last_id: "claude-c" },
+    {
+      data: [{ type: "model", id: "claude-a", display_name: "Claude A" }],
+      has_more: true,
+      first_id: "claude-a",
+      last_id: "claude-a",
+    },
+    {
+      data: [{ type: "model", id: "claude-b", display_name: "Claude B" }],
+      has_more: true,
+      first_id: "claude-b",
+      last_id: "claude-b",
+    },
+    {
+      data: [{ type: "model", id: "claude-c" }],
+      has_more: false,
+      first_id: "claude-c",
+      last_id: "claude-c",
+    },
   ];
 
   async function setupAnthropic(modelsDevUrl: string) {
@@ -164,8 +213,18 @@ describe("anthropic and models.dev", () => {
         anthropic: {
           id: "anthropic",
           models: {
-            "claude-a": { id: "claude-a", name: "Other name", reasoning: false, limit: { context: 200000, output: 8192 } },
-            "claude-c": { id: "claude-c", name: "Claude C", reasoning: true, limit: { context: 100000, output: 8192 } },
+            "claude-a": {
+              id: "claude-a",
+              name: "Other name",
+              reasoning: false,
+              limit: { context: 200000, output: 8192 },
+            },
+            "claude-c": {
+              id: "claude-c",
+              name: "Claude C",
+              reasoning: true,
+              limit: { context: 100000, output: 8192 },
+            },
             "claude-unlisted": { id: "claude-unlisted", name: "Never added" },
           },
         },
@@ -184,7 +243,13 @@ describe("anthropic and models.dev", () => {
     assert.deepEqual(readCache("anthropic").models, [
       { id: "claude-a", name: "Claude A", context_window: 200000 },
       { id: "claude-b", name: "Claude B" },
-      { id: "claude-c", name: "Claude C", context_window: 100000, efforts: ["low", "medium", "high"], default_effort: "medium" },
+      {
+        id: "claude-c",
+        name: "Claude C",
+        context_window: 100000,
+        efforts: ["low", "medium", "high"],
+        default_effort: "medium",
+      },
     ]);
   });
 
@@ -192,7 +257,10 @@ describe("anthropic and models.dev", () => {
     const { child: c } = await setupAnthropic(`${await closedPort()}/api.json`);
     const result = await c.call("model.refresh", { provider: "anthropic" });
     assert.equal(result.outcome, "refreshed");
-    assert.deepEqual(readCache("anthropic").models.map((m) => m.id), ["claude-a", "claude-b", "claude-c"]);
+    assert.deepEqual(
+      readCache("anthropic").models.map((m) => m.id),
+      ["claude-a", "claude-b", "claude-c"],
+    );
   });
 
   test("models.dev answering garbage still refreshes", async () => {

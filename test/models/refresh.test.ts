@@ -3,7 +3,14 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
 import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
-import { cacheDoc, cacheFile, DEMO_MODELS, MODEL_CAPS, writeCache, writeConfig } from "./fixtures.js";
+import {
+  cacheDoc,
+  cacheFile,
+  DEMO_MODELS,
+  MODEL_CAPS,
+  writeCache,
+  writeConfig,
+} from "./fixtures.js";
 
 const SECRET = "sk-test-secret-123";
 let box: Sandbox;
@@ -13,7 +20,8 @@ afterEach(async () => {
   if (child) {
     await child.close();
     assert.ok(!child.stderr.includes(SECRET), "stderr names the credential");
-    for (const line of child.rawLines) assert.ok(!line.includes(SECRET) && !line.includes("127.0.0.1:"));
+    for (const line of child.rawLines)
+      assert.ok(!line.includes(SECRET) && !line.includes("127.0.0.1:"));
   }
   child = undefined;
   await server?.close();
@@ -37,7 +45,11 @@ async function setupAt(baseUrl: string): Promise<TestChild> {
     effort: "medium",
     models_dev_url: `${dead}/api.json`,
   });
-  writeCache(box, "demo", cacheDoc("demo", { type: "openai-compatible", base_url: baseUrl }, DEMO_MODELS));
+  writeCache(
+    box,
+    "demo",
+    cacheDoc("demo", { type: "openai-compatible", base_url: baseUrl }, DEMO_MODELS),
+  );
   child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: SECRET } });
   return child;
 }
@@ -117,21 +129,38 @@ describe("model.refresh outcomes", () => {
     assert.ok(result.catalog_revision && result.catalog_revision !== before.revision);
     const after = await c.call("model.catalog", {});
     assert.equal(after.revision, result.catalog_revision);
-    assert.deepEqual(after.choices.map((ch) => ch.id), ["demo/demo-1"]);
+    assert.deepEqual(
+      after.choices.map((ch) => ch.id),
+      ["demo/demo-1"],
+    );
     assert.deepEqual(after.selection, { model: "demo/demo-1", effort: "medium" });
     const cache = JSON.parse(readFileSync(cacheFile(box, "demo"), "utf8"));
-    assert.deepEqual(cache.models.map((m: { id: string }) => m.id), ["demo-1", "demo-new"]);
+    assert.deepEqual(
+      cache.models.map((m: { id: string }) => m.id),
+      ["demo-1", "demo-new"],
+    );
     assert.equal(
-      await c.errorCode("model.select", { model: "demo/demo-1", effort: null, catalog_revision: before.revision }),
+      await c.errorCode("model.select", {
+        model: "demo/demo-1",
+        effort: null,
+        catalog_revision: before.revision,
+      }),
       "stale_revision",
     );
     assert.equal(
-      await c.errorCode("model.select", { model: "demo/demo-new", effort: null, catalog_revision: after.revision }),
+      await c.errorCode("model.select", {
+        model: "demo/demo-new",
+        effort: null,
+        catalog_revision: after.revision,
+      }),
       "model_unavailable",
       "newly listed disabled models stay unselectable",
     );
     const st = await c.request("status", {});
-    assert.deepEqual((st.result as { selection: unknown }).selection, { model: "demo/demo-1", effort: "medium" });
+    assert.deepEqual((st.result as { selection: unknown }).selection, {
+      model: "demo/demo-1",
+      effort: "medium",
+    });
   });
 
   test("a failed refresh still kills earlier cursors and guards", async () => {
@@ -139,7 +168,11 @@ describe("model.refresh outcomes", () => {
     const before = await c.call("model.catalog.status", {});
     await c.call("model.refresh", { provider: "demo" });
     assert.equal(
-      await c.errorCode("model.select", { model: "demo/demo-1", effort: null, catalog_revision: before.revision }),
+      await c.errorCode("model.select", {
+        model: "demo/demo-1",
+        effort: null,
+        catalog_revision: before.revision,
+      }),
       "stale_revision",
     );
   });
@@ -166,7 +199,10 @@ describe("model.refresh outcomes", () => {
     const c = await setup(200, {});
     assert.equal(await c.errorCode("model.refresh", { provider: "nope" }), "invalid_params");
     assert.equal(await c.errorCode("model.refresh", { provider: "demo", x: 1 }), "invalid_params");
-    assert.equal(await c.errorCode("model.refresh", { provider: "a".repeat(257) }), "invalid_params");
+    assert.equal(
+      await c.errorCode("model.refresh", { provider: "a".repeat(257) }),
+      "invalid_params",
+    );
   });
 });
 
