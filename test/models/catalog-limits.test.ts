@@ -53,6 +53,56 @@ async function expectBothFail(code: string): Promise<void> {
 }
 
 describe("catalog cache bounds and safety", () => {
+  test("32 providers with the longest names, all relevant and noticed, still fit every page", async () => {
+    box = sandbox();
+    const providers: Record<string, unknown> = {};
+    const enabled: string[] = [];
+    for (let i = 0; i < 28; i++) {
+      const id = `p${String(i).padStart(2, "0")}`.padEnd(250, "x");
+      providers[id] = { ...identity };
+      enabled.push(`${id}/m`);
+    }
+    const longest = `${"q".repeat(100)}`;
+    providers[longest] = { ...identity };
+    const models = Array.from({ length: 150 }, (_, i) => ({
+      id: `m-${String(i).padStart(3, "0")}`.padEnd(150, "y"),
+      name: "n".repeat(256),
+      efforts: Array.from({ length: 16 }, (_, e) => `effort-${e}`.padEnd(32, "z")),
+      default_effort: "effort-0".padEnd(32, "z"),
+    }));
+    for (const m of models) enabled.push(`${longest}/${m.id}`);
+    writeConfig(box, { providers, enabled_models: enabled, effort: "high" });
+    writeCache(box, longest, cacheDoc(longest, identity, models));
+    child = await startReady(box, MODEL_CAPS);
+    let cursor: string | null = null;
+    let seen = 0;
+    do {
+      const page: {
+        providers: unknown[];
+        notices: unknown[];
+        choices: unknown[];
+        cursor: string | null;
+      } = await child.call("model.catalog.status", cursor ? { cursor } : {});
+      assert.equal(page.providers.length, 32);
+      assert.equal(page.notices.length, 28);
+      assert.ok(Buffer.byteLength(JSON.stringify(page)) <= 32_768);
+      seen += page.choices.length;
+      cursor = page.cursor;
+    } while (cursor);
+    assert.equal(seen, 150);
+  });
+
+  test("a 33rd provider makes the settings invalid", async () => {
+    box = sandbox();
+    const providers: Record<string, unknown> = {};
+    for (let i = 0; i < 30; i++) providers[`p${i}`] = { ...identity };
+    writeConfig(box, { providers });
+    child = await startReady(box, MODEL_CAPS);
+    const status = await child.call("model.catalog.status", {});
+    assert.deepEqual(status.notices, [{ code: "configuration_invalid" }]);
+    assert.equal(status.providers.length, 3);
+  });
+
   test("a symlinked cache is catalog_unavailable, not a status", async () => {
     box = sandbox();
     writeConfig(box, demoConfig(DEMO_URL));

@@ -195,6 +195,19 @@ describe("model.refresh outcomes", () => {
     assert.deepEqual(readFileSync(cacheFile(box, "demo")), before);
   });
 
+  test("a bad endpoint or invalid settings are configuration_invalid", async () => {
+    const c = await setupAt("ftp://127.0.0.1/v1");
+    await expectFailure(c, "configuration_invalid");
+    await c.close();
+    child = undefined;
+    box.cleanup();
+    box = sandbox();
+    writeConfig(box, { enabled_models: ["nowhere/x"] });
+    child = await startReady(box, MODEL_CAPS, { env: { OPENAI_API_KEY: SECRET } });
+    const result = await child.call("model.refresh", { provider: "openai" });
+    assert.equal(result.reason, "configuration_invalid");
+  });
+
   test("unknown provider or extra fields are invalid_params", async () => {
     const c = await setup(200, {});
     assert.equal(await c.errorCode("model.refresh", { provider: "nope" }), "invalid_params");
