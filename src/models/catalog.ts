@@ -53,6 +53,7 @@ export class Catalog {
 
   /** Rescans the caches and makes the result the current revision. */
   async fresh(): Promise<CatalogSnapshot> {
+    const epoch = this.epoch;
     const snapshot = await scanCatalog({
       home: this.deps.home,
       providers: this.deps.providers,
@@ -62,6 +63,8 @@ export class Catalog {
       auth: { env: this.deps.env, paths: this.deps.paths },
       revisionSeed: `${this.salt}:${this.epoch}:${this.settingsDigest}`,
     });
+    // A refresh admitted while this scan ran made it stale: its cursors must not outlive it.
+    if (epoch !== this.epoch) return snapshot;
     if (this.current?.revision !== snapshot.revision) this.dropCursors();
     this.current = snapshot;
     return snapshot;
