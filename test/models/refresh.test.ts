@@ -195,6 +195,23 @@ describe("model.refresh outcomes", () => {
     assert.deepEqual(readFileSync(cacheFile(box, "demo")), before);
   });
 
+  test("shutdown during a hanging refresh answers within the cleanup bound", async () => {
+    const c = await setup(200, {});
+    assert.ok(server);
+    server.route = () => {};
+    const before = readFileSync(cacheFile(box, "demo"));
+    const id = nextId("refresh");
+    const pending = c.request("model.refresh", { provider: "demo" }, id);
+    await waitUntil(() => (server?.seen.length ?? 0) > 0);
+    const started = Date.now();
+    const stopped = await c.request("shutdown", {}, nextId("stop"), 5000);
+    assert.deepEqual(stopped.result, { state: "stopped" });
+    assert.ok(Date.now() - started < 2500, "cleanup bound");
+    assert.equal((await pending).error?.code, "operation_cancelled");
+    assert.equal((await c.exited).code, 0);
+    assert.deepEqual(readFileSync(cacheFile(box, "demo")), before);
+  });
+
   test("a bad endpoint or invalid settings are configuration_invalid", async () => {
     const c = await setupAt("ftp://127.0.0.1/v1");
     await expectFailure(c, "configuration_invalid");
