@@ -1,12 +1,7 @@
 import { ProtocolError } from "../protocol/codes.js";
+import type { ParamsOf } from "../protocol/methods.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Catalog } from "./catalog.js";
-
-export interface SelectRequest {
-  model: string;
-  effort: string | null;
-  catalog_revision: string;
-}
 
 /**
  * Explicit selection for this child. The guard must equal the revision of a fresh scan (so a
@@ -16,7 +11,7 @@ export interface SelectRequest {
  */
 export async function selectModel(
   catalog: Catalog,
-  request: SelectRequest,
+  request: ParamsOf<"model.select">,
   signal: AbortSignal,
 ): Promise<Selection> {
   const snapshot = await catalog.fresh();

@@ -7,6 +7,7 @@ import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read
  * Read once at child start; a changed file needs a child restart.
  */
 
+// The protocol's safe-name patterns, restated because the store imports nothing outside itself.
 const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
 const EFFORT = /^[a-z][a-z0-9_-]{0,31}$/;

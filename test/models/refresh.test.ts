@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
-import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
+import {
+  type ChildOptions,
+  nextId,
+  type Sandbox,
+  sandbox,
+  startReady,
+  type TestChild,
+} from "../helpers/child.js";
 import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
 import {
   cacheDoc,
@@ -35,7 +42,11 @@ async function setup(status: number, body: unknown): Promise<TestChild> {
   return setupAt(`${server.url}/v1`);
 }
 
-async function setupAt(baseUrl: string): Promise<TestChild> {
+async function setupAt(
+  baseUrl: string,
+  extra: Partial<ChildOptions> = {},
+  modelsDevUrl?: string,
+): Promise<TestChild> {
   box = sandbox();
   const dead = await closedPort();
   writeConfig(box, {
@@ -43,14 +54,14 @@ async function setupAt(baseUrl: string): Promise<TestChild> {
     enabled_models: ["demo/demo-1"],
     model: "demo/demo-1",
     effort: "medium",
-    models_dev_url: `${dead}/api.json`,
+    models_dev_url: modelsDevUrl ?? `${dead}/api.json`,
   });
   writeCache(
     box,
     "demo",
     cacheDoc("demo", { type: "openai-compatible", base_url: baseUrl }, DEMO_MODELS),
   );
-  child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: SECRET } });
+  child = await startReady(box, MODEL_CAPS, { ...extra, env: { DEMO_KEY: SECRET, ...extra.env } });
   return child;
 }
 
@@ -210,6 +221,24 @@ describe("model.refresh outcomes", () => {
     assert.equal((await pending).error?.code, "operation_cancelled");
     assert.equal((await c.exited).code, 0);
     assert.deepEqual(readFileSync(cacheFile(box, "demo")), before);
+  });
+
+  test("past the wall bound a provider is remote_timeout; a slow models.dev only loses enrichment", async () => {
+    // A test build shortens the 300 s / 30 s wall bounds to 300 ms.
+    const fast = { testMethods: true, env: { MC_AGENT_TEST_HTTP_WALL_MS: "300" } };
+    server = await startServer(() => {});
+    await expectFailure(await setupAt(`${server.url}/v1`, fast), "remote_timeout");
+    await child?.close();
+    child = undefined;
+    box.cleanup();
+    const provider = await startServer((_req, res) => json(res, 200, openAiList(["demo-1"])));
+    try {
+      const c = await setupAt(`${provider.url}/v1`, fast, `${server.url}/api.json`);
+      const result = await c.call("model.refresh", { provider: "demo" });
+      assert.equal(result.outcome, "refreshed");
+    } finally {
+      await provider.close();
+    }
   });
 
   test("a bad endpoint or invalid settings are configuration_invalid", async () => {

@@ -3,7 +3,7 @@ import { CACHE_MODELS, type CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
 import { RefreshFailure } from "./failure.js";
-import { httpExchange, PROVIDER_BODY_BYTES, PROVIDER_WALL_MS, statusReason } from "./http.js";
+import { httpExchange, PROVIDER_BODY_BYTES, statusReason } from "./http.js";
 
 /** What a provider adapter needs to authenticate one listing. */
 export type ListingAuth =
@@ -15,16 +15,22 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /** Codex's models endpoint filters by client version; mc asks as a current client. */
 const CODEX_CLIENT_VERSION = "0.99.0";
 
+/** The request's cancellation signal and its wall bound for each exchange. */
+export interface Remote {
+  signal: AbortSignal;
+  wallMs: number;
+}
+
 /** Lists a provider's models over its real wire format. */
 export function listModels(
   provider: Provider,
   auth: ListingAuth,
-  signal: AbortSignal,
+  remote: Remote,
 ): Promise<CacheModel[]> {
   const base = endpointBase(provider.base_url);
-  if (provider.type === "anthropic") return listAnthropic(base, auth, signal);
-  if (provider.type === "codex") return listCodex(base, auth, signal);
-  return listOpenAi(base, auth, signal);
+  if (provider.type === "anthropic") return listAnthropic(base, auth, remote);
+  if (provider.type === "codex") return listCodex(base, auth, remote);
+  return listOpenAi(base, auth, remote);
 }
 
 /** A usable http(s) base URL without trailing slashes, or `configuration_invalid`. */
@@ -44,8 +50,8 @@ const OpenAiList = z.looseObject({
   data: z.array(z.looseObject({ id: z.string() })),
 });
 
-async function listOpenAi(base: string, auth: ListingAuth, signal: AbortSignal) {
-  const body = await getJson(`${base}/models`, bearerHeaders(auth), signal);
+async function listOpenAi(base: string, auth: ListingAuth, remote: Remote) {
+  const body = await getJson(`${base}/models`, bearerHeaders(auth), remote);
   const parsed = OpenAiList.safeParse(body);
   if (!parsed.success) throw new RefreshFailure("invalid_catalog");
   guardCount(parsed.data.data.length);
@@ -59,7 +65,7 @@ const AnthropicPage = z.looseObject({
 });
 
 /** Pages with `after_id` while `has_more`; every page must make progress. */
-async function listAnthropic(base: string, auth: ListingAuth, signal: AbortSignal) {
+async function listAnthropic(base: string, auth: ListingAuth, remote: Remote) {
   const headers: Record<string, string> = {
     "anthropic-version": ANTHROPIC_VERSION,
     accept: "application/json",
@@ -75,7 +81,7 @@ async function listAnthropic(base: string, auth: ListingAuth, signal: AbortSigna
     const query =
       after === null ? "?limit=1000" : `?limit=1000&after_id=${encodeURIComponent(after)}`;
     const parsed = AnthropicPage.safeParse(
-      await getJson(`${base}/v1/models${query}`, headers, signal),
+      await getJson(`${base}/v1/models${query}`, headers, remote),
     );
     if (!parsed.success) throw new RefreshFailure("invalid_catalog");
     for (const m of parsed.data.data) models.push({ id: m.id, name: m.display_name ?? null });
@@ -101,13 +107,13 @@ const CodexList = z.looseObject({
   ),
 });
 
-async function listCodex(base: string, auth: ListingAuth, signal: AbortSignal) {
+async function listCodex(base: string, auth: ListingAuth, remote: Remote) {
   const headers = bearerHeaders(auth);
   if (auth.kind === "codex" && auth.account_id) headers["chatgpt-account-id"] = auth.account_id;
   const body = await getJson(
     `${base}/models?client_version=${CODEX_CLIENT_VERSION}`,
     headers,
-    signal,
+    remote,
   );
   const parsed = CodexList.safeParse(body);
   if (!parsed.success) throw new RefreshFailure("invalid_catalog");
@@ -139,16 +145,16 @@ function guardCount(count: number): void {
 }
 
 /** GET with the provider bounds; non-2xx statuses and non-JSON bodies become reasons. */
-async function getJson(url: string, headers: Record<string, string>, signal: AbortSignal) {
+async function getJson(url: string, headers: Record<string, string>, remote: Remote) {
   const response = await httpExchange(
     {
       url,
       headers,
-      wallMs: PROVIDER_WALL_MS,
+      wallMs: remote.wallMs,
       maxBytes: PROVIDER_BODY_BYTES,
       tooLarge: "catalog_limit",
     },
-    signal,
+    remote.signal,
   );
   const reason = statusReason(response.status);
   if (reason) throw new RefreshFailure(reason);

@@ -11,7 +11,7 @@ import type { CodexCredential } from "../auth.js";
 import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
 import { endpointBase } from "./adapters.js";
 import { RefreshFailure } from "./failure.js";
-import { httpExchange, PROVIDER_BODY_BYTES, PROVIDER_WALL_MS } from "./http.js";
+import { httpExchange, PROVIDER_BODY_BYTES } from "./http.js";
 
 /** Without a JWT `exp`, tokens older than this are renewed (as Codex itself does). */
 export const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
@@ -37,11 +37,12 @@ export async function codexBearer(
   provider: Provider,
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
+  wallMs: number,
   now = Date.now(),
 ): Promise<CodexBearer> {
   if (!needsRenewal(credential, now) || !credential.refresh_token)
     return { token: credential.access_token, account_id: credential.account_id };
-  const renewed = await exchange(credential.refresh_token, provider);
+  const renewed = await exchange(credential.refresh_token, provider, wallMs);
   try {
     await persist(credential, renewed, paths, now);
   } catch {
@@ -80,7 +81,11 @@ const TokenResponse = z.looseObject({
 });
 type TokenResponse = z.infer<typeof TokenResponse>;
 
-async function exchange(refreshToken: string, provider: Provider): Promise<TokenResponse> {
+async function exchange(
+  refreshToken: string,
+  provider: Provider,
+  wallMs: number,
+): Promise<TokenResponse> {
   const url = endpointBase(provider.token_url ?? "");
   const response = await httpExchange(
     {
@@ -92,7 +97,7 @@ async function exchange(refreshToken: string, provider: Provider): Promise<Token
         grant_type: "refresh_token",
         refresh_token: refreshToken,
       }),
-      wallMs: PROVIDER_WALL_MS,
+      wallMs,
       maxBytes: PROVIDER_BODY_BYTES,
       tooLarge: "remote_unavailable",
     },

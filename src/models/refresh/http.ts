@@ -11,6 +11,16 @@ export const PROVIDER_BODY_BYTES = 2 * 1_048_576;
 export const ENRICHMENT_WALL_MS = 30_000;
 export const ENRICHMENT_BODY_BYTES = 8 * 1_048_576;
 
+/** The wall-clock bounds of one refresh's HTTP; only test builds shorten them. */
+export interface WallBounds {
+  providerMs: number;
+  enrichmentMs: number;
+}
+export const CONTRACT_WALL_BOUNDS: WallBounds = {
+  providerMs: PROVIDER_WALL_MS,
+  enrichmentMs: ENRICHMENT_WALL_MS,
+};
+
 const agent = new Agent({
   connect: { timeout: CONNECT_TIMEOUT_MS },
   connections: CATALOG_HTTP_WORKERS,

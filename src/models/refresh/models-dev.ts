@@ -3,7 +3,7 @@ import type { CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
 import { endpointBase } from "./adapters.js";
-import { ENRICHMENT_BODY_BYTES, ENRICHMENT_WALL_MS, httpExchange } from "./http.js";
+import { ENRICHMENT_BODY_BYTES, httpExchange } from "./http.js";
 
 /** Efforts offered for a models.dev model marked `"reasoning": true` that the provider left bare. */
 export const REASONING_EFFORTS = ["low", "medium", "high"];
@@ -13,13 +13,17 @@ export const REASONING_DEFAULT = "medium";
  * models.dev's api.json, or null when it cannot be had (down, slow, too big, not JSON, bad URL):
  * enrichment is best effort and never fails a refresh. Cancellation still propagates.
  */
-export async function fetchModelsDev(url: string, signal: AbortSignal): Promise<unknown> {
+export async function fetchModelsDev(
+  url: string,
+  signal: AbortSignal,
+  wallMs: number,
+): Promise<unknown> {
   try {
     const response = await httpExchange(
       {
         url: endpointBase(url),
         headers: { accept: "application/json" },
-        wallMs: ENRICHMENT_WALL_MS,
+        wallMs,
         maxBytes: ENRICHMENT_BODY_BYTES,
         tooLarge: "catalog_limit",
       },

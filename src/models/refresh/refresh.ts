@@ -15,6 +15,7 @@ import { DEFAULT_MODELS_DEV_URL, type Provider } from "../providers.js";
 import { endpointBase, type ListingAuth, listModels } from "./adapters.js";
 import { codexBearer } from "./codex-token.js";
 import { RefreshFailure } from "./failure.js";
+import type { WallBounds } from "./http.js";
 import { enrich, fetchModelsDev, modelsDevKey } from "./models-dev.js";
 import { validateListing } from "./validate.js";
 
@@ -26,6 +27,8 @@ export interface RefreshDeps {
   home: string;
   env: NodeJS.ProcessEnv;
   log: (level: "warn" | "info", message: string) => void;
+  /** The contract's HTTP wall bounds; test builds may shorten them. */
+  wall: WallBounds;
 }
 
 /**
@@ -74,11 +77,12 @@ async function attempt(
   if (!credential) return "authentication_unavailable";
   const auth = await listingAuth(credential, provider, deps);
   checkpoint(signal);
-  const listed = await listModels(provider, auth, signal);
+  const listed = await listModels(provider, auth, { signal, wallMs: deps.wall.providerMs });
   checkpoint(signal);
   const modelsDev = await fetchModelsDev(
     deps.settings.global.models_dev_url ?? DEFAULT_MODELS_DEV_URL,
     signal,
+    deps.wall.enrichmentMs,
   );
   const enriched: CacheModel[] = enrich(listed, modelsDev, modelsDevKey(provider));
   checkpoint(signal);
@@ -93,7 +97,13 @@ async function listingAuth(
   deps: RefreshDeps,
 ): Promise<ListingAuth> {
   if (credential.kind !== "codex") return credential;
-  const bearer = await codexBearer(credential, provider, deps.paths, deps.log);
+  const bearer = await codexBearer(
+    credential,
+    provider,
+    deps.paths,
+    deps.log,
+    deps.wall.providerMs,
+  );
   return { kind: "codex", token: bearer.token, account_id: bearer.account_id };
 }
 

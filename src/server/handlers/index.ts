@@ -9,7 +9,7 @@ import { testHandlers } from "./testing.js";
  */
 export function buildHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
   return {
-    ...modelHandlers(state),
+    ...modelHandlers(state, options),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { Catalog, type PagePosition } from "../../models/catalog.js";
 import { resolveProviders } from "../../models/providers.js";
+import { CONTRACT_WALL_BOUNDS, type WallBounds } from "../../models/refresh/http.js";
 import { refreshProvider } from "../../models/refresh/refresh.js";
 import { selectModel } from "../../models/selection.js";
 import { credentialPaths } from "../../store/credentials.js";
@@ -14,7 +15,7 @@ import type { ServerState } from "../state.js";
  * here, at child start; the user's configured preferred model and effort become the initial
  * selection (their own choice, applied as written, never replaced by another model).
  */
-export function modelHandlers(state: ServerState): HandlerTable {
+export function modelHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
   const settings = loadSettings(state.home, state.cwd);
   if (settings.invalid) log("warn", "a settings file is invalid; built-in defaults are in force");
   state.selection = { ...settings.preferred };
@@ -46,6 +47,17 @@ export function modelHandlers(state: ServerState): HandlerTable {
         home: state.home,
         env: state.env,
         log,
+        wall: wallBounds(state.env, options.testMethods),
       }),
   };
+}
+
+/**
+ * The contract's 300 s / 30 s wall bounds. Only a test build (MC_AGENT_TEST_METHODS=1) may
+ * shorten both with MC_AGENT_TEST_HTTP_WALL_MS, so that the timeout path is testable.
+ */
+function wallBounds(env: NodeJS.ProcessEnv, testMethods: boolean): WallBounds {
+  const override = Number(env.MC_AGENT_TEST_HTTP_WALL_MS);
+  if (!testMethods || !Number.isInteger(override) || override <= 0) return CONTRACT_WALL_BOUNDS;
+  return { providerMs: override, enrichmentMs: override };
 }
