@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import {
   type ChildOptions,
@@ -7,7 +7,7 @@ import {
   type Sandbox,
   sandbox,
   startReady,
-  type TestChild,
+  TestChild,
 } from "../helpers/child.js";
 import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
 import {
@@ -252,6 +252,39 @@ describe("model.refresh outcomes", () => {
     child = await startReady(box, MODEL_CAPS, { env: { OPENAI_API_KEY: SECRET } });
     const result = await child.call("model.refresh", { provider: "openai" });
     assert.equal(result.reason, "configuration_invalid");
+  });
+
+  test("a rescan that fails gives a null revision and its safe error", async () => {
+    const c = await setup(429, {});
+    // Another provider's cache turns into a symlink: the post-refresh scan cannot finish.
+    symlinkSync(cacheFile(box, "demo"), cacheFile(box, "openai"));
+    const result = await c.call("model.refresh", { provider: "demo" });
+    assert.deepEqual(
+      {
+        reason: result.reason,
+        catalog_revision: result.catalog_revision,
+        catalog_error: result.catalog_error,
+      },
+      { reason: "rate_limited", catalog_revision: null, catalog_error: "catalog_unavailable" },
+    );
+  });
+
+  test("initialize advertises the refresh extension exactly when negotiated", async () => {
+    await setup(200, {});
+    const other = new TestChild({ cwd: box.workspace, home: box.home });
+    try {
+      const init = await other.initialize(["model.catalog", "model.refresh"]);
+      assert.deepEqual(init.result?.extensions, {
+        "model.refresh": {
+          providers_per_request: 1,
+          cache_bytes: 1048576,
+          models: 2048,
+          preferences: "unchanged",
+        },
+      });
+    } finally {
+      await other.close();
+    }
   });
 
   test("unknown provider or extra fields are invalid_params", async () => {
