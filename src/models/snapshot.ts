@@ -47,59 +47,77 @@ interface ProviderScan {
  */
 export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapshot> {
   const scans = await readAll(inputs);
-  const revision = createHash("sha256")
-    .update(inputs.revisionSeed)
-    .update(scans.map((s) => `${s.provider.id}=${s.digest}`).join("\n"))
-    .digest("hex")
-    .slice(0, 32);
   const enabled = [...new Set(inputs.enabled)];
   const selected = inputs.selection.model ? splitModelId(inputs.selection.model) : null;
   const relevant = new Set(enabled.map((id) => splitModelId(id)?.[0]));
   if (selected) relevant.add(selected[0]);
   const ready = await readiness(scans, relevant, inputs.auth);
   const byProvider = new Map(scans.map((s) => [s.provider.id, s]));
-  const choices = enabled.flatMap((id) => choiceFor(id, byProvider));
+  const usage: Usage = { enabled, selected, selectedId: inputs.selection.model, relevant, ready };
   const notices: CatalogNotice[] = inputs.settingsInvalid
     ? [{ code: "configuration_invalid" }]
     : [];
-  const providers: ProviderStatus[] = [];
-  for (const scan of scans) {
-    const id = scan.provider.id;
-    const isRelevant = relevant.has(id);
-    const status = scan.verdict.status;
-    if (isRelevant && status !== "available") {
-      notices.push({
-        code: status === "missing_cache" ? "catalog_missing" : "catalog_invalid",
-        provider: id,
-      });
-    }
-    const authentication = !isRelevant
-      ? "not_checked"
-      : ready.get(id)
-        ? "ready"
-        : "authentication_unavailable";
-    const listed =
-      scan.verdict.status === "available" ? modelIds(scan.verdict.models) : new Set<string>();
-    providers.push({
-      provider: id,
-      catalog_status: status,
+  return {
+    revision: revisionOf(inputs.revisionSeed, scans),
+    choices: enabled.flatMap((id) => choiceFor(id, byProvider)),
+    notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
+    providers: scans.map((scan) => statusFor(scan, usage)),
+  };
+}
+
+/** What the settings and the selection make of each provider. */
+interface Usage {
+  enabled: string[];
+  selected: [string, string] | null;
+  selectedId: string | null;
+  relevant: Set<string | undefined>;
+  ready: Map<string, boolean>;
+}
+
+/** Salt, epoch and settings (the seed) plus every cache's bytes, as 32 hex digits. */
+function revisionOf(seed: string, scans: ProviderScan[]): string {
+  return createHash("sha256")
+    .update(seed)
+    .update(scans.map((s) => `${s.provider.id}=${s.digest}`).join("\n"))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/** Only relevant providers without a valid cache get a notice; unused ones never do. */
+function noticeFor(scan: ProviderScan, relevant: Set<string | undefined>): CatalogNotice[] {
+  const status = scan.verdict.status;
+  if (!relevant.has(scan.provider.id) || status === "available") return [];
+  const code = status === "missing_cache" ? "catalog_missing" : "catalog_invalid";
+  return [{ code, provider: scan.provider.id }];
+}
+
+function statusFor(scan: ProviderScan, usage: Usage): ProviderStatus {
+  const id = scan.provider.id;
+  const relevant = usage.relevant.has(id);
+  const verdict = scan.verdict;
+  const authentication = !relevant
+    ? "not_checked"
+    : usage.ready.get(id)
+      ? "ready"
+      : "authentication_unavailable";
+  const listed = verdict.status === "available" ? modelIds(verdict.models) : new Set<string>();
+  const ofThisProvider = usage.enabled.map(splitModelId).filter((parts) => parts?.[0] === id);
+  return {
+    provider: id,
+    catalog_status: verdict.status,
+    authentication,
+    relevant,
+    recovery: recoveryFor({
+      relevant,
+      catalogStatus: verdict.status,
       authentication,
-      relevant: isRelevant,
-      recovery: recoveryFor({
-        relevant: isRelevant,
-        catalogStatus: status,
-        authentication,
-        enabledMissingFromCache: enabled.some(
-          (m) => splitModelId(m)?.[0] === id && !listed.has(splitModelId(m)?.[1] ?? ""),
-        ),
-        selectedNotEnabled:
-          selected?.[0] === id &&
-          listed.has(selected[1]) &&
-          !enabled.includes(inputs.selection.model ?? ""),
-      }),
-    });
-  }
-  return { revision, choices, notices, providers };
+      enabledMissingFromCache: ofThisProvider.some((parts) => !listed.has(parts?.[1] ?? "")),
+      selectedNotEnabled:
+        usage.selected?.[0] === id &&
+        listed.has(usage.selected[1]) &&
+        !usage.enabled.includes(usage.selectedId ?? ""),
+    }),
+  };
 }
 
 async function readAll(inputs: SnapshotInputs): Promise<ProviderScan[]> {
