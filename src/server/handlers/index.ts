@@ -1,5 +1,6 @@
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { modelHandlers } from "./models.js";
 import { sessionHandlers } from "./sessions.js";
 import { testHandlers } from "./testing.js";
 
@@ -10,6 +11,7 @@ import { testHandlers } from "./testing.js";
 export function buildHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
   return {
     ...sessionHandlers(state),
+    ...modelHandlers(state, options),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

@@ -1,0 +1,72 @@
+import { request } from "undici";
+import { nextId, sandbox, startReady } from "../src/conformance/harness.js";
+import { json, openAiList, startServer } from "../test/models/fake-server.js";
+import { cacheDoc, cacheFile, writeConfig, writeJson } from "../test/models/fixtures.js";
+import { type Bench, median } from "./report.js";
+
+const MODELS = 2000;
+const ROUNDS = 20;
+
+/** Catalog reads over a full-size cache, and a refresh, each against a baseline in the same run. */
+const bench: Bench = {
+  title: "Models: catalog snapshot and refresh",
+  async run() {
+    const ids = Array.from({ length: MODELS }, (_, i) => `demo-${i}`);
+    const server = await startServer((_req, res) => json(res, 200, openAiList(ids)));
+    const box = sandbox("mc-bench-");
+    const baseUrl = `${server.url}/v1`;
+    const identity = { type: "openai-compatible", base_url: baseUrl };
+    writeConfig(box, {
+      providers: { demo: { ...identity, api_key_env: "DEMO_KEY" } },
+      enabled_models: ids.map((id) => `demo/${id}`),
+      models_dev_url: `${server.url}/nothing`,
+    });
+    const models = ids.map((id) => ({ id, name: `Model ${id}`, efforts: ["low", "high"] }));
+    writeJson(cacheFile(box, "demo"), cacheDoc("demo", identity, models));
+    const child = await startReady(box, ["model.catalog.status", "model.refresh"], {
+      env: { DEMO_KEY: "k" },
+    });
+    try {
+      const time = async (f: () => Promise<unknown>) => {
+        const samples: number[] = [];
+        for (let i = 0; i < ROUNDS; i++) {
+          const start = process.hrtime.bigint();
+          await f();
+          samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+        }
+        return median(samples);
+      };
+      const status = await time(() => child.request("status", {}, nextId("b")));
+      const catalog = await time(() => child.call("model.catalog.status", {}));
+      const fetchOnly = await time(async () => {
+        const res = await request(`${baseUrl}/models`);
+        await res.body.text();
+      });
+      const refresh = await time(() => child.call("model.refresh", { provider: "demo" }));
+      return [
+        {
+          name: `fresh model.catalog.status, ${MODELS}-entry cache (median of ${ROUNDS})`,
+          figure: catalog,
+          baseline: status,
+          unit: "ms",
+          baselineName: "status round trip on the same child",
+          note: "lower is better",
+        },
+        {
+          name: `model.refresh of ${MODELS} models from loopback (median of ${ROUNDS})`,
+          figure: refresh,
+          baseline: fetchOnly,
+          unit: "ms",
+          baselineName: "plain undici GET of the same list",
+          note: "lower is better; includes validation, fsync'd atomic write and rescan",
+        },
+      ];
+    } finally {
+      await child.close();
+      await server.close();
+      box.cleanup();
+    }
+  },
+};
+
+export default bench;

@@ -1,0 +1,119 @@
+import {
+  ClaudeCredentialsFile,
+  CodexAuthFile,
+  type CredentialPaths,
+  McAuthFile,
+  readCredentialFile,
+} from "../store/credentials.js";
+import type { Provider } from "./providers.js";
+
+/**
+ * Credential discovery without network: where a provider's credential comes from, in order.
+ * - an `api_key_env` variable (empty counts as unset), for API-key providers and anthropic;
+ * - mc's own `MC_HOME/auth.json` entry for the provider;
+ * - codex: Codex's `auth.json` (`tokens.access_token` / `refresh_token`);
+ * - anthropic: Claude's `.credentials.json` (`claudeAiOauth.accessToken`).
+ */
+export type Credential =
+  | { kind: "api_key"; key: string }
+  | { kind: "oauth_bearer"; token: string }
+  | CodexCredential;
+
+export interface CodexCredential {
+  kind: "codex";
+  /** The file the tokens came from, so renewed ones go back there. */
+  source: "mc" | "codex";
+  access_token: string;
+  refresh_token: string | null;
+  account_id: string | null;
+  expires_at_ms: number | null;
+  last_refresh_ms: number | null;
+}
+
+export interface AuthContext {
+  env: NodeJS.ProcessEnv;
+  paths: CredentialPaths;
+  now?: number;
+}
+
+export async function discoverCredential(
+  provider: Provider,
+  context: AuthContext,
+): Promise<Credential | null> {
+  const envKey = provider.api_key_env ? context.env[provider.api_key_env] : undefined;
+  if (envKey && provider.type !== "codex") return { kind: "api_key", key: envKey };
+  const fromMc = await mcCredential(provider, context);
+  if (fromMc) return fromMc;
+  if (provider.type === "codex") return codexFileCredential(context);
+  if (provider.type === "anthropic") return claudeCredential(context);
+  return null;
+}
+
+/** Authentication readiness as `model.catalog.status` reports it for relevant providers. */
+export async function authenticationReady(
+  provider: Provider,
+  context: AuthContext,
+): Promise<boolean> {
+  return (await discoverCredential(provider, context)) !== null;
+}
+
+async function mcCredential(provider: Provider, context: AuthContext): Promise<Credential | null> {
+  const file = await readCredentialFile(context.paths.mcAuth, McAuthFile);
+  const entry = file?.[provider.id];
+  if (!entry) return null;
+  if (entry.type === "api_key") {
+    return entry.key && provider.type !== "codex" ? { kind: "api_key", key: entry.key } : null;
+  }
+  const refresh = entry.refresh_token || null;
+  const expiresAt = timeMs(entry.expires_at);
+  if (provider.type === "codex") {
+    if (!entry.access_token && !refresh) return null;
+    return {
+      kind: "codex",
+      source: "mc",
+      access_token: entry.access_token,
+      refresh_token: refresh,
+      account_id: null,
+      expires_at_ms: expiresAt,
+      last_refresh_ms: null,
+    };
+  }
+  if (provider.type !== "anthropic" || !entry.access_token) return null;
+  // An expired token with a refresh token still counts as ready (the provider may renew it).
+  if (expiresAt !== null && expiresAt <= (context.now ?? Date.now()) && !refresh) return null;
+  return { kind: "oauth_bearer", token: entry.access_token };
+}
+
+async function codexFileCredential(context: AuthContext): Promise<Credential | null> {
+  const file = await readCredentialFile(context.paths.codexAuth, CodexAuthFile);
+  const tokens = file?.tokens;
+  if (!tokens || (!tokens.access_token && !tokens.refresh_token)) return null;
+  return {
+    kind: "codex",
+    source: "codex",
+    access_token: tokens.access_token ?? "",
+    refresh_token: tokens.refresh_token || null,
+    account_id: tokens.account_id ?? null,
+    expires_at_ms: null,
+    last_refresh_ms: timeMs(file.last_refresh),
+  };
+}
+
+async function claudeCredential(context: AuthContext): Promise<Credential | null> {
+  const file = await readCredentialFile(context.paths.claudeCredentials, ClaudeCredentialsFile);
+  const oauth = file?.claudeAiOauth;
+  if (!oauth?.accessToken) return null;
+  const expired =
+    typeof oauth.expiresAt === "number" && oauth.expiresAt <= (context.now ?? Date.now());
+  if (expired && !oauth.refreshToken) return null;
+  return { kind: "oauth_bearer", token: oauth.accessToken };
+}
+
+function timeMs(value: number | string | null | undefined): number | null {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value === "string") {
+    const parsed = Date.parse(value);
+    return Number.isNaN(parsed) ? null : parsed;
+  }
+  return null;
+}

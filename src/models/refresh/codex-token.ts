@@ -1,0 +1,156 @@
+import { z } from "zod";
+import {
+  CodexAuthFile,
+  type CredentialPaths,
+  McAuthFile,
+  readCredentialFile,
+  writeCredentialFile,
+} from "../../store/credentials.js";
+import { parseJson } from "../../store/settings.js";
+import type { CodexCredential } from "../auth.js";
+import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
+import { endpointBase } from "./adapters.js";
+import { RefreshFailure } from "./failure.js";
+import { httpExchange, PROVIDER_BODY_BYTES } from "./http.js";
+
+/** Without a JWT `exp`, tokens older than this are renewed (as Codex itself does). */
+export const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
+const REJECTED_CODES = new Set([
+  "refresh_token_expired",
+  "refresh_token_reused",
+  "refresh_token_invalidated",
+]);
+
+export interface CodexBearer {
+  token: string;
+  account_id: string | null;
+}
+
+/**
+ * The bearer for Codex's models endpoint, renewing it first when it has expired. Renewed tokens
+ * are written back, atomically and with mode 0600, into the file they came from.
+ * The token exchange is deliberately not cancelled once started: the provider may already have
+ * rotated the refresh token, and dropping the answer would lock the user out.
+ */
+export async function codexBearer(
+  credential: CodexCredential,
+  provider: Provider,
+  paths: CredentialPaths,
+  log: (level: "warn", message: string) => void,
+  wallMs: number,
+  now = Date.now(),
+): Promise<CodexBearer> {
+  if (!needsRenewal(credential, now) || !credential.refresh_token)
+    return { token: credential.access_token, account_id: credential.account_id };
+  const renewed = await exchange(credential.refresh_token, provider, wallMs);
+  try {
+    await persist(credential, renewed, paths, now);
+  } catch {
+    log("warn", "renewed credentials could not be saved");
+  }
+  return { token: renewed.access_token, account_id: credential.account_id };
+}
+
+export function needsRenewal(credential: CodexCredential, now: number): boolean {
+  if (!credential.access_token) return true;
+  const exp = jwtExpiryMs(credential.access_token) ?? credential.expires_at_ms;
+  if (exp !== null) return exp <= now;
+  return (
+    credential.last_refresh_ms !== null && now - credential.last_refresh_ms > CODEX_REFRESH_AGE_MS
+  );
+}
+
+/** The `exp` claim of a JWT in milliseconds, or null when the token carries none. */
+export function jwtExpiryMs(token: string): number | null {
+  const payload = token.split(".")[1];
+  if (!payload) return null;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+      exp?: unknown;
+    };
+    return typeof claims.exp === "number" ? claims.exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+const TokenResponse = z.looseObject({
+  access_token: z.string().min(1),
+  refresh_token: z.string().min(1).optional(),
+  id_token: z.string().min(1).optional(),
+});
+type TokenResponse = z.infer<typeof TokenResponse>;
+
+async function exchange(
+  refreshToken: string,
+  provider: Provider,
+  wallMs: number,
+): Promise<TokenResponse> {
+  const url = endpointBase(provider.token_url ?? "");
+  const response = await httpExchange(
+    {
+      url,
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({
+        client_id: CODEX_CLIENT_ID,
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+      }),
+      wallMs,
+      maxBytes: PROVIDER_BODY_BYTES,
+      tooLarge: "remote_unavailable",
+    },
+    new AbortController().signal,
+  );
+  const body = parseJson(response.body);
+  if (response.status >= 200 && response.status < 300) {
+    const parsed = TokenResponse.safeParse(body);
+    if (!parsed.success) throw new RefreshFailure("remote_unavailable");
+    return parsed.data;
+  }
+  if (response.status === 401 || REJECTED_CODES.has(errorCodeOf(body)))
+    throw new RefreshFailure("authentication_rejected");
+  if (response.status === 429) throw new RefreshFailure("rate_limited");
+  throw new RefreshFailure(
+    response.status >= 500 ? "remote_unavailable" : "authentication_rejected",
+  );
+}
+
+/** OAuth error bodies spell the code as `error`, `error.code` or `code`. */
+function errorCodeOf(body: unknown): string {
+  if (typeof body !== "object" || body === null) return "";
+  const record = body as Record<string, unknown>;
+  if (typeof record.error === "string") return record.error;
+  const nested = record.error as Record<string, unknown> | undefined;
+  if (nested && typeof nested.code === "string") return nested.code;
+  return typeof record.code === "string" ? record.code : "";
+}
+
+async function persist(
+  credential: CodexCredential,
+  renewed: TokenResponse,
+  paths: CredentialPaths,
+  now: number,
+): Promise<void> {
+  const refreshToken = renewed.refresh_token ?? credential.refresh_token ?? undefined;
+  if (credential.source === "codex") {
+    const file = (await readCredentialFile(paths.codexAuth, CodexAuthFile)) ?? { tokens: {} };
+    file.tokens = {
+      ...file.tokens,
+      access_token: renewed.access_token,
+      refresh_token: refreshToken,
+    };
+    if (renewed.id_token) file.tokens.id_token = renewed.id_token;
+    file.last_refresh = new Date(now).toISOString();
+    return writeCredentialFile(paths.codexAuth, file);
+  }
+  const file = (await readCredentialFile(paths.mcAuth, McAuthFile)) ?? {};
+  file.codex = {
+    type: "oauth",
+    access_token: renewed.access_token,
+    refresh_token: refreshToken,
+    expires_at: jwtExpiryMs(renewed.access_token),
+  };
+  return writeCredentialFile(paths.mcAuth, file);
+}

@@ -1,0 +1,112 @@
+import { Agent, request } from "undici";
+import { ProtocolError } from "../../protocol/codes.js";
+import type { RefreshReason } from "../../protocol/schemas/models.js";
+import { RefreshFailure } from "./failure.js";
+import { CATALOG_HTTP_WORKERS, catalogHttpSlots } from "./workers.js";
+
+/** Provider HTTP bounds from the contract. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+export const PROVIDER_WALL_MS = 300_000;
+export const PROVIDER_BODY_BYTES = 2 * 1_048_576;
+export const ENRICHMENT_WALL_MS = 30_000;
+export const ENRICHMENT_BODY_BYTES = 8 * 1_048_576;
+
+/** The wall-clock bounds of one refresh's HTTP; only test builds shorten them. */
+export interface WallBounds {
+  providerMs: number;
+  enrichmentMs: number;
+}
+export const CONTRACT_WALL_BOUNDS: WallBounds = {
+  providerMs: PROVIDER_WALL_MS,
+  enrichmentMs: ENRICHMENT_WALL_MS,
+};
+
+const agent = new Agent({
+  connect: { timeout: CONNECT_TIMEOUT_MS },
+  connections: CATALOG_HTTP_WORKERS,
+  // The wall timer below is the real bound; these only keep undici from cutting in earlier.
+  headersTimeout: PROVIDER_WALL_MS,
+  bodyTimeout: PROVIDER_WALL_MS,
+});
+
+export interface HttpCall {
+  url: string;
+  method?: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  wallMs: number;
+  maxBytes: number;
+  /** The reason for a body past `maxBytes`. */
+  tooLarge: RefreshReason;
+}
+
+export interface HttpResponse {
+  status: number;
+  body: Buffer;
+}
+
+/**
+ * One bounded HTTP exchange: a process-wide worker slot, a 10 s connect timeout, a wall timer
+ * over the whole exchange, and a body counted while it streams (aborted one byte past the
+ * bound). Cancellation aborts the socket at once. Errors become refresh reasons and never carry
+ * the URL, a header or the body.
+ */
+export async function httpExchange(call: HttpCall, signal: AbortSignal): Promise<HttpResponse> {
+  const release = await catalogHttpSlots.acquire(signal);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, call.wallMs);
+  const onCancel = () => controller.abort();
+  signal.addEventListener("abort", onCancel, { once: true });
+  try {
+    const response = await request(call.url, {
+      method: call.method ?? "GET",
+      headers: call.headers,
+      body: call.body,
+      signal: controller.signal,
+      dispatcher: agent,
+    });
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of response.body) {
+      total += (chunk as Buffer).length;
+      if (total > call.maxBytes) {
+        controller.abort();
+        throw new RefreshFailure(call.tooLarge);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { status: response.statusCode, body: Buffer.concat(chunks, total) };
+  } catch (error) {
+    if (signal.aborted) throw new ProtocolError("operation_cancelled");
+    if (error instanceof RefreshFailure) throw error;
+    if (timedOut || isTimeout(error)) throw new RefreshFailure("remote_timeout");
+    throw new RefreshFailure("remote_unavailable");
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onCancel);
+    release();
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  const code =
+    typeof error === "object" && error !== null ? (error as { code?: unknown }).code : "";
+  return (
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "ETIMEDOUT"
+  );
+}
+
+/** Maps a provider's HTTP status to a refresh reason; null for success. */
+export function statusReason(status: number): RefreshReason | null {
+  if (status >= 200 && status < 300) return null;
+  if (status === 401 || status === 403) return "authentication_rejected";
+  if (status === 429) return "rate_limited";
+  return "remote_unavailable";
+}

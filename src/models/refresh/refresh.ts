@@ -1,0 +1,146 @@
+import { ProtocolError } from "../../protocol/codes.js";
+import type { ModelRefreshResult, RefreshReason } from "../../protocol/schemas/models.js";
+import { AtomicWriteError, writeFileAtomic } from "../../store/atomic-write.js";
+import {
+  type CacheModel,
+  cachePath,
+  checkCacheFolders,
+  readCacheBytes,
+} from "../../store/catalog-cache.js";
+import type { CredentialPaths } from "../../store/credentials.js";
+import type { LoadedSettings } from "../../store/settings.js";
+import { type Credential, discoverCredential } from "../auth.js";
+import type { Catalog } from "../catalog.js";
+import { DEFAULT_MODELS_DEV_URL, type Provider } from "../providers.js";
+import { endpointBase, type ListingAuth, listModels } from "./adapters.js";
+import { codexBearer } from "./codex-token.js";
+import { RefreshFailure } from "./failure.js";
+import type { WallBounds } from "./http.js";
+import { enrich, fetchModelsDev, modelsDevKey } from "./models-dev.js";
+import { validateListing } from "./validate.js";
+
+export interface RefreshDeps {
+  catalog: Catalog;
+  settings: LoadedSettings;
+  providers: Provider[];
+  paths: CredentialPaths;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  log: (level: "warn" | "info", message: string) => void;
+  /** The contract's HTTP wall bounds; test builds may shorten them. */
+  wall: WallBounds;
+}
+
+/**
+ * model.refresh: authenticate, list, enrich, validate, persist, then rescan. Every admitted
+ * refresh kills earlier cursors and guards first, whatever its outcome. Cancellation is checked
+ * between the phases (and polled inside HTTP); once observed, nothing more is written.
+ */
+export async function refreshProvider(
+  providerId: string,
+  signal: AbortSignal,
+  deps: RefreshDeps,
+): Promise<ModelRefreshResult> {
+  const provider = deps.providers.find((p) => p.id === providerId);
+  if (!provider) throw new ProtocolError("invalid_params", "No configured provider has that name.");
+  deps.catalog.invalidate();
+  let reason: RefreshReason | null;
+  try {
+    reason = await attempt(provider, signal, deps);
+  } catch (error) {
+    if (!(error instanceof RefreshFailure)) throw error;
+    reason = error.reason;
+  }
+  checkpoint(signal);
+  deps.log("info", `refresh finished: ${reason ?? "refreshed"}`);
+  const scan = await rescan(deps.catalog);
+  return {
+    provider: provider.id,
+    outcome: reason === null ? "refreshed" : "failed",
+    reason,
+    catalog_revision: scan.revision,
+    catalog_error: scan.error,
+    recovery: "reload_catalog",
+    configuration_reload: "restart_child",
+    selection_unchanged: true,
+  };
+}
+
+async function attempt(
+  provider: Provider,
+  signal: AbortSignal,
+  deps: RefreshDeps,
+): Promise<RefreshReason | null> {
+  if (deps.settings.invalid) return "configuration_invalid";
+  endpointBase(provider.base_url);
+  const credential = await discoverCredential(provider, { env: deps.env, paths: deps.paths });
+  if (!credential) return "authentication_unavailable";
+  const auth = await listingAuth(credential, provider, deps);
+  checkpoint(signal);
+  const listed = await listModels(provider, auth, { signal, wallMs: deps.wall.providerMs });
+  checkpoint(signal);
+  const modelsDev = await fetchModelsDev(
+    deps.settings.global.models_dev_url ?? DEFAULT_MODELS_DEV_URL,
+    signal,
+    deps.wall.enrichmentMs,
+  );
+  const enriched: CacheModel[] = enrich(listed, modelsDev, modelsDevKey(provider));
+  checkpoint(signal);
+  const bytes = validateListing(enriched, provider);
+  checkpoint(signal);
+  return persist(bytes, provider, deps.home);
+}
+
+async function listingAuth(
+  credential: Credential,
+  provider: Provider,
+  deps: RefreshDeps,
+): Promise<ListingAuth> {
+  if (credential.kind !== "codex") return credential;
+  const bearer = await codexBearer(
+    credential,
+    provider,
+    deps.paths,
+    deps.log,
+    deps.wall.providerMs,
+  );
+  return { kind: "codex", token: bearer.token, account_id: bearer.account_id };
+}
+
+/**
+ * Atomic persistence. When the commit is uncertain (the folder fsync failed after the rename),
+ * the cache is reread: if it holds exactly the new bytes the refresh did happen.
+ */
+async function persist(
+  bytes: Buffer,
+  provider: Provider,
+  home: string,
+): Promise<RefreshReason | null> {
+  const path = cachePath(home, provider.id);
+  try {
+    // Never write through a symlinked cache folder.
+    await checkCacheFolders(home);
+    await writeFileAtomic(path, bytes, 0o600);
+    return null;
+  } catch (error) {
+    if (!(error instanceof AtomicWriteError) || error.stage !== "uncertain")
+      return "cache_write_failed";
+    const reread = await readCacheBytes(home, provider.id).catch(() => null);
+    return reread?.equals(bytes) ? null : "cache_write_failed";
+  }
+}
+
+async function rescan(
+  catalog: Catalog,
+): Promise<{ revision: string | null; error: string | null }> {
+  try {
+    return { revision: (await catalog.fresh()).revision, error: null };
+  } catch (error) {
+    if (error instanceof ProtocolError) return { revision: null, error: error.code };
+    throw error;
+  }
+}
+
+function checkpoint(signal: AbortSignal): void {
+  if (signal.aborted) throw new ProtocolError("operation_cancelled");
+}

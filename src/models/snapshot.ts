@@ -1,0 +1,178 @@
+import { createHash } from "node:crypto";
+import { ProtocolError } from "../protocol/codes.js";
+import type { Selection } from "../protocol/schemas/lifecycle.js";
+import type { CatalogNotice, ModelChoice, ProviderStatus } from "../protocol/schemas/models.js";
+import {
+  CacheLimitExceeded,
+  type CacheModel,
+  type CacheVerdict,
+  checkCacheFolders,
+  readCacheBytes,
+  validateCache,
+} from "../store/catalog-cache.js";
+import { UnsafeStoreFile } from "../store/safe-read.js";
+import { type AuthContext, authenticationReady } from "./auth.js";
+import { type Provider, splitModelId } from "./providers.js";
+import { recoveryFor } from "./recovery.js";
+
+/** One revision-scoped view of the cached catalog, shared by model.catalog and its status. */
+export interface CatalogSnapshot {
+  revision: string;
+  choices: ModelChoice[];
+  notices: CatalogNotice[];
+  providers: ProviderStatus[];
+}
+
+export interface SnapshotInputs {
+  home: string;
+  providers: Provider[];
+  enabled: readonly string[];
+  settingsInvalid: boolean;
+  selection: Selection;
+  auth: AuthContext;
+  /** Per-child salt, settings digest and refresh epoch: the non-cache parts of the revision. */
+  revisionSeed: string;
+}
+
+interface ProviderScan {
+  provider: Provider;
+  digest: string;
+  verdict: CacheVerdict;
+}
+
+/**
+ * Reads and validates every configured provider's cache, then derives choices, notices and
+ * statuses. An unsafe or unreadable cache fails the whole read with `catalog_unavailable`, an
+ * oversized one with `catalog_limit`: never a fabricated status.
+ */
+export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapshot> {
+  const scans = await readAll(inputs);
+  const enabled = [...new Set(inputs.enabled)];
+  const selected = inputs.selection.model ? splitModelId(inputs.selection.model) : null;
+  const relevant = new Set(enabled.map((id) => splitModelId(id)?.[0]));
+  if (selected) relevant.add(selected[0]);
+  const ready = await readiness(scans, relevant, inputs.auth);
+  const byProvider = new Map(scans.map((s) => [s.provider.id, s]));
+  const usage: Usage = { enabled, selected, selectedId: inputs.selection.model, relevant, ready };
+  const notices: CatalogNotice[] = inputs.settingsInvalid
+    ? [{ code: "configuration_invalid" }]
+    : [];
+  return {
+    revision: revisionOf(inputs.revisionSeed, scans),
+    choices: enabled.flatMap((id) => choiceFor(id, byProvider)),
+    notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
+    providers: scans.map((scan) => statusFor(scan, usage)),
+  };
+}
+
+/** What the settings and the selection make of each provider. */
+interface Usage {
+  enabled: string[];
+  selected: [string, string] | null;
+  selectedId: string | null;
+  relevant: Set<string | undefined>;
+  ready: Map<string, boolean>;
+}
+
+/** Salt, epoch and settings (the seed) plus every cache's bytes, as 32 hex digits. */
+function revisionOf(seed: string, scans: ProviderScan[]): string {
+  return createHash("sha256")
+    .update(seed)
+    .update(scans.map((s) => `${s.provider.id}=${s.digest}`).join("\n"))
+    .digest("hex")
+    .slice(0, 32);
+}
+
+/** Only relevant providers without a valid cache get a notice; unused ones never do. */
+function noticeFor(scan: ProviderScan, relevant: Set<string | undefined>): CatalogNotice[] {
+  const status = scan.verdict.status;
+  if (!relevant.has(scan.provider.id) || status === "available") return [];
+  const code = status === "missing_cache" ? "catalog_missing" : "catalog_invalid";
+  return [{ code, provider: scan.provider.id }];
+}
+
+function statusFor(scan: ProviderScan, usage: Usage): ProviderStatus {
+  const id = scan.provider.id;
+  const relevant = usage.relevant.has(id);
+  const verdict = scan.verdict;
+  const authentication = !relevant
+    ? "not_checked"
+    : usage.ready.get(id)
+      ? "ready"
+      : "authentication_unavailable";
+  const listed = verdict.status === "available" ? modelIds(verdict.models) : new Set<string>();
+  const ofThisProvider = usage.enabled.map(splitModelId).filter((parts) => parts?.[0] === id);
+  return {
+    provider: id,
+    catalog_status: verdict.status,
+    authentication,
+    relevant,
+    recovery: recoveryFor({
+      relevant,
+      catalogStatus: verdict.status,
+      authentication,
+      enabledMissingFromCache: ofThisProvider.some((parts) => !listed.has(parts?.[1] ?? "")),
+      selectedNotEnabled:
+        usage.selected?.[0] === id &&
+        listed.has(usage.selected[1]) &&
+        !usage.enabled.includes(usage.selectedId ?? ""),
+    }),
+  };
+}
+
+async function readAll(inputs: SnapshotInputs): Promise<ProviderScan[]> {
+  try {
+    await checkCacheFolders(inputs.home);
+    const scans: ProviderScan[] = [];
+    // One provider at a time: at most one 1 MiB cache is held raw at once.
+    for (const provider of inputs.providers) {
+      const bytes = await readCacheBytes(inputs.home, provider.id);
+      const digest = bytes ? createHash("sha256").update(bytes).digest("hex") : "none";
+      scans.push({
+        provider,
+        digest,
+        verdict: validateCache(bytes, provider.id, provider.fingerprint),
+      });
+    }
+    return scans;
+  } catch (error) {
+    if (error instanceof UnsafeStoreFile) throw new ProtocolError("catalog_unavailable");
+    if (error instanceof CacheLimitExceeded) throw new ProtocolError("catalog_limit");
+    throw error;
+  }
+}
+
+/** Authentication is checked for relevant providers only; the others are `not_checked`. */
+async function readiness(
+  scans: ProviderScan[],
+  relevant: Set<string | undefined>,
+  auth: AuthContext,
+): Promise<Map<string, boolean>> {
+  const checked = scans.filter((s) => relevant.has(s.provider.id));
+  const results = await Promise.all(checked.map((s) => authenticationReady(s.provider, auth)));
+  return new Map(checked.map((s, i) => [s.provider.id, results[i] ?? false]));
+}
+
+function choiceFor(id: string, byProvider: Map<string, ProviderScan>): ModelChoice[] {
+  const parts = splitModelId(id);
+  if (!parts) return [];
+  const verdict = byProvider.get(parts[0])?.verdict;
+  if (verdict?.status !== "available") return [];
+  const entry = verdict.models.find((m) => m.id === parts[1]);
+  if (!entry) return [];
+  return [
+    {
+      id,
+      provider: parts[0],
+      model: parts[1],
+      name: entry.name ?? null,
+      efforts: entry.efforts ?? [],
+      default_effort: entry.default_effort ?? null,
+      selectable: true,
+    },
+  ];
+}
+
+function modelIds(models: CacheModel[]): Set<string> {
+  return new Set(models.map((m) => m.id));
+}

@@ -1,0 +1,63 @@
+import { Catalog, type PagePosition } from "../../models/catalog.js";
+import { resolveProviders } from "../../models/providers.js";
+import { CONTRACT_WALL_BOUNDS, type WallBounds } from "../../models/refresh/http.js";
+import { refreshProvider } from "../../models/refresh/refresh.js";
+import { selectModel } from "../../models/selection.js";
+import { credentialPaths } from "../../store/credentials.js";
+import { loadSettings } from "../../store/settings.js";
+import { CursorStore } from "../cursors.js";
+import type { HandlerTable } from "../handler.js";
+import { log } from "../log.js";
+import type { ServerState } from "../state.js";
+
+/**
+ * model.catalog, model.catalog.status, model.select and model.refresh. Settings are read once,
+ * here, at child start; the user's configured preferred model and effort become the initial
+ * selection (their own choice, applied as written, never replaced by another model).
+ */
+export function modelHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
+  const settings = loadSettings(state.home, state.cwd);
+  if (settings.invalid) log("warn", "a settings file is invalid; built-in defaults are in force");
+  state.selection = { ...settings.preferred };
+  const providers = resolveProviders(settings);
+  const paths = credentialPaths(state.home, state.env);
+  const catalog = new Catalog({
+    home: state.home,
+    env: state.env,
+    settings,
+    providers,
+    paths,
+    selection: () => state.selection,
+    catalogCursors: new CursorStore<PagePosition>("mc"),
+    statusCursors: new CursorStore<PagePosition>("ms"),
+  });
+  return {
+    "model.catalog": (params) => catalog.catalogPage(params.cursor),
+    "model.catalog.status": (params) => catalog.statusPage(params.cursor),
+    "model.select": async (params, ctx) => {
+      state.selection = await selectModel(catalog, params, ctx.signal);
+      return { selection: state.selection };
+    },
+    "model.refresh": (params, ctx) =>
+      refreshProvider(params.provider, ctx.signal, {
+        catalog,
+        settings,
+        providers,
+        paths,
+        home: state.home,
+        env: state.env,
+        log,
+        wall: wallBounds(state.env, options.testMethods),
+      }),
+  };
+}
+
+/**
+ * The contract's 300 s / 30 s wall bounds. Only a test build (MC_AGENT_TEST_METHODS=1) may
+ * shorten both with MC_AGENT_TEST_HTTP_WALL_MS, so that the timeout path is testable.
+ */
+function wallBounds(env: NodeJS.ProcessEnv, testMethods: boolean): WallBounds {
+  const override = Number(env.MC_AGENT_TEST_HTTP_WALL_MS);
+  if (!testMethods || !Number.isInteger(override) || override <= 0) return CONTRACT_WALL_BOUNDS;
+  return { providerMs: override, enrichmentMs: override };
+}

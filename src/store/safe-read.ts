@@ -1,0 +1,93 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
+
+/** The outcome of reading one store file that is allowed to be absent. */
+export type SafeRead =
+  | { kind: "missing" }
+  | { kind: "too_large" }
+  | { kind: "bytes"; bytes: Buffer };
+
+/**
+ * A store file that exists but must not be read: a symlink, a FIFO, a folder, or one the child
+ * may not open. Carries no path: callers map it to a wire code.
+ */
+export class UnsafeStoreFile extends Error {
+  constructor() {
+    super("store file is unsafe or unreadable");
+    this.name = "UnsafeStoreFile";
+  }
+}
+
+/**
+ * Reads a regular file of at most `maxBytes` without following a final symlink and without
+ * blocking on a FIFO (O_NOFOLLOW | O_NONBLOCK, then fstat on the opened descriptor so the check
+ * and the read see the same file). Reads at most `maxBytes + 1` bytes, so memory stays bounded
+ * even if the file grows while it is read.
+ */
+export async function readRegularFile(path: string, maxBytes: number): Promise<SafeRead> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { kind: "missing" };
+    throw new UnsafeStoreFile();
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new UnsafeStoreFile();
+    if (stat.size > maxBytes) return { kind: "too_large" };
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > maxBytes) return { kind: "too_large" };
+    return { kind: "bytes", bytes: buffer.subarray(0, filled) };
+  } catch (error) {
+    if (error instanceof UnsafeStoreFile) throw error;
+    throw new UnsafeStoreFile();
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+export function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error
+    ? String((error as { code: unknown }).code)
+    : undefined;
+}
+
+/**
+ * The synchronous twin of `readRegularFile`, for the few small files read once while the child
+ * starts (settings), before it reads its first frame.
+ */
+export function readRegularFileSync(path: string, maxBytes: number): SafeRead {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { kind: "missing" };
+    throw new UnsafeStoreFile();
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new UnsafeStoreFile();
+    if (stat.size > maxBytes) return { kind: "too_large" };
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > maxBytes) return { kind: "too_large" };
+    return { kind: "bytes", bytes: buffer.subarray(0, filled) };
+  } catch (error) {
+    if (error instanceof UnsafeStoreFile) throw error;
+    throw new UnsafeStoreFile();
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { chmodSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, test } from "node:test";
+import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
+import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
+import {
+  cacheDoc,
+  cacheFile,
+  DEMO_MODELS,
+  MODEL_CAPS,
+  unprivilegedCommand,
+  writeCache,
+  writeConfig,
+} from "./fixtures.js";
+
+let box: Sandbox;
+let server: FakeServer | undefined;
+let child: TestChild | undefined;
+afterEach(async () => {
+  await child?.close();
+  child = undefined;
+  await server?.close();
+  server = undefined;
+  box.cleanup();
+});
+
+async function setup(route: Parameters<typeof startServer>[0]): Promise<string> {
+  box = sandbox();
+  server = await startServer(route);
+  const baseUrl = `${server.url}/v1`;
+  writeConfig(box, {
+    providers: { demo: { type: "openai-compatible", base_url: baseUrl, api_key_env: "DEMO_KEY" } },
+    enabled_models: ["demo/demo-1"],
+    models_dev_url: `${await closedPort()}/api.json`,
+  });
+  writeCache(
+    box,
+    "demo",
+    cacheDoc("demo", { type: "openai-compatible", base_url: baseUrl }, DEMO_MODELS),
+  );
+  return baseUrl;
+}
+
+describe("refresh persistence", () => {
+  test("a read-only cache folder is cache_write_failed with the previous bytes intact", async () => {
+    await setup((_req, res) => json(res, 200, openAiList(["demo-1", "demo-9"])));
+    const folder = join(box.home, "cache", "models");
+    const before = readFileSync(cacheFile(box, "demo"));
+    const command = unprivilegedCommand(box);
+    chmodSync(folder, 0o500);
+    child = await startReady(box, MODEL_CAPS, {
+      env: { DEMO_KEY: "k" },
+      ...(command ? { command } : {}),
+    });
+    const result = await child.call("model.refresh", { provider: "demo" });
+    chmodSync(folder, 0o700);
+    assert.equal(result.outcome, "failed");
+    assert.equal(result.reason, "cache_write_failed");
+    assert.ok(result.catalog_revision, "the cache was rescanned");
+    assert.deepEqual(readFileSync(cacheFile(box, "demo")), before);
+    const catalog = await child.call("model.catalog", {});
+    assert.deepEqual(
+      catalog.choices.map((c) => c.id),
+      ["demo-1"].map((m) => `demo/${m}`),
+    );
+  });
+
+  test("kill -9 at random moments during 50 refreshes never leaves a torn cache", async () => {
+    // Two catalogs of very different sizes, alternated, so a torn write would show.
+    const small = openAiList(["demo-1", "demo-2"]);
+    const large = openAiList(Array.from({ length: 2000 }, (_, i) => `demo-${i + 1}`));
+    let served = 0;
+    await setup((_req, res) => {
+      served += 1;
+      json(res, 200, served % 2 === 0 ? small : large);
+    });
+    const valid = new Set([
+      JSON.stringify(DEMO_MODELS.map((m) => m.id)),
+      JSON.stringify(small.data.map((m) => m.id)),
+      JSON.stringify(large.data.map((m) => m.id)),
+    ]);
+    let sent = 0;
+    while (sent < 50) {
+      const c = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k" } });
+      let alive = true;
+      void (async () => {
+        while (alive && sent < 50) {
+          sent += 1;
+          // A request in flight at the kill never answers: give up on it quickly.
+          await c.request("model.refresh", { provider: "demo" }, nextId("k"), 1500).catch(() => {});
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 700)));
+      alive = false;
+      c.kill("SIGKILL");
+      await c.exited;
+      const text = readFileSync(cacheFile(box, "demo"), "utf8");
+      const doc = JSON.parse(text) as { models: { id: string }[] };
+      assert.ok(
+        valid.has(JSON.stringify(doc.models.map((m) => m.id))),
+        "cache is one whole catalog",
+      );
+    }
+    assert.ok(served >= 10, `refreshes reached the server (${served})`);
+  });
+});

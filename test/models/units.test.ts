@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import type { CodexCredential } from "../../src/models/auth.js";
+import { jwtExpiryMs, needsRenewal } from "../../src/models/refresh/codex-token.js";
+import { enrich } from "../../src/models/refresh/models-dev.js";
+import { Slots } from "../../src/models/refresh/workers.js";
+import { writeFileAtomic } from "../../src/store/atomic-write.js";
+import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";
+import { cacheDoc, fingerprint } from "./fixtures.js";
+
+describe("atomic writer", () => {
+  test("replaces the file whole, with mode 0600, leaving no temp file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mc-atomic-"));
+    try {
+      const path = join(dir, "nested", "file.json");
+      await writeFileAtomic(path, Buffer.from("one"));
+      await writeFileAtomic(path, Buffer.from("two, longer"));
+      assert.equal(readFileSync(path, "utf8"), "two, longer");
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      assert.equal(statSync(join(dir, "nested")).mode & 0o777, 0o700);
+      assert.deepEqual(readdirSync(join(dir, "nested")), ["file.json"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("catalog HTTP worker slots", () => {
+  test("never more than the capacity at once; a cancelled waiter leaves the queue", async () => {
+    const slots = new Slots(2);
+    const signal = new AbortController().signal;
+    const a = await slots.acquire(signal);
+    const b = await slots.acquire(signal);
+    const cancel = new AbortController();
+    const waiting = slots.acquire(cancel.signal);
+    let third = false;
+    const next = slots.acquire(signal).then((release) => {
+      third = true;
+      return release;
+    });
+    cancel.abort();
+    await assert.rejects(
+      waiting,
+      (e: Error & { code?: string }) => e.code === "operation_cancelled",
+    );
+    await new Promise((r) => setImmediate(r));
+    assert.equal(third, false, "the third waits while two are held");
+    a();
+    (await next)();
+    b();
+    assert.equal(third, true);
+    const again = await slots.acquire(signal);
+    const again2 = await slots.acquire(signal);
+    again();
+    again2();
+  });
+});
+
+describe("codex token age", () => {
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const token = (claims: object) => `${part({})}.${part(claims)}.s`;
+  const base: CodexCredential = {
+    kind: "codex",
+    source: "codex",
+    access_token: "",
+    refresh_token: "r",
+    account_id: null,
+    expires_at_ms: null,
+    last_refresh_ms: null,
+  };
+  test("JWT exp decides; without exp, eight days since the last refresh", () => {
+    const now = 2_000_000_000_000;
+    assert.equal(jwtExpiryMs(token({ exp: 5 })), 5000);
+    assert.equal(jwtExpiryMs("opaque"), null);
+    assert.equal(
+      needsRenewal({ ...base, access_token: token({ exp: now / 1000 - 1 }) }, now),
+      true,
+    );
+    assert.equal(
+      needsRenewal({ ...base, access_token: token({ exp: now / 1000 + 60 }) }, now),
+      false,
+    );
+    const day = 24 * 3600 * 1000;
+    assert.equal(
+      needsRenewal({ ...base, access_token: "opaque", last_refresh_ms: now - 8 * day - 1 }, now),
+      true,
+    );
+    assert.equal(
+      needsRenewal({ ...base, access_token: "opaque", last_refresh_ms: now - 8 * day }, now),
+      false,
+    );
+    assert.equal(needsRenewal({ ...base, access_token: "" }, now), true);
+  });
+});
+
+describe("models.dev enrichment", () => {
+  test("fills gaps, keeps the provider's own data, never adds models", () => {
+    const dev = {
+      demo: {
+        models: {
+          a: { name: "A (dev)", reasoning: true, limit: { context: 1000 } },
+          b: { name: "B (dev)" },
+          c: { name: "C" },
+          __proto__: { name: "x" },
+        },
+      },
+    };
+    const out = enrich(
+      [{ id: "a" }, { id: "b", name: "B", efforts: ["max"], default_effort: "max" }],
+      dev,
+      "demo",
+    );
+    assert.deepEqual(out, [
+      {
+        id: "a",
+        name: "A (dev)",
+        context_window: 1000,
+        efforts: ["low", "medium", "high"],
+        default_effort: "medium",
+      },
+      { id: "b", name: "B", efforts: ["max"], default_effort: "max" },
+    ]);
+    assert.deepEqual(enrich([{ id: "a" }], null, "demo"), [{ id: "a" }]);
+    assert.deepEqual(enrich([{ id: "toString" }], dev, "demo"), [{ id: "toString" }]);
+  });
+});
+
+describe("cache validation", () => {
+  const identity = { type: "openai-compatible", base_url: "http://h/v1" };
+  const fp = providerFingerprint(identity);
+  const check = (doc: unknown) => validateCache(Buffer.from(JSON.stringify(doc)), "p", fp).status;
+  test("the fingerprint is the documented recipe", () => {
+    assert.equal(fp, fingerprint(identity.type, identity.base_url));
+  });
+  test("statuses in order", () => {
+    const doc = cacheDoc("p", identity, [{ id: "m" }]);
+    assert.equal(validateCache(null, "p", fp).status, "missing_cache");
+    assert.equal(check(doc), "available");
+    assert.equal(check([doc]), "invalid_format");
+    assert.equal(validateCache(Buffer.from([0xff, 0xfe]), "p", fp).status, "invalid_format");
+    assert.equal(check({ ...doc, format: "other" }), "invalid_format");
+    assert.equal(
+      check({ ...doc, models: [{ id: "m", efforts: ["low"], default_effort: "high" }] }),
+      "invalid_schema",
+    );
+    assert.equal(
+      check({ ...doc, models: [{ id: "x".repeat(255) }] }),
+      "invalid_schema",
+      "p/<255> is too long",
+    );
+    assert.equal(check({ ...doc, models: [{ id: "m:1/v2" }] }), "available");
+  });
+});
