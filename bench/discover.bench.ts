@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { TestChild } from "../src/conformance/harness.js";
@@ -110,6 +111,14 @@ function rows(label: string, run: DiscoverRun, baselineDir: string): BenchRow[] 
   ];
 }
 
+/**
+ * Flushes the freshly generated files to disk first, so that neither measurement competes with
+ * the kernel writing them back (both then read from the page cache alike).
+ */
+function settle(): void {
+  execFileSync("sync");
+}
+
 async function store(): Promise<BenchRow[]> {
   return withTempDir("mc-bench-discover-", async (dir) => {
     const root = realpathSync(dir);
@@ -124,6 +133,7 @@ async function store(): Promise<BenchRow[]> {
     for (let i = 0; i < small; i += 1) builder.sized(`s${i}`, smallBytes, 700);
     for (let i = 0; i < large; i += 1) builder.sized(`big${i}`, largeBytes, 1500);
     const written = smallBytes * small + largeBytes * large;
+    settle();
     const run = await discoverWithStatusProbe(builder.home, workspace, written);
     return rows(`store of 2,000 histories, ${(written / MiB).toFixed(0)} MiB`, run, builder.root);
   });
@@ -137,6 +147,7 @@ async function single(): Promise<BenchRow[]> {
     const builder = new StoreBuilder(join(root, "home"), workspace, 78);
     const bytes = Math.round(2048 * MiB * scale);
     builder.sized("huge", bytes, 1000);
+    settle();
     const run = await discoverWithStatusProbe(builder.home, workspace, bytes);
     return rows(`one history of ${(bytes / MiB).toFixed(0)} MiB`, run, builder.root);
   });

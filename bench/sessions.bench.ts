@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { TestChild } from "../src/conformance/harness.js";
@@ -20,6 +21,7 @@ async function listing(): Promise<BenchRow[]> {
     mkdirSync(workspace, { recursive: true });
     const store = new StoreBuilder(home, workspace, 99);
     for (let i = 0; i < 256; i += 1) store.sized(`s${i}`, 32 * 1024, 512);
+    execFileSync("sync");
     const child = new TestChild({ cwd: workspace, home });
     await child.initialize(["session.list"]);
     const times: number[] = [];
@@ -49,6 +51,8 @@ async function reader(): Promise<BenchRow[]> {
     const root = realpathSync(dir);
     const store = new StoreBuilder(join(root, "home"), root, 98);
     const path = store.sized("huge", 512 * MiB, 1024);
+    // Flush the generated file first: neither measurement competes with its writeback.
+    execFileSync("sync");
     const ours = probe("reader", path, root);
     const plain = probe("baseline", path);
     return [
