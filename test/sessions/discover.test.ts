@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { symlinkSync } from "node:fs";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { StoreBuilder } from "../fixtures/store-builder.js";
@@ -136,6 +136,15 @@ describe("session.discover scenarios", () => {
       store.archived("old1");
       store.lock("c2");
       store.junk(20);
+      // A name that is not valid UTF-8: ignored like any other non-primary name.
+      writeFileSync(
+        Buffer.concat([
+          Buffer.from(`${store.root}/`),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(".jsonl"),
+        ]),
+        "x",
+      );
       const child = await startSessions(box);
       children.push(child);
       const listed = await listAll(child);
@@ -162,6 +171,7 @@ describe("session.discover scenarios", () => {
       store.malformed("bad1", "blank_line");
       store.archived("a1");
       store.sized("big1", 9 * 1024 * 1024, 4096);
+      writeFileSync(Buffer.concat([Buffer.from(`${store.root}/`), Buffer.from([0xc3, 0x28])]), "x");
       const before = treeSnapshot(box.home);
       const child = await startSessions(box);
       children.push(child);

@@ -1,5 +1,4 @@
-import { type Dir, lstatSync, opendirSync } from "node:fs";
-import { join } from "node:path";
+import { type BigIntStats, type Dir, lstatSync, opendirSync } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.js";
 import { InventorySignature } from "../../store/inventory.js";
 import { classifyName, type EntryKind } from "../../store/layout.js";
@@ -9,20 +8,37 @@ import { errorCode, StoreUnavailable } from "../../store/safe-open.js";
  * One pass over the sessions folder in directory order with a held `fs.opendir` iterator,
  * adding each entry to an order-independent inventory signature. Discovery runs two: the
  * enumeration pass (which also reads histories) and the final validation pass.
+ *
+ * Names are read as raw bytes: a name that is not valid UTF-8 is still examined and signed
+ * (by its bytes) and then ignored like any other non-primary name, instead of being decoded
+ * into a replacement character that no lstat could find.
  */
 export interface PassEntry {
-  name: string;
+  /** The name, decoded; null when it is not valid UTF-8 (never a primary then). */
+  name: string | null;
   kind: EntryKind;
-  stats: import("node:fs").BigIntStats;
+  stats: BigIntStats;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeName(raw: Buffer): string | null {
+  try {
+    return utf8.decode(raw);
+  } catch {
+    return null;
+  }
 }
 
 export class DirectoryPass {
   readonly signature = new InventorySignature();
   private dir: Dir | null;
+  private readonly rootPrefix: Buffer;
 
-  constructor(private readonly root: string) {
+  constructor(root: string) {
+    this.rootPrefix = Buffer.from(`${root}/`);
     try {
-      this.dir = opendirSync(root);
+      this.dir = opendirSync(root, { encoding: "buffer" } as unknown as { encoding: "utf8" });
     } catch {
       throw new StoreUnavailable();
     }
@@ -44,17 +60,18 @@ export class DirectoryPass {
       this.close();
       return null;
     }
-    const name = dirent.name;
-    const kind = classifyName(name);
-    let stats: import("node:fs").BigIntStats;
+    const raw = dirent.name as unknown as Buffer;
+    const name = decodeName(raw);
+    const kind: EntryKind = name === null ? { kind: "ignored" } : classifyName(name);
+    let stats: BigIntStats;
     try {
-      stats = lstatSync(join(this.root, name), { bigint: true });
+      stats = lstatSync(Buffer.concat([this.rootPrefix, raw]), { bigint: true });
     } catch (error) {
       // Gone between enumeration and lstat: the inventory changed under the scan.
       if (errorCode(error) === "ENOENT") throw new ProtocolError("stale_revision");
       throw new StoreUnavailable();
     }
-    this.signature.add(name, stats, kind.kind === "lock");
+    this.signature.add(raw.toString("hex"), stats, kind.kind === "lock");
     return { name, kind, stats };
   }
 

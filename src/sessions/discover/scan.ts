@@ -177,7 +177,7 @@ export class DiscoveryScan {
       this.counts.invalid += 1;
       return;
     }
-    const opened = openPrimary(this.root, entry.name, entry.stats);
+    const opened = openPrimary(this.root, entry.name as string, entry.stats);
     if (!opened.ok) {
       if (opened.problem === "missing") throw new ProtocolError("stale_revision");
       this.counts.invalid += 1;
