@@ -38,6 +38,8 @@ interface ProviderScan {
   provider: Provider;
   digest: string;
   verdict: CacheVerdict;
+  /** The valid cache's entries by provider-local ID (empty unless `available`). */
+  models: Map<string, CacheModel>;
 }
 
 /**
@@ -100,7 +102,6 @@ function statusFor(scan: ProviderScan, usage: Usage): ProviderStatus {
     : usage.ready.get(id)
       ? "ready"
       : "authentication_unavailable";
-  const listed = verdict.status === "available" ? modelIds(verdict.models) : new Set<string>();
   const ofThisProvider = usage.enabled.map(splitModelId).filter((parts) => parts?.[0] === id);
   return {
     provider: id,
@@ -111,10 +112,10 @@ function statusFor(scan: ProviderScan, usage: Usage): ProviderStatus {
       relevant,
       catalogStatus: verdict.status,
       authentication,
-      enabledMissingFromCache: ofThisProvider.some((parts) => !listed.has(parts?.[1] ?? "")),
+      enabledMissingFromCache: ofThisProvider.some((parts) => !scan.models.has(parts?.[1] ?? "")),
       selectedNotEnabled:
         usage.selected?.[0] === id &&
-        listed.has(usage.selected[1]) &&
+        scan.models.has(usage.selected[1]) &&
         !usage.enabled.includes(usage.selectedId ?? ""),
     }),
   };
@@ -128,11 +129,11 @@ async function readAll(inputs: SnapshotInputs): Promise<ProviderScan[]> {
     for (const provider of inputs.providers) {
       const bytes = await readCacheBytes(inputs.home, provider.id);
       const digest = bytes ? createHash("sha256").update(bytes).digest("hex") : "none";
-      scans.push({
-        provider,
-        digest,
-        verdict: validateCache(bytes, provider.id, provider.fingerprint),
-      });
+      const verdict = validateCache(bytes, provider.id, provider.fingerprint);
+      const models = new Map(
+        verdict.status === "available" ? verdict.models.map((m) => [m.id, m]) : [],
+      );
+      scans.push({ provider, digest, verdict, models });
     }
     return scans;
   } catch (error) {
@@ -156,9 +157,7 @@ async function readiness(
 function choiceFor(id: string, byProvider: Map<string, ProviderScan>): ModelChoice[] {
   const parts = splitModelId(id);
   if (!parts) return [];
-  const verdict = byProvider.get(parts[0])?.verdict;
-  if (verdict?.status !== "available") return [];
-  const entry = verdict.models.find((m) => m.id === parts[1]);
+  const entry = byProvider.get(parts[0])?.models.get(parts[1]);
   if (!entry) return [];
   return [
     {
@@ -171,8 +170,4 @@ function choiceFor(id: string, byProvider: Map<string, ProviderScan>): ModelChoi
       selectable: true,
     },
   ];
-}
-
-function modelIds(models: CacheModel[]): Set<string> {
-  return new Set(models.map((m) => m.id));
 }

@@ -21,8 +21,9 @@ export class UnsafeStoreFile extends Error {
 /**
  * Reads a regular file of at most `maxBytes` without following a final symlink and without
  * blocking on a FIFO (O_NOFOLLOW | O_NONBLOCK, then fstat on the opened descriptor so the check
- * and the read see the same file). Reads at most `maxBytes + 1` bytes, so memory stays bounded
- * even if the file grows while it is read.
+ * and the read see the same file). The buffer is sized from fstat (one byte more, to notice
+ * growth) and grows at most to `maxBytes + 1`, so memory stays bounded even if the file grows
+ * while it is read.
  */
 export async function readRegularFile(path: string, maxBytes: number): Promise<SafeRead> {
   let handle: Awaited<ReturnType<typeof open>>;
@@ -36,14 +37,17 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<S
     const stat = await handle.stat();
     if (!stat.isFile()) throw new UnsafeStoreFile();
     if (stat.size > maxBytes) return { kind: "too_large" };
-    const buffer = Buffer.alloc(maxBytes + 1);
+    let buffer: Buffer = Buffer.allocUnsafe(stat.size + 1);
     let filled = 0;
-    while (filled < buffer.length) {
+    for (;;) {
       const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
+      if (filled === buffer.length) {
+        if (filled > maxBytes) return { kind: "too_large" };
+        buffer = grown(buffer, maxBytes + 1);
+      }
     }
-    if (filled > maxBytes) return { kind: "too_large" };
     return { kind: "bytes", bytes: buffer.subarray(0, filled) };
   } catch (error) {
     if (error instanceof UnsafeStoreFile) throw error;
@@ -51,6 +55,13 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<S
   } finally {
     await handle.close().catch(() => {});
   }
+}
+
+/** A file that grew while it was read: continue in a buffer of the bound's size. */
+function grown(buffer: Buffer, size: number): Buffer {
+  const bigger = Buffer.allocUnsafe(size);
+  buffer.copy(bigger);
+  return bigger;
 }
 
 export function errorCode(error: unknown): string | undefined {
@@ -75,14 +86,17 @@ export function readRegularFileSync(path: string, maxBytes: number): SafeRead {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new UnsafeStoreFile();
     if (stat.size > maxBytes) return { kind: "too_large" };
-    const buffer = Buffer.alloc(maxBytes + 1);
+    let buffer: Buffer = Buffer.allocUnsafe(stat.size + 1);
     let filled = 0;
-    while (filled < buffer.length) {
+    for (;;) {
       const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
+      if (filled === buffer.length) {
+        if (filled > maxBytes) return { kind: "too_large" };
+        buffer = grown(buffer, maxBytes + 1);
+      }
     }
-    if (filled > maxBytes) return { kind: "too_large" };
     return { kind: "bytes", bytes: buffer.subarray(0, filled) };
   } catch (error) {
     if (error instanceof UnsafeStoreFile) throw error;

@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -9,6 +17,11 @@ import { enrich } from "../../src/models/refresh/models-dev.js";
 import { Slots } from "../../src/models/refresh/workers.js";
 import { writeFileAtomic } from "../../src/store/atomic-write.js";
 import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";
+import {
+  readRegularFile,
+  readRegularFileSync,
+  UnsafeStoreFile,
+} from "../../src/store/safe-read.js";
 import { cacheDoc, fingerprint } from "./fixtures.js";
 
 describe("atomic writer", () => {
@@ -22,6 +35,27 @@ describe("atomic writer", () => {
       assert.equal(statSync(path).mode & 0o777, 0o600);
       assert.equal(statSync(join(dir, "nested")).mode & 0o777, 0o700);
       assert.deepEqual(readdirSync(join(dir, "nested")), ["file.json"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("safe reads", () => {
+  test("at the bound, one past it, absent, and a symlink", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mc-read-"));
+    try {
+      const path = join(dir, "f");
+      writeFileSync(path, "x".repeat(10));
+      const read = await readRegularFile(path, 10);
+      assert.equal(read.kind === "bytes" && read.bytes.toString(), "x".repeat(10));
+      assert.deepEqual(readRegularFileSync(path, 10).kind, "bytes");
+      assert.deepEqual(await readRegularFile(path, 9), { kind: "too_large" });
+      assert.deepEqual(readRegularFileSync(path, 9), { kind: "too_large" });
+      assert.deepEqual(await readRegularFile(join(dir, "none"), 9), { kind: "missing" });
+      symlinkSync(path, join(dir, "link"));
+      await assert.rejects(readRegularFile(join(dir, "link"), 10), UnsafeStoreFile);
+      assert.throws(() => readRegularFileSync(join(dir, "link"), 10), UnsafeStoreFile);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
