@@ -1,0 +1,139 @@
+import type { Capability } from "../protocol/constants.js";
+import { METHODS, type MethodName, type ParamsOf, type ResultOf } from "../protocol/methods.js";
+import type { SessionEntry, SessionEvent } from "../protocol/schemas/sessions.js";
+import {
+  type CatalogRead,
+  type CatalogStatusRead,
+  readCatalog,
+  readCatalogStatus,
+} from "./catalog.js";
+import type { CallOptions, Connection } from "./connection.js";
+import { type DiscoveryOptions, type DiscoveryResult, discoverSessions } from "./discovery.js";
+import { ClientError } from "./errors.js";
+import { readHistory } from "./history.js";
+import type { Negotiated } from "./negotiate.js";
+import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
+import { type SpawnOptions, startChild, stopChild } from "./spawn.js";
+
+/**
+ * A typed handle on one backend child. Every method of the protocol is reachable through
+ * `call` (typed from the method table); the client-flow helpers below get the hard parts right.
+ * `restart()` replaces the child with a fresh one negotiated the same way (discovery does this
+ * by itself on `child_exhausted`); guards from an earlier child are then stale.
+ */
+export class AgentClient {
+  /** Bumped by every refresh sent and every restart: guards from before are stale. */
+  private guardEpoch = 0;
+  private closing: Promise<void> | null = null;
+  /** How many times this client replaced its child. */
+  restarts = 0;
+
+  private constructor(
+    private readonly options: SpawnOptions,
+    private connection: Connection,
+    private negotiated: Negotiated,
+  ) {}
+
+  /** Starts a child (default: this package's) and negotiates exactly `capabilities`. */
+  static async spawn(options: SpawnOptions): Promise<AgentClient> {
+    const { connection, negotiated } = await startChild(options);
+    return new AgentClient(options, connection, negotiated);
+  }
+
+  get limits(): Negotiated["limits"] {
+    return this.negotiated.limits;
+  }
+  get extensions(): Negotiated["extensions"] {
+    return this.negotiated.extensions;
+  }
+  get capabilities(): ReadonlySet<Capability> {
+    return this.negotiated.capabilities;
+  }
+  get server(): Negotiated["server"] {
+    return this.negotiated.server;
+  }
+  /** Requests this child has been sent (the child admits at most `limits.child_requests`). */
+  get requestsSent(): number {
+    return this.connection.sent;
+  }
+  get pid(): number | undefined {
+    return this.connection.pid;
+  }
+
+  has(capability: Capability): boolean {
+    return this.negotiated.capabilities.has(capability);
+  }
+
+  /** One request, typed by the method table. Rejects with RemoteError or ClientError. */
+  call<M extends MethodName>(
+    method: M,
+    params: ParamsOf<M>,
+    options: CallOptions = {},
+  ): Promise<ResultOf<M>> {
+    const capability = METHODS[method].capability;
+    if (capability && !this.has(capability))
+      return Promise.reject(
+        new ClientError("not_negotiated", `${method} needs the ${capability} capability.`),
+      );
+    return this.connection.call(method, params, options);
+  }
+
+  /** Stops the current child and starts a fresh one with the same options. */
+  async restart(): Promise<void> {
+    if (this.closing) throw new ClientError("closed", "The client was closed.");
+    await stopChild(this.connection, this.limits.cleanup_ms);
+    const { connection, negotiated } = await startChild(this.options);
+    this.connection = connection;
+    this.negotiated = negotiated;
+    this.restarts += 1;
+    this.guardEpoch += 1;
+  }
+
+  /** Shutdown, then kill after the cleanup bound; pending calls reject as `closed`. */
+  close(): Promise<void> {
+    this.closing ??= stopChild(this.connection, this.limits.cleanup_ms);
+    return this.closing;
+  }
+
+  /** Client flow step 2: browse with session.discover until validated completion. */
+  discoverSessions(options: DiscoveryOptions = {}): Promise<DiscoveryResult> {
+    return discoverSessions(this, options);
+  }
+
+  /** Exact open of a chosen ID: attaches it in this child. */
+  async open(id: string, options: CallOptions = {}): Promise<SessionEntry> {
+    return (await this.call("session.open", { id }, options)).session;
+  }
+
+  /** A session's events, page by page. */
+  history(id: string, options: CallOptions = {}): AsyncGenerator<SessionEvent[]> {
+    return readHistory(this, id, options);
+  }
+
+  /** Client flow step 3: the cached catalog, every page, with a selection guard. */
+  catalog(options: CallOptions = {}): Promise<CatalogRead> {
+    return readCatalog(this, this.guardEpoch, options);
+  }
+
+  /** The cached catalog with per-provider status, every page, with a selection guard. */
+  catalogStatus(options: CallOptions = {}): Promise<CatalogStatusRead> {
+    return readCatalogStatus(this, this.guardEpoch, options);
+  }
+
+  /** Client flow step 4: deliberate refresh, then reloaded catalog and status. */
+  refresh(provider: string, options: CallOptions = {}): Promise<RefreshReport> {
+    // Every admitted refresh, even failed or cancelled, kills earlier guards.
+    this.guardEpoch += 1;
+    return refreshProvider(this, provider, () => this.guardEpoch, options);
+  }
+
+  /** Explicit selection; needs a guard from a catalog read after the latest refresh. */
+  select(
+    model: string,
+    effort: string | null,
+    guard: CatalogGuard,
+    options: CallOptions = {},
+  ): Promise<ResultOf<"model.select">> {
+    return selectModel(this, { model, effort, guard, epoch: this.guardEpoch }, options);
+  }
+}

@@ -1,0 +1,204 @@
+import type { ChildProcess } from "node:child_process";
+import { LIMITS } from "../protocol/constants.js";
+import { FrameSplitter } from "../protocol/framing.js";
+import { METHODS, type MethodName, type ParamsOf, type ResultOf } from "../protocol/methods.js";
+import { ClientError, RemoteError } from "./errors.js";
+import { decodeResponse } from "./response.js";
+
+export interface CallOptions {
+  /** Aborting sends `operation.cancel` (when negotiated) and still awaits the terminal response. */
+  signal?: AbortSignal;
+}
+
+/** Sees every frame as it crosses the pipe (for logs and tests); must not throw. */
+export type Tracer = (direction: "out" | "in", line: string) => void;
+
+interface Pending {
+  method: MethodName;
+  resolve: (result: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+export interface ConnectionOptions {
+  /** Whether `operation.cancel` may be sent for aborted calls. */
+  canCancel: () => boolean;
+  trace?: Tracer;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * One child over its pipes: unique IDs, out-of-order correlation, abort through
+ * `operation.cancel`, and the guarantee that nothing waits forever: when the child exits, breaks
+ * the protocol or is closed, every pending call rejects at once.
+ */
+export class Connection {
+  private readonly pending = new Map<string, Pending>();
+  private readonly splitter = new FrameSplitter(LIMITS.frame_bytes);
+  private nextId = 0;
+  /** Set once the connection stops delivering: the reason every later call fails with. */
+  private ended: ClientError | null = null;
+  /** Set when shutdown was answered: later frames are ignored, not treated as violations. */
+  private quiet = false;
+  /** Set by close(): the exit that follows is expected, so pending calls fail as `closed`. */
+  private closing = false;
+  readonly exited: Promise<void>;
+
+  constructor(
+    private readonly proc: ChildProcess,
+    private readonly options: ConnectionOptions,
+  ) {
+    proc.stdout?.on("data", (chunk: Buffer) => this.onData(chunk));
+    proc.stdin?.on("error", () => {}); // EPIPE after the child died: reported by 'exit'
+    this.exited = new Promise<void>((resolve) => {
+      // "close", not "exit": it fires only after stdout has delivered its last frames.
+      proc.once("close", (code, signal) => {
+        const how = signal ? `signal ${signal}` : `code ${code}`;
+        this.end(
+          this.closing
+            ? new ClientError("closed", "The client was closed.")
+            : new ClientError("child_exited", `The child exited (${how}).`),
+        );
+        resolve();
+      });
+      proc.once("error", (error: NodeJS.ErrnoException) => {
+        this.end(
+          new ClientError(
+            "spawn_failed",
+            `The child could not be started (${error.code ?? "error"}).`,
+          ),
+        );
+        resolve();
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  get alive(): boolean {
+    return this.ended === null;
+  }
+
+  /** Requests sent so far on this child (each used one ID). */
+  get sent(): number {
+    return this.nextId;
+  }
+
+  call<M extends MethodName>(
+    method: M,
+    params: ParamsOf<M>,
+    options: CallOptions = {},
+  ): Promise<ResultOf<M>> {
+    if (this.ended) return Promise.reject(this.ended);
+    const { signal } = options;
+    if (signal?.aborted)
+      return Promise.reject(
+        new ClientError("aborted", `${method} was aborted before it was sent.`),
+      );
+    this.nextId += 1;
+    const id = `c${this.nextId}`;
+    const line = `${JSON.stringify({ id, method, params })}\n`;
+    if (encoder.encode(line).length > LIMITS.frame_bytes)
+      return Promise.reject(
+        new ClientError("frame_too_large", `${method} params exceed the frame byte limit.`),
+      );
+    return new Promise<ResultOf<M>>((resolve, reject) => {
+      const onAbort = () => this.cancel(id, method);
+      const settle = () => signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, {
+        method,
+        resolve: (value) => {
+          settle();
+          resolve(value as ResultOf<M>);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.write(line);
+    });
+  }
+
+  /** Asks the child to cancel `id`; the original call still settles with its own response. */
+  private cancel(id: string, method: MethodName): void {
+    const loopMethod = METHODS[method].admission === "loop";
+    if (!this.pending.has(id) || loopMethod || !this.options.canCancel()) return;
+    // The acknowledgement (or operation_missing when it already finished) carries no outcome.
+    this.call("operation.cancel", { request_id: id }).catch(() => {});
+  }
+
+  /** From now on an exit is expected (close() is under way). */
+  expectExit(): void {
+    this.closing = true;
+  }
+
+  /** Stops reading frames (shutdown was answered) and closes stdin, which is EOF to the child. */
+  silence(): void {
+    this.quiet = true;
+    this.proc.stdin?.end();
+  }
+
+  /** Rejects everything still pending with `reason`; later calls fail with it too. */
+  end(reason: ClientError): void {
+    if (!this.ended) this.ended = reason;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const call of pending) call.reject(this.ended);
+  }
+
+  kill(): void {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill("SIGKILL");
+  }
+
+  private write(line: string): void {
+    this.options.trace?.("out", line.slice(0, -1));
+    this.proc.stdin?.write(line);
+  }
+
+  private onData(chunk: Buffer): void {
+    for (const event of this.splitter.push(chunk)) {
+      if (this.quiet || this.ended) return;
+      if (event.kind === "oversized") {
+        this.violation("a frame over the frame byte limit");
+        continue;
+      }
+      this.options.trace?.("in", Buffer.from(event.bytes).toString("utf8"));
+      this.onFrame(event.bytes);
+    }
+  }
+
+  private onFrame(bytes: Uint8Array): void {
+    const response = decodeResponse(bytes);
+    if (response.kind === "malformed") return this.violation(response.reason);
+    if (response.id === null)
+      return this.violation(
+        `an uncorrelated error (${response.kind === "error" ? response.code : ""})`,
+      );
+    const call = this.pending.get(response.id);
+    if (!call) return this.violation("a response to a request it was never sent");
+    this.pending.delete(response.id);
+    if (response.kind === "error") {
+      call.reject(new RemoteError(response.code, response.message, call.method));
+      return;
+    }
+    const checked = METHODS[call.method].result.safeParse(response.result);
+    if (checked.success) call.resolve(checked.data);
+    else
+      call.reject(
+        new ClientError(
+          "invalid_response",
+          `The child's ${call.method} result does not match its schema.`,
+        ),
+      );
+  }
+
+  /** A child that breaks the protocol cannot be trusted with correlation: stop it. */
+  private violation(what: string): void {
+    this.end(new ClientError("protocol_violation", `The child sent ${what}; it was stopped.`));
+    this.kill();
+  }
+}

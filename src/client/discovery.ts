@@ -1,0 +1,133 @@
+import type {
+  DiscoveryProgress,
+  SessionEntry,
+  SessionNotice,
+} from "../protocol/schemas/sessions.js";
+import type { AgentClient } from "./client.js";
+import { ClientError, isRemote } from "./errors.js";
+
+/** What a progress display may show while discovery runs. Never the result. */
+export type DiscoveryEvent =
+  | {
+      kind: "page";
+      /** The page's `progress` value (why the child yielded). */
+      progress: DiscoveryProgress;
+      /** Pages read in this attempt, empty progress pages included. */
+      pages: number;
+      /** Rows so far in this attempt: provisional until completion, possibly discarded. */
+      provisional: readonly SessionEntry[];
+      attempt: number;
+    }
+  | {
+      kind: "restart";
+      /** Why everything read so far was discarded. */
+      reason: "stale_revision" | "child_exhausted";
+      attempt: number;
+    };
+
+export interface DiscoveryOptions {
+  signal?: AbortSignal;
+  onProgress?: (event: DiscoveryEvent) => void;
+  /** Fresh scans after `stale_revision` before giving up (default 3). */
+  maxStaleRetries?: number;
+  /** New children after `child_exhausted` before giving up (default 2). */
+  maxChildRestarts?: number;
+}
+
+/** A validated, complete inventory: only ever built from a scan that ended `complete=true`. */
+export interface DiscoveryResult {
+  sessions: SessionEntry[];
+  notices: SessionNotice[];
+  /** Scans started (1 when nothing had to be restarted). */
+  attempts: number;
+  /** Children replaced because the old one was exhausted. */
+  childRestarts: number;
+}
+
+type ScanOutcome =
+  | { kind: "complete"; sessions: SessionEntry[]; notices: SessionNotice[] }
+  | { kind: "restart"; reason: "stale_revision" | "child_exhausted" };
+
+/**
+ * Client flow step 2: follows the single-use cursor chain of `session.discover`, through empty
+ * progress pages, until validated completion. A stale scan is discarded and started again
+ * deliberately; an exhausted child is replaced and the scan started again in the new one.
+ */
+export async function discoverSessions(
+  client: AgentClient,
+  options: DiscoveryOptions,
+): Promise<DiscoveryResult> {
+  const maxStale = options.maxStaleRetries ?? 3;
+  const maxRestarts = options.maxChildRestarts ?? 2;
+  let stale = 0;
+  let childRestarts = 0;
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await scanOnce(client, attempt, options);
+    if (outcome.kind === "complete")
+      return {
+        sessions: outcome.sessions,
+        notices: outcome.notices,
+        attempts: attempt,
+        childRestarts,
+      };
+    if (outcome.reason === "stale_revision" && ++stale > maxStale)
+      throw new ClientError(
+        "discovery_unstable",
+        `The session store kept changing during ${stale} scans; try again when it is quiet.`,
+      );
+    if (outcome.reason === "child_exhausted") {
+      if (++childRestarts > maxRestarts)
+        throw new ClientError("restart_limit", `Discovery exhausted ${childRestarts} children.`);
+      await client.restart();
+    }
+    options.onProgress?.({ kind: "restart", reason: outcome.reason, attempt });
+  }
+}
+
+async function scanOnce(
+  client: AgentClient,
+  attempt: number,
+  options: DiscoveryOptions,
+): Promise<ScanOutcome> {
+  const rows: SessionEntry[] = [];
+  const notices = new NoticeTally();
+  let cursor: string | null = null;
+  for (let pages = 1; ; pages += 1) {
+    let page: Awaited<ReturnType<typeof client.call<"session.discover">>>;
+    try {
+      const params = cursor ? { cursor } : {};
+      page = await client.call("session.discover", params, { signal: options.signal });
+    } catch (error) {
+      if (isRemote(error, "stale_revision")) return { kind: "restart", reason: "stale_revision" };
+      if (isRemote(error, "child_exhausted")) return { kind: "restart", reason: "child_exhausted" };
+      throw error;
+    }
+    rows.push(...page.sessions);
+    notices.add(page.notices);
+    options.onProgress?.({
+      kind: "page",
+      progress: page.progress,
+      pages,
+      provisional: Object.freeze([...rows]),
+      attempt,
+    });
+    if (page.complete) return { kind: "complete", sessions: rows, notices: notices.list() };
+    if (page.cursor === null)
+      throw new ClientError("protocol_violation", "An incomplete discovery page had no cursor.");
+    cursor = page.cursor;
+  }
+}
+
+/**
+ * Notices are counts per code. Each page reports the counts of the histories it settled, so
+ * the scan's counts are the sums (a page without notices adds nothing).
+ */
+class NoticeTally {
+  private readonly counts = new Map<SessionNotice["code"], number>();
+  add(notices: SessionNotice[]): void {
+    for (const n of notices) this.counts.set(n.code, (this.counts.get(n.code) ?? 0) + n.count);
+  }
+  list(): SessionNotice[] {
+    return [...this.counts].map(([code, count]) => ({ code, count }));
+  }
+}

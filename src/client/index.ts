@@ -1,0 +1,48 @@
+/**
+ * mc-agent/client: a typed SDK for any backend child that speaks local-agent stdio v1.
+ *
+ *   const client = await AgentClient.spawn({ cwd, capabilities: ["session.discover"] });
+ *   const { sessions } = await client.discoverSessions();
+ *   await client.close();
+ */
+
+export type { ErrorCode } from "../protocol/codes.js";
+export type { Capability } from "../protocol/constants.js";
+export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+export type {
+  ModelChoice,
+  ModelRefreshResult,
+  ProviderStatus,
+} from "../protocol/schemas/models.js";
+export type { SessionEntry, SessionEvent, SessionNotice } from "../protocol/schemas/sessions.js";
+export type { CatalogGuard, CatalogRead, CatalogStatusRead } from "./catalog.js";
+export { CATALOG_READ_ATTEMPTS } from "./catalog.js";
+export { AgentClient } from "./client.js";
+export type { CallOptions, Tracer } from "./connection.js";
+export type { DiscoveryEvent, DiscoveryOptions, DiscoveryResult } from "./discovery.js";
+export {
+  CLIENT_ERROR_CODES,
+  ClientError,
+  type ClientErrorCode,
+  errorCodeOf,
+  isRemote,
+  RemoteError,
+} from "./errors.js";
+export {
+  adviceFor,
+  type Explanation,
+  explain,
+  explainRefresh,
+  RECOVERY_ACTIONS,
+} from "./explain.js";
+export type { DiscoverExtension, Limits, Negotiated, RefreshExtension } from "./negotiate.js";
+export type { RefreshReport } from "./refresh.js";
+export { DEFAULT_COMMAND, type SpawnOptions } from "./spawn.js";
+
+import { AgentClient } from "./client.js";
+import type { SpawnOptions } from "./spawn.js";
+
+/** `spawn(options)`: the same as `AgentClient.spawn(options)`. */
+export function spawn(options: SpawnOptions): Promise<AgentClient> {
+  return AgentClient.spawn(options);
+}

@@ -1,0 +1,96 @@
+import { spawn as spawnProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Capability } from "../protocol/constants.js";
+import { LIMITS, SERVER_INFO } from "../protocol/constants.js";
+import { Connection, type Tracer } from "./connection.js";
+import { ClientError, isRemote, RemoteError } from "./errors.js";
+import { decodeNegotiation, type Negotiated } from "./negotiate.js";
+
+export interface SpawnOptions {
+  /** The workspace: the child's cwd. */
+  cwd: string;
+  /** The child's whole environment (default: this process's). Set MC_HOME here. */
+  env?: Record<string, string | undefined>;
+  /** Any command that speaks the protocol (default: this package's `mc-agent stdio`). */
+  command?: readonly string[];
+  /** Exactly the capabilities to negotiate; nothing more is asked. */
+  capabilities: readonly Capability[];
+  /** Sent as `initialize.client`. */
+  client?: { name: string; version: string };
+  /** The child's stderr (its logs), as text; discarded when absent. */
+  stderr?: (text: string) => void;
+  trace?: Tracer;
+}
+
+/** This package's own child, from dist/src/client. */
+export const DEFAULT_COMMAND: readonly string[] = [
+  process.execPath,
+  fileURLToPath(new URL("../../../bin/mc-agent.js", import.meta.url)),
+  "stdio",
+];
+
+/** Extra time past the child's cleanup bound before close() kills it. */
+const KILL_GRACE_MS = 1000;
+
+/** Starts one child and negotiates; on any failure the child is stopped before rejecting. */
+export async function startChild(
+  options: SpawnOptions,
+): Promise<{ connection: Connection; negotiated: Negotiated }> {
+  const [command, ...args] = options.command ?? DEFAULT_COMMAND;
+  if (!command) throw new ClientError("spawn_failed", "The child command is empty.");
+  const proc = spawnProcess(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["pipe", "pipe", options.stderr ? "pipe" : "ignore"],
+    // Its own process group: a terminal's Ctrl-C reaches the frontend, which cancels through
+    // the protocol, instead of killing the child under it.
+    detached: true,
+  });
+  if (options.stderr) {
+    const sink = options.stderr;
+    proc.stderr?.setEncoding("utf8");
+    proc.stderr?.on("data", (text: string) => sink(text));
+  }
+  let negotiated: Negotiated | null = null;
+  const connection = new Connection(proc, {
+    canCancel: () => negotiated?.capabilities.has("operation.cancel") ?? false,
+    ...(options.trace ? { trace: options.trace } : {}),
+  });
+  try {
+    const result = await connection.call("initialize", {
+      protocol_version: 1,
+      client: options.client ?? { name: "mc-agent-client", version: SERVER_INFO.version },
+      required_capabilities: [...options.capabilities],
+    });
+    negotiated = decodeNegotiation(options.capabilities, result);
+    return { connection, negotiated };
+  } catch (error) {
+    await stopChild(connection, LIMITS.cleanup_ms);
+    if (isRemote(error, "unsupported_capability"))
+      throw new RemoteError(
+        "unsupported_capability",
+        `The child does not offer every capability asked for (${options.capabilities.join(", ")}).`,
+        "initialize",
+      );
+    throw error;
+  }
+}
+
+/**
+ * Polite stop: `shutdown`, then EOF; kills when the child has not exited within its cleanup
+ * bound plus a grace. Every call still pending afterwards rejects as `closed`; later frames are
+ * ignored.
+ */
+export async function stopChild(connection: Connection, cleanupMs: number): Promise<void> {
+  connection.expectExit();
+  if (!connection.alive) return connection.exited;
+  const timer = setTimeout(() => connection.kill(), cleanupMs + KILL_GRACE_MS);
+  const answered = connection.call("shutdown", {}).then(
+    () => connection.silence(),
+    () => connection.kill(),
+  );
+  await Promise.race([answered.then(() => connection.exited), connection.exited]);
+  connection.end(new ClientError("closed", "The client was closed."));
+  await connection.exited;
+  clearTimeout(timer);
+}
