@@ -185,6 +185,9 @@ export class Connection {
       call.reject(new RemoteError(response.code, response.message, call.method));
       return;
     }
+    // After the shutdown answer nothing more can legitimately follow: stop reading at once,
+    // before any later frame of the same chunk is looked at.
+    if (call.method === "shutdown") this.silence();
     const checked = METHODS[call.method].result.safeParse(response.result);
     if (checked.success) call.resolve(checked.data);
     else

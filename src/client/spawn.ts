@@ -85,8 +85,9 @@ export async function stopChild(connection: Connection, cleanupMs: number): Prom
   connection.expectExit();
   if (!connection.alive) return connection.exited;
   const timer = setTimeout(() => connection.kill(), cleanupMs + KILL_GRACE_MS);
+  // The connection stops reading by itself once shutdown is answered.
   const answered = connection.call("shutdown", {}).then(
-    () => connection.silence(),
+    () => {},
     () => connection.kill(),
   );
   await Promise.race([answered.then(() => connection.exited), connection.exited]);
