@@ -17,16 +17,23 @@ describe("SDK against a misbehaving child", () => {
   before(() => {
     box = sandbox();
   });
-  after(() => box.cleanup());
+  after(async () => {
+    await Promise.all(started.map((c) => within(c.close())));
+    box.cleanup();
+  });
 
-  const start = (mode: string) =>
-    within(
+  const started: AgentClient[] = [];
+  const start = async (mode: string) => {
+    const client = await within(
       AgentClient.spawn({
         cwd: box.workspace,
         command: badChild(mode),
         capabilities: ["operation.cancel"],
       }),
     );
+    started.push(client);
+    return client;
+  };
 
   const isClientError = (code: ClientErrorCode) => (e: unknown) =>
     e instanceof ClientError && e.code === code && e.message.length > 0;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { AgentClient, ClientError, RemoteError } from "../../src/client/index.js";
+import { AgentClient, type Capability, ClientError, RemoteError } from "../../src/client/index.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
 import { pause, watchRejections, within } from "../helpers/fakes.js";
 
@@ -8,10 +8,9 @@ import { pause, watchRejections, within } from "../helpers/fakes.js";
 describe("SDK against the real child", () => {
   let box: Sandbox;
   const frames: string[] = [];
-  const spawnReal = (
-    capabilities: AgentClient["capabilities"] extends ReadonlySet<infer C> ? C[] : never,
-  ) =>
-    within(
+  const started: AgentClient[] = [];
+  const spawnReal = async (capabilities: Capability[]) => {
+    const client = await within(
       AgentClient.spawn({
         cwd: box.workspace,
         env: {
@@ -24,10 +23,17 @@ describe("SDK against the real child", () => {
         trace: (direction, line) => frames.push(`${direction} ${line}`),
       }),
     );
+    started.push(client);
+    return client;
+  };
   before(() => {
     box = sandbox();
   });
-  after(() => box.cleanup());
+  after(async () => {
+    // A failed test must not leave a child behind (it would keep the test file alive).
+    await Promise.all(started.map((c) => within(c.close())));
+    box.cleanup();
+  });
 
   it("negotiates exactly what is asked and decodes limits and (no) extensions", async () => {
     const client = await spawnReal(["operation.cancel"]);
