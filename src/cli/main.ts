@@ -1,17 +1,40 @@
 import { runStdio } from "../server/stdio.js";
+import { helpText, parseCommand, UsageError } from "./args.js";
+import type { Command } from "./command.js";
+import { demoCommand } from "./commands/demo.js";
+import { modelsCommand } from "./commands/models.js";
+import { refreshCommand } from "./commands/refresh.js";
+import { sessionsCommand } from "./commands/sessions.js";
+import { showCommand } from "./commands/show.js";
+import { reportFailure } from "./failure.js";
+import { Terminal } from "./terminal.js";
 
-const USAGE = `Usage: mc-agent <command>
+const COMMANDS: Record<string, Command> = {
+  demo: demoCommand,
+  sessions: sessionsCommand,
+  show: showCommand,
+  models: modelsCommand,
+  refresh: refreshCommand,
+};
+
+const USAGE = `Usage: mc-agent <command> [options]
 
 Commands:
-  stdio    Run the backend child: local-agent stdio protocol v1 on stdin/stdout
+  demo               Walk the whole client flow on a throwaway home (start here)
+  sessions           List the saved sessions of the current folder
+  show <id>          Open one session exactly and print its history
+  models             Cached model catalog: provider status, next steps, choices
+  refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
+  stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
 
 Run "mc-agent <command> --help" for a command's options.
+Exit codes: 0 ok, 1 the operation failed, 2 usage error. NO_COLOR disables color.
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "stdio") {
-    if (rest.includes("--help")) {
+    if (rest.includes("--help") || rest.includes("-h")) {
       process.stdout.write(
         "Usage: mc-agent stdio\n\nSpeaks local-agent stdio v1 on stdin/stdout; logs to stderr (MC_LOG).\n",
       );
@@ -20,12 +43,21 @@ export async function main(argv: string[]): Promise<number> {
     runStdio();
     return -1; // keeps running until shutdown or EOF
   }
-  if (command === undefined || command === "--help" || command === "help") {
-    process.stdout.write(USAGE);
+  const term = new Terminal({ out: process.stdout, err: process.stderr, env: process.env });
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    (command === undefined ? process.stderr : process.stdout).write(USAGE);
     return command === undefined ? 2 : 0;
   }
-  process.stderr.write(
-    `mc-agent: unknown command "${command}" (usage_error). Run "mc-agent --help".\n`,
-  );
-  return 2;
+  const selected = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!selected) return reportFailure(new UsageError(`unknown command "${command}"`), term);
+  try {
+    const args = parseCommand(selected.spec, rest);
+    if (args.help) {
+      process.stdout.write(helpText(selected.spec));
+      return 0;
+    }
+    return await selected.run(args, term);
+  } catch (error) {
+    return reportFailure(error, term);
+  }
 }

@@ -1,0 +1,53 @@
+import { parseArgs } from "node:util";
+
+/** A mistake in how the command was called: exit code 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export interface CommandSpec {
+  usage: string;
+  summary: string;
+  /** Extra help text after the usage line. */
+  help: string;
+  options?: Record<string, { type: "boolean" | "string"; short?: string }>;
+  /** Names of the required positional arguments, in order. */
+  positionals?: string[];
+}
+
+export interface Parsed {
+  help: boolean;
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Strict parsing: unknown options or wrong positional counts are usage errors. */
+export function parseCommand(spec: CommandSpec, argv: string[]): Parsed {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { help: { type: "boolean", short: "h" }, ...spec.options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(firstSentence(error));
+  }
+  const help = parsed.values.help === true;
+  const wanted = spec.positionals ?? [];
+  if (!help && parsed.positionals.length !== wanted.length) {
+    const missing = wanted[parsed.positionals.length];
+    throw new UsageError(missing ? `missing <${missing}>` : "too many arguments");
+  }
+  return { help, values: parsed.values as Parsed["values"], positionals: parsed.positionals };
+}
+
+export function helpText(spec: CommandSpec): string {
+  return `Usage: ${spec.usage}\n\n${spec.summary}\n\n${spec.help}\n`;
+}
+
+function firstSentence(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split("\n")[0] ?? text).replace(/\. To specify.*$/, "");
+}

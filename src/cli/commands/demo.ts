@@ -1,0 +1,110 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Command } from "../command.js";
+import { type DemoContext, heading, say } from "../demo/context.js";
+import { writeDemoHome } from "../demo/home.js";
+import { negotiateAll } from "../demo/negotiate.js";
+import { DEMO_KEY, startDemoProvider } from "../demo/provider.js";
+import { explainCatalog, refreshAndSelect, restartAfterSettings } from "../demo/steps-models.js";
+import { browseSessions } from "../demo/steps-sessions.js";
+import type { Terminal } from "../terminal.js";
+
+export const demoCommand: Command = {
+  spec: {
+    usage: "mc-agent demo",
+    summary: "Walk the whole client flow against a throwaway home and a local provider.",
+    help: [
+      "Options:",
+      "  -h, --help",
+      "",
+      "Builds a temporary MC_HOME with sample sessions for the current folder, starts an",
+      "OpenAI-compatible provider on 127.0.0.1, and walks the five steps of the client flow with",
+      "commentary. Nothing outside the temporary folder is read or written (your own MC_HOME,",
+      "credentials and the network are not used); it is removed at the end.",
+    ].join("\n"),
+  },
+  async run(_args, term) {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "mc-agent-demo-")));
+    const provider = await startDemoProvider();
+    try {
+      const workspace = realpathSync(process.cwd());
+      const fixture = writeDemoHome(root, workspace, provider.url);
+      term.line(term.bold("mc-agent demo: the client flow, step by step"));
+      say(
+        term,
+        `Throwaway home: ${fixture.home}\nLocal provider: ${provider.url} (OpenAI-compatible)\nFolder: ${workspace}`,
+      );
+      const env = demoEnv(root, fixture.home, term.io.env);
+      heading(term, 1, "Spawn the child and negotiate");
+      const { client, missing } = await negotiateAll(term, env, workspace);
+      const ctx: DemoContext = { term, client, fixture, provider, missing };
+      try {
+        describeNegotiation(ctx);
+        await browseSessions(ctx);
+        const before = await explainCatalog(ctx);
+        await refreshAndSelect(ctx, before);
+        await restartAfterSettings(ctx);
+      } finally {
+        await client.close();
+      }
+      finish(term, missing);
+      return 0;
+    } finally {
+      await provider.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The child sees only the throwaway home and the demo key: never the user's own store or keys. */
+function demoEnv(root: string, home: string, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base, MC_HOME: home, DEMO_KEY };
+  for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "MC_AGENT_TEST_METHODS"])
+    delete env[key];
+  env.CODEX_HOME = join(root, "codex");
+  env.CLAUDE_CONFIG_DIR = join(root, "claude");
+  return env;
+}
+
+function describeNegotiation(ctx: DemoContext): void {
+  const { term, client, missing } = ctx;
+  say(
+    term,
+    "initialize names every capability the frontend needs; the child offers all or refuses.",
+  );
+  term.line(`  Negotiated: ${[...client.capabilities].join(", ") || "(none)"}`);
+  if (missing.length > 0)
+    term.line(
+      term.yellow(
+        `  Not offered by this child yet: ${missing.join(", ")}. Their steps say so and are skipped.`,
+      ),
+    );
+  const l = client.limits;
+  term.line(
+    `  Limits (never depend on negotiation): ${l.child_requests} requests a child, ${l.active_requests} active, pages of ${l.page_entries} / ${l.page_bytes} bytes, cleanup ${l.cleanup_ms} ms`,
+  );
+  const names = Object.keys(client.extensions);
+  term.line(
+    `  Extension parameters, decoded separately: ${names.join(", ") || "(none negotiated)"}`,
+  );
+  const discover = client.extensions["session.discover"];
+  if (discover)
+    term.line(
+      `    session.discover: ${discover.consistency}, ${discover.ordering} order, steps of ${discover.step_directory_entries} entries`,
+    );
+}
+
+function finish(term: Terminal, missing: string[]): void {
+  term.line();
+  if (missing.length === 0)
+    term.line(term.bold("Done: every step of the client flow ran against the real child."));
+  else
+    term.line(
+      term.bold(`Done. Skipped because this child does not offer them yet: ${missing.join(", ")}.`),
+    );
+  say(
+    term,
+    'Next: "mc-agent sessions", "mc-agent models", "mc-agent refresh <provider>" in your own folders.',
+  );
+}

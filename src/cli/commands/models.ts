@@ -1,0 +1,83 @@
+import { type CatalogStatusRead, explain } from "../../client/index.js";
+import type { Command } from "../command.js";
+import { connect, interruptible } from "../connect.js";
+import { plainLength, type Terminal, table } from "../terminal.js";
+import { nextStep } from "./next-step.js";
+
+export const modelsCommand: Command = {
+  spec: {
+    usage: "mc-agent models [--json]",
+    summary: "Show the cached model catalog: each provider's status, what to do, and the choices.",
+    help: [
+      "Options:",
+      "  --json    Print providers, choices, selection and notices as JSON",
+      "  -h, --help",
+      "",
+      "Reads only cached catalogs (no provider request). Nothing is selected automatically.",
+    ].join("\n"),
+    options: { json: { type: "boolean" } },
+  },
+  async run(args, term) {
+    const client = await connect(term, ["model.catalog.status", "operation.cancel"]);
+    try {
+      const status = await interruptible(term, (signal) => client.catalogStatus({ signal }));
+      if (args.values.json) term.line(JSON.stringify(jsonOf(status), null, 2));
+      else printStatus(term, status);
+      return 0;
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+function jsonOf(status: CatalogStatusRead): unknown {
+  return {
+    providers: status.providers.map((p) => ({
+      ...p,
+      explanation: explain(p).sentence,
+      next_step: nextStep(p),
+    })),
+    choices: status.choices,
+    selection: status.selection,
+    notices: status.notices,
+  };
+}
+
+/** Provider statuses with explanations and next steps, then the choices and the selection. */
+export function printStatus(term: Terminal, status: CatalogStatusRead): void {
+  term.line(term.bold("Providers"));
+  if (status.providers.length === 0) term.line("  (none reported)");
+  for (const provider of status.providers) {
+    const e = explain(provider);
+    const mark = provider.recovery === "none" ? term.green("ok") : term.yellow("needs action");
+    term.line(`  ${term.bold(provider.provider)}  ${mark}`);
+    term.line(`    ${e.sentence}`);
+    const step = nextStep(provider);
+    if (step) term.line(`    Next step: ${step}.`);
+  }
+  term.line();
+  printChoices(term, status);
+  if (status.notices.some((n) => n.code === "configuration_invalid"))
+    term.line(term.yellow("The backend settings file is invalid; built-in defaults are in use."));
+  term.line(
+    term.dim(
+      "Settings changes take effect in a fresh backend child (each mc-agent command starts one).",
+    ),
+  );
+}
+
+export function printChoices(term: Terminal, status: CatalogStatusRead): void {
+  term.line(term.bold("Selectable models"));
+  if (status.choices.length === 0)
+    term.line("  (none: no enabled model has a valid cached catalog)");
+  const rows = status.choices.map((c) => {
+    const efforts = c.efforts.length ? c.efforts.join(", ") : "-";
+    const fallback = c.default_effort ? ` (default ${c.default_effort})` : "";
+    return [`  ${c.id}`, c.name ?? "", `efforts: ${efforts}${fallback}`];
+  });
+  for (const line of table(rows, plainLength)) term.line(line);
+  const { model, effort } = status.selection;
+  term.line(
+    `Selection: ${model ? `${model}${effort ? ` (${effort})` : ""}` : "none"}; nothing is selected automatically.`,
+  );
+}

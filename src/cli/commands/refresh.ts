@@ -1,0 +1,107 @@
+import type { AgentClient } from "../../client/index.js";
+import { explain, explainRefresh, isRemote } from "../../client/index.js";
+import type { Command } from "../command.js";
+import { connect, interruptible } from "../connect.js";
+import type { Terminal } from "../terminal.js";
+import { nextStep } from "./next-step.js";
+
+export const refreshCommand: Command = {
+  spec: {
+    usage: "mc-agent refresh <provider> [--json]",
+    summary:
+      "Deliberately refresh one provider's model catalog from the provider, then show the reloaded status.",
+    help: [
+      "Options:",
+      "  --json    Print the outcome and the reloaded status as JSON",
+      "  -h, --help",
+      "",
+      "Ctrl-C cancels through the protocol and waits for the backend to confirm. A refresh never",
+      "changes settings, enabled models or the selection.",
+    ].join("\n"),
+    options: { json: { type: "boolean" } },
+    positionals: ["provider"],
+  },
+  async run(args, term) {
+    const provider = args.positionals[0] as string;
+    const client = await connect(term, [
+      "model.refresh",
+      "model.catalog",
+      "model.catalog.status",
+      "operation.cancel",
+    ]);
+    try {
+      return await refreshAndReport(term, client, provider, args.values.json === true);
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+async function refreshAndReport(
+  term: Terminal,
+  client: AgentClient,
+  provider: string,
+  json: boolean,
+): Promise<number> {
+  term.startSpinner(`Refreshing ${provider}… (Ctrl-C cancels)`);
+  try {
+    const report = await interruptible(
+      term,
+      (signal) => client.refresh(provider, { signal }),
+      () => term.startSpinner("Cancelling… waiting for the backend to confirm"),
+    );
+    term.stopSpinner();
+    const status = report.status?.providers.find((p) => p.provider === provider) ?? null;
+    if (json) {
+      term.line(
+        JSON.stringify(
+          { result: report.result, status, choices: report.catalog?.choices ?? null },
+          null,
+          2,
+        ),
+      );
+    } else {
+      const sentence = explainRefresh(report.result);
+      term.line(report.result.outcome === "refreshed" ? term.green(sentence) : term.red(sentence));
+      if (report.reloadError)
+        term.line(`Reloading the catalog failed: ${report.reloadError.message}`);
+      if (status) describe(term, status);
+      const choices = report.catalog?.choices.filter((c) => c.provider === provider) ?? [];
+      term.line(
+        `${choices.length} selectable ${choices.length === 1 ? "model" : "models"} from ${provider}; selection unchanged.`,
+      );
+    }
+    return report.result.outcome === "refreshed" ? 0 : 1;
+  } catch (error) {
+    term.stopSpinner();
+    if (!isRemote(error, "operation_cancelled")) throw error;
+    return reportCancelled(term, client, provider, json);
+  }
+}
+
+/** The backend confirmed the cancellation; show what is cached now. */
+async function reportCancelled(
+  term: Terminal,
+  client: AgentClient,
+  provider: string,
+  json: boolean,
+): Promise<number> {
+  const status =
+    (await client.catalogStatus()).providers.find((p) => p.provider === provider) ?? null;
+  if (json) term.line(JSON.stringify({ result: null, cancelled: true, status }, null, 2));
+  else {
+    term.line(
+      term.yellow(
+        `Refresh of ${provider} cancelled (operation_cancelled); nothing claims it completed.`,
+      ),
+    );
+    if (status) describe(term, status);
+  }
+  return 1;
+}
+
+function describe(term: Terminal, status: Parameters<typeof explain>[0]): void {
+  term.line(explain(status).sentence);
+  const step = nextStep(status);
+  if (step) term.line(`Next step: ${step}.`);
+}

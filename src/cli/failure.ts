@@ -1,0 +1,30 @@
+import { adviceFor, ClientError, RemoteError } from "../client/index.js";
+import { UsageError } from "./args.js";
+import type { Terminal } from "./terminal.js";
+
+/**
+ * Every failure ends as one line on stderr: what happened, its code, and what to do.
+ * Returns the exit code: 2 for usage, 1 for an operation that failed.
+ */
+export function reportFailure(error: unknown, term: Terminal): number {
+  term.stopSpinner();
+  if (error instanceof UsageError) {
+    term.note(`mc-agent: ${error.message} (usage_error). Run "mc-agent <command> --help".`);
+    return 2;
+  }
+  if (error instanceof RemoteError || error instanceof ClientError) {
+    term.note(`mc-agent: ${withoutStop(error.message)} (${error.code}). ${adviceFor(error.code)}`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  term.note(`mc-agent: unexpected failure: ${firstLine(message)} (internal_error). Report it.`);
+  return 1;
+}
+
+function withoutStop(text: string): string {
+  return firstLine(text).replace(/\.$/, "");
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0] ?? text;
+}
