@@ -6,10 +6,11 @@ import type { Terminal } from "./terminal.js";
  * Every failure ends as one line on stderr: what happened, its code, and what to do.
  * Returns the exit code: 2 for usage, 1 for an operation that failed.
  */
-export function reportFailure(error: unknown, term: Terminal): number {
+export function reportFailure(error: unknown, term: Terminal, command?: string): number {
   term.stopSpinner();
   if (error instanceof UsageError) {
-    term.note(`mc-agent: ${error.message} (usage_error). Run "mc-agent <command> --help".`);
+    const help = command ? `mc-agent ${command} --help` : "mc-agent --help";
+    term.note(`mc-agent: ${error.message} (usage_error). Run "${help}".`);
     return 2;
   }
   if (error instanceof RemoteError || error instanceof ClientError) {

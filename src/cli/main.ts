@@ -58,6 +58,6 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await selected.run(args, term);
   } catch (error) {
-    return reportFailure(error, term);
+    return reportFailure(error, term, command);
   }
 }

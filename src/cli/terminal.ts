@@ -34,7 +34,7 @@ export class Terminal {
   /** Replaces the live status line (TTY only; silently nothing otherwise). */
   status(text: string): void {
     if (!this.live) return;
-    const width = Math.max(20, (this.io.err.columns ?? 80) - 1);
+    const width = Math.max(20, (this.io.err.columns || 80) - 1);
     this.io.err.write(`\r\x1b[2K${text.slice(0, width)}`);
     this.statusShown = true;
   }

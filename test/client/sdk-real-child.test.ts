@@ -120,7 +120,7 @@ describe("SDK against the real child", () => {
     const rejections = watchRejections();
     const client = await spawnReal(["operation.cancel"]);
     const a = client.call("test.sleep", { ms: 20_000 });
-    const b = client.call("test.sleep", { ms: 20_000, worker: true });
+    const b = client.call("test.sleep", { ms: 20_000 });
     await pause(50);
     process.kill(client.pid as number, "SIGKILL");
     for (const call of [a, b])

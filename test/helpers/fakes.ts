@@ -65,3 +65,12 @@ export function within<T>(promise: Promise<T>, ms = 10_000, what = "operation"):
   });
   return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
+
+/** The methods the scripted child received, in order. */
+export function requestLog(dir: string): string[] {
+  try {
+    return readFileSync(join(dir, "requests.log"), "utf8").split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}

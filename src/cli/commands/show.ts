@@ -1,7 +1,7 @@
 import type { SessionEvent } from "../../client/index.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
-import type { Terminal } from "../terminal.js";
+import { plainLength, type Terminal } from "../terminal.js";
 import { shortTime } from "./format.js";
 
 export const showCommand: Command = {
@@ -78,6 +78,7 @@ function render(term: Terminal, event: SessionEvent): string[] {
 /** A speaker line, with continuation lines indented under the text. */
 function block(time: string, who: string, body: string): string[] {
   const [first = "", ...rest] = body.split("\n");
-  const pad = " ".repeat(18);
-  return [`${time}  ${who}: ${first}`, ...rest.map((line) => `${pad}${line}`)];
+  const prefix = `${time}  ${who}: `;
+  const pad = " ".repeat(plainLength(prefix));
+  return [`${prefix}${first}`, ...rest.map((line) => `${pad}${line}`)];
 }
