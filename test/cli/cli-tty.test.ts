@@ -70,14 +70,13 @@ describe("CLI on a real TTY", {
       /Refresh of slow cancelled \(operation_cancelled\); nothing claims it completed\./,
     );
     const sent = requestLog(dir);
-    assert.equal(sent.filter((m) => m === "operation.cancel").length, 1);
+    assert.equal(sent.filter((m) => m === "operation.cancel").length, 1, sent.join(","));
     // Cancel after the refresh, then the status reload, then a clean shutdown: the child was
     // not killed by the terminal's SIGINT (it runs in its own process group).
-    assert.deepEqual(sent.slice(sent.indexOf("model.refresh")), [
-      "model.refresh",
-      "operation.cancel",
-      "model.catalog.status",
-      "shutdown",
-    ]);
+    assert.deepEqual(
+      sent.slice(sent.indexOf("model.refresh")),
+      ["model.refresh", "operation.cancel", "model.catalog.status", "shutdown"],
+      JSON.stringify(run.output),
+    );
   });
 });
