@@ -90,7 +90,6 @@ async function scanOnce(
   options: DiscoveryOptions,
 ): Promise<ScanOutcome> {
   const rows: SessionEntry[] = [];
-  const notices = new NoticeTally();
   let cursor: string | null = null;
   for (let pages = 1; ; pages += 1) {
     let page: Awaited<ReturnType<typeof client.call<"session.discover">>>;
@@ -103,7 +102,6 @@ async function scanOnce(
       throw error;
     }
     rows.push(...page.sessions);
-    notices.add(page.notices);
     options.onProgress?.({
       kind: "page",
       progress: page.progress,
@@ -111,23 +109,10 @@ async function scanOnce(
       provisional: Object.freeze([...rows]),
       attempt,
     });
-    if (page.complete) return { kind: "complete", sessions: rows, notices: notices.list() };
+    // Notices carry running totals; the completing page's are the scan's totals.
+    if (page.complete) return { kind: "complete", sessions: rows, notices: page.notices };
     if (page.cursor === null)
       throw new ClientError("protocol_violation", "An incomplete discovery page had no cursor.");
     cursor = page.cursor;
-  }
-}
-
-/**
- * Notices are counts per code. Each page reports the counts of the histories it settled, so
- * the scan's counts are the sums (a page without notices adds nothing).
- */
-class NoticeTally {
-  private readonly counts = new Map<SessionNotice["code"], number>();
-  add(notices: SessionNotice[]): void {
-    for (const n of notices) this.counts.set(n.code, (this.counts.get(n.code) ?? 0) + n.count);
-  }
-  list(): SessionNotice[] {
-    return [...this.counts].map(([code, count]) => ({ code, count }));
   }
 }

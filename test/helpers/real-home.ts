@@ -48,13 +48,18 @@ export function writeProviderSettings(
 
 /**
  * A loopback provider speaking the OpenAI models wire format. `stall` holds every request
- * open (for cancellation), otherwise it lists the given models.
+ * open (for cancellation), `status` answers with that HTTP status, otherwise it lists the
+ * given models.
  */
-export async function loopbackProvider(options: { models: string[]; stall?: boolean }) {
+export async function loopbackProvider(options: {
+  models: string[];
+  stall?: boolean;
+  status?: number;
+}) {
   const held: ServerResponse[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (options.stall) return void held.push(res);
-    res.writeHead(200, { "content-type": "application/json" });
+    res.writeHead(options.status ?? 200, { "content-type": "application/json" });
     if (req.url === "/v1/models")
       return res.end(
         JSON.stringify({

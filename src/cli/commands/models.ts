@@ -49,7 +49,12 @@ export function printStatus(term: Terminal, status: CatalogStatusRead): void {
   if (status.providers.length === 0) term.line("  (none reported)");
   for (const provider of status.providers) {
     const e = explain(provider);
-    const mark = provider.recovery === "none" ? term.green("ok") : term.yellow("needs action");
+    const mark =
+      provider.recovery !== "none"
+        ? term.yellow("needs action")
+        : provider.relevant
+          ? term.green("ok")
+          : term.dim("not in use");
     term.line(`  ${term.bold(provider.provider)}  ${mark}`);
     term.line(`    ${e.sentence}`);
     const step = nextStep(provider);
