@@ -91,6 +91,23 @@ describe("CLI against the real child", () => {
     assert.equal(failed.stdout, golden("real-refresh-failed.txt", failed.stdout));
   });
 
+  it("sessions on a real TTY: progress line over several steps, then the table", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    if (!(await skipUnless(t, ["session.discover", "operation.cancel"]))) return;
+    // More than one page (page_entries 100), so discovery takes several steps.
+    for (let i = 0; i < 120; i += 1)
+      writeHistory(box.home, `s${String(i).padStart(3, "0")}`, box.workspace);
+    const line = `exec ${shellQuote(process.execPath)} ${shellQuote(CHILD_BIN)} sessions`;
+    const pty = new PtyRun(line, { cwd: box.workspace, env: { ...env, NO_COLOR: "1" } });
+    closers.push(async () => pty.kill());
+    assert.equal(await pty.done, 0, JSON.stringify(pty.output.slice(-500)));
+    assert.ok(
+      pty.output.includes("\r\x1b[2KDiscovering sessions… 100 provisional rows"),
+      pty.output.slice(0, 400),
+    );
+    assert.equal(pty.output.match(/^s\d{3} +Title s\d{3} +2026-11-29 10:00\r?$/gm)?.length, 120);
+  });
+
   it("refresh on a real TTY: Ctrl-C cancels the real refresh and waits for its answer", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
     if (
