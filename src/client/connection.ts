@@ -97,13 +97,13 @@ export class Connection {
       return Promise.reject(
         new ClientError("aborted", `${method} was aborted before it was sent.`),
       );
-    this.nextId += 1;
-    const id = `c${this.nextId}`;
+    const id = `c${this.nextId + 1}`;
     const line = `${JSON.stringify({ id, method, params })}\n`;
     if (encoder.encode(line).length > LIMITS.frame_bytes)
       return Promise.reject(
         new ClientError("frame_too_large", `${method} params exceed the frame byte limit.`),
       );
+    this.nextId += 1; // the ID is spent only by a frame that is sent
     return new Promise<ResultOf<M>>((resolve, reject) => {
       const onAbort = () => this.cancel(id, method);
       const settle = () => signal?.removeEventListener("abort", onAbort);

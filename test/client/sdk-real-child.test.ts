@@ -81,7 +81,7 @@ describe("SDK against the real child", () => {
     await within(client.close());
   });
 
-  it("refuses locally what cannot be sent: aborted signal, un-negotiated capability", async () => {
+  it("refuses locally what cannot be sent: aborted signal, un-negotiated capability, oversized frame", async () => {
     const client = await spawnReal(["operation.cancel"]);
     const sentBefore = client.requestsSent;
     await assert.rejects(
@@ -91,6 +91,10 @@ describe("SDK against the real child", () => {
     await assert.rejects(
       client.call("model.catalog", {}),
       (e: unknown) => e instanceof ClientError && e.code === "not_negotiated",
+    );
+    await assert.rejects(
+      client.call("test.sleep", { ms: 1, padding: "x".repeat(1_100_000) } as never),
+      (e: unknown) => e instanceof ClientError && e.code === "frame_too_large",
     );
     assert.equal(client.requestsSent, sentBefore);
     await within(client.close());
