@@ -43,6 +43,10 @@ export async function main(argv: string[]): Promise<number> {
     runStdio();
     return -1; // keeps running until shutdown or EOF
   }
+  // A reader that goes away (`mc-agent sessions | head -1`) ends the command quietly.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+  });
   const term = new Terminal({ out: process.stdout, err: process.stderr, env: process.env });
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     (command === undefined ? process.stderr : process.stdout).write(USAGE);

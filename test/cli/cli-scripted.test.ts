@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { type Sandbox, sandbox } from "../helpers/child.js";
+import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
 import { golden, runCli, scriptedEnv } from "../helpers/cli.js";
 import { CLI_FIXTURE } from "../helpers/cli-fixture.js";
-import { scriptedDir } from "../helpers/fakes.js";
+import { entry, scriptedDir, within, writeJson } from "../helpers/fakes.js";
 
 /**
  * The CLI as a process, pointed (MC_AGENT_CHILD) at the scripted fake child that serves the
@@ -12,9 +13,11 @@ import { scriptedDir } from "../helpers/fakes.js";
 describe("CLI against the scripted child", () => {
   let box: Sandbox;
   let env: Record<string, string | undefined>;
+  let dir: string;
   beforeEach(() => {
     box = sandbox();
-    env = scriptedEnv(scriptedDir(box.root, CLI_FIXTURE));
+    dir = scriptedDir(box.root, CLI_FIXTURE);
+    env = scriptedEnv(dir);
   });
   afterEach(() => box.cleanup());
   const run = (...args: string[]) => runCli(args, { cwd: box.workspace, env });
@@ -122,6 +125,26 @@ describe("CLI against the scripted child", () => {
     assert.equal(top.code, 0);
     for (const command of ["demo", "sessions", "show", "models", "refresh", "stdio"])
       assert.match(top.stdout, new RegExp(`\\n  ${command}`));
+  });
+
+  it("a reader that goes away early (| head) ends the command quietly", async () => {
+    const many = Array.from({ length: 3000 }, (_, i) =>
+      entry(`s${i}`, `Title ${i} ${"x".repeat(60)}`),
+    );
+    writeJson(dir, "sessions.json", { sessions: many });
+    env.FAKE_PAGE_ROWS = "1000";
+    const proc = spawn(process.execPath, [CHILD_BIN, "sessions"], { cwd: box.workspace, env });
+    let stderr = "";
+    proc.stderr.setEncoding("utf8").on("data", (t: string) => {
+      stderr += t;
+    });
+    proc.stdout.once("data", () => proc.stdout.destroy());
+    const code = await within(
+      new Promise<number | null>((resolve) => proc.on("close", resolve)),
+      20_000,
+    );
+    assert.equal(code, 0);
+    assert.equal(stderr, "");
   });
 
   it("a malformed MC_AGENT_CHILD is a usage error", async () => {
