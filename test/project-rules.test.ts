@@ -55,3 +55,11 @@ test("imports follow the layering rules", () => {
   }
   assert.deepEqual(violations, []);
 });
+
+test("the package's exports resolve: mc-agent/client and mc-agent/protocol", async () => {
+  const client = await import("mc-agent/client");
+  assert.equal(typeof client.AgentClient, "function");
+  const protocol = await import("mc-agent/protocol");
+  assert.equal(typeof protocol.METHODS, "object");
+  assert.equal(protocol.LIMITS.frame_bytes, 1_048_576);
+});
