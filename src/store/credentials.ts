@@ -79,7 +79,39 @@ export async function readCredentialFile<T>(path: string, schema: z.ZodType<T>):
   }
 }
 
-/** Rewrites a credential file atomically with mode 0600 (renewed tokens). */
-export async function writeCredentialFile(path: string, value: unknown): Promise<void> {
-  await writeFileAtomic(path, Buffer.from(`${JSON.stringify(value, null, 2)}\n`), 0o600);
+/** A credential file that exists but is not a JSON object mc can safely rewrite. */
+export class CredentialFileUnusable extends Error {
+  constructor() {
+    super("credential file cannot be rewritten");
+    this.name = "CredentialFileUnusable";
+  }
+}
+
+/**
+ * Read-modify-write of a credential file (renewed tokens): the current file is read as a plain
+ * JSON object, `update` changes only what it owns, and the result replaces the file atomically
+ * with mode 0600. Every other key (other providers' entries, fields mc does not know) is kept
+ * as it was. A file that exists but is unsafe, oversized or not a JSON object is never
+ * overwritten (that would destroy the user's other credentials): `CredentialFileUnusable`.
+ */
+export async function updateCredentialFile(
+  path: string,
+  update: (file: Record<string, unknown>) => void,
+): Promise<void> {
+  let file: Record<string, unknown> = {};
+  try {
+    const read = await readRegularFile(path, CREDENTIAL_FILE_BYTES);
+    if (read.kind === "too_large") throw new CredentialFileUnusable();
+    if (read.kind === "bytes") {
+      const json = parseJson(read.bytes);
+      if (typeof json !== "object" || json === null || Array.isArray(json))
+        throw new CredentialFileUnusable();
+      file = json as Record<string, unknown>;
+    }
+  } catch (error) {
+    if (error instanceof UnsafeStoreFile) throw new CredentialFileUnusable();
+    throw error;
+  }
+  update(file);
+  await writeFileAtomic(path, Buffer.from(`${JSON.stringify(file, null, 2)}\n`), 0o600);
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
@@ -12,7 +12,16 @@ const servers: FakeServer[] = [];
 afterEach(async () => {
   if (child) {
     await child.close();
-    for (const secret of ["old-access", "new-access", "rt-1", "rt-2", "sk-ant"])
+    for (const secret of [
+      "old-access",
+      "new-access",
+      "rt-1",
+      "rt-2",
+      "sk-ant",
+      "opaque-old",
+      "opaque-new",
+      "claude-oauth",
+    ])
       assert.ok(!child.stderr.includes(secret), "stderr names a credential");
   }
   child = undefined;
@@ -158,6 +167,69 @@ describe("codex credential renewal", () => {
     );
     const result = await c.call("model.refresh", { provider: "codex" });
     assert.equal(result.reason, "authentication_rejected");
+  });
+
+  test("mc's own auth.json entry: expired is renewed once, persisted 0600 in place of that entry only", async () => {
+    box = sandbox();
+    const tokenAnswer = { access_token: "opaque-new", refresh_token: "rt-2", expires_in: 3600 };
+    const auth = await server((_req, res) => json(res, 200, tokenAnswer));
+    const models = await server((req, res) => {
+      if (req.headers.authorization !== "Bearer opaque-new") return json(res, 401, {});
+      json(res, 200, { models: [{ slug: "gpt-5-codex", display_name: "GPT-5 Codex" }] });
+    });
+    writeConfig(box, {
+      providers: {
+        codex: { base_url: `${models.url}/codex`, token_url: `${auth.url}/oauth/token` },
+      },
+      enabled_models: ["codex/gpt-5-codex"],
+      models_dev_url: `${await closedPort()}/api.json`,
+    });
+    const others = {
+      openai: { type: "api_key", key: "sk-other" },
+      anthropic: { type: "oauth", access_token: "ant-a", refresh_token: "ant-r", expires_at: 5 },
+    };
+    const mcAuth = join(box.home, "auth.json");
+    writeJson(mcAuth, {
+      ...others,
+      codex: {
+        type: "oauth",
+        access_token: "opaque-old",
+        refresh_token: "rt-1",
+        expires_at: "2020-01-01T00:00:00Z",
+      },
+    });
+    // Codex's own file exists too: mc's entry comes first and Codex's file is never touched.
+    const codexAuth = join(box.home, "no-codex", "auth.json");
+    writeJson(codexAuth, { tokens: { access_token: "old-access", refresh_token: "rt-codex" } });
+    const codexBefore = readFileSync(codexAuth);
+    const inodeBefore = statSync(mcAuth).ino;
+    child = await startReady(box, MODEL_CAPS);
+    const before = Date.now();
+    const result = await child.call("model.refresh", { provider: "codex" });
+    const after = Date.now();
+    assert.equal(result.outcome, "refreshed", JSON.stringify(result));
+    assert.equal(auth.seen.length, 1);
+    assert.equal(JSON.parse(auth.seen[0]?.body ?? "{}").refresh_token, "rt-1");
+    assert.equal(models.seen.length, 1);
+    assert.equal(models.seen[0]?.headers.authorization, "Bearer opaque-new");
+    const file = JSON.parse(readFileSync(mcAuth, "utf8"));
+    assert.deepEqual({ openai: file.openai, anthropic: file.anthropic }, others);
+    assert.deepEqual(Object.keys(file).sort(), ["anthropic", "codex", "openai"]);
+    const { expires_at: expiresAt, ...entry } = file.codex;
+    assert.deepEqual(entry, { type: "oauth", access_token: "opaque-new", refresh_token: "rt-2" });
+    assert.ok(expiresAt >= before + 3_600_000 && expiresAt <= after + 3_600_000, `${expiresAt}`);
+    assert.equal(statSync(mcAuth).mode & 0o777, 0o600);
+    assert.notEqual(statSync(mcAuth).ino, inodeBefore, "replaced by rename, not rewritten");
+    assert.deepEqual(
+      readdirSync(box.home).filter((n) => n.endsWith(".tmp")),
+      [],
+    );
+    assert.deepEqual(readFileSync(codexAuth), codexBefore);
+    // The renewed entry is read back: the next refresh needs no renewal.
+    const again = await child.call("model.refresh", { provider: "codex" });
+    assert.equal(again.outcome, "refreshed");
+    assert.equal(auth.seen.length, 1);
+    assert.equal(models.seen[1]?.headers.authorization, "Bearer opaque-new");
   });
 
   test("no codex credentials at all is authentication_unavailable", async () => {

@@ -17,6 +17,7 @@ import { enrich } from "../../src/models/refresh/models-dev.js";
 import { Slots } from "../../src/models/refresh/workers.js";
 import { writeFileAtomic } from "../../src/store/atomic-write.js";
 import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";
+import { CredentialFileUnusable, updateCredentialFile } from "../../src/store/credentials.js";
 import {
   readRegularFile,
   readRegularFileSync,
@@ -35,6 +36,35 @@ describe("atomic writer", () => {
       assert.equal(statSync(path).mode & 0o777, 0o600);
       assert.equal(statSync(join(dir, "nested")).mode & 0o777, 0o700);
       assert.deepEqual(readdirSync(join(dir, "nested")), ["file.json"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("credential file rewrite", () => {
+  test("keeps other keys, creates 0600, never overwrites a file that is not a JSON object", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mc-cred-"));
+    try {
+      const path = join(dir, "auth.json");
+      await updateCredentialFile(path, (f) => {
+        f.a = 1;
+      });
+      await updateCredentialFile(path, (f) => {
+        f.b = 2;
+      });
+      assert.deepEqual(JSON.parse(readFileSync(path, "utf8")), { a: 1, b: 2 });
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      for (const bad of ["[1]", "not json", "null"]) {
+        writeFileSync(path, bad);
+        await assert.rejects(
+          updateCredentialFile(path, (f) => {
+            f.c = 3;
+          }),
+          CredentialFileUnusable,
+        );
+        assert.equal(readFileSync(path, "utf8"), bad);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,11 +1,5 @@
 import { z } from "zod";
-import {
-  CodexAuthFile,
-  type CredentialPaths,
-  McAuthFile,
-  readCredentialFile,
-  writeCredentialFile,
-} from "../../store/credentials.js";
+import { type CredentialPaths, updateCredentialFile } from "../../store/credentials.js";
 import { parseJson } from "../../store/settings.js";
 import type { CodexCredential } from "../auth.js";
 import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
@@ -44,7 +38,7 @@ export async function codexBearer(
     return { token: credential.access_token, account_id: credential.account_id };
   const renewed = await exchange(credential.refresh_token, provider, wallMs);
   try {
-    await persist(credential, renewed, paths, now);
+    await persist(credential, renewed, provider, paths, now);
   } catch {
     log("warn", "renewed credentials could not be saved");
   }
@@ -78,6 +72,8 @@ const TokenResponse = z.looseObject({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
   id_token: z.string().min(1).optional(),
+  /** Seconds the access token lives (RFC 6749); preferred over the JWT `exp` for mc's entry. */
+  expires_in: z.number().positive().optional(),
 });
 type TokenResponse = z.infer<typeof TokenResponse>;
 
@@ -127,30 +123,43 @@ function errorCodeOf(body: unknown): string {
   return typeof record.code === "string" ? record.code : "";
 }
 
+/**
+ * Writes renewed tokens back where they came from, changing only the fields mc owns: Codex's
+ * `tokens.access_token` / `refresh_token` / `id_token` and `last_refresh`, or mc's own entry of
+ * this provider in `MC_HOME/auth.json`. Everything else in the file stays as it was.
+ */
 async function persist(
   credential: CodexCredential,
   renewed: TokenResponse,
+  provider: Provider,
   paths: CredentialPaths,
   now: number,
 ): Promise<void> {
   const refreshToken = renewed.refresh_token ?? credential.refresh_token ?? undefined;
   if (credential.source === "codex") {
-    const file = (await readCredentialFile(paths.codexAuth, CodexAuthFile)) ?? { tokens: {} };
-    file.tokens = {
-      ...file.tokens,
-      access_token: renewed.access_token,
-      refresh_token: refreshToken,
-    };
-    if (renewed.id_token) file.tokens.id_token = renewed.id_token;
-    file.last_refresh = new Date(now).toISOString();
-    return writeCredentialFile(paths.codexAuth, file);
+    return updateCredentialFile(paths.codexAuth, (file) => {
+      const tokens = isRecord(file.tokens) ? file.tokens : {};
+      tokens.access_token = renewed.access_token;
+      tokens.refresh_token = refreshToken;
+      if (renewed.id_token) tokens.id_token = renewed.id_token;
+      file.tokens = tokens;
+      file.last_refresh = new Date(now).toISOString();
+    });
   }
-  const file = (await readCredentialFile(paths.mcAuth, McAuthFile)) ?? {};
-  file.codex = {
-    type: "oauth",
-    access_token: renewed.access_token,
-    refresh_token: refreshToken,
-    expires_at: jwtExpiryMs(renewed.access_token),
-  };
-  return writeCredentialFile(paths.mcAuth, file);
+  const expiresAt =
+    renewed.expires_in !== undefined
+      ? now + Math.round(renewed.expires_in * 1000)
+      : jwtExpiryMs(renewed.access_token);
+  return updateCredentialFile(paths.mcAuth, (file) => {
+    file[provider.id] = {
+      type: "oauth",
+      access_token: renewed.access_token,
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      expires_at: expiresAt,
+    };
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
