@@ -263,8 +263,13 @@ describe("anthropic and models.dev", () => {
     },
   ];
 
-  async function setupAnthropic(modelsDevUrl: string) {
+  async function setupAnthropic(
+    modelsDevUrl: string,
+    env: Record<string, string> = { ANTHROPIC_API_KEY: "sk-ant" },
+    prepare: () => void = () => {},
+  ) {
     box = sandbox();
+    prepare();
     const api = await server((req, res) => {
       const after = new URL(req.url, "http://x").searchParams.get("after_id");
       const index = after === null ? 0 : pages.findIndex((p) => p.last_id === after) + 1;
@@ -275,7 +280,7 @@ describe("anthropic and models.dev", () => {
       enabled_models: ["anthropic/claude-a"],
       models_dev_url: modelsDevUrl,
     });
-    child = await startReady(box, MODEL_CAPS, { env: { ANTHROPIC_API_KEY: "sk-ant" } });
+    child = await startReady(box, MODEL_CAPS, { env });
     return { api, child };
   }
 
@@ -340,5 +345,56 @@ describe("anthropic and models.dev", () => {
     const { child: c } = await setupAnthropic(`${dev.url}/api.json`);
     const result = await c.call("model.refresh", { provider: "anthropic" });
     assert.equal(result.outcome, "refreshed");
+  });
+
+  function writeClaudeCredentials(): void {
+    writeJson(join(box.home, "no-claude", ".credentials.json"), {
+      claudeAiOauth: {
+        accessToken: "claude-oauth-token",
+        refreshToken: "claude-oauth-refresh",
+        expiresAt: Date.now() + 3_600_000,
+        scopes: ["user:inference"],
+      },
+    });
+  }
+
+  test("a Claude OAuth token is sent as a bearer with the oauth beta header, never as x-api-key", async () => {
+    const dev = `${await closedPort()}/api.json`;
+    const { api, child: c } = await setupAnthropic(dev, {}, writeClaudeCredentials);
+    const result = await c.call("model.refresh", { provider: "anthropic" });
+    assert.equal(result.outcome, "refreshed", JSON.stringify(result));
+    assert.equal(api.seen.length, 3);
+    for (const seen of api.seen) {
+      assert.equal(seen.headers.authorization, "Bearer claude-oauth-token");
+      assert.equal(seen.headers["anthropic-beta"], "oauth-2025-04-20");
+      assert.equal(seen.headers["anthropic-version"], "2023-06-01");
+      assert.equal(seen.headers["x-api-key"], undefined);
+    }
+  });
+
+  test("an API key wins over a Claude OAuth token: x-api-key only", async () => {
+    const dev = `${await closedPort()}/api.json`;
+    const { api, child: c } = await setupAnthropic(dev, undefined, writeClaudeCredentials);
+    const result = await c.call("model.refresh", { provider: "anthropic" });
+    assert.equal(result.outcome, "refreshed", JSON.stringify(result));
+    for (const seen of api.seen) {
+      assert.equal(seen.headers["x-api-key"], "sk-ant");
+      assert.equal(seen.headers.authorization, undefined);
+      assert.equal(seen.headers["anthropic-beta"], undefined);
+    }
+  });
+
+  test("an api_key entry in mc's auth.json also wins over a Claude OAuth token", async () => {
+    const dev = `${await closedPort()}/api.json`;
+    const { api, child: c } = await setupAnthropic(dev, {}, () => {
+      writeClaudeCredentials();
+      writeJson(join(box.home, "auth.json"), {
+        anthropic: { type: "api_key", key: "sk-ant-file" },
+      });
+    });
+    const result = await c.call("model.refresh", { provider: "anthropic" });
+    assert.equal(result.outcome, "refreshed", JSON.stringify(result));
+    assert.equal(api.seen[0]?.headers["x-api-key"], "sk-ant-file");
+    assert.equal(api.seen[0]?.headers.authorization, undefined);
   });
 });
