@@ -16,6 +16,38 @@ export class AtomicWriteError extends Error {
 }
 
 /**
+ * A failure injected at the commit step, honoured only by test builds (the server passes one only
+ * when MC_AGENT_TEST_METHODS=1) so that the uncertain path can be exercised for real:
+ * `folder_sync_fails` renames for real and then fails the folder fsync (the new bytes are in
+ * place); `rename_outcome_unknown` fails the rename with EIO without renaming (the old bytes are
+ * in place), as a network file system may.
+ */
+export type CommitFault = "folder_sync_fails" | "rename_outcome_unknown";
+
+/**
+ * rename(2) errors after which the target certainly still holds its previous bytes. Any other
+ * error (EIO above all) leaves the outcome unknown.
+ */
+const RENAME_NOT_DONE = new Set([
+  "EACCES",
+  "EBUSY",
+  "EDQUOT",
+  "EEXIST",
+  "EINVAL",
+  "EISDIR",
+  "ELOOP",
+  "EMLINK",
+  "ENAMETOOLONG",
+  "ENOENT",
+  "ENOSPC",
+  "ENOTDIR",
+  "ENOTEMPTY",
+  "EPERM",
+  "EROFS",
+  "EXDEV",
+]);
+
+/**
  * Replaces `path` with `bytes` so that a reader (or a crash, or kill -9) sees either the old
  * file or the new one, never a torn one: write a temp file in the same folder, fsync it, rename
  * it over the target, then fsync the folder so the rename itself is durable.
@@ -25,6 +57,7 @@ export async function writeFileAtomic(
   path: string,
   bytes: Uint8Array,
   mode = 0o600,
+  fault: CommitFault | null = null,
 ): Promise<void> {
   const folder = dirname(path);
   const temp = join(folder, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
@@ -36,17 +69,25 @@ export async function writeFileAtomic(
     throw new AtomicWriteError("before_commit");
   }
   try {
+    if (fault === "rename_outcome_unknown") throw Object.assign(new Error("EIO"), { code: "EIO" });
     await rename(temp, path);
-  } catch {
-    // rename(2) either happens or not; a failed one left the target as it was.
+  } catch (error) {
+    // Harmless if the rename did happen: the temp name is then gone.
     await unlink(temp).catch(() => {});
-    throw new AtomicWriteError("before_commit");
+    throw new AtomicWriteError(RENAME_NOT_DONE.has(codeOf(error)) ? "before_commit" : "uncertain");
   }
   try {
+    if (fault === "folder_sync_fails") throw new Error("injected folder fsync failure");
     await syncFolder(folder);
   } catch {
     throw new AtomicWriteError("uncertain");
   }
+}
+
+function codeOf(error: unknown): string {
+  const code =
+    typeof error === "object" && error !== null ? (error as { code?: unknown }).code : "";
+  return typeof code === "string" ? code : "";
 }
 
 async function writeAndSync(temp: string, bytes: Uint8Array, mode: number): Promise<void> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, readFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
@@ -103,5 +103,61 @@ describe("refresh persistence", () => {
       );
     }
     assert.ok(served >= 10, `refreshes reached the server (${served})`);
+  });
+
+  /** demo lists demo-1 and demo-9 (both enabled); the previous cache holds demo-1 and demo-2. */
+  async function uncertainSetup(env: Record<string, string>, testMethods: boolean) {
+    const baseUrl = await setup((_req, res) => json(res, 200, openAiList(["demo-1", "demo-9"])));
+    writeConfig(box, {
+      providers: {
+        demo: { type: "openai-compatible", base_url: baseUrl, api_key_env: "DEMO_KEY" },
+      },
+      enabled_models: ["demo/demo-1", "demo/demo-9"],
+      models_dev_url: `${await closedPort()}/api.json`,
+    });
+    child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k", ...env }, testMethods });
+    return child;
+  }
+
+  const cachedIds = () =>
+    (
+      JSON.parse(readFileSync(cacheFile(box, "demo"), "utf8")) as { models: { id: string }[] }
+    ).models.map((m) => m.id);
+  const folderNames = () => readdirSync(join(box.home, "cache", "models")).sort();
+
+  test("uncertain commit, rename done but folder fsync failed: reread finds the new cache, refreshed", async () => {
+    const c = await uncertainSetup({ MC_AGENT_TEST_COMMIT_FAULT: "folder_sync_fails" }, true);
+    const result = await c.call("model.refresh", { provider: "demo" });
+    assert.deepEqual([result.outcome, result.reason], ["refreshed", null]);
+    assert.deepEqual(cachedIds(), ["demo-1", "demo-9"]);
+    assert.deepEqual(folderNames(), ["demo.json"]);
+    const catalog = await c.call("model.catalog", {});
+    assert.equal(catalog.revision, result.catalog_revision);
+    assert.deepEqual(
+      catalog.choices.map((ch) => ch.id),
+      ["demo/demo-1", "demo/demo-9"],
+    );
+  });
+
+  test("uncertain commit, rename outcome unknown and not done: reread finds the old cache, cache_write_failed", async () => {
+    const c = await uncertainSetup({ MC_AGENT_TEST_COMMIT_FAULT: "rename_outcome_unknown" }, true);
+    const before = readFileSync(cacheFile(box, "demo"));
+    const result = await c.call("model.refresh", { provider: "demo" });
+    assert.deepEqual([result.outcome, result.reason], ["failed", "cache_write_failed"]);
+    assert.deepEqual(readFileSync(cacheFile(box, "demo")), before);
+    assert.deepEqual(folderNames(), ["demo.json"], "the temp file is removed");
+    const catalog = await c.call("model.catalog", {});
+    assert.equal(catalog.revision, result.catalog_revision);
+    assert.deepEqual(
+      catalog.choices.map((ch) => ch.id),
+      ["demo/demo-1"],
+    );
+  });
+
+  test("a normal child ignores the commit fault switch", async () => {
+    const c = await uncertainSetup({ MC_AGENT_TEST_COMMIT_FAULT: "rename_outcome_unknown" }, false);
+    const result = await c.call("model.refresh", { provider: "demo" });
+    assert.deepEqual([result.outcome, result.reason], ["refreshed", null]);
+    assert.deepEqual(cachedIds(), ["demo-1", "demo-9"]);
   });
 });

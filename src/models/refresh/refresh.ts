@@ -1,6 +1,6 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { ModelRefreshResult, RefreshReason } from "../../protocol/schemas/models.js";
-import { AtomicWriteError, writeFileAtomic } from "../../store/atomic-write.js";
+import { AtomicWriteError, type CommitFault, writeFileAtomic } from "../../store/atomic-write.js";
 import {
   type CacheModel,
   cachePath,
@@ -29,6 +29,8 @@ export interface RefreshDeps {
   log: (level: "warn" | "info", message: string) => void;
   /** The contract's HTTP wall bounds; test builds may shorten them. */
   wall: WallBounds;
+  /** Test builds only: a failure injected at the cache's commit step. */
+  commitFault: CommitFault | null;
 }
 
 /**
@@ -88,7 +90,7 @@ async function attempt(
   checkpoint(signal);
   const bytes = validateListing(enriched, provider);
   checkpoint(signal);
-  return persist(bytes, provider, deps.home);
+  return persist(bytes, provider, deps.home, deps.commitFault);
 }
 
 async function listingAuth(
@@ -108,19 +110,21 @@ async function listingAuth(
 }
 
 /**
- * Atomic persistence. When the commit is uncertain (the folder fsync failed after the rename),
- * the cache is reread: if it holds exactly the new bytes the refresh did happen.
+ * Atomic persistence. When the commit is uncertain (the rename's outcome is unknown, or the
+ * folder fsync failed after it), the cache is reread: the answer is what is on disk, `refreshed`
+ * only if the cache holds exactly the new bytes.
  */
 async function persist(
   bytes: Buffer,
   provider: Provider,
   home: string,
+  fault: CommitFault | null,
 ): Promise<RefreshReason | null> {
   const path = cachePath(home, provider.id);
   try {
     // Never write through a symlinked cache folder.
     await checkCacheFolders(home);
-    await writeFileAtomic(path, bytes, 0o600);
+    await writeFileAtomic(path, bytes, 0o600, fault);
     return null;
   } catch (error) {
     if (!(error instanceof AtomicWriteError) || error.stage !== "uncertain")
