@@ -9,7 +9,14 @@ import {
   startReady,
   TestChild,
 } from "../helpers/child.js";
-import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
+import {
+  closedPort,
+  type FakeServer,
+  json,
+  openAiList,
+  startServer,
+  startSilentListener,
+} from "./fake-server.js";
 import {
   cacheDoc,
   cacheFile,
@@ -238,6 +245,22 @@ describe("model.refresh outcomes", () => {
       assert.equal(result.outcome, "refreshed");
     } finally {
       await provider.close();
+    }
+  });
+
+  test("a listener that never accepts is remote_timeout at the connect bound", async () => {
+    // A test build shortens the 10 s connect bound to 300 ms; the wall bounds stay 300 s / 30 s,
+    // so only the connect bound can end this exchange quickly.
+    const listener = await startSilentListener();
+    try {
+      const fast = { testMethods: true, env: { MC_AGENT_TEST_CONNECT_MS: "300" } };
+      const c = await setupAt(`${listener.url}/v1`, fast);
+      const started = Date.now();
+      await expectFailure(c, "remote_timeout");
+      // Generous: without the connect bound this would take 10 s (connect) or 300 s (wall).
+      assert.ok(Date.now() - started < 8000, "ended by the shortened connect bound");
+    } finally {
+      await listener.close();
     }
   });
 

@@ -15,6 +15,7 @@ import type { CodexCredential } from "../../src/models/auth.js";
 import { jwtExpiryMs, needsRenewal } from "../../src/models/refresh/codex-token.js";
 import { enrich } from "../../src/models/refresh/models-dev.js";
 import { Slots } from "../../src/models/refresh/workers.js";
+import { commitFault, httpBounds } from "../../src/server/test-switches.js";
 import { writeFileAtomic } from "../../src/store/atomic-write.js";
 import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";
 import { CredentialFileUnusable, updateCredentialFile } from "../../src/store/credentials.js";
@@ -68,6 +69,29 @@ describe("credential file rewrite", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("test-build switches", () => {
+  const env = {
+    MC_AGENT_TEST_HTTP_WALL_MS: "300",
+    MC_AGENT_TEST_CONNECT_MS: "200",
+    MC_AGENT_TEST_COMMIT_FAULT: "folder_sync_fails",
+  };
+  test("a normal child keeps the contract's bounds (10 s connect, 300 s / 30 s wall) and real commits", () => {
+    assert.deepEqual(httpBounds(env, false), {
+      providerMs: 300_000,
+      enrichmentMs: 30_000,
+      connectMs: 10_000,
+    });
+    assert.equal(commitFault(env, false), null);
+  });
+  test("a test build honours them; junk values leave the contract's", () => {
+    assert.deepEqual(httpBounds(env, true), { providerMs: 300, enrichmentMs: 300, connectMs: 200 });
+    assert.equal(commitFault(env, true), "folder_sync_fails");
+    const junk = { MC_AGENT_TEST_CONNECT_MS: "0", MC_AGENT_TEST_COMMIT_FAULT: "maybe" };
+    assert.equal(httpBounds(junk, true).connectMs, 10_000);
+    assert.equal(commitFault(junk, true), null);
   });
 });
 

@@ -15,10 +15,11 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 /** Codex's models endpoint filters by client version; mc asks as a current client. */
 const CODEX_CLIENT_VERSION = "0.99.0";
 
-/** The request's cancellation signal and its wall bound for each exchange. */
+/** The request's cancellation signal and its wall and connect bounds for each exchange. */
 export interface Remote {
   signal: AbortSignal;
   wallMs: number;
+  connectMs: number;
 }
 
 /** Lists a provider's models over its real wire format. */
@@ -151,6 +152,7 @@ async function getJson(url: string, headers: Record<string, string>, remote: Rem
       url,
       headers,
       wallMs: remote.wallMs,
+      connectMs: remote.connectMs,
       maxBytes: PROVIDER_BODY_BYTES,
       tooLarge: "catalog_limit",
     },

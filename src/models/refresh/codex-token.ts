@@ -5,7 +5,7 @@ import type { CodexCredential } from "../auth.js";
 import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
 import { endpointBase } from "./adapters.js";
 import { RefreshFailure } from "./failure.js";
-import { httpExchange, PROVIDER_BODY_BYTES } from "./http.js";
+import { type ExchangeBounds, httpExchange, PROVIDER_BODY_BYTES } from "./http.js";
 
 /** Without a JWT `exp`, tokens older than this are renewed (as Codex itself does). */
 export const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
@@ -31,12 +31,12 @@ export async function codexBearer(
   provider: Provider,
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
-  wallMs: number,
+  bounds: ExchangeBounds,
   now = Date.now(),
 ): Promise<CodexBearer> {
   if (!needsRenewal(credential, now) || !credential.refresh_token)
     return { token: credential.access_token, account_id: credential.account_id };
-  const renewed = await exchange(credential.refresh_token, provider, wallMs);
+  const renewed = await exchange(credential.refresh_token, provider, bounds);
   try {
     await persist(credential, renewed, provider, paths, now);
   } catch {
@@ -80,7 +80,7 @@ type TokenResponse = z.infer<typeof TokenResponse>;
 async function exchange(
   refreshToken: string,
   provider: Provider,
-  wallMs: number,
+  bounds: ExchangeBounds,
 ): Promise<TokenResponse> {
   const url = endpointBase(provider.token_url ?? "");
   const response = await httpExchange(
@@ -93,7 +93,7 @@ async function exchange(
         grant_type: "refresh_token",
         refresh_token: refreshToken,
       }),
-      wallMs,
+      ...bounds,
       maxBytes: PROVIDER_BODY_BYTES,
       tooLarge: "remote_unavailable",
     },

@@ -11,23 +11,40 @@ export const PROVIDER_BODY_BYTES = 2 * 1_048_576;
 export const ENRICHMENT_WALL_MS = 30_000;
 export const ENRICHMENT_BODY_BYTES = 8 * 1_048_576;
 
-/** The wall-clock bounds of one refresh's HTTP; only test builds shorten them. */
-export interface WallBounds {
+/**
+ * The time bounds of one refresh's HTTP: the wall clock over a whole provider or enrichment
+ * exchange, and the connect bound. Only test builds shorten them.
+ */
+export interface HttpBounds {
   providerMs: number;
   enrichmentMs: number;
+  connectMs: number;
 }
-export const CONTRACT_WALL_BOUNDS: WallBounds = {
+export const CONTRACT_HTTP_BOUNDS: HttpBounds = {
   providerMs: PROVIDER_WALL_MS,
   enrichmentMs: ENRICHMENT_WALL_MS,
+  connectMs: CONNECT_TIMEOUT_MS,
 };
 
-const agent = new Agent({
-  connect: { timeout: CONNECT_TIMEOUT_MS },
-  connections: CATALOG_HTTP_WORKERS,
-  // The wall timer below is the real bound; these only keep undici from cutting in earlier.
-  headersTimeout: PROVIDER_WALL_MS,
-  bodyTimeout: PROVIDER_WALL_MS,
-});
+/**
+ * One connection pool per connect bound (in practice one: the contract's, plus a test build's),
+ * because undici fixes the connect timeout per agent.
+ */
+const agents = new Map<number, Agent>();
+function agentFor(connectMs: number): Agent {
+  let agent = agents.get(connectMs);
+  if (!agent) {
+    agent = new Agent({
+      connect: { timeout: connectMs },
+      connections: CATALOG_HTTP_WORKERS,
+      // The wall timer below is the real bound; these only keep undici from cutting in earlier.
+      headersTimeout: PROVIDER_WALL_MS,
+      bodyTimeout: PROVIDER_WALL_MS,
+    });
+    agents.set(connectMs, agent);
+  }
+  return agent;
+}
 
 export interface HttpCall {
   url: string;
@@ -35,10 +52,15 @@ export interface HttpCall {
   headers: Record<string, string>;
   body?: string;
   wallMs: number;
+  /** The connect bound (TCP, and TLS for https). */
+  connectMs: number;
   maxBytes: number;
   /** The reason for a body past `maxBytes`. */
   tooLarge: RefreshReason;
 }
+
+/** The two time bounds of one exchange. */
+export type ExchangeBounds = Pick<HttpCall, "wallMs" | "connectMs">;
 
 export interface HttpResponse {
   status: number;
@@ -46,7 +68,7 @@ export interface HttpResponse {
 }
 
 /**
- * One bounded HTTP exchange: a process-wide worker slot, a 10 s connect timeout, a wall timer
+ * One bounded HTTP exchange: a process-wide worker slot, a connect timeout, a wall timer
  * over the whole exchange, and a body counted while it streams (aborted one byte past the
  * bound). Cancellation aborts the socket at once. Errors become refresh reasons and never carry
  * the URL, a header or the body.
@@ -67,7 +89,7 @@ export async function httpExchange(call: HttpCall, signal: AbortSignal): Promise
       headers: call.headers,
       body: call.body,
       signal: controller.signal,
-      dispatcher: agent,
+      dispatcher: agentFor(call.connectMs),
     });
     const chunks: Buffer[] = [];
     let total = 0;

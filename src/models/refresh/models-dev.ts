@@ -17,6 +17,7 @@ export async function fetchModelsDev(
   url: string,
   signal: AbortSignal,
   wallMs: number,
+  connectMs: number,
 ): Promise<unknown> {
   try {
     const response = await httpExchange(
@@ -24,6 +25,7 @@ export async function fetchModelsDev(
         url: endpointBase(url),
         headers: { accept: "application/json" },
         wallMs,
+        connectMs,
         maxBytes: ENRICHMENT_BODY_BYTES,
         tooLarge: "catalog_limit",
       },

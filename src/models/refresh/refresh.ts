@@ -15,7 +15,7 @@ import { DEFAULT_MODELS_DEV_URL, type Provider } from "../providers.js";
 import { endpointBase, type ListingAuth, listModels } from "./adapters.js";
 import { codexBearer } from "./codex-token.js";
 import { RefreshFailure } from "./failure.js";
-import type { WallBounds } from "./http.js";
+import type { HttpBounds } from "./http.js";
 import { enrich, fetchModelsDev, modelsDevKey } from "./models-dev.js";
 import { validateListing } from "./validate.js";
 
@@ -27,8 +27,8 @@ export interface RefreshDeps {
   home: string;
   env: NodeJS.ProcessEnv;
   log: (level: "warn" | "info", message: string) => void;
-  /** The contract's HTTP wall bounds; test builds may shorten them. */
-  wall: WallBounds;
+  /** The contract's HTTP bounds; test builds may shorten them. */
+  http: HttpBounds;
   /** Test builds only: a failure injected at the cache's commit step. */
   commitFault: CommitFault | null;
 }
@@ -79,12 +79,17 @@ async function attempt(
   if (!credential) return "authentication_unavailable";
   const auth = await listingAuth(credential, provider, deps);
   checkpoint(signal);
-  const listed = await listModels(provider, auth, { signal, wallMs: deps.wall.providerMs });
+  const listed = await listModels(provider, auth, {
+    signal,
+    wallMs: deps.http.providerMs,
+    connectMs: deps.http.connectMs,
+  });
   checkpoint(signal);
   const modelsDev = await fetchModelsDev(
     deps.settings.global.models_dev_url ?? DEFAULT_MODELS_DEV_URL,
     signal,
-    deps.wall.enrichmentMs,
+    deps.http.enrichmentMs,
+    deps.http.connectMs,
   );
   const enriched: CacheModel[] = enrich(listed, modelsDev, modelsDevKey(provider));
   checkpoint(signal);
@@ -99,13 +104,10 @@ async function listingAuth(
   deps: RefreshDeps,
 ): Promise<ListingAuth> {
   if (credential.kind !== "codex") return credential;
-  const bearer = await codexBearer(
-    credential,
-    provider,
-    deps.paths,
-    deps.log,
-    deps.wall.providerMs,
-  );
+  const bearer = await codexBearer(credential, provider, deps.paths, deps.log, {
+    wallMs: deps.http.providerMs,
+    connectMs: deps.http.connectMs,
+  });
   return { kind: "codex", token: bearer.token, account_id: bearer.account_id };
 }
 

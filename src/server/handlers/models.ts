@@ -1,15 +1,14 @@
 import { Catalog, type PagePosition } from "../../models/catalog.js";
 import { resolveProviders } from "../../models/providers.js";
-import { CONTRACT_WALL_BOUNDS, type WallBounds } from "../../models/refresh/http.js";
 import { refreshProvider } from "../../models/refresh/refresh.js";
 import { selectModel } from "../../models/selection.js";
-import type { CommitFault } from "../../store/atomic-write.js";
 import { credentialPaths } from "../../store/credentials.js";
 import { loadSettings } from "../../store/settings.js";
 import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
+import { commitFault, httpBounds } from "../test-switches.js";
 
 /**
  * model.catalog, model.catalog.status, model.select and model.refresh. Settings are read once,
@@ -48,28 +47,8 @@ export function modelHandlers(state: ServerState, options: { testMethods: boolea
         home: state.home,
         env: state.env,
         log,
-        wall: wallBounds(state.env, options.testMethods),
+        http: httpBounds(state.env, options.testMethods),
         commitFault: commitFault(state.env, options.testMethods),
       }),
   };
-}
-
-/**
- * The contract's 300 s / 30 s wall bounds. Only a test build (MC_AGENT_TEST_METHODS=1) may
- * shorten both with MC_AGENT_TEST_HTTP_WALL_MS, so that the timeout path is testable.
- */
-function wallBounds(env: NodeJS.ProcessEnv, testMethods: boolean): WallBounds {
-  const override = Number(env.MC_AGENT_TEST_HTTP_WALL_MS);
-  if (!testMethods || !Number.isInteger(override) || override <= 0) return CONTRACT_WALL_BOUNDS;
-  return { providerMs: override, enrichmentMs: override };
-}
-
-/**
- * Only a test build may inject a failure at the cache commit (MC_AGENT_TEST_COMMIT_FAULT), so
- * that the uncertain-commit path is tested against a real folder; a normal child ignores it.
- */
-function commitFault(env: NodeJS.ProcessEnv, testMethods: boolean): CommitFault | null {
-  const value = env.MC_AGENT_TEST_COMMIT_FAULT;
-  if (!testMethods) return null;
-  return value === "folder_sync_fails" || value === "rename_outcome_unknown" ? value : null;
 }

@@ -1,0 +1,36 @@
+import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
+import type { CommitFault } from "../store/atomic-write.js";
+
+/**
+ * Switches that let the tests reach paths a real provider or disk would take minutes, or luck, to
+ * reach. Each is honoured only by a test build (MC_AGENT_TEST_METHODS=1); a normal child always
+ * runs with the contract's bounds and real commits, whatever its environment says.
+ */
+
+/**
+ * The contract's HTTP bounds: 300 s / 30 s wall clocks and a 10 s connect bound. A test build may
+ * shorten both wall clocks with MC_AGENT_TEST_HTTP_WALL_MS and the connect bound with
+ * MC_AGENT_TEST_CONNECT_MS (positive integers, milliseconds).
+ */
+export function httpBounds(env: NodeJS.ProcessEnv, testMethods: boolean): HttpBounds {
+  if (!testMethods) return CONTRACT_HTTP_BOUNDS;
+  const wall = positiveInteger(env.MC_AGENT_TEST_HTTP_WALL_MS);
+  const connect = positiveInteger(env.MC_AGENT_TEST_CONNECT_MS);
+  return {
+    providerMs: wall ?? CONTRACT_HTTP_BOUNDS.providerMs,
+    enrichmentMs: wall ?? CONTRACT_HTTP_BOUNDS.enrichmentMs,
+    connectMs: connect ?? CONTRACT_HTTP_BOUNDS.connectMs,
+  };
+}
+
+/** A failure a test build injects at the cache commit (MC_AGENT_TEST_COMMIT_FAULT). */
+export function commitFault(env: NodeJS.ProcessEnv, testMethods: boolean): CommitFault | null {
+  const value = env.MC_AGENT_TEST_COMMIT_FAULT;
+  if (!testMethods) return null;
+  return value === "folder_sync_fails" || value === "rename_outcome_unknown" ? value : null;
+}
+
+function positiveInteger(raw: string | undefined): number | null {
+  const value = Number(raw);
+  return raw !== undefined && Number.isInteger(value) && value > 0 ? value : null;
+}
