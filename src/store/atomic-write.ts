@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { mkdir, open, rename, unlink } from "node:fs/promises";
+import { mkdir, open, opendir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -60,7 +60,7 @@ export async function writeFileAtomic(
   fault: CommitFault | null = null,
 ): Promise<void> {
   const folder = dirname(path);
-  const temp = join(folder, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(folder, tempName(basename(path), process.pid));
   try {
     await mkdir(folder, { recursive: true, mode: 0o700 });
     await writeAndSync(temp, bytes, mode);
@@ -81,6 +81,49 @@ export async function writeFileAtomic(
     await syncFolder(folder);
   } catch {
     throw new AtomicWriteError("uncertain");
+  }
+  await removeOrphans(folder, basename(path));
+}
+
+/**
+ * `.<target name>.<writer pid>.<12 hex>.tmp`: the pid says whose temp file it is, so an orphan
+ * (left by a writer killed between creating and renaming it) can be told from a live write.
+ */
+export function tempName(target: string, pid: number): string {
+  return `.${target}.${pid}.${randomBytes(6).toString("hex")}.tmp`;
+}
+
+/** Linux's largest pid; names claiming a larger (or zero) pid are not ours to judge. */
+const PID_MAX = 4_194_304;
+
+/**
+ * After a successful commit, removes the target's temp files whose writer process no longer
+ * exists on this host: a temp of this process, of a live process (EPERM included), of another
+ * target, or of another naming is left alone. Best effort: a failure here never fails the write.
+ * Streams the folder, so memory stays bounded whatever its size.
+ */
+async function removeOrphans(folder: string, target: string): Promise<void> {
+  const prefix = `.${target}.`;
+  try {
+    const dir = await opendir(folder);
+    for await (const entry of dir) {
+      if (!entry.name.startsWith(prefix)) continue;
+      const match = /^(\d{1,7})\.[0-9a-f]{12}\.tmp$/.exec(entry.name.slice(prefix.length));
+      const pid = match ? Number(match[1]) : 0;
+      if (pid > 0 && pid <= PID_MAX && pid !== process.pid && !processExists(pid))
+        await unlink(join(folder, entry.name)).catch(() => {});
+    }
+  } catch {
+    // An unreadable folder only means orphans stay until a later write.
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return codeOf(error) !== "ESRCH";
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { chmodSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
@@ -9,6 +10,7 @@ import {
   cacheFile,
   DEMO_MODELS,
   MODEL_CAPS,
+  treeDigest,
   unprivilegedCommand,
   writeCache,
   writeConfig,
@@ -103,6 +105,16 @@ describe("refresh persistence", () => {
       );
     }
     assert.ok(served >= 10, `refreshes reached the server (${served})`);
+    // Whatever temp files the kills orphaned belong to dead children: the next successful
+    // write of the cache removes them.
+    const last = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k" } });
+    try {
+      const result = await last.call("model.refresh", { provider: "demo" });
+      assert.equal(result.outcome, "refreshed");
+      assert.deepEqual(readdirSync(join(box.home, "cache", "models")), ["demo.json"]);
+    } finally {
+      await last.close();
+    }
   });
 
   /** demo lists demo-1 and demo-9 (both enabled); the previous cache holds demo-1 and demo-2. */
@@ -159,5 +171,35 @@ describe("refresh persistence", () => {
     const result = await c.call("model.refresh", { provider: "demo" });
     assert.deepEqual([result.outcome, result.reason], ["refreshed", null]);
     assert.deepEqual(cachedIds(), ["demo-1", "demo-9"]);
+  });
+
+  test("orphan temp files: listing and failures leave them; a successful write removes the target's dead-pid ones only", async () => {
+    let answer = 429;
+    await setup((_req, res) =>
+      answer === 200 ? json(res, 200, openAiList(["demo-1"])) : json(res, answer, {}),
+    );
+    const folder = join(box.home, "cache", "models");
+    // A pid that surely exists no more: a child that has exited.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid;
+    const names = {
+      deadOrphan: `.demo.json.${dead}.0123456789ab.tmp`,
+      liveWriter: `.demo.json.${process.pid}.0123456789ab.tmp`,
+      otherTarget: `.other.json.${dead}.0123456789ab.tmp`,
+      otherNaming: ".demo.json.0123456789ab.tmp",
+      notATemp: `demo.json.${dead}.0123456789ab.tmp`,
+    };
+    for (const name of Object.values(names)) writeFileSync(join(folder, name), "partial");
+    child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k" } });
+    const before = treeDigest(box.home);
+    await child.call("model.catalog", {});
+    await child.call("model.catalog.status", {});
+    const failed = await child.call("model.refresh", { provider: "demo" });
+    assert.equal(failed.reason, "rate_limited");
+    assert.deepEqual(treeDigest(box.home), before, "listing and a failed refresh write nothing");
+    answer = 200;
+    const result = await child.call("model.refresh", { provider: "demo" });
+    assert.equal(result.outcome, "refreshed");
+    const { deadOrphan, ...kept } = names;
+    assert.deepEqual(folderNames(), ["demo.json", ...Object.values(kept)].sort());
   });
 });
