@@ -254,7 +254,8 @@ export function sandbox(prefix = "mc-test-"): Sandbox {
     root,
     home,
     workspace,
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
+    // Retries: a child that is still exiting may write its last file while the tree is removed.
+    cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
 }
 
