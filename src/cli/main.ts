@@ -26,6 +26,7 @@ Commands:
   models             Cached model catalog: provider status, next steps, choices
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
+  conformance        Check a child command against the protocol (default: this package's)
 
 Run "mc-agent <command> --help" for a command's options.
 Exit codes: 0 ok, 1 the operation failed, 2 usage error. NO_COLOR disables color.
@@ -42,6 +43,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     runStdio();
     return -1; // keeps running until shutdown or EOF
+  }
+  if (command === "conformance") {
+    return (await import("./conformance.js")).conformanceCommand(rest);
   }
   // A reader that goes away (`mc-agent sessions | head -1`) ends the command quietly.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {

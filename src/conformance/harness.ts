@@ -51,7 +51,13 @@ export class TestChild {
   stderr = "";
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private buffer = "";
-  private waiters: { match: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
+  private waiters: {
+    match: (f: Frame) => boolean;
+    resolve: (f: Frame) => void;
+    reject: (e: Error) => void;
+  }[] = [];
+  /** Set once stdout is closed: no frame can come any more. */
+  private outputClosed = false;
   private readonly proc: ChildProcessWithoutNullStreams;
 
   constructor(readonly options: ChildOptions) {
@@ -79,6 +85,17 @@ export class TestChild {
     this.exited = new Promise((res) =>
       this.proc.on("exit", (code, signal) => res({ code, signal })),
     );
+    // A child that dies fails its pending waits at once instead of at their timeouts.
+    this.proc.on("close", (code, signal) => {
+      this.outputClosed = true;
+      const pending = this.waiters;
+      this.waiters = [];
+      for (const w of pending) w.reject(new Error(this.goneMessage(code, signal)));
+    });
+  }
+
+  private goneMessage(code: number | null, signal: NodeJS.Signals | null): string {
+    return `the child exited (${signal ?? `code ${code}`}) before answering; stderr: ${this.stderr.slice(-500)}`;
   }
 
   get pid(): number | undefined {
@@ -130,13 +147,37 @@ export class TestChild {
     this.proc.stdin.end();
   }
 
+  /** Writes raw bytes (e.g. invalid UTF-8); resolves when the pipe took them (back-pressure). */
+  sendBytes(bytes: Uint8Array): Promise<void> {
+    const text = Buffer.from(bytes).toString("utf8").trimEnd();
+    this.transcript.push(
+      `>> ${text.length > 2000 && !text.includes("\n") ? `${text.slice(0, 2000)}…` : text}`,
+    );
+    return new Promise((res) => {
+      if (this.proc.stdin.write(bytes)) res();
+      else this.proc.stdin.once("drain", () => res());
+    });
+  }
+
+  /** Stops reading the child's stdout, as a frontend that hangs would (the pipe fills up). */
+  pauseOutput(): void {
+    this.proc.stdout.pause();
+  }
+
+  resumeOutput(): void {
+    this.proc.stdout.resume();
+  }
+
   kill(signal: NodeJS.Signals = "SIGKILL"): void {
     this.proc.kill(signal);
   }
 
   /** The next frame (not yet consumed by a waiter) matching the predicate. */
   waitFor(match: (f: Frame) => boolean, timeoutMs = 10_000): Promise<Frame> {
-    return new Promise((res, rej) => {
+    const waiting = new Promise<Frame>((res, rej) => {
+      if (this.outputClosed) {
+        return rej(new Error(this.goneMessage(this.proc.exitCode, this.proc.signalCode)));
+      }
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w.resolve !== done);
         rej(
@@ -149,8 +190,15 @@ export class TestChild {
         clearTimeout(timer);
         res(f);
       };
-      this.waiters.push({ match, resolve: done });
+      const fail = (e: Error) => {
+        clearTimeout(timer);
+        rej(e);
+      };
+      this.waiters.push({ match, resolve: done, reject: fail });
     });
+    // A wait nobody awaits any more (its case already failed) must not crash the process.
+    waiting.catch(() => {});
+    return waiting;
   }
 
   /** Sends a request and resolves with its response frame (result or error). */

@@ -1,0 +1,22 @@
+import type { ConformanceCase } from "./case.js";
+import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
+import { FAULT_CASES } from "./cases/faults.js";
+
+/**
+ * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
+ * node:test files register the same lists, so tests and kit never drift apart.
+ */
+export const CASE_LISTS: Record<string, ConformanceCase[]> = {
+  "cancel-timing": CANCEL_TIMING_CASES,
+  faults: FAULT_CASES,
+};
+
+export function allCases(): ConformanceCase[] {
+  const cases = Object.values(CASE_LISTS).flat();
+  const ids = new Set<string>();
+  for (const c of cases) {
+    if (ids.has(c.id)) throw new Error(`two conformance cases share the ID ${c.id}`);
+    ids.add(c.id);
+  }
+  return cases;
+}

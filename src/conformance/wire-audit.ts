@@ -1,0 +1,115 @@
+import { isRequestId } from "../protocol/constants.js";
+import { isPlainObject } from "../protocol/envelope.js";
+import { isMethodName, METHODS, type MethodSpec } from "../protocol/methods.js";
+import { ErrorFrame, SuccessFrame } from "../protocol/schemas/common.js";
+import type { Frame } from "./harness.js";
+
+/**
+ * Checks that hold for every exchange with any child, whatever the case was about: no more
+ * responses to an ID than requests sent with it, no response to an ID never sent, every frame
+ * inside the envelope schema, every result inside its method's result schema, and no error
+ * message naming a path, file, URL or a forbidden word (credentials, history content).
+ * The conformance runner applies it to every case; the fuzzer applies it to every batch.
+ */
+export interface AuditInput {
+  /** Request lines as sent (without LF); lines that are not JSON objects are ignored. */
+  sent: string[];
+  /** Every frame the child wrote, in order. */
+  received: Frame[];
+  /** Words no error message may contain: the sandbox paths, planted secrets, history text. */
+  forbidden?: string[];
+  /** Words no frame at all may contain (credentials). */
+  secrets?: string[];
+}
+
+/** The ID a response to this line must carry (null when the line has no valid ID). */
+export function echoedId(line: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!isPlainObject(value)) return null;
+  return isRequestId(value.id) ? value.id : null;
+}
+
+function methodOf(line: string): string | null {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return isPlainObject(value) && typeof value.method === "string" ? value.method : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Returns every violation found, as readable sentences (empty when the exchange is clean). */
+export function auditWire(input: AuditInput): string[] {
+  const problems: string[] = [];
+  const sentCount = new Map<string, number>();
+  const methods = new Map<string, string | null>();
+  for (const line of input.sent) {
+    const id = echoedId(line);
+    if (id === null) continue;
+    sentCount.set(id, (sentCount.get(id) ?? 0) + 1);
+    if (!methods.has(id)) methods.set(id, methodOf(line));
+  }
+  const seen = new Map<string, number>();
+  for (const frame of input.received) {
+    problems.push(...frameProblems(frame, input, methods));
+    if (frame.id === null || typeof frame.id !== "string") continue;
+    const count = (seen.get(frame.id) ?? 0) + 1;
+    seen.set(frame.id, count);
+    const expected = sentCount.get(frame.id) ?? 0;
+    if (count > expected) {
+      problems.push(
+        expected === 0
+          ? `response to ID "${frame.id}", which was never sent`
+          : `${count} responses to ID "${frame.id}", sent ${expected} time(s)`,
+      );
+    }
+  }
+  return problems;
+}
+
+function frameProblems(
+  frame: Frame,
+  input: AuditInput,
+  methods: Map<string, string | null>,
+): string[] {
+  const text = JSON.stringify(frame);
+  const problems: string[] = [];
+  for (const secret of input.secrets ?? []) {
+    if (secret && text.includes(secret)) problems.push(`a frame carries a credential: ${text}`);
+  }
+  if ("error" in frame) {
+    if (!ErrorFrame.safeParse(frame).success) return [...problems, `bad error frame: ${text}`];
+    const unsafe = unsafeMessage(frame.error?.message ?? "", input.forbidden ?? []);
+    if (unsafe) problems.push(`error message carries ${unsafe}: ${text}`);
+    return problems;
+  }
+  if (!SuccessFrame.safeParse(frame).success) return [...problems, `bad frame: ${text}`];
+  const method = methods.get(frame.id as string);
+  if (!method || !isMethodName(method)) {
+    return [...problems, `success for an unknown method "${method}": ${text}`];
+  }
+  const spec: MethodSpec = METHODS[method];
+  const checked = spec.result.safeParse(frame.result);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    problems.push(
+      `${method} result outside its schema (${issue?.path.join(".")}: ${issue?.message}): ${text}`,
+    );
+  }
+  return problems;
+}
+
+const FILE_HINTS = [".jsonl", ".json", ".lock", "://", "\\"];
+
+/** What an error message leaks, or null. Messages are short fixed sentences: no slash at all. */
+export function unsafeMessage(message: string, forbidden: string[]): string | null {
+  if (message.includes("/")) return "a path";
+  for (const hint of FILE_HINTS) if (message.includes(hint)) return `"${hint}"`;
+  for (const word of forbidden) if (word && message.includes(word)) return `"${word}"`;
+  return null;
+}

@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ConformanceCase } from "../../src/conformance/case.js";
+import { runCase } from "../../src/conformance/case.js";
+import { formatOutcome } from "../../src/conformance/report.js";
+import { audited } from "../../src/conformance/runner.js";
+
+/**
+ * Registers conformance cases as node:test tests against this package's own child, with the
+ * same wire audit the kit applies: the tests and `mc-agent conformance` share one source.
+ */
+export function registerCases(cases: ConformanceCase[]): void {
+  for (const c of cases) {
+    test(`${c.id} (${c.tier}): ${c.title}`, { timeout: 90_000 }, async () => {
+      const outcome = await runCase(audited(c), { testMethods: true });
+      if (!outcome.ok) assert.fail(formatOutcome(outcome));
+    });
+  }
+}
