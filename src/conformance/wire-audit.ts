@@ -34,10 +34,13 @@ export function echoedId(line: string): string | null {
   return isRequestId(value.id) ? value.id : null;
 }
 
-function methodOf(line: string): string | null {
+/** The method of a well-formed envelope (exactly id, method, params), else null. */
+function envelopeMethod(line: string): string | null {
   try {
     const value = JSON.parse(line) as unknown;
-    return isPlainObject(value) && typeof value.method === "string" ? value.method : null;
+    if (!isPlainObject(value) || Object.keys(value).length !== 3) return null;
+    if (!isPlainObject(value.params) || !isRequestId(value.id)) return null;
+    return typeof value.method === "string" ? value.method : null;
   } catch {
     return null;
   }
@@ -52,7 +55,8 @@ export function auditWire(input: AuditInput): string[] {
     const id = echoedId(line);
     if (id === null) continue;
     sentCount.set(id, (sentCount.get(id) ?? 0) + 1);
-    if (!methods.has(id)) methods.set(id, methodOf(line));
+    // A success answers the first well-formed request with that ID (later ones are duplicates).
+    if (!methods.get(id)) methods.set(id, envelopeMethod(line));
   }
   const seen = new Map<string, number>();
   for (const frame of input.received) {

@@ -1,0 +1,28 @@
+import { CAPABILITIES } from "../protocol/constants.js";
+import { type ChildOptions, sandbox, TestChild } from "./harness.js";
+
+/**
+ * Which capabilities a child command offers: one short-lived child per capability, asked to
+ * initialize with just that one (a refused capability leaves a child uninitialized, an accepted
+ * one initializes it, so each needs its own child). Run once per suite or fuzz run.
+ */
+export async function probeCapabilities(
+  options: Pick<ChildOptions, "command" | "testMethods"> = {},
+): Promise<string[]> {
+  const offered = await Promise.all(
+    CAPABILITIES.map(async (capability) => {
+      const box = sandbox("mc-probe-");
+      const child = new TestChild({ cwd: box.workspace, home: box.home, ...options });
+      try {
+        const answer = await child.initialize([capability]);
+        return answer.result ? capability : null;
+      } catch {
+        return null;
+      } finally {
+        await child.close().catch(() => {});
+        box.cleanup();
+      }
+    }),
+  );
+  return offered.filter((c): c is (typeof CAPABILITIES)[number] => c !== null);
+}
