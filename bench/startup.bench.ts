@@ -1,0 +1,101 @@
+import { spawn } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { sandbox, TestChild } from "../src/conformance/harness.js";
+import { type Bench, type BenchRow, median } from "./report.js";
+
+/**
+ * Issue 2's figures: how long a frontend waits from spawning the child to its initialize
+ * result, next to a bare Node start; and how many pipelined status round trips one child
+ * answers per second, next to the smallest NDJSON echo loop Node can run, over the same pipes
+ * and the same client code in the same run.
+ */
+const STARTS = 20;
+const ROUND_TRIPS = 20_000;
+
+/** The baseline server: parse each line, answer with its ID; nothing else. */
+const ECHO_LOOP = `
+const rl = require("node:readline").createInterface({ input: process.stdin });
+rl.on("line", (line) => {
+  const { id } = JSON.parse(line);
+  process.stdout.write(JSON.stringify({ id, result: { state: "ready" } }) + "\\n");
+});`;
+
+async function bareNodeStartMs(): Promise<number> {
+  const started = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const proc = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+    proc.on("error", reject);
+    proc.on("exit", () => resolve());
+  });
+  return performance.now() - started;
+}
+
+async function childInitializeMs(): Promise<number> {
+  const box = sandbox("mc-bench-");
+  const started = performance.now();
+  const child = new TestChild({ cwd: box.workspace, home: box.home });
+  const init = await child.initialize(["operation.cancel"]);
+  const elapsed = performance.now() - started;
+  if (!init.result) throw new Error("initialize failed");
+  await child.close();
+  box.cleanup();
+  return elapsed;
+}
+
+/** Round trips per second for `count` pipelined status requests written at once. */
+async function pipelinedPerSecond(command: string[] | undefined, count: number): Promise<number> {
+  const box = sandbox("mc-bench-");
+  const child = new TestChild({
+    cwd: box.workspace,
+    home: box.home,
+    ...(command ? { command } : {}),
+  });
+  // Warm up (and for the real child, a first round trip before timing).
+  await child.request("status", {}, "warm");
+  const lines: string[] = [];
+  for (let i = 0; i < count; i += 1) lines.push(`{"id":"p${i}","method":"status","params":{}}\n`);
+  const last = child.waitFor((f) => f.id === `p${count - 1}`, 120_000);
+  const started = performance.now();
+  await child.sendBytes(Buffer.from(lines.join("")));
+  await last;
+  const seconds = (performance.now() - started) / 1000;
+  if (command) child.kill();
+  else await child.close();
+  box.cleanup();
+  return count / seconds;
+}
+
+const bench: Bench = {
+  title: "Child start and status round trips (issue 2)",
+  async run(): Promise<BenchRow[]> {
+    const bare: number[] = [];
+    const child: number[] = [];
+    // Interleaved, so that machine noise hits both series alike.
+    for (let i = 0; i < STARTS; i += 1) {
+      bare.push(await bareNodeStartMs());
+      child.push(await childInitializeMs());
+    }
+    const echo = await pipelinedPerSecond([process.execPath, "-e", ECHO_LOOP], ROUND_TRIPS);
+    const status = await pipelinedPerSecond(undefined, ROUND_TRIPS);
+    return [
+      {
+        name: `child start to initialize result (median of ${STARTS})`,
+        figure: median(child),
+        baseline: median(bare),
+        unit: "ms",
+        baselineName: 'bare `node -e ""` start to exit',
+        note: "lower is better",
+      },
+      {
+        name: `pipelined status round trips over one child (${ROUND_TRIPS})`,
+        figure: status,
+        baseline: echo,
+        unit: "req/s",
+        baselineName: "minimal NDJSON echo loop in Node",
+        note: "higher is better",
+      },
+    ];
+  },
+};
+
+export default bench;
