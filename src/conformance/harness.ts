@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { ERROR_CODES } from "../protocol/codes.js";
 import { CAPABILITIES } from "../protocol/constants.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+import { requestsIn, type SentRequest } from "./wire-audit.js";
 
 /**
  * The black-box harness shared by the project's tests and `mc-agent conformance`: it spawns a
@@ -48,6 +49,8 @@ export class TestChild {
   readonly garbage: string[] = [];
   /** Every line in (">> ") and out ("<< "), in order, for failure reports. */
   readonly transcript: string[] = [];
+  /** Every request line sent with a valid ID, untruncated (for the wire audit). */
+  readonly sent: SentRequest[] = [];
   stderr = "";
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private buffer = "";
@@ -133,23 +136,22 @@ export class TestChild {
   /** Writes raw text (add the LF yourself) or one frame object. */
   send(frame: string | object): void {
     const text = typeof frame === "string" ? frame : `${JSON.stringify(frame)}\n`;
+    this.sent.push(...requestsIn(text));
     this.transcript.push(`>> ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text.trimEnd()}`);
     this.proc.stdin.write(text);
-  }
-
-  /** Writes raw bytes (for frames that are not valid UTF-8). */
-  sendBytes(bytes: Uint8Array): void {
-    this.transcript.push(`>> (${bytes.length} raw bytes)`);
-    this.proc.stdin.write(bytes);
   }
 
   closeStdin(): void {
     this.proc.stdin.end();
   }
 
-  /** Writes raw bytes (e.g. invalid UTF-8); resolves when the pipe took them (back-pressure). */
+  /**
+   * Writes raw bytes (frames that are not valid UTF-8, or many frames at once); resolves when
+   * the pipe took them, so a caller can respect back-pressure.
+   */
   sendBytes(bytes: Uint8Array): Promise<void> {
     const text = Buffer.from(bytes).toString("utf8").trimEnd();
+    this.sent.push(...requestsIn(text));
     this.transcript.push(
       `>> ${text.length > 2000 && !text.includes("\n") ? `${text.slice(0, 2000)}…` : text}`,
     );

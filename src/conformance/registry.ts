@@ -1,12 +1,14 @@
 import type { ConformanceCase } from "./case.js";
 import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { FAULT_CASES } from "./cases/faults.js";
+import { BASE_CASES } from "./cases/index.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
  * node:test files register the same lists, so tests and kit never drift apart.
  */
 export const CASE_LISTS: Record<string, ConformanceCase[]> = {
+  base: BASE_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   faults: FAULT_CASES,
 };

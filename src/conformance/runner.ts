@@ -114,16 +114,9 @@ export function audited(c: ConformanceCase): ConformanceCase {
       await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       const forbidden = [ctx.box.root, ctx.box.home, ctx.box.workspace];
       const problems = children.flatMap((child) =>
-        auditWire({ sent: sentLines(child), received: child.frames, forbidden }),
+        auditWire({ sent: child.sent, received: child.frames, forbidden }),
       );
       if (problems.length > 0) throw new Error(`wire audit: ${problems.slice(0, 5).join("\n")}`);
     },
   };
-}
-
-function sentLines(child: TestChild): string[] {
-  // One `send` may carry several frames; each line is a request of its own.
-  return child.transcript
-    .filter((line) => line.startsWith(">> "))
-    .flatMap((line) => line.slice(3).split("\n"));
 }

@@ -12,14 +12,30 @@ import type { Frame } from "./harness.js";
  * The conformance runner applies it to every case; the fuzzer applies it to every batch.
  */
 export interface AuditInput {
-  /** Request lines as sent (without LF); lines that are not JSON objects are ignored. */
-  sent: string[];
+  /** What was sent: every line that carried a valid ID (see `requestsIn`). */
+  sent: SentRequest[];
   /** Every frame the child wrote, in order. */
   received: Frame[];
   /** Words no error message may contain: the sandbox paths, planted secrets, history text. */
   forbidden?: string[];
   /** Words no frame at all may contain (credentials). */
   secrets?: string[];
+}
+
+/** A sent line with a valid ID, and its method when the envelope was well-formed. */
+export interface SentRequest {
+  id: string;
+  method: string | null;
+}
+
+/** The requests in a chunk of sent text (one line each; lines without a valid ID are skipped). */
+export function requestsIn(text: string): SentRequest[] {
+  const requests: SentRequest[] = [];
+  for (const line of text.split("\n")) {
+    const id = echoedId(line);
+    if (id !== null) requests.push({ id, method: envelopeMethod(line) });
+  }
+  return requests;
 }
 
 /** The ID a response to this line must carry (null when the line has no valid ID). */
@@ -51,12 +67,10 @@ export function auditWire(input: AuditInput): string[] {
   const problems: string[] = [];
   const sentCount = new Map<string, number>();
   const methods = new Map<string, string | null>();
-  for (const line of input.sent) {
-    const id = echoedId(line);
-    if (id === null) continue;
+  for (const { id, method } of input.sent) {
     sentCount.set(id, (sentCount.get(id) ?? 0) + 1);
     // A success answers the first well-formed request with that ID (later ones are duplicates).
-    if (!methods.get(id)) methods.set(id, envelopeMethod(line));
+    if (!methods.get(id)) methods.set(id, method);
   }
   const seen = new Map<string, number>();
   for (const frame of input.received) {

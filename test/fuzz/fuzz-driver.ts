@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { type Frame, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
-import { auditWire } from "../../src/conformance/wire-audit.js";
+import { auditWire, requestsIn } from "../../src/conformance/wire-audit.js";
 import { isRequestId, LIMITS } from "../../src/protocol/constants.js";
 import { isPlainObject } from "../../src/protocol/envelope.js";
 import { diff, snapshot } from "./home-snapshot.js";
@@ -68,7 +68,7 @@ export class FuzzDriver {
     }
     const box = this.box as Sandbox;
     const problems = auditWire({
-      sent: lines.map((l) => Buffer.from(l).toString("utf8")),
+      sent: lines.flatMap((l) => requestsIn(Buffer.from(l).toString("utf8"))),
       received: got,
       forbidden: [box.root, box.home, box.workspace, HISTORY_CANARY],
       secrets: [CREDENTIAL_CANARY],
