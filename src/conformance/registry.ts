@@ -1,7 +1,10 @@
 import type { ConformanceCase } from "./case.js";
+import { CANCEL_REFRESH_CASES } from "./cases/cancel-refresh.js";
 import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { FAULT_CASES } from "./cases/faults.js";
 import { BASE_CASES } from "./cases/index.js";
+import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
+import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -11,6 +14,9 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   base: BASE_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   faults: FAULT_CASES,
+  "cancel-refresh": CANCEL_REFRESH_CASES,
+  "refresh-faults": REFRESH_FAULT_CASES,
+  "refresh-kill": REFRESH_KILL_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

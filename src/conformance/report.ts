@@ -9,6 +9,7 @@ const TRANSCRIPT_LINES = 40;
 export function formatOutcome(outcome: CaseOutcome): string {
   const status = outcome.skipped ? "SKIP" : outcome.ok ? "PASS" : "FAIL";
   const head = `${status} ${outcome.tier.padEnd(6)} ${outcome.id} — ${outcome.title} [${outcome.clause}] (${outcome.ms} ms)`;
+  if (outcome.skipped && outcome.error) return `${head}\n    ${outcome.error}`;
   if (outcome.ok) return head;
   const lines = [head, ...indent(`error: ${outcome.error ?? "failed"}`)];
   const transcript = outcome.transcript ?? [];

@@ -8,6 +8,7 @@ import {
 } from "./case.js";
 import type { TestChild } from "./harness.js";
 import { allCases } from "./registry.js";
+import { settleSkip } from "./skip.js";
 import { auditWire } from "./wire-audit.js";
 
 /**
@@ -62,7 +63,7 @@ export async function runSuite(options: SuiteOptions = {}): Promise<SuiteReport>
   const run: RunOptions = { testMethods, ...(options.command ? { command: options.command } : {}) };
   const outcomes: CaseOutcome[] = [];
   for (const c of selectCases(options.cases ?? allCases(), options)) {
-    const outcome = await runCase(audited(c), run);
+    const outcome = settleSkip(await runCase(audited(c), run));
     outcomes.push(outcome);
     options.onOutcome?.(outcome);
   }

@@ -4,6 +4,7 @@ import type { ConformanceCase } from "../../src/conformance/case.js";
 import { runCase } from "../../src/conformance/case.js";
 import { formatOutcome } from "../../src/conformance/report.js";
 import { audited } from "../../src/conformance/runner.js";
+import { settleSkip } from "../../src/conformance/skip.js";
 
 /**
  * Registers conformance cases as node:test tests against this package's own child, with the
@@ -11,8 +12,9 @@ import { audited } from "../../src/conformance/runner.js";
  */
 export function registerCases(cases: ConformanceCase[]): void {
   for (const c of cases) {
-    test(`${c.id} (${c.tier}): ${c.title}`, { timeout: 90_000 }, async () => {
-      const outcome = await runCase(audited(c), { testMethods: true });
+    test(`${c.id} (${c.tier}): ${c.title}`, { timeout: 90_000 }, async (t) => {
+      const outcome = settleSkip(await runCase(audited(c), { testMethods: true }));
+      if (outcome.skipped) return t.skip(outcome.error);
       if (!outcome.ok) assert.fail(formatOutcome(outcome));
     });
   }
