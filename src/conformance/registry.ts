@@ -5,6 +5,7 @@ import { FAULT_CASES } from "./cases/faults.js";
 import { BASE_CASES } from "./cases/index.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
+import { SCALE_CASES } from "./cases/scale-edges.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -17,6 +18,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "cancel-refresh": CANCEL_REFRESH_CASES,
   "refresh-faults": REFRESH_FAULT_CASES,
   "refresh-kill": REFRESH_KILL_CASES,
+  scale: SCALE_CASES,
 };
 
 export function allCases(): ConformanceCase[] {
