@@ -1,4 +1,5 @@
 import type { ConformanceCase } from "./case.js";
+import { CANCEL_DISCOVER_CASES } from "./cases/cancel-discover.js";
 import { CANCEL_REFRESH_CASES } from "./cases/cancel-refresh.js";
 import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { FAULT_CASES } from "./cases/faults.js";
@@ -16,6 +17,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "cancel-timing": CANCEL_TIMING_CASES,
   faults: FAULT_CASES,
   "cancel-refresh": CANCEL_REFRESH_CASES,
+  "cancel-discover": CANCEL_DISCOVER_CASES,
   "refresh-faults": REFRESH_FAULT_CASES,
   "refresh-kill": REFRESH_KILL_CASES,
   scale: SCALE_CASES,

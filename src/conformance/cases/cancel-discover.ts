@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import type { ConformanceCase } from "../case.js";
+import { within } from "../expect.js";
+import type { Frame, TestChild } from "../harness.js";
+import {
+  discoverAll,
+  SESSION_CAPABILITIES,
+  writeHistoryOfSize,
+  writeSmallHistory,
+} from "../session-store.js";
+import { readyOrSkip } from "../skip.js";
+
+/**
+ * Cancelling session.discover at every kind of step it takes (directory, record, byte,
+ * page and validation work): the step ends with exactly one terminal response, an acknowledged
+ * cancel ends in operation_cancelled, the cancelled scan is gone, and a fresh scan still finds
+ * exactly what an uninterrupted one found.
+ */
+interface Page {
+  cursor: string | null;
+  progress: string;
+}
+
+/** Advances a fresh scan by `steps` requests; returns the last cursor. */
+async function advance(child: TestChild, steps: number): Promise<string> {
+  let cursor: string | null = null;
+  for (let i = 0; i < steps; i += 1) {
+    const frame = await child.request("session.discover", cursor ? { cursor } : {});
+    assert.ok(frame.result, `step ${i}: ${JSON.stringify(frame.error)}`);
+    cursor = (frame.result as unknown as Page).cursor;
+    assert.ok(cursor, `step ${i} ended the scan early`);
+  }
+  return cursor as string;
+}
+
+export const CANCEL_DISCOVER_CASES: ConformanceCase[] = [
+  {
+    id: "cancel.discover.each_step_kind",
+    tier: "MUST",
+    clause:
+      "extensions §Incremental session discovery: Cancellation/error abandons scan; restart explicitly. extensions §Operation cancellation: Acknowledgement is not completion or rollback.",
+    title: "cancel during each kind of discover step: one terminal each, fresh scan still complete",
+    async run(ctx) {
+      const child = await readyOrSkip(ctx, SESSION_CAPABILITIES);
+      for (let i = 0; i < 300; i += 1) writeSmallHistory(ctx.box, `small${i}`);
+      writeHistoryOfSize(ctx.box, "lines", 12_000 * 100, 100);
+      writeHistoryOfSize(ctx.box, "bytes", 9 * 1024 * 1024, 1024);
+      const full = await discoverAll(child);
+      assert.equal(full.last.error, undefined, JSON.stringify(full.last.error));
+      const expected = [...full.ids].sort();
+      const kinds = [...new Set(full.progress.slice(0, -1))];
+      for (const kind of kinds) {
+        const before = full.progress.indexOf(kind) + 1;
+        const cursor = await advance(child, before);
+        const step = child.request("session.discover", { cursor });
+        const cancel = await child.request("operation.cancel", {
+          request_id: lastRequestId(child),
+        });
+        const terminal: Frame = await within(step, 30_000, `step after ${kind}`);
+        if (cancel.result) {
+          assert.equal(terminal.error?.code, "operation_cancelled", `after ${kind}`);
+        } else {
+          assert.equal(cancel.error?.code, "operation_missing");
+          assert.ok(terminal.result, `after ${kind}: ${JSON.stringify(terminal)}`);
+        }
+        const again = await discoverAll(child);
+        assert.deepEqual([...again.ids].sort(), expected, `fresh scan after cancel at ${kind}`);
+      }
+    },
+  },
+];
+
+/** The ID of the last request sent (the step just sent). */
+function lastRequestId(child: TestChild): string {
+  const last = child.sent.at(-1);
+  assert.ok(last, "a request was sent");
+  return last.id;
+}
