@@ -127,6 +127,15 @@ export class FuzzDriver {
   }
 }
 
+/**
+ * The child command under fuzz: this package's child, or the command in MC_FUZZ_COMMAND
+ * (space-separated) to fuzz another build or implementation.
+ */
+export function fuzzCommand(): { command?: string[] } {
+  const text = process.env.MC_FUZZ_COMMAND?.trim();
+  return text ? { command: text.split(/\s+/) } : {};
+}
+
 /** The ID the child must echo for this line (null for oversized, undecodable, ID-less). */
 export function expectedId(line: Uint8Array): string | null {
   if (line.length > LIMITS.frame_bytes) return null;

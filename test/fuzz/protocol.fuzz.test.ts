@@ -2,7 +2,7 @@ import { after, test } from "node:test";
 import fc from "fast-check";
 import { probeCapabilities } from "../../src/conformance/probe.js";
 import { batch } from "./frame-generators.js";
-import { FuzzDriver } from "./fuzz-driver.js";
+import { FuzzDriver, fuzzCommand } from "./fuzz-driver.js";
 
 /**
  * Protocol fuzzing against the real child: random, mutated and oversized frames with random
@@ -15,9 +15,9 @@ const runs = Number(process.env.MC_FUZZ_RUNS ?? 10_000);
 test(`protocol fuzz: ${runs} batches, seed ${seed} (replay: MC_FUZZ_SEED=${seed})`, {
   timeout: 30 * 60_000,
 }, async (t) => {
-  const capabilities = await probeCapabilities({ testMethods: true });
+  const capabilities = await probeCapabilities({ testMethods: true, ...fuzzCommand() });
   t.diagnostic(`seed ${seed}; capabilities offered: ${capabilities.join(", ")}`);
-  const driver = new FuzzDriver({ seed, capabilities, batchesPerChild: 400 });
+  const driver = new FuzzDriver({ seed, capabilities, batchesPerChild: 400, ...fuzzCommand() });
   after(() => driver.retire());
   await fc.assert(
     fc.asyncProperty(batch, (lines) => driver.check(lines)),
