@@ -83,6 +83,22 @@ describe("mc-agent conformance", () => {
     assert.match(run.stdout, /1 cases: 0 passed, 1 failed \(1 MUST\).*NOT conformant/);
   });
 
+  test("fails a child that serves a reused request ID again", async () => {
+    const run = await kit([
+      "--test-methods",
+      "--filter",
+      "base.ids.reuse",
+      "--",
+      process.execPath,
+      BROKEN,
+      "forget-ids",
+    ]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /^FAIL MUST\s+base\.ids\.reuse/m);
+    assert.match(run.stdout, /- 'duplicate_request_id'/);
+    assert.match(run.stdout, />> \{"id":"same","method":"operation\.cancel"/);
+  });
+
   test("fails a child whose error messages leak a path (JSON report)", async () => {
     const run = await kit(["--json", ...brokenChild("leak-path")]);
     assert.equal(run.code, 1);

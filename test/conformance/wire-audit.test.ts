@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import type { Frame } from "../../src/conformance/harness.js";
+import { auditWire, requestsIn, unsafeMessage } from "../../src/conformance/wire-audit.js";
+
+const status = {
+  state: "ready",
+  cwd: "/w",
+  attachment: null,
+  selection: { model: null, effort: null },
+  worker: "idle",
+  active_requests: [],
+  requests_left: 4096,
+};
+const sent = requestsIn(
+  `${JSON.stringify({ id: "a", method: "status", params: {} })}\n{"id":"b","method":"nope"}\nnot json\n`,
+);
+
+describe("wire audit", () => {
+  test("reads the requests of a chunk: valid IDs only, methods of whole envelopes only", () => {
+    assert.deepEqual(sent, [
+      { id: "a", method: "status" },
+      { id: "b", method: null },
+    ]);
+  });
+
+  test("a clean exchange has no problems", () => {
+    const received: Frame[] = [
+      { id: "a", result: status },
+      { id: "b", error: { code: "invalid_request", message: "Bad." } },
+      { id: null, error: { code: "invalid_request", message: "Bad." } },
+    ];
+    assert.deepEqual(auditWire({ sent, received }), []);
+  });
+
+  test("two answers to one request, and an answer to an ID never sent", () => {
+    const received: Frame[] = [
+      { id: "a", result: status },
+      { id: "a", result: status },
+      { id: "zz", error: { code: "busy", message: "Busy." } },
+    ];
+    assert.deepEqual(auditWire({ sent, received }), [
+      '2 responses to ID "a", sent 1 time(s)',
+      'response to ID "zz", which was never sent',
+    ]);
+  });
+
+  test("results outside their schema, unknown codes, success for a bad envelope", () => {
+    const problems = auditWire({
+      sent,
+      received: [
+        { id: "a", result: { ...status, extra: 1 } },
+        { id: "b", result: {} },
+        { id: null, error: { code: "oops" as never, message: "x" } },
+      ],
+    });
+    assert.equal(problems.length, 3);
+    assert.match(problems[0] as string, /^status result outside its schema/);
+    assert.match(problems[1] as string, /^success for an unknown method "null"/);
+    assert.match(problems[2] as string, /^bad error frame/);
+  });
+
+  test("leaks: paths, file names, URLs, forbidden words, secrets anywhere", () => {
+    assert.equal(unsafeMessage("Cannot read /home/u/.mc", []), "a path");
+    assert.equal(unsafeMessage("bad s1.jsonl", []), '".jsonl"');
+    assert.equal(unsafeMessage("C:\\x", []), '"\\"');
+    assert.equal(unsafeMessage("history says hello", ["hello"]), '"hello"');
+    assert.equal(unsafeMessage("The operation was cancelled.", ["hello"]), null);
+    const problems = auditWire({
+      sent,
+      received: [{ id: "a", result: { ...status, cwd: "sk-secret" } }],
+      secrets: ["sk-secret"],
+    });
+    assert.match(problems[0] as string, /^a frame carries a credential/);
+  });
+});
