@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ConformanceCase } from "../case.js";
 import { within } from "../expect.js";
-import type { Frame, TestChild } from "../harness.js";
+import type { Frame, Sandbox, TestChild } from "../harness.js";
 import {
   discoverAll,
   SESSION_CAPABILITIES,
@@ -31,6 +31,19 @@ async function advance(child: TestChild, steps: number): Promise<string> {
     assert.ok(cursor, `step ${i} ended the scan early`);
   }
   return cursor as string;
+}
+
+/** A store whose scan takes several steps: 300 small histories and one of 9 MiB. */
+function multiStepStore(ctx: { box: Sandbox }): void {
+  for (let i = 0; i < 300; i += 1) writeSmallHistory(ctx.box, `small${i}`);
+  writeHistoryOfSize(ctx.box, "bytes", 9 * 1024 * 1024, 1024);
+}
+
+/** The ID of the last request sent (the step just sent). */
+function lastRequestId(child: TestChild): string {
+  const last = child.sent.at(-1);
+  assert.ok(last, "a request was sent");
+  return last.id;
 }
 
 export const CANCEL_DISCOVER_CASES: ConformanceCase[] = [
@@ -68,11 +81,69 @@ export const CANCEL_DISCOVER_CASES: ConformanceCase[] = [
       }
     },
   },
+  {
+    id: "cancel.discover.same_write",
+    tier: "MUST",
+    clause:
+      "extensions §Incremental session discovery: Cancellation/error abandons scan; restart explicitly.",
+    title: "a discover step cancelled in the same write: operation_cancelled; its cursor is dead",
+    async run(ctx) {
+      const child = await readyOrSkip(ctx, SESSION_CAPABILITIES);
+      multiStepStore(ctx);
+      const cursor = await advance(child, 1);
+      const id = "step-cancelled";
+      const terminal = child.waitFor((f) => f.id === id, 30_000);
+      const ack = child.waitFor((f) => f.id === "cancel-it");
+      child.send(
+        `${JSON.stringify({ id, method: "session.discover", params: { cursor } })}\n` +
+          `${JSON.stringify({ id: "cancel-it", method: "operation.cancel", params: { request_id: id } })}\n`,
+      );
+      assert.equal((await ack).result?.state, "cancelling");
+      assert.equal((await terminal).error?.code, "operation_cancelled");
+      const reuse = await child.request("session.discover", { cursor });
+      assert.equal(reuse.error?.code, "stale_revision", "the abandoned scan's cursor is stale");
+    },
+  },
+  {
+    id: "cancel.discover.after_completion_and_twice",
+    tier: "MUST",
+    clause:
+      "extensions §Operation cancellation: Missing/completed/different request returns operation_missing.",
+    title: "cancelling a finished discover step, or twice: operation_missing, no second answer",
+    async run(ctx) {
+      const child = await readyOrSkip(ctx, SESSION_CAPABILITIES);
+      multiStepStore(ctx);
+      const first = await child.request("session.discover", {}, "first-step");
+      assert.ok(first.result, JSON.stringify(first.error));
+      for (const attempt of [1, 2]) {
+        const late = await child.request("operation.cancel", { request_id: "first-step" });
+        assert.equal(late.error?.code, "operation_missing", `attempt ${attempt}`);
+      }
+      const cursor = (first.result as unknown as Page).cursor;
+      const next = await child.request("session.discover", { cursor });
+      assert.ok(next.result, "the scan goes on: a late cancel does not touch it");
+    },
+  },
+  {
+    id: "cancel.discover.racing_shutdown",
+    tier: "MUST",
+    clause:
+      "base §5: shutdown ... cancel everything in flight ... answer {state: stopped}, exit 0.",
+    title: "a discover step, its cancel and shutdown in one write: one answer each, exit 0",
+    async run(ctx) {
+      const child = await readyOrSkip(ctx, SESSION_CAPABILITIES);
+      multiStepStore(ctx);
+      const ids = ["step", "cancel-step", "stop"];
+      const answers = ids.map((id) => child.waitFor((f) => f.id === id, 10_000));
+      child.send(
+        `${JSON.stringify({ id: "step", method: "session.discover", params: {} })}\n` +
+          `${JSON.stringify({ id: "cancel-step", method: "operation.cancel", params: { request_id: "step" } })}\n` +
+          `${JSON.stringify({ id: "stop", method: "shutdown", params: {} })}\n`,
+      );
+      const [step, , stop] = await Promise.all(answers);
+      assert.equal(step?.error?.code, "operation_cancelled");
+      assert.deepEqual(stop?.result, { state: "stopped" });
+      assert.deepEqual(await within(child.exited, 5000, "exit"), { code: 0, signal: null });
+    },
+  },
 ];
-
-/** The ID of the last request sent (the step just sent). */
-function lastRequestId(child: TestChild): string {
-  const last = child.sent.at(-1);
-  assert.ok(last, "a request was sent");
-  return last.id;
-}

@@ -132,6 +132,38 @@ export const CANCEL_REFRESH_CASES: ConformanceCase[] = [
     },
   },
   {
+    id: "cancel.refresh.twice",
+    tier: "MUST",
+    clause:
+      "base §2: Every admitted request gets exactly one terminal response, cancelled ones included.",
+    title: "two cancels of a stalled refresh in one write: one operation_cancelled",
+    async run(ctx) {
+      const { route, open } = holding("/v1/models");
+      await withRefreshWorld(ctx, route, async ({ child, server }) => {
+        const refresh = startRefresh(child);
+        await server.requestsTo("/v1/models", 1);
+        const ids = [nextId("cancel"), nextId("cancel")];
+        const acks = ids.map((id) => child.waitFor((f) => f.id === id));
+        child.send(
+          ids
+            .map(
+              (id) =>
+                `${JSON.stringify({ id, method: "operation.cancel", params: { request_id: refresh.id } })}\n`,
+            )
+            .join(""),
+        );
+        const [first, second] = await Promise.all(acks);
+        assert.equal(first?.result?.state, "cancelling");
+        assert.ok(
+          second?.result?.state === "cancelling" || second?.error?.code === "operation_missing",
+          JSON.stringify(second),
+        );
+        assertCancelled(await within(refresh.done, 3000, "terminal response"), "refresh");
+        open();
+      });
+    },
+  },
+  {
     id: "cancel.refresh.after_completion",
     tier: "MUST",
     clause:

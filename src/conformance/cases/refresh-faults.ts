@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import type { ConformanceCase } from "../case.js";
 import { assertCancelled, assertCleanExit, within } from "../expect.js";
+import { lockFolder, tinyDisk } from "../fault-injection.js";
 import { nextId } from "../harness.js";
 import { pathOf, type Route, sendJson, stallMidBody } from "../loopback.js";
 import { manyModelIds, openAiModels, readCache } from "../provider-home.js";
 import { refreshOk, startRefresh, withRefreshWorld } from "../refresh-world.js";
-import { lockFolder, tinyDisk } from "./fault-injection.js";
 
 /**
  * Faults around `model.refresh`: a provider that stalls mid-body, a cache folder that cannot be

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Sandbox } from "../harness.js";
-import { CaseSkipped } from "../skip.js";
+import type { Sandbox } from "./harness.js";
+import { CaseSkipped } from "./skip.js";
 
 /**
  * Filesystem faults the kit injects from outside the child: a folder nobody may write into, and
