@@ -56,7 +56,7 @@ export const CANCEL_DISCOVER_CASES: ConformanceCase[] = [
     async run(ctx) {
       const child = await readyOrSkip(ctx, SESSION_CAPABILITIES);
       for (let i = 0; i < 300; i += 1) writeSmallHistory(ctx.box, `small${i}`);
-      writeHistoryOfSize(ctx.box, "lines", 12_000 * 100, 100);
+      writeHistoryOfSize(ctx.box, "lines", 12_000 * 256, 256);
       writeHistoryOfSize(ctx.box, "bytes", 9 * 1024 * 1024, 1024);
       const full = await discoverAll(child);
       assert.equal(full.last.error, undefined, JSON.stringify(full.last.error));
