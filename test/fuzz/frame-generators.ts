@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { CAPABILITIES, LIMITS } from "../../src/protocol/constants.js";
 import { METHODS } from "../../src/protocol/methods.js";
+import { SESSION_ID_POOL } from "./store-generators.js";
 
 /**
  * Generators of inbound lines for the protocol fuzzer: well-formed requests with plausible or
@@ -30,6 +31,8 @@ const badId = fc.oneof(
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 const anyObject = fc.dictionary(fc.string({ maxLength: 12 }), anyJson, { maxKeys: 4 });
 const sessionIdish = fc.oneof(
+  fc.constantFrom(...SESSION_ID_POOL),
+  fc.constantFrom(...SESSION_ID_POOL),
   fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,20}$/),
   fc.constantFrom("s1", "s2", "../s1", "s1.lock", "archive", ""),
   fc.string({ maxLength: 70 }),
@@ -75,7 +78,7 @@ function paramsFor(method: string): fc.Arbitrary<unknown> {
   };
   return fc.oneof(
     {
-      weight: 4,
+      weight: 8,
       arbitrary: Object.hasOwn(plausible, method)
         ? (plausible[method] as fc.Arbitrary<unknown>)
         : fc.constant({}),

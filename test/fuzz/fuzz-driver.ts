@@ -32,6 +32,8 @@ export class FuzzDriver {
   private life = 0;
   /** Lines sent in total, for the report. */
   lines = 0;
+  /** How often each method ended how ("session.open ok", "status invalid_params"), for the report. */
+  readonly outcomes = new Map<string, number>();
 
   constructor(private readonly options: DriverOptions) {}
 
@@ -74,10 +76,32 @@ export class FuzzDriver {
       secrets: [CREDENTIAL_CANARY],
     });
     if (problems.length > 0) throw new Error(problems.join("\n"));
+    this.count(lines, got);
     const after = snapshot(box.home);
     if (after !== this.before) {
       throw new Error(`MC_HOME changed:\n${diff(this.before, after).join("\n")}`);
     }
+  }
+
+  private count(lines: Uint8Array[], got: Frame[]): void {
+    const methods = new Map(
+      lines
+        .flatMap((l) => requestsIn(Buffer.from(l).toString("utf8")))
+        .map((r) => [r.id, r.method]),
+    );
+    for (const frame of got) {
+      const method = (frame.id && methods.get(frame.id)) || "(no method)";
+      const key = `${method} ${frame.error?.code ?? "ok"}`;
+      this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
+    }
+  }
+
+  /** The successful methods and how often, e.g. "session.open 12". */
+  successes(): string {
+    return [...this.outcomes]
+      .filter(([key]) => key.endsWith(" ok"))
+      .map(([key, n]) => `${key.slice(0, -3)} ${n}`)
+      .join(", ");
   }
 
   private async current(): Promise<TestChild> {
@@ -96,8 +120,8 @@ export class FuzzDriver {
     });
     this.child = child;
     this.batches = 0;
-    // Every other child stays uninitialized, so both sides of admission get their share.
-    if (this.life % 2 === 1) {
+    // Every third child stays uninitialized, so both sides of admission get their share.
+    if (this.life % 3 !== 0) {
       const init = await child.initialize(this.options.capabilities);
       if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
     }

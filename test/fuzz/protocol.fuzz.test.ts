@@ -23,5 +23,7 @@ test(`protocol fuzz: ${runs} batches, seed ${seed} (replay: MC_FUZZ_SEED=${seed}
     fc.asyncProperty(batch, (lines) => driver.check(lines)),
     { seed, numRuns: runs, includeErrorInReport: true },
   );
-  t.diagnostic(`${driver.lines} frames in ${runs} batches`);
+  t.diagnostic(
+    `${driver.lines} frames in ${runs} batches; answered with a result: ${driver.successes()}`,
+  );
 });

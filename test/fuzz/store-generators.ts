@@ -21,14 +21,16 @@ const ts = fc
   .map((ms) => new Date(ms).toISOString());
 
 /** One history record, for a workspace at `cwd`. */
-function event(cwd: string): fc.Arbitrary<string> {
-  const cwdField = fc.oneof(
-    { weight: 6, arbitrary: fc.constant(cwd) },
-    { weight: 1, arbitrary: fc.constant(`${cwd}/../workspace`) },
-    { weight: 1, arbitrary: fc.constant("/elsewhere/app") },
-    { weight: 1, arbitrary: fc.constant("") },
-    { weight: 1, arbitrary: fc.constant(undefined) },
-  );
+function event(cwd: string, clean: boolean): fc.Arbitrary<string> {
+  const cwdField = clean
+    ? fc.constant(cwd)
+    : fc.oneof(
+        { weight: 6, arbitrary: fc.constant(cwd) },
+        { weight: 1, arbitrary: fc.constant(`${cwd}/../workspace`) },
+        { weight: 1, arbitrary: fc.constant("/elsewhere/app") },
+        { weight: 1, arbitrary: fc.constant("") },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      );
   const body = fc.oneof(
     fc.constant({ type: "session_meta" }),
     fc.string({ maxLength: 30 }).map((t) => ({ type: "title", title: t })),
@@ -56,11 +58,23 @@ const badLine = fc.oneof(
 );
 
 function history(cwd: string): fc.Arbitrary<Uint8Array> {
+  return fc.oneof(cleanHistory(cwd), messyHistory(cwd));
+}
+
+/** Every record valid and of this workspace: openable, readable page by page. */
+function cleanHistory(cwd: string): fc.Arbitrary<Uint8Array> {
+  return fc
+    .array(event(cwd, true), { minLength: 1, maxLength: 150 })
+    .map((lines) => new TextEncoder().encode(`${lines.join("\n")}\n`));
+}
+
+function messyHistory(cwd: string): fc.Arbitrary<Uint8Array> {
   return fc
     .tuple(
-      fc.array(fc.oneof({ weight: 8, arbitrary: event(cwd) }, { weight: 1, arbitrary: badLine }), {
-        maxLength: 12,
-      }),
+      fc.array(
+        fc.oneof({ weight: 8, arbitrary: event(cwd, false) }, { weight: 1, arbitrary: badLine }),
+        { maxLength: 12 },
+      ),
       fc.boolean(),
       fc.boolean(),
     )
@@ -71,9 +85,13 @@ function history(cwd: string): fc.Arbitrary<Uint8Array> {
     });
 }
 
+/** Most histories use IDs from a small pool that the frame generator also asks for. */
+export const SESSION_ID_POOL = ["s1", "s2", "s3", "a", "b-1", "Z_9"];
+
 const historyName = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...SESSION_ID_POOL).map((id) => `${id}.jsonl`) },
   {
-    weight: 6,
+    weight: 2,
     arbitrary: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,12}$/).map((id) => `${id}.jsonl`),
   },
   {
