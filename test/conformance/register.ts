@@ -10,9 +10,13 @@ import { settleSkip } from "../../src/conformance/skip.js";
  * Registers conformance cases as node:test tests against this package's own child, with the
  * same wire audit the kit applies: the tests and `mc-agent conformance` share one source.
  */
-export function registerCases(cases: ConformanceCase[]): void {
+export function registerCases(
+  cases: ConformanceCase[],
+  options: { skip?: (c: ConformanceCase) => string | undefined } = {},
+): void {
   for (const c of cases) {
-    test(`${c.id} (${c.tier}): ${c.title}`, { timeout: 90_000 }, async (t) => {
+    const skip = options.skip?.(c);
+    test(`${c.id} (${c.tier}): ${c.title}`, { timeout: 300_000, skip }, async (t) => {
       const outcome = settleSkip(await runCase(audited(c), { testMethods: true }));
       if (outcome.skipped) return t.skip(outcome.error);
       if (!outcome.ok) assert.fail(formatOutcome(outcome));
