@@ -2,6 +2,7 @@ import type { ConformanceCase } from "./case.js";
 import { CANCEL_DISCOVER_CASES } from "./cases/cancel-discover.js";
 import { CANCEL_REFRESH_CASES } from "./cases/cancel-refresh.js";
 import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
+import { CAPABILITY_CASES } from "./cases/capabilities.js";
 import { FAULT_CASES } from "./cases/faults.js";
 import { BASE_CASES } from "./cases/index.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
@@ -14,6 +15,7 @@ import { SCALE_CASES } from "./cases/scale-edges.js";
  */
 export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   base: BASE_CASES,
+  capabilities: CAPABILITY_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   faults: FAULT_CASES,
   "cancel-refresh": CANCEL_REFRESH_CASES,
