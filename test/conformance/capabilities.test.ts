@@ -1,0 +1,4 @@
+import { CAPABILITY_CASES } from "../../src/conformance/cases/capabilities.js";
+import { registerCases } from "./register.js";
+
+registerCases(CAPABILITY_CASES);
