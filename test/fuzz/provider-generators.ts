@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { jwt } from "../../src/conformance/provider-home.js";
 
 /**
  * Generators of provider answers for refresh fuzzing: model lists that are right, nearly right
@@ -53,18 +54,13 @@ const status = fc.oneof(
 
 export const providerAnswer: fc.Arbitrary<ProviderAnswer> = fc.record({ status, body });
 
-/** Params for model.refresh: mostly the configured provider, sometimes not. */
-export const refreshParams = fc.oneof(
-  { weight: 10, arbitrary: fc.constant({ provider: "demo" }) },
-  {
-    weight: 1,
-    arbitrary: fc.oneof(
-      fc.record({ provider: fc.string({ maxLength: 300 }) }),
-      fc.constant({ provider: "demo", extra: 1 }),
-      fc.constant({}),
-      fc.constant({ provider: "nope" }),
-    ),
-  },
+/** Params that are not a plain configured provider: unknown, malformed, extra fields. */
+export const oddRefreshParams: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+  fc.record({ provider: fc.string({ maxLength: 300 }) }),
+  fc.constant({ provider: "demo", extra: 1 }),
+  fc.constant({}),
+  fc.constant({ provider: "nope" }),
+  fc.constant({ provider: "x".repeat(257) }),
 );
 
 /** A valid model list padded to exactly `bytes` bytes. */
@@ -73,3 +69,60 @@ function oversizedList(bytes: number): Buffer {
   const tail = '"}';
   return Buffer.from(head + "p".repeat(bytes - head.length - tail.length) + tail);
 }
+
+/** What Codex's token endpoint answers: renewed tokens, an OAuth error, or garbage. */
+const tokenAnswer: fc.Arbitrary<ProviderAnswer> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.tuple(fc.nat({ max: 9999 }), fc.boolean()).map(([n, rotate]) => ({
+      status: 200,
+      body: Buffer.from(
+        JSON.stringify({
+          access_token: jwt(Math.floor(Date.now() / 1000) + 3600, `fz-${n}`),
+          ...(rotate ? { refresh_token: `rt-${n}` } : {}),
+        }),
+      ),
+    })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(400, 401),
+        fc.constantFrom("refresh_token_reused", "refresh_token_expired", "invalid_grant"),
+      )
+      .map(([status, error]) => ({ status, body: Buffer.from(JSON.stringify({ error })) })),
+  },
+  { weight: 1, arbitrary: providerAnswer },
+);
+
+const codexModelsAnswer: fc.Arbitrary<ProviderAnswer> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.array(safeId, { maxLength: 20 }).map((slugs) => ({
+      status: 200,
+      body: Buffer.from(JSON.stringify({ models: slugs.map((slug) => ({ slug })) })),
+    })),
+  },
+  { weight: 1, arbitrary: providerAnswer },
+);
+
+/** One refresh to fuzz: of the custom provider, or of Codex with a credential renewal. */
+export type RefreshCase =
+  | { provider: "demo"; demo: ProviderAnswer }
+  | { provider: "codex"; token: ProviderAnswer; codex: ProviderAnswer };
+
+export const refreshCase: fc.Arbitrary<RefreshCase> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({ provider: fc.constant("demo" as const), demo: providerAnswer }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      provider: fc.constant("codex" as const),
+      token: tokenAnswer,
+      codex: codexModelsAnswer,
+    }),
+  },
+);
