@@ -8,6 +8,7 @@ import { BASE_CASES } from "./cases/index.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 import { SCALE_CASES } from "./cases/scale-edges.js";
+import { SESSION_CASES } from "./cases/sessions.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -16,6 +17,7 @@ import { SCALE_CASES } from "./cases/scale-edges.js";
 export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   base: BASE_CASES,
   capabilities: CAPABILITY_CASES,
+  sessions: SESSION_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   faults: FAULT_CASES,
   "cancel-refresh": CANCEL_REFRESH_CASES,

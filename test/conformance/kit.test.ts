@@ -99,6 +99,21 @@ describe("mc-agent conformance", () => {
     assert.match(run.stdout, />> \{"id":"same","method":"operation\.cancel"/);
   });
 
+  test("fails a child that serves a used cursor again", async () => {
+    const run = await kit([
+      "--filter",
+      "sessions.list.cursor_single_use",
+      "--",
+      process.execPath,
+      BROKEN,
+      "replay-cursor",
+    ]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /^FAIL MUST\s+sessions\.list\.cursor_single_use/m);
+    assert.match(run.stdout, /error: a used cursor is refused/);
+    assert.match(run.stdout, />> \{"id":"r\d+","method":"session\.list","params":\{"cursor":/);
+  });
+
   test("fails a child whose error messages leak a path (JSON report)", async () => {
     const run = await kit(["--json", ...brokenChild("leak-path")]);
     assert.equal(run.code, 1);

@@ -2,10 +2,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
 import { type Frame, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import {
+  snapshotDiff as diff,
+  homeSnapshot as snapshot,
+} from "../../src/conformance/home-snapshot.js";
 import { auditWire, requestsIn } from "../../src/conformance/wire-audit.js";
 import { isRequestId, LIMITS } from "../../src/protocol/constants.js";
 import { isPlainObject } from "../../src/protocol/envelope.js";
-import { diff, snapshot } from "./home-snapshot.js";
 import { CREDENTIAL_CANARY, HISTORY_CANARY, store } from "./store-generators.js";
 
 /**

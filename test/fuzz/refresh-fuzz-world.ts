@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Frame, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import {
+  snapshotDiff as diff,
+  homeSnapshot as snapshot,
+} from "../../src/conformance/home-snapshot.js";
 import { type Loopback, pathOf, sendJson, startLoopback } from "../../src/conformance/loopback.js";
 import {
   codexAuthPath,
@@ -15,7 +19,6 @@ import {
 } from "../../src/conformance/provider-home.js";
 import { auditWire } from "../../src/conformance/wire-audit.js";
 import { fuzzCommand } from "./fuzz-driver.js";
-import { diff, snapshot } from "./home-snapshot.js";
 import { BODY_CANARY, type ProviderAnswer, type RefreshCase } from "./provider-generators.js";
 
 /**

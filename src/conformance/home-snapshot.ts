@@ -7,7 +7,7 @@ import { join } from "node:path";
  * modification time and content hash. Two equal snapshots mean nothing was created, removed,
  * written, touched or re-permissioned in between.
  */
-export function snapshot(root: string): string {
+export function homeSnapshot(root: string): string {
   const rows: string[] = [];
   walk(root, "", rows);
   return rows.sort().join("\n");
@@ -26,7 +26,7 @@ function walk(root: string, relative: string, rows: string[]): void {
 }
 
 /** The lines that differ between two snapshots, for a readable failure. */
-export function diff(before: string, after: string): string[] {
+export function snapshotDiff(before: string, after: string): string[] {
   const a = new Set(before.split("\n"));
   const b = new Set(after.split("\n"));
   return [
