@@ -5,6 +5,7 @@ import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { CAPABILITY_CASES } from "./cases/capabilities.js";
 import { FAULT_CASES } from "./cases/faults.js";
 import { BASE_CASES } from "./cases/index.js";
+import { MODEL_CASES } from "./cases/models.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 import { SCALE_CASES } from "./cases/scale-edges.js";
@@ -18,6 +19,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   base: BASE_CASES,
   capabilities: CAPABILITY_CASES,
   sessions: SESSION_CASES,
+  models: MODEL_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   faults: FAULT_CASES,
   "cancel-refresh": CANCEL_REFRESH_CASES,
