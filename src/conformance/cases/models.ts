@@ -43,7 +43,8 @@ export const MODEL_CASES: ConformanceCase[] = [
         const chosen = await select("demo/demo-1", current);
         assert.ok(chosen.result, JSON.stringify(chosen.error));
         const status = await child.request("status", {});
-        assert.equal((status.result?.selection as { model: string }).model, "demo/demo-1");
+        const selection = status.result?.selection as { model: string } | undefined;
+        assert.equal(selection?.model, "demo/demo-1");
         assert.equal((await select("demo/demo-2", current)).error?.code, "model_unavailable");
         assert.equal((await select("demo/demo-1", "x1")).error?.code, "stale_revision");
         await refreshOk(child);
