@@ -45,7 +45,7 @@ test("imports follow the layering rules", () => {
     const rel = relative(src, file);
     const layer = rel.split("/")[0] as string;
     const code = readFileSync(file, "utf8");
-    for (const match of code.matchAll(/from "(\.[^"]+)"/g)) {
+    for (const match of code.matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
       const target = relative(src, join(file, "..", match[1] as string)).split("/")[0] as string;
       // cli/main.ts starts the child for `mc-agent stdio`: the one sanctioned cli -> server edge.
       if (rel === "cli/main.ts" && target === "server") continue;

@@ -1,20 +1,18 @@
-import { runStdio } from "../server/stdio.js";
 import { helpText, parseCommand, UsageError } from "./args.js";
 import type { Command } from "./command.js";
-import { demoCommand } from "./commands/demo.js";
-import { modelsCommand } from "./commands/models.js";
-import { refreshCommand } from "./commands/refresh.js";
-import { sessionsCommand } from "./commands/sessions.js";
-import { showCommand } from "./commands/show.js";
 import { reportFailure } from "./failure.js";
 import { Terminal } from "./terminal.js";
 
-const COMMANDS: Record<string, Command> = {
-  demo: demoCommand,
-  sessions: sessionsCommand,
-  show: showCommand,
-  models: modelsCommand,
-  refresh: refreshCommand,
+/**
+ * Commands load on demand: a frontend spawns `mc-agent stdio` for every workspace, and its
+ * start-up should not pay for the terminal frontend's modules (nor these for each other).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: async () => (await import("./commands/demo.js")).demoCommand,
+  sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
+  show: async () => (await import("./commands/show.js")).showCommand,
+  models: async () => (await import("./commands/models.js")).modelsCommand,
+  refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
@@ -41,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    runStdio();
+    (await import("../server/stdio.js")).runStdio();
     return -1; // keeps running until shutdown or EOF
   }
   if (command === "conformance") {
@@ -56,8 +54,9 @@ export async function main(argv: string[]): Promise<number> {
     (command === undefined ? process.stderr : process.stdout).write(USAGE);
     return command === undefined ? 2 : 0;
   }
-  const selected = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-  if (!selected) return reportFailure(new UsageError(`unknown command "${command}"`), term);
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!load) return reportFailure(new UsageError(`unknown command "${command}"`), term);
+  const selected = await load();
   try {
     const args = parseCommand(selected.spec, rest);
     if (args.help) {

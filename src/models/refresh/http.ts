@@ -1,4 +1,4 @@
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { RefreshReason } from "../../protocol/schemas/models.js";
 import { RefreshFailure } from "./failure.js";
@@ -30,8 +30,16 @@ export const CONTRACT_HTTP_BOUNDS: HttpBounds = {
  * One connection pool per connect bound (in practice one: the contract's, plus a test build's),
  * because undici fixes the connect timeout per agent.
  */
+type Undici = typeof import("undici");
+let undici: Promise<Undici> | null = null;
+/** undici loads on the first refresh, not at child start: most children never refresh. */
+function loadUndici(): Promise<Undici> {
+  undici ??= import("undici");
+  return undici;
+}
+
 const agents = new Map<number, Agent>();
-function agentFor(connectMs: number): Agent {
+function agentFor(connectMs: number, { Agent }: Undici): Agent {
   let agent = agents.get(connectMs);
   if (!agent) {
     agent = new Agent({
@@ -84,12 +92,13 @@ export async function httpExchange(call: HttpCall, signal: AbortSignal): Promise
   const onCancel = () => controller.abort();
   signal.addEventListener("abort", onCancel, { once: true });
   try {
-    const response = await request(call.url, {
+    const http = await loadUndici();
+    const response = await http.request(call.url, {
       method: call.method ?? "GET",
       headers: call.headers,
       body: call.body,
       signal: controller.signal,
-      dispatcher: agentFor(call.connectMs),
+      dispatcher: agentFor(call.connectMs, http),
     });
     const chunks: Buffer[] = [];
     let total = 0;
