@@ -1,4 +1,4 @@
-import { SessionEvent } from "../protocol/schemas/sessions.js";
+import type { SessionEvent } from "../protocol/schemas/sessions.js";
 
 /**
  * What a listing needs from one history record, and the record's validity: UTF-8, JSON, an
@@ -39,9 +39,8 @@ export function factsOf(bytes: Uint8Array, keepEventBytes = 0, wantUserLine = tr
   } catch {
     return { valid: false };
   }
-  const parsed = SessionEvent.safeParse(value);
-  if (!parsed.success) return { valid: false };
-  const event = parsed.data;
+  if (!isSessionEvent(value)) return { valid: false };
+  const event = value;
   if (event.ts.length > TS_MAX_CHARS) return { valid: false };
   return {
     valid: true,
@@ -68,4 +67,21 @@ export function firstLineCut(text: string): string {
   const head = line.slice(0, TITLE_FROM_MESSAGE_CHARS * 2);
   if (!SURROGATE.test(head)) return head.slice(0, TITLE_FROM_MESSAGE_CHARS);
   return Array.from(head).slice(0, TITLE_FROM_MESSAGE_CHARS).join("");
+}
+
+/**
+ * Exactly `SessionEvent.safeParse(value).success` for a value that came from JSON.parse: an
+ * object (not null, not an array) with string `type` and `ts` and, when present, a string
+ * `cwd`. It checks the parsed value in place, where the schema would build a copy of every
+ * record only for it to be dropped (a tenth of a discovery's time). A unit test holds the two
+ * to the same verdicts.
+ */
+export function isSessionEvent(value: unknown): value is SessionEvent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    typeof record.type === "string" &&
+    typeof record.ts === "string" &&
+    (record.cwd === undefined || typeof record.cwd === "string")
+  );
 }

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PageBuilder, PageOverflow } from "../../src/protocol/paging.js";
-import type { SessionEntry } from "../../src/protocol/schemas/sessions.js";
+import { type SessionEntry, SessionEvent } from "../../src/protocol/schemas/sessions.js";
 import { CwdMatcher, canonicalise } from "../../src/sessions/cwd.js";
 import { STEP_ENVELOPE_BYTES } from "../../src/sessions/discover/envelope.js";
-import { factsOf, firstLineCut } from "../../src/sessions/record-facts.js";
+import { factsOf, firstLineCut, isSessionEvent } from "../../src/sessions/record-facts.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "mc-units-")));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,6 +52,37 @@ describe("record facts", () => {
     ];
     for (const record of invalid)
       assert.equal(factsOf(record).valid, false, new TextDecoder().decode(record));
+  });
+
+  it("checks events in place with exactly the SessionEvent schema's verdicts", () => {
+    const values = [
+      '{"type":"x","ts":"t"}',
+      '{"type":"x","ts":"t","cwd":"/w","extra":{"a":[1]}}',
+      '{"type":"x","ts":"t","cwd":""}',
+      '{"type":"","ts":""}',
+      '{"type":"x","ts":"t","cwd":null}',
+      '{"type":"x","ts":"t","cwd":5}',
+      '{"type":"x","ts":"t","cwd":["/w"]}',
+      '{"type":"x","ts":1}',
+      '{"type":"x","ts":null}',
+      '{"type":1,"ts":"t"}',
+      '{"ts":"t"}',
+      '{"type":"x"}',
+      '{"__proto__":{"type":"x","ts":"t"}}',
+      '{"__proto__":{"cwd":5},"type":"x","ts":"t"}',
+      '{"type":"x","ts":"t","__proto__":null}',
+      "{}",
+      "[]",
+      '[{"type":"x","ts":"t"}]',
+      "null",
+      "true",
+      "1",
+      '"x"',
+    ];
+    for (const text of values) {
+      const value: unknown = JSON.parse(text);
+      assert.equal(isSessionEvent(value), SessionEvent.safeParse(value).success, text);
+    }
   });
 
   it("cuts a user message's first line to 80 characters", () => {
