@@ -15,9 +15,11 @@ export class InventorySignature {
   private readonly sums = new Uint32Array(8);
   private entries = 0;
 
-  add(name: string, stats: BigIntStats, isLock: boolean): void {
+  /** `name` as the folder gave it: raw bytes (a name need not be UTF-8), or a string. */
+  add(name: Uint8Array | string, stats: BigIntStats, isLock: boolean): void {
     const digest = createHash("sha256")
       .update(entryTuple(name, stats, isLock))
+      .update(name)
       .digest();
     for (let word = 0; word < 8; word += 1) {
       this.sums[word] = ((this.sums[word] as number) + digest.readUInt32LE(word * 4)) >>> 0;
@@ -34,15 +36,40 @@ export class InventorySignature {
   }
 }
 
-function entryTuple(name: string, stats: BigIntStats, isLock: boolean): string {
-  const identity = [name, stats.dev, stats.ino, stats.mode];
-  const contents = isLock ? [] : [stats.size, stats.mtimeNs, stats.ctimeNs];
-  return [...identity, ...contents].join("\u0000");
+/**
+ * The tuple's fixed-size part in binary: the name's length (so that name and numbers cannot run
+ * into each other), then the six 64-bit fields, zero for a lock's contents. Binary rather than
+ * text: converting six BigInts to decimal for every entry of both passes cost more than the
+ * hashing. Reused: the signature is computed synchronously, one entry at a time.
+ */
+const tuple = Buffer.alloc(4 + 6 * 8);
+
+function entryTuple(name: Uint8Array | string, stats: BigIntStats, isLock: boolean): Buffer {
+  tuple.writeUInt32LE(typeof name === "string" ? Buffer.byteLength(name) : name.length, 0);
+  tuple.writeBigUInt64LE(stats.dev, 4);
+  tuple.writeBigUInt64LE(stats.ino, 12);
+  tuple.writeBigUInt64LE(stats.mode, 20);
+  tuple.writeBigUInt64LE(isLock ? 0n : stats.size, 28);
+  tuple.writeBigInt64LE(isLock ? 0n : stats.mtimeNs, 36);
+  tuple.writeBigInt64LE(isLock ? 0n : stats.ctimeNs, 44);
+  return tuple;
 }
 
 /** One file's identity and state, to notice that a held or emitted history changed. */
 export function fileSignature(stats: BigIntStats): string {
   return [stats.dev, stats.ino, stats.mode, stats.size, stats.mtimeNs, stats.ctimeNs].join(":");
+}
+
+/** `fileSignature(a) === fileSignature(b)`, without turning six BigInts into text twice. */
+export function sameFile(a: BigIntStats, b: BigIntStats): boolean {
+  return (
+    a.dev === b.dev &&
+    a.ino === b.ino &&
+    a.mode === b.mode &&
+    a.size === b.size &&
+    a.mtimeNs === b.mtimeNs &&
+    a.ctimeNs === b.ctimeNs
+  );
 }
 
 /** The sessions folder's identity, permissions and change time (entries added, removed, renamed). */

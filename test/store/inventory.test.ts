@@ -52,4 +52,15 @@ describe("InventorySignature", () => {
     lockAfter.add("a.lock", stats(4, 61, 9n), true);
     assert.ok(lockBefore.equals(lockAfter));
   });
+
+  it("signs a name given as bytes like the same name as text, and times before 1970", () => {
+    const text = new InventorySignature();
+    text.add("é.jsonl", stats(1, 10, -5n), false);
+    const bytes = new InventorySignature();
+    bytes.add(Buffer.from("é.jsonl"), stats(1, 10, -5n), false);
+    assert.ok(text.equals(bytes));
+    const later = new InventorySignature();
+    later.add("é.jsonl", stats(1, 10, 5n), false);
+    assert.ok(!text.equals(later));
+  });
 });

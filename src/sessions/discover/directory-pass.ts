@@ -71,7 +71,7 @@ export class DirectoryPass {
       if (errorCode(error) === "ENOENT") throw new ProtocolError("stale_revision");
       throw new StoreUnavailable();
     }
-    this.signature.add(raw.toString("hex"), stats, kind.kind === "lock");
+    this.signature.add(raw, stats, kind.kind === "lock");
     return { name, kind, stats };
   }
 

@@ -1,6 +1,6 @@
-import { fstatSync } from "node:fs";
+import { type BigIntStats, fstatSync } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.js";
-import { fileSignature } from "../../store/inventory.js";
+import { sameFile } from "../../store/inventory.js";
 import { RecordReader } from "../../store/record-reader.js";
 import { closeQuietly } from "../../store/safe-open.js";
 import type { CwdMatcher } from "../cwd.js";
@@ -19,7 +19,7 @@ export class HeldHistory {
   constructor(
     readonly id: string,
     fd: number,
-    private readonly signature: string,
+    private readonly enumerated: BigIntStats,
     cwd: CwdMatcher,
     buffer: Buffer,
   ) {
@@ -30,7 +30,7 @@ export class HeldHistory {
   /** Throws `stale_revision` if the held file is no longer what was enumerated. */
   assertUnchanged(): void {
     if (this.fd === null) return;
-    if (fileSignature(fstatSync(this.fd, { bigint: true })) !== this.signature)
+    if (!sameFile(fstatSync(this.fd, { bigint: true }), this.enumerated))
       throw new ProtocolError("stale_revision");
   }
 

@@ -3,7 +3,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import { DISCOVER_EXTENSION } from "../../protocol/constants.js";
 import { PageBuilder, PageOverflow } from "../../protocol/paging.js";
 import type { DiscoveryProgress, SessionEntry } from "../../protocol/schemas/sessions.js";
-import { fileSignature, folderSignature } from "../../store/inventory.js";
+import { folderSignature, sameFile } from "../../store/inventory.js";
 import { sessionsDir } from "../../store/layout.js";
 import { isBusy } from "../../store/locks.js";
 import { READ_BUFFER_BYTES } from "../../store/record-reader.js";
@@ -183,10 +183,9 @@ export class DiscoveryScan {
       this.counts.invalid += 1;
       return;
     }
-    const signature = fileSignature(entry.stats);
-    this.held = new HeldHistory(entry.kind.id, opened.fd, signature, this.cwd, this.buffer);
+    this.held = new HeldHistory(entry.kind.id, opened.fd, entry.stats, this.cwd, this.buffer);
     // A file changed between enumeration and open would be read in another state than signed.
-    if (fileSignature(opened.stats) !== signature) throw new ProtocolError("stale_revision");
+    if (!sameFile(opened.stats, entry.stats)) throw new ProtocolError("stale_revision");
   }
 
   private beginValidation(): void {
