@@ -17,9 +17,24 @@ export class CwdMatcher {
   /** How many resolutions ran (for tests of the memo). */
   resolutions = 0;
 
+  /** The last recorded cwd and its verdict: a history repeats one cwd record after record. */
+  private last: string | null = null;
+  private lastMatches = false;
+
   constructor(private readonly canonicalCwd: string) {}
 
   matches(recorded: string): boolean {
+    // Comparing with the previous string is cheaper than hashing a fresh one for the memo.
+    if (recorded === this.last) return this.lastMatches;
+    const verdict = this.lookup(recorded);
+    if (recorded.length <= MEMO_KEY_CHARS) {
+      this.last = recorded;
+      this.lastMatches = verdict;
+    }
+    return verdict;
+  }
+
+  private lookup(recorded: string): boolean {
     const known = this.memo.get(recorded);
     if (known !== undefined) return known;
     this.resolutions += 1;
