@@ -12,26 +12,35 @@ import { ProtocolError } from "../protocol/codes.js";
 export const SLICE_MS = 2;
 const CLOCK_EVERY_BYTES = 32 * 1024;
 
+/** A monotonic clock in milliseconds. Injectable so that tests can drive time-based bounds. */
+export type Clock = () => number;
+export const realClock: Clock = () => performance.now();
+
 export class Slicer {
-  private sliceStart = performance.now();
+  private sliceStart: number;
   private work = 0;
   /** The last clock reading, for callers' own deadlines. */
-  now = this.sliceStart;
+  now: number;
 
-  constructor(private readonly signal: AbortSignal) {}
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly clock: Clock = realClock,
+  ) {
+    this.now = this.sliceStart = clock();
+  }
 
   /** Counts `bytes` of work; true when the slice is used up and the caller must yield. */
   due(bytes: number): boolean {
     this.work += bytes;
     if (this.work < CLOCK_EVERY_BYTES) return false;
     this.work = 0;
-    this.now = performance.now();
+    this.now = this.clock();
     return this.now - this.sliceStart >= SLICE_MS;
   }
 
   async yieldNow(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    this.now = this.sliceStart = performance.now();
+    this.now = this.sliceStart = this.clock();
     if (this.signal.aborted) throw new ProtocolError("operation_cancelled");
   }
 

@@ -2,6 +2,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { SessionDiscoverResult } from "../../protocol/schemas/sessions.js";
 import { DiscoveryScan } from "../../sessions/discover/scan.js";
 import { noticesOf } from "../../sessions/notices.js";
+import type { Clock } from "../../sessions/slicer.js";
 import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { Handler } from "../handler.js";
@@ -13,7 +14,15 @@ import type { ServerState } from "../state.js";
  * earlier cursor of the current scan, which invalidates it for good; a fresh request (no
  * cursor) abandons the prior scan; any error or cancellation abandons the scan too.
  */
-export function discoveryHandler(state: ServerState): Handler<"session.discover"> {
+export interface DiscoveryOptions {
+  /** The scans' clock (default: the real one); a test injects a virtual clock. */
+  clock?: Clock;
+}
+
+export function discoveryHandler(
+  state: ServerState,
+  options: DiscoveryOptions = {},
+): Handler<"session.discover"> {
   let serial = 0;
   let scan: DiscoveryScan | null = null;
   let cursors = new CursorStore<DiscoveryScan>("d0", 1);
@@ -37,7 +46,7 @@ export function discoveryHandler(state: ServerState): Handler<"session.discover"
     abandon();
     serial += 1;
     cursors = new CursorStore<DiscoveryScan>(`d${serial}`, 1);
-    scan = new DiscoveryScan(state.home, state.cwd, () => state.attachment);
+    scan = new DiscoveryScan(state.home, state.cwd, () => state.attachment, options.clock);
     return scan;
   };
 

@@ -11,7 +11,7 @@ import { errorCode, inspectRoot, openPrimary, StoreUnavailable } from "../../sto
 import { CwdMatcher } from "../cwd.js";
 import type { WorkBudget } from "../history-scan.js";
 import { emptyCounts, type NoticeCounts } from "../notices.js";
-import { Slicer } from "../slicer.js";
+import { type Clock, realClock, Slicer } from "../slicer.js";
 import { DirectoryPass, type PassEntry } from "./directory-pass.js";
 import { STEP_ENVELOPE_BYTES } from "./envelope.js";
 import { HeldHistory } from "./held-history.js";
@@ -52,10 +52,12 @@ export class DiscoveryScan {
   /** The scan's one read buffer, lent to each held history in turn. */
   private readonly buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
+  /** `clock` times `step_ms` and the slices; tests inject a virtual one to reach `deadline`. */
   constructor(
     home: string,
     canonicalCwd: string,
     private readonly probe: AttachmentProbe,
+    private readonly clock: Clock = realClock,
   ) {
     this.root = sessionsDir(home);
     this.cwd = new CwdMatcher(canonicalCwd);
@@ -75,9 +77,9 @@ export class DiscoveryScan {
       entries: DISCOVER_EXTENSION.step_directory_entries,
       lines: DISCOVER_EXTENSION.step_lines,
       bytes: DISCOVER_EXTENSION.step_bytes,
-      deadline: performance.now() + DISCOVER_EXTENSION.step_ms,
+      deadline: this.clock() + DISCOVER_EXTENSION.step_ms,
     };
-    const progress = await this.work(page, budget, new Slicer(signal));
+    const progress = await this.work(page, budget, new Slicer(signal, this.clock));
     this.assertConsistent();
     return { sessions: page.items, counts: { ...this.counts }, progress };
   }
@@ -99,7 +101,7 @@ export class DiscoveryScan {
     if (this.pending && offer(page, this.pending)) this.pending = null;
     for (;;) {
       await slicer.pause();
-      if (performance.now() >= budget.deadline) return "deadline";
+      if (this.clock() >= budget.deadline) return "deadline";
       if (this.held) {
         const stopped = await this.readHeld(page, budget, slicer);
         if (stopped) return stopped;
