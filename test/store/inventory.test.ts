@@ -53,12 +53,19 @@ describe("InventorySignature", () => {
     assert.ok(lockBefore.equals(lockAfter));
   });
 
-  it("signs a name given as bytes like the same name as text, and times before 1970", () => {
+  it("signs a name given as bytes like the same name as text, long names, and times before 1970", () => {
     const text = new InventorySignature();
     text.add("é.jsonl", stats(1, 10, -5n), false);
     const bytes = new InventorySignature();
     bytes.add(Buffer.from("é.jsonl"), stats(1, 10, -5n), false);
     assert.ok(text.equals(bytes));
+    const long = (last: string) => {
+      const sig = new InventorySignature();
+      sig.add(`${"n".repeat(2000)}${last}`, stats(1, 10, 5n), false);
+      return sig;
+    };
+    assert.ok(long("a").equals(long("a")));
+    assert.ok(!long("a").equals(long("b")));
     const later = new InventorySignature();
     later.add("é.jsonl", stats(1, 10, 5n), false);
     assert.ok(!text.equals(later));
