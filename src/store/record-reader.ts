@@ -29,11 +29,14 @@ export interface ByteAllowance {
 const LF = 0x0a;
 
 export class RecordReader {
+  /** The unconsumed bytes are buffer[bufferStart, bufferEnd): the current record's start on. */
   private bufferStart = 0;
   private bufferEnd = 0;
+  /** Where the search for the current record's LF resumes (bytes before it have none). */
+  private scanFrom = 0;
   /** File position of the next read. */
   private position: number;
-  /** The current record's bytes so far, when it spans reads. */
+  /** The current record's bytes that no longer fit the buffer (a record over 8 KiB). */
   private parts: Buffer[] = [];
   private partBytes = 0;
   /** File position where the current record starts. */
@@ -58,7 +61,9 @@ export class RecordReader {
 
   /** Whether a record has been started but not completed (a suspension mid-record). */
   get midRecord(): boolean {
-    return this.partBytes > 0;
+    return (
+      this.partBytes > 0 || (this.bufferEnd > this.bufferStart && this.scanFrom === this.bufferEnd)
+    );
   }
 
   next(allowance: ByteAllowance, maxReads = 64): ReadResult {
@@ -70,40 +75,62 @@ export class RecordReader {
       if (allowance.bytes <= 0) return { kind: "out_of_bytes" };
       if (reads >= maxReads) return { kind: "paused" };
       reads += 1;
-      const wanted = Math.min(READ_BUFFER_BYTES, allowance.bytes);
-      const got = readSync(this.fd, this.buffer, 0, wanted, this.position);
+      this.makeRoom();
+      const wanted = Math.min(this.buffer.length - this.bufferEnd, allowance.bytes);
+      const got = readSync(this.fd, this.buffer, this.bufferEnd, wanted, this.position);
       if (got === 0) return this.atEndOfFile();
       this.position += got;
       this.bytesRead += got;
       allowance.bytes -= got;
-      this.bufferStart = 0;
-      this.bufferEnd = got;
+      this.bufferEnd += got;
     }
   }
 
-  /** A complete record or an over-limit verdict from the buffer; null once the buffer is used up. */
+  /** A complete record or an over-limit verdict from the buffer; null when more bytes are needed. */
   private takeFromBuffer(): ReadResult | null {
-    if (this.bufferStart >= this.bufferEnd) return null;
+    if (this.scanFrom >= this.bufferEnd) return null;
     // Bytes past bufferEnd are stale (a short read): an LF found there does not count.
-    const found = this.buffer.indexOf(LF, this.bufferStart);
+    const found = this.buffer.indexOf(LF, this.scanFrom);
     const lf = found >= this.bufferEnd ? -1 : found;
     const end = lf === -1 ? this.bufferEnd : lf;
+    if (this.partBytes + (end - this.bufferStart) > this.recordBytes) return this.overLimit();
+    if (lf === -1) {
+      this.scanFrom = this.bufferEnd;
+      return null;
+    }
     // A plain view: Buffer.subarray's species lookup cost more per record than the view itself.
     const piece = new Uint8Array(
       this.buffer.buffer,
       this.buffer.byteOffset + this.bufferStart,
-      end - this.bufferStart,
+      lf - this.bufferStart,
     );
-    if (this.partBytes + piece.length > this.recordBytes) return this.overLimit();
-    if (lf === -1) {
-      // Copy: the buffer is reused by the next read.
-      this.parts.push(Buffer.from(piece));
-      this.partBytes += piece.length;
-      this.bufferStart = this.bufferEnd;
-      return null;
-    }
-    this.bufferStart = lf + 1;
+    this.bufferStart = this.scanFrom = lf + 1;
     return this.emit(piece);
+  }
+
+  /**
+   * Frees the buffer's space for the next read without copying records out of it: the current
+   * record's partial bytes move to the front (a record shorter than the buffer is then handed
+   * out as a view of it, never assembled from copies); only a record that fills the whole
+   * buffer is moved out to `parts`.
+   */
+  private makeRoom(): void {
+    if (this.bufferStart === this.bufferEnd) {
+      this.bufferStart = this.bufferEnd = this.scanFrom = 0;
+      return;
+    }
+    if (this.bufferStart > 0) {
+      this.buffer.copyWithin(0, this.bufferStart, this.bufferEnd);
+      this.bufferEnd -= this.bufferStart;
+      this.scanFrom -= this.bufferStart;
+      this.bufferStart = 0;
+    }
+    if (this.bufferEnd === this.buffer.length) {
+      // Copy: the buffer is reused by the next read.
+      this.parts.push(Buffer.from(this.buffer.subarray(0, this.bufferEnd)));
+      this.partBytes += this.bufferEnd;
+      this.bufferEnd = this.scanFrom = 0;
+    }
   }
 
   private emit(lastPiece: Uint8Array): ReadResult {
@@ -118,12 +145,14 @@ export class RecordReader {
 
   private atEndOfFile(): ReadResult {
     this.finished = true;
-    if (this.partBytes === 0) return { kind: "end" };
+    if (this.partBytes === 0 && this.bufferStart === this.bufferEnd) return { kind: "end" };
     // A final record without its trailing LF.
     const start = this.recordStart;
-    const bytes = Buffer.concat(this.parts);
+    const tail = this.buffer.subarray(this.bufferStart, this.bufferEnd);
+    const bytes = this.parts.length === 0 ? tail : Buffer.concat([...this.parts, tail]);
     this.parts = [];
     this.partBytes = 0;
+    this.bufferStart = this.bufferEnd;
     return { kind: "record", bytes, start };
   }
 

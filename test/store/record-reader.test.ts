@@ -80,6 +80,42 @@ describe("RecordReader", () => {
     assert.equal(unterminated.last, "over_limit");
   });
 
+  it("splits records of every size around the 8 KiB buffer exactly, with their offsets", () => {
+    // Lengths at and around the buffer size and its multiples, and a seeded mix of others,
+    // read with allowances that cut reads at odd places.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const lengths = [0, 1, 8190, 8191, 8192, 8193, 16_383, 16_384, 16_385, 3, 24_576];
+    for (let i = 0; i < 300; i += 1) lengths.push(random(i % 10 === 0 ? 30_000 : 2_000));
+    const records = lengths.map((length, i) => String.fromCharCode(97 + (i % 26)).repeat(length));
+    const fd = fileWith(`${records.join("\n")}\n`);
+    for (const allowance of [Number.POSITIVE_INFINITY, 8192, 5000, 777]) {
+      const reader = new RecordReader(fd, 30_000);
+      const got: string[] = [];
+      const starts: number[] = [];
+      for (;;) {
+        const read = reader.next({ bytes: allowance });
+        if (read.kind === "record") {
+          got.push(new TextDecoder().decode(read.bytes));
+          starts.push(read.start);
+        } else if (read.kind === "end") break;
+        else assert.ok(read.kind === "out_of_bytes" || read.kind === "paused", read.kind);
+      }
+      assert.deepEqual(got, records, `allowance ${allowance}`);
+      let offset = 0;
+      const expected = records.map((record) => {
+        const start = offset;
+        offset += record.length + 1;
+        return start;
+      });
+      assert.deepEqual(starts, expected);
+    }
+    closeSync(fd);
+  });
+
   it("pauses after maxReads reads so callers can yield inside a long record", () => {
     const reader = new RecordReader(fileWith(`${"z".repeat(100_000)}\n`), 200_000);
     assert.equal(reader.next({ bytes: 1e9 }, 2).kind, "paused");
