@@ -48,12 +48,16 @@ export class RecordReader {
   /**
    * `buffer` may be shared by readers used one after another (a scan reads one history at a
    * time), so a scan owns exactly one 8 KiB buffer whatever the number of histories.
+   * `end`: the file's length as the caller knows it; reaching it counts as end of file without
+   * one more read. Only for callers that then prove the length unchanged (discovery compares
+   * the file's signature, length included, once the history is read).
    */
   constructor(
     private readonly fd: number,
     private readonly recordBytes: number,
     start = 0,
     private readonly buffer: Buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES),
+    private readonly end = Number.POSITIVE_INFINITY,
   ) {
     this.position = start;
     this.recordStart = start;
@@ -74,6 +78,7 @@ export class RecordReader {
       if (found) return found;
       if (allowance.bytes <= 0) return { kind: "out_of_bytes" };
       if (reads >= maxReads) return { kind: "paused" };
+      if (this.position >= this.end) return this.atEndOfFile();
       reads += 1;
       this.makeRoom();
       const wanted = Math.min(this.buffer.length - this.bufferEnd, allowance.bytes);

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { chmodSync, renameSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  renameSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { StoreBuilder } from "../fixtures/store-builder.js";
@@ -119,6 +126,19 @@ describe("session.discover step bounds", () => {
       assert.deepEqual(ids, ["nine1"]);
       assert.equal(pages[0]?.progress, "byte_work");
       assert.deepEqual(pages[0]?.sessions, []);
+    }));
+
+  it("appending to the history held between steps ends in stale_revision, never a cut-short read", () =>
+    inSandbox(async (box, children) => {
+      const store = new StoreBuilder(box.home, box.workspace, 44);
+      const path = store.sized("held1", 9 * MiB, 1024);
+      const child = await startSessions(box);
+      children.push(child);
+      const first = await child.call("session.discover", {});
+      assert.equal(first.progress, "byte_work");
+      assert.ok(first.cursor);
+      appendFileSync(path, `${JSON.stringify({ type: "mode", ts: "t", cwd: box.workspace })}\n`);
+      assert.equal(await follow(child, first.cursor), "stale_revision");
     }));
 
   it("a history of 50,000 lines crosses record_work", () =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -113,6 +113,23 @@ describe("RecordReader", () => {
       });
       assert.deepEqual(starts, expected);
     }
+    closeSync(fd);
+  });
+
+  it("starts no read at a known end (its caller proves the length unchanged afterwards)", () => {
+    const path = join(dir, "grows");
+    writeFileSync(path, "one\ntwo\n");
+    const fd = openSync(path, "r");
+    const known = new RecordReader(fd, 100, 0, Buffer.allocUnsafe(8192), 8);
+    const unknown = new RecordReader(fd, 100);
+    for (const reader of [known, unknown]) {
+      assert.equal(reader.next({ bytes: 1e9 }).kind, "record");
+      assert.equal(reader.next({ bytes: 1e9 }).kind, "record");
+    }
+    appendFileSync(path, "three\n");
+    assert.equal(known.next({ bytes: 1e9 }).kind, "end");
+    assert.equal(known.bytesRead, 8);
+    assert.equal(unknown.next({ bytes: 1e9 }).kind, "record");
     closeSync(fd);
   });
 

@@ -24,7 +24,10 @@ export class HeldHistory {
     buffer: Buffer,
   ) {
     this.fd = fd;
-    this.scan = new HistoryScan(new RecordReader(fd, RECORD_BYTES, 0, buffer), cwd);
+    // The enumerated length ends the read: finishing compares the signature (length included),
+    // so a file that grew meanwhile is stale rather than cut short.
+    const reader = new RecordReader(fd, RECORD_BYTES, 0, buffer, Number(enumerated.size));
+    this.scan = new HistoryScan(reader, cwd);
   }
 
   /** Throws `stale_revision` if the held file is no longer what was enumerated. */
