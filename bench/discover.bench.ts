@@ -3,7 +3,14 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { TestChild } from "../src/conformance/harness.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
-import { mbPerSecond, peakRssMb, probe, schedulingNoise, withTempDir } from "./bench-support.js";
+import {
+  mbPerSecond,
+  type ProbeResult,
+  peakRssMb,
+  probe,
+  schedulingNoise,
+  withTempDir,
+} from "./bench-support.js";
 import { type Bench, type BenchRow, median, percentile } from "./report.js";
 
 /**
@@ -26,21 +33,35 @@ interface DiscoverRun {
   steps: number;
 }
 
-async function discoverWithStatusProbe(
+/** Throughput rounds: discovery and the baseline alternate, and each keeps its best round. */
+const ROUNDS = 2;
+
+/**
+ * Throughput is measured without other requests (a polling client competes for the same two
+ * cores and its cost is the scheduler's, not the scan's), alternating with the baseline; the
+ * status round trips come from a separate scan polled every 5 ms, whose throughput is shown too.
+ */
+
+/**
+ * One scan through a fresh child following cursors to completion. With `pollStatus`, a client
+ * sends `status` every 5 ms meanwhile and the round trips are recorded.
+ */
+async function discover(
   home: string,
   workspace: string,
   bytes: number,
+  pollStatus: boolean,
 ): Promise<DiscoverRun> {
   const child = new TestChild({ cwd: workspace, home });
   await child.initialize(["session.discover"]);
   const idle: number[] = [];
-  for (let i = 0; i < 50; i += 1) {
+  for (let i = 0; i < 50 && pollStatus; i += 1) {
     const started = performance.now();
     await child.request("status", {});
     idle.push(performance.now() - started);
   }
   const statusMs: number[] = [];
-  let running = true;
+  let running = pollStatus;
   const poller = (async () => {
     while (running) {
       const started = performance.now();
@@ -68,25 +89,49 @@ async function discoverWithStatusProbe(
   await poller;
   const peakRss = peakRssMb(child.pid);
   await child.close();
-  return { bytes, ms, peakRss, statusMs, idleStatusP50: median(idle), steps };
+  return { bytes, ms, peakRss, statusMs, idleStatusP50: pollStatus ? median(idle) : 0, steps };
 }
 
-function rows(label: string, run: DiscoverRun, baselineDir: string): BenchRow[] {
-  const plain = probe("baseline", baselineDir);
-  const noise = schedulingNoise(Math.min(3000, Math.max(1000, run.ms)));
-  const ours = { bytes: run.bytes, records: 0, ms: run.ms, rss_mb: run.peakRss };
+/** The fastest of `ROUNDS` alternating rounds of each, and one more scan polled by status. */
+async function measure(home: string, workspace: string, bytes: number, baselineDir: string) {
+  const runs: DiscoverRun[] = [];
+  const baselines: ProbeResult[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    runs.push(await discover(home, workspace, bytes, false));
+    baselines.push(probe("baseline", baselineDir));
+  }
+  const polled = await discover(home, workspace, bytes, true);
+  const fastest = <T extends { ms: number }>(all: T[]) =>
+    all.reduce((best, one) => (one.ms < best.ms ? one : best));
+  const peakRss = Math.max(polled.peakRss, ...runs.map((run) => run.peakRss));
+  return { ours: fastest(runs), plain: fastest(baselines), polled, peakRss };
+}
+
+function rows(label: string, measured: Awaited<ReturnType<typeof measure>>): BenchRow[] {
+  const { ours, plain, polled, peakRss } = measured;
+  const noise = schedulingNoise(Math.min(3000, Math.max(1000, polled.ms)));
+  const rate = (run: DiscoverRun) =>
+    mbPerSecond({ bytes: run.bytes, records: 0, ms: run.ms, rss_mb: run.peakRss });
   return [
     {
-      name: `session.discover throughput, ${label} (${run.steps} steps)`,
-      figure: mbPerSecond(ours),
+      name: `session.discover throughput, ${label} (${ours.steps} steps, best of ${ROUNDS})`,
+      figure: rate(ours),
       baseline: mbPerSecond(plain),
       unit: "MB/s",
-      baselineName: "read + JSON.parse every line of every file, one process",
+      baselineName: `read + JSON.parse every line of every file, one process (best of ${ROUNDS}, alternating)`,
       note: "target: ratio at least 0.7",
     },
     {
+      name: `session.discover throughput while status is polled every 5 ms, ${label}`,
+      figure: rate(polled),
+      baseline: mbPerSecond(plain),
+      unit: "MB/s",
+      baselineName: "the same baseline",
+      note: "informational: the polling client competes for the same cores",
+    },
+    {
       name: `session.discover child peak RSS, ${label}`,
-      figure: run.peakRss,
+      figure: peakRss,
       baseline: plain.rss_mb,
       unit: "MB",
       baselineName: "the baseline process's peak RSS",
@@ -94,15 +139,15 @@ function rows(label: string, run: DiscoverRun, baselineDir: string): BenchRow[] 
     },
     {
       name: `status round trip p50 during discovery, ${label}`,
-      figure: median(run.statusMs),
-      baseline: run.idleStatusP50,
+      figure: median(polled.statusMs),
+      baseline: polled.idleStatusP50,
       unit: "ms",
       baselineName: "status p50 against the same child before the scan (idle)",
-      note: `${run.statusMs.length} samples`,
+      note: `${polled.statusMs.length} samples`,
     },
     {
       name: `status round trip p99 during discovery, ${label}`,
-      figure: percentile(run.statusMs, 99),
+      figure: percentile(polled.statusMs, 99),
       baseline: noise.p99,
       unit: "ms",
       baselineName: "p99 timer lateness of a pure 2 ms-slice CPU loop (machine scheduling noise)",
@@ -134,8 +179,8 @@ async function store(): Promise<BenchRow[]> {
     for (let i = 0; i < large; i += 1) builder.sized(`big${i}`, largeBytes, 1500);
     const written = smallBytes * small + largeBytes * large;
     settle();
-    const run = await discoverWithStatusProbe(builder.home, workspace, written);
-    return rows(`store of 2,000 histories, ${(written / MiB).toFixed(0)} MiB`, run, builder.root);
+    const measured = await measure(builder.home, workspace, written, builder.root);
+    return rows(`store of 2,000 histories, ${(written / MiB).toFixed(0)} MiB`, measured);
   });
 }
 
@@ -148,8 +193,8 @@ async function single(): Promise<BenchRow[]> {
     const bytes = Math.round(2048 * MiB * scale);
     builder.sized("huge", bytes, 1000);
     settle();
-    const run = await discoverWithStatusProbe(builder.home, workspace, bytes);
-    return rows(`one history of ${(bytes / MiB).toFixed(0)} MiB`, run, builder.root);
+    const measured = await measure(builder.home, workspace, bytes, builder.root);
+    return rows(`one history of ${(bytes / MiB).toFixed(0)} MiB`, measured);
   });
 }
 
