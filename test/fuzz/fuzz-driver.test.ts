@@ -31,7 +31,9 @@ async function fuzzBroken(mode: string): Promise<string> {
 
 describe("fuzz driver invariants", () => {
   const cases: [string, RegExp][] = [
-    ["double-answer", /responses for 1 frames|2 responses to ID/],
+    // The extra answers fill the batch's expected count early, so which ID shows the mismatch
+    // first (the doubled one, or one still unanswered) depends on timing; both are the catch.
+    ["double-answer", /responses for \d+ frames|2 responses to ID/],
     ["leak-path", /error message carries a path/],
     ["out-of-schema", /status result outside its schema/],
     ["write-home", /MC_HOME changed:\n\+ stray\.tmp/],
