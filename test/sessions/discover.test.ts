@@ -145,6 +145,9 @@ describe("session.discover scenarios", () => {
         ]),
         "x",
       );
+      // A name that starts with a byte order mark is not a primary's name either (it is not
+      // "c3.jsonl", whose history must still be read as itself).
+      writeFileSync(`${store.root}/\uFEFFc3.jsonl`, "x");
       const child = await startSessions(box);
       children.push(child);
       const listed = await listAll(child);

@@ -20,7 +20,10 @@ export interface PassEntry {
   stats: BigIntStats;
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the name. Dropping it (the decoder's default) made
+// "\uFEFF<id>.jsonl" pass for "<id>.jsonl", a different file; and only an exact decoding may
+// stand for the raw bytes in the lstat path below.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function decodeName(raw: Buffer): string | null {
   try {
@@ -34,9 +37,11 @@ export class DirectoryPass {
   readonly signature = new InventorySignature();
   private dir: Dir | null;
   private readonly rootPrefix: Buffer;
+  private readonly rootText: string;
 
   constructor(root: string) {
-    this.rootPrefix = Buffer.from(`${root}/`);
+    this.rootText = `${root}/`;
+    this.rootPrefix = Buffer.from(this.rootText);
     try {
       this.dir = opendirSync(root, { encoding: "buffer" } as unknown as { encoding: "utf8" });
     } catch {
@@ -65,7 +70,9 @@ export class DirectoryPass {
     const kind: EntryKind = name === null ? { kind: "ignored" } : classifyName(name);
     let stats: BigIntStats;
     try {
-      stats = lstatSync(Buffer.concat([this.rootPrefix, raw]), { bigint: true });
+      // A decoded name is the raw bytes exactly; joining text skips a Buffer.concat per entry.
+      const path = name === null ? Buffer.concat([this.rootPrefix, raw]) : this.rootText + name;
+      stats = lstatSync(path, { bigint: true });
     } catch (error) {
       // Gone between enumeration and lstat: the inventory changed under the scan.
       if (errorCode(error) === "ENOENT") throw new ProtocolError("stale_revision");
