@@ -103,8 +103,9 @@ export class Dispatcher {
     const { id, method } = request;
     // An ID held by an active request, or used by an admitted one, is taken.
     if (this.usedIds.has(id) || this.ops.has(id)) return this.reply(id, "duplicate_request_id");
-    if (!METHODS.status.params.safeParse(request.params).success)
-      return this.reply(id, "invalid_params");
+    // Each loop method is checked against its own params schema from the table.
+    const params = METHODS[method as "status" | "shutdown"].params;
+    if (!params.safeParse(request.params).success) return this.reply(id, "invalid_params");
     if (method === "status") {
       const status = this.results.status({
         worker: this.workerHolder === null ? "idle" : "busy",
