@@ -57,8 +57,8 @@ export class HistoryScan {
       else if (read.kind === "end") this.verdict = "eligible";
       else {
         budget.lines -= 1;
-        weight += read.bytes.length;
-        const parsed = parseRecord(read.bytes, 0, this.summary.wantsUserLine);
+        weight += read.to - read.from;
+        const parsed = parseRecord(read.source, read.from, read.to, 0, this.summary.wantsUserLine);
         this.apply(parsed instanceof Promise ? await parsed : parsed);
       }
     }

@@ -78,7 +78,7 @@ async function readPage(
     if (read.kind === "end") return { events: page.items, next: null };
     // The history was validated under this very signature; anything else means it changed.
     if (read.kind !== "record") throw new ProtocolError("stale_revision");
-    const parsed = parseRecord(read.bytes, LIMITS.page_bytes);
+    const parsed = parseRecord(read.source, read.from, read.to, LIMITS.page_bytes);
     const facts = parsed instanceof Promise ? await parsed : parsed;
     if (!facts.valid) throw new ProtocolError("stale_revision");
     const next = { ...position, offset: read.start };

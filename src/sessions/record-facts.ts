@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
 
 /**
@@ -24,18 +25,23 @@ export const TS_MAX_CHARS = 64;
 export const TITLE_FROM_MESSAGE_CHARS = 80;
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-// fatal: invalid UTF-8 makes the history invalid; ignoreBOM: a BOM is kept (and refused by
-// JSON.parse) rather than silently dropped.
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
 /**
+ * The facts of the record `source[from, to)`.
  * `keepEventBytes`: keep the parsed event when its compact JSON is at most this long (0: never).
  * `wantUserLine`: extract a user message's first line (only the first message's is ever used).
  */
-export function factsOf(bytes: Uint8Array, keepEventBytes = 0, wantUserLine = true): RecordFacts {
+export function factsOf(
+  source: Buffer,
+  from: number,
+  to: number,
+  keepEventBytes = 0,
+  wantUserLine = true,
+): RecordFacts {
+  const text = utf8Text(source, from, to);
+  if (text === null) return { valid: false };
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    value = JSON.parse(text);
   } catch {
     return { valid: false };
   }
@@ -56,6 +62,22 @@ export function factsOf(bytes: Uint8Array, keepEventBytes = 0, wantUserLine = tr
         : null,
     event: keepEventBytes > 0 && JSON.stringify(event).length <= keepEventBytes ? event : null,
   };
+}
+
+const REPLACEMENT = "\uFFFD";
+
+/**
+ * The record as text, or null when it is not valid UTF-8. A lenient decoding turns every
+ * invalid sequence into U+FFFD, so a text without one came from valid UTF-8 and needs no
+ * second look; only a text that has one (invalid, or a real U+FFFD) is checked strictly. That
+ * is the strict decoder's verdict without its cost on every record (a view object, a second
+ * pass over the bytes); the search for U+FFFD in a text of one-byte characters is cheap.
+ * A leading byte-order mark is kept either way (and refused by JSON.parse).
+ */
+function utf8Text(source: Buffer, from: number, to: number): string | null {
+  const text = source.toString("utf8", from, to);
+  if (!text.includes(REPLACEMENT) || isUtf8(source.subarray(from, to))) return text;
+  return null;
 }
 
 /** The first line, without a trailing CR, cut to 80 characters (code points). */

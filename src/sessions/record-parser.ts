@@ -19,13 +19,16 @@ let worker: Worker | null = null;
 let nextId = 0;
 const pending = new Map<number, Pending>();
 
+/** The facts of the record `source[from, to)`. */
 export function parseRecord(
-  bytes: Uint8Array,
+  source: Buffer,
+  from: number,
+  to: number,
   keepEventBytes = 0,
   wantUserLine = true,
 ): RecordFacts | Promise<RecordFacts> {
-  if (bytes.length <= OFF_THREAD_BYTES) return factsOf(bytes, keepEventBytes, wantUserLine);
-  return parseOffThread(bytes, keepEventBytes, wantUserLine);
+  if (to - from <= OFF_THREAD_BYTES) return factsOf(source, from, to, keepEventBytes, wantUserLine);
+  return parseOffThread(source.subarray(from, to), keepEventBytes, wantUserLine);
 }
 
 function parseOffThread(

@@ -15,6 +15,12 @@ export interface ParseRequest {
 parentPort?.on("message", (request: ParseRequest) => {
   parentPort?.postMessage({
     id: request.id,
-    facts: factsOf(request.bytes, request.keepEventBytes, request.wantUserLine),
+    facts: factsOf(
+      Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.length),
+      0,
+      request.bytes.length,
+      request.keepEventBytes,
+      request.wantUserLine,
+    ),
   });
 });

@@ -10,8 +10,12 @@ import { readSync } from "node:fs";
 export const READ_BUFFER_BYTES = 8192;
 
 export type ReadResult =
-  /** A complete record, without its LF. Valid only until the next call. */
-  | { kind: "record"; bytes: Uint8Array; start: number }
+  /**
+   * A complete record, without its LF: `source[from, to)`, valid only until the next call.
+   * Handed out as a range of the reader's own buffer rather than a view of it: a view object
+   * per record cost more than what most callers do with it (make a string of the range).
+   */
+  | { kind: "record"; source: Buffer; from: number; to: number; start: number }
   /** End of file: no partial record is left. */
   | { kind: "end" }
   /** The current record would exceed `recordBytes`; the reader is finished. */
@@ -103,14 +107,9 @@ export class RecordReader {
       this.scanFrom = this.bufferEnd;
       return null;
     }
-    // A plain view: Buffer.subarray's species lookup cost more per record than the view itself.
-    const piece = new Uint8Array(
-      this.buffer.buffer,
-      this.buffer.byteOffset + this.bufferStart,
-      lf - this.bufferStart,
-    );
+    const from = this.bufferStart;
     this.bufferStart = this.scanFrom = lf + 1;
-    return this.emit(piece);
+    return this.emit(from, lf);
   }
 
   /**
@@ -138,27 +137,25 @@ export class RecordReader {
     }
   }
 
-  private emit(lastPiece: Uint8Array): ReadResult {
+  /** The record ending with buffer[from, to) (after any parts moved out earlier). */
+  private emit(from: number, to: number): ReadResult {
     const start = this.recordStart;
-    const bytes = this.parts.length === 0 ? lastPiece : Buffer.concat([...this.parts, lastPiece]);
-    this.parts = [];
-    this.partBytes = 0;
     // The next record starts right after this record's LF (bufferStart now points past it).
     this.recordStart = this.position - (this.bufferEnd - this.bufferStart);
-    return { kind: "record", bytes, start };
+    if (this.parts.length === 0) return { kind: "record", source: this.buffer, from, to, start };
+    const whole = Buffer.concat([...this.parts, this.buffer.subarray(from, to)]);
+    this.parts = [];
+    this.partBytes = 0;
+    return { kind: "record", source: whole, from: 0, to: whole.length, start };
   }
 
   private atEndOfFile(): ReadResult {
     this.finished = true;
     if (this.partBytes === 0 && this.bufferStart === this.bufferEnd) return { kind: "end" };
     // A final record without its trailing LF.
-    const start = this.recordStart;
-    const tail = this.buffer.subarray(this.bufferStart, this.bufferEnd);
-    const bytes = this.parts.length === 0 ? tail : Buffer.concat([...this.parts, tail]);
-    this.parts = [];
-    this.partBytes = 0;
+    const from = this.bufferStart;
     this.bufferStart = this.bufferEnd;
-    return { kind: "record", bytes, start };
+    return this.emit(from, this.bufferEnd);
   }
 
   private overLimit(): ReadResult {

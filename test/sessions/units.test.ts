@@ -29,9 +29,16 @@ describe("cwd canonicalisation", () => {
   });
 });
 
+/** The facts of a record given as its own bytes. */
+function factsOfBytes(record: Uint8Array) {
+  return factsOf(Buffer.from(record), 0, record.length);
+}
+
 describe("record facts", () => {
   it("accepts parser-valid events, unknown types included", () => {
-    const facts = factsOf(bytes(JSON.stringify({ type: "future", ts: "t", cwd: "", extra: [1] })));
+    const facts = factsOfBytes(
+      bytes(JSON.stringify({ type: "future", ts: "t", cwd: "", extra: [1] })),
+    );
     assert.ok(facts.valid);
     assert.equal(facts.valid && facts.cwd, null);
   });
@@ -51,7 +58,43 @@ describe("record facts", () => {
       bytes(JSON.stringify({ type: "x", ts: "t".repeat(65) })),
     ];
     for (const record of invalid)
-      assert.equal(factsOf(record).valid, false, new TextDecoder().decode(record));
+      assert.equal(factsOfBytes(record).valid, false, new TextDecoder().decode(record));
+  });
+
+  it("decides UTF-8 exactly as a strict decoder does, a real U+FFFD included", () => {
+    const record = (inner: number[]) =>
+      Uint8Array.from([...bytes('{"type":"x","ts":"t","title":"'), ...inner, ...bytes('"}')]);
+    const strict = new TextDecoder("utf-8", { fatal: true });
+    const cases = [
+      [0xef, 0xbf, 0xbd], // U+FFFD itself: valid
+      [0xe2, 0x82, 0xac], // U+20AC
+      [0xf0, 0x9f, 0x98, 0x80], // U+1F600
+      [0xc0, 0x80], // overlong NUL
+      [0xe0, 0x80, 0xaf], // overlong
+      [0xed, 0xa0, 0x80], // an encoded surrogate
+      [0xf4, 0x90, 0x80, 0x80], // past U+10FFFF
+      [0xf5, 0x80, 0x80, 0x80],
+      [0xe2, 0x82], // truncated
+      [0x80], // a lone continuation byte
+      [0xff],
+    ];
+    for (const inner of cases) {
+      const bytesOfRecord = record(inner);
+      let valid = true;
+      try {
+        strict.decode(bytesOfRecord);
+      } catch {
+        valid = false;
+      }
+      assert.equal(factsOfBytes(bytesOfRecord).valid, valid, inner.join(","));
+    }
+  });
+
+  it("reads a record from the middle of a larger buffer, by its range", () => {
+    const source = Buffer.from(`junk{"type":"title","ts":"t","title":"Hi"}\nmore`);
+    const facts = factsOf(source, 4, source.indexOf("\n"));
+    assert.ok(facts.valid);
+    assert.equal(facts.valid && facts.title, "Hi");
   });
 
   it("checks events in place with exactly the SessionEvent schema's verdicts", () => {
