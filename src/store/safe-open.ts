@@ -7,6 +7,9 @@ import {
   openSync,
   type Stats,
 } from "node:fs";
+import { errorCode } from "./safe-read.js";
+
+export { errorCode };
 
 /**
  * Safe access to the sessions folder and its primaries. Nothing under the root is reached
@@ -100,10 +103,4 @@ export function entryExists(root: string, name: string): boolean {
  */
 function entryPath(root: string, name: string): string {
   return `${root}/${name}`;
-}
-
-export function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error
-    ? String((error as { code: unknown }).code)
-    : undefined;
 }
