@@ -1,5 +1,12 @@
 #!/usr/bin/env node
-import { main } from "../dist/src/cli/main.js";
-
-const code = await main(process.argv.slice(2));
-if (code >= 0) process.exitCode = code;
+// `mc-agent stdio` (the backend child, spawned once per workspace) goes straight to its one-file
+// bundle, skipping the terminal frontend's modules; everything else goes through the CLI.
+const args = process.argv.slice(2);
+if (args.length === 1 && args[0] === "stdio") {
+  const { runStdio } = await import("../dist/child/stdio.js");
+  runStdio();
+} else {
+  const { main } = await import("../dist/src/cli/main.js");
+  const code = await main(args);
+  if (code >= 0) process.exitCode = code;
+}
