@@ -161,6 +161,17 @@ describe("codex credential renewal", () => {
     assert.equal(models.seen.length, 0);
   });
 
+  test("a 401 with a body past the 2 MiB bound is still authentication_rejected", async () => {
+    // Found by the refresh fuzz (seed 743261897): the size failure hid the status.
+    const { child: c, codexAuth } = await setupCodex((res) =>
+      json(res, 401, { error: "invalid_grant", pad: "p".repeat(2 * 1_048_576) }),
+    );
+    const before = readFileSync(codexAuth);
+    const result = await c.call("model.refresh", { provider: "codex" });
+    assert.equal(result.reason, "authentication_rejected");
+    assert.deepEqual(readFileSync(codexAuth), before);
+  });
+
   test("a 400 with refresh_token_expired is authentication_rejected", async () => {
     const { child: c } = await setupCodex((res) =>
       json(res, 400, { error: "refresh_token_expired" }),

@@ -106,6 +106,13 @@ describe("model.refresh outcomes", () => {
   test("bounds and shapes: each reason, cache untouched byte for byte", async () => {
     const cases: [string, (res: import("node:http").ServerResponse) => void, string][] = [
       ["2 MiB + 1 byte", (res) => json(res, 200, bigBody(2 * 1_048_576 + 1)), "catalog_limit"],
+      // An error answer's oversized body is dropped: its status decides.
+      ["429, 2 MiB + 1 byte", (res) => json(res, 429, bigBody(2 * 1_048_576 + 1)), "rate_limited"],
+      [
+        "503, 2 MiB + 1 byte",
+        (res) => json(res, 503, bigBody(2 * 1_048_576 + 1)),
+        "remote_unavailable",
+      ],
       ["2049 models", (res) => json(res, 200, openAiList(ids(2049))), "catalog_limit"],
       ["duplicate IDs", (res) => json(res, 200, openAiList(["a", "b", "a"])), "invalid_catalog"],
       ["unsafe IDs", (res) => json(res, 200, openAiList(["ok", "../etc"])), "invalid_catalog"],

@@ -63,7 +63,7 @@ export interface HttpCall {
   /** The connect bound (TCP, and TLS for https). */
   connectMs: number;
   maxBytes: number;
-  /** The reason for a body past `maxBytes`. */
+  /** The reason for a successful answer's body past `maxBytes` (an error answer's is dropped). */
   tooLarge: RefreshReason;
 }
 
@@ -81,6 +81,8 @@ export interface HttpResponse {
  * bound). Cancellation aborts the socket at once. Errors become refresh reasons and never carry
  * the URL, a header or the body.
  */
+const EMPTY = Buffer.alloc(0);
+
 export async function httpExchange(call: HttpCall, signal: AbortSignal): Promise<HttpResponse> {
   const release = await catalogHttpSlots.acquire(signal);
   const controller = new AbortController();
@@ -106,6 +108,10 @@ export async function httpExchange(call: HttpCall, signal: AbortSignal): Promise
       total += (chunk as Buffer).length;
       if (total > call.maxBytes) {
         controller.abort();
+        // An error answer's status says what went wrong and its body only refines it, so past
+        // the bound the body is dropped: a size failure would hide a 401 or a 429.
+        if (statusReason(response.statusCode) !== null)
+          return { status: response.statusCode, body: EMPTY };
         throw new RefreshFailure(call.tooLarge);
       }
       chunks.push(chunk as Buffer);
