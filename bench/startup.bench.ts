@@ -22,9 +22,9 @@ rl.on("line", (line) => {
 
 /**
  * The bare start gets the child's own clean environment (the harness passes PATH and the store
- * variables only). Inheriting this process's instead made the baseline slower than any start of
- * the child: with NODE_EXTRA_CA_CERTS set (as on the machine this was built on) every `node`
- * parses the whole CA bundle first, 40-70 ms against 130-190 ms per start.
+ * variables only). Inheriting this process's instead made the baseline about three times too
+ * slow: with NODE_EXTRA_CA_CERTS set (as on the machine this was built on) every `node` parses
+ * the whole CA bundle first, 130-190 ms per start against 40-70 ms without it.
  */
 async function bareNodeStartMs(): Promise<number> {
   const started = performance.now();
