@@ -2,14 +2,15 @@ import { after, test } from "node:test";
 import fc from "fast-check";
 import { probeCapabilities } from "../../src/conformance/probe.js";
 import { batch } from "./frame-generators.js";
-import { FuzzDriver, fuzzCommand } from "./fuzz-driver.js";
+import { FuzzDriver, fuzzCommand, fuzzSeed } from "./fuzz-driver.js";
 
 /**
  * Protocol fuzzing against the real child: random, mutated and oversized frames with random
  * params, against generated stores. Seeded and reproducible: the seed is printed, and
- * MC_FUZZ_SEED replays it; MC_FUZZ_RUNS sets the number of batches (`npm run fuzz` runs long).
+ * MC_FUZZ_SEED replays it (fixed under `npm test`, fresh under `npm run fuzz`: see fuzzSeed);
+ * MC_FUZZ_RUNS sets the number of batches (`npm run fuzz` runs long).
  */
-const seed = Number(process.env.MC_FUZZ_SEED ?? Date.now() % 2 ** 31);
+const seed = fuzzSeed();
 const runs = Number(process.env.MC_FUZZ_RUNS ?? 10_000);
 
 test(`protocol fuzz: ${runs} batches, seed ${seed} (replay: MC_FUZZ_SEED=${seed})`, {

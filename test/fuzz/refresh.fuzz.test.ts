@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import fc from "fast-check";
 import { probeCapabilities } from "../../src/conformance/probe.js";
-import { fuzzCommand } from "./fuzz-driver.js";
+import { fuzzCommand, fuzzSeed } from "./fuzz-driver.js";
 import { oddRefreshParams, refreshCase } from "./provider-generators.js";
 import { RefreshFuzzWorld } from "./refresh-fuzz-world.js";
 
@@ -14,7 +14,7 @@ import { RefreshFuzzWorld } from "./refresh-fuzz-world.js";
  * nothing else under MC_HOME changed. Seeded like the protocol fuzzer (MC_FUZZ_SEED;
  * MC_FUZZ_REFRESH_RUNS sets the count).
  */
-const seed = Number(process.env.MC_FUZZ_SEED ?? Date.now() % 2 ** 31);
+const seed = fuzzSeed();
 const runs = Number(process.env.MC_FUZZ_REFRESH_RUNS ?? 300);
 /** One refresh in ten gets params that are not a plain configured provider. */
 const oddParams = fc.oneof(
