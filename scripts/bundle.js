@@ -6,7 +6,7 @@
 // imported lazily, on the first refresh.
 import { build } from "esbuild";
 
-const shared = {
+await build({
   bundle: true,
   platform: "node",
   format: "esm",
@@ -14,10 +14,6 @@ const shared = {
   external: ["undici"],
   legalComments: "none",
   logLevel: "warning",
-};
-
-await build({
-  ...shared,
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
     "record-worker": "dist/src/sessions/record-worker.js",

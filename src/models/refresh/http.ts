@@ -75,14 +75,15 @@ export interface HttpResponse {
   body: Buffer;
 }
 
+/** An error answer's body, dropped past the bound. */
+const EMPTY = Buffer.alloc(0);
+
 /**
  * One bounded HTTP exchange: a process-wide worker slot, a connect timeout, a wall timer
  * over the whole exchange, and a body counted while it streams (aborted one byte past the
  * bound). Cancellation aborts the socket at once. Errors become refresh reasons and never carry
  * the URL, a header or the body.
  */
-const EMPTY = Buffer.alloc(0);
-
 export async function httpExchange(call: HttpCall, signal: AbortSignal): Promise<HttpResponse> {
   const release = await catalogHttpSlots.acquire(signal);
   const controller = new AbortController();
