@@ -53,10 +53,10 @@ export class PageBuilder<T> {
   /** Whether the item fits; adds it if so. Throws `PageOverflow` if it can never fit. */
   tryAdd(item: T): boolean {
     if (this.items.length >= this.bounds.entries) return false;
-    const cost = utf8Length(JSON.stringify(item)) + (this.items.length > 0 ? 1 : 0);
+    const size = utf8Length(JSON.stringify(item));
+    const cost = size + (this.items.length > 0 ? 1 : 0);
     if (this.used + cost > this.bounds.bytes) {
-      if (this.envelopeBytes + utf8Length(JSON.stringify(item)) > this.bounds.bytes)
-        throw new PageOverflow();
+      if (this.envelopeBytes + size > this.bounds.bytes) throw new PageOverflow();
       return false;
     }
     this.items.push(item);

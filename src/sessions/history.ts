@@ -1,13 +1,14 @@
 import { fstatSync } from "node:fs";
 import { ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
-import { PageBuilder, PageOverflow, utf8Length } from "../protocol/paging.js";
+import { PageBuilder, utf8Length } from "../protocol/paging.js";
 import type { SessionEvent, SessionHistoryResult } from "../protocol/schemas/sessions.js";
 import { fileSignature } from "../store/inventory.js";
 import { primaryName, sessionsDir } from "../store/layout.js";
 import { RecordReader } from "../store/record-reader.js";
 import { closeQuietly, openPrimary } from "../store/safe-open.js";
 import { openExact } from "./open.js";
+import { withPageBytesError } from "./page-bytes.js";
 import { parseRecord } from "./record-parser.js";
 import type { Slicer } from "./slicer.js";
 import { RECORD_BYTES } from "./validate.js";
@@ -88,15 +89,7 @@ async function readPage(
       return { events: page.items, next };
     }
     if (page.full) return { events: page.items, next };
-    if (!addEvent(page, facts.event)) return { events: page.items, next };
-  }
-}
-
-function addEvent(page: PageBuilder<SessionEvent>, event: SessionEvent): boolean {
-  try {
-    return page.tryAdd(event);
-  } catch (error) {
-    if (error instanceof PageOverflow) throw new ProtocolError("discovery_page_bytes");
-    throw error;
+    const event = facts.event;
+    if (!withPageBytesError(() => page.tryAdd(event))) return { events: page.items, next };
   }
 }

@@ -1,13 +1,14 @@
 import { opendir } from "node:fs/promises";
 import { ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
-import { fillPage, PageOverflow, utf8Length } from "../protocol/paging.js";
+import { fillPage, utf8Length } from "../protocol/paging.js";
 import type { SessionEntry, SessionListResult } from "../protocol/schemas/sessions.js";
 import { classifyName, sessionsDir } from "../store/layout.js";
 import { isBusy } from "../store/locks.js";
 import { inspectRoot, StoreUnavailable } from "../store/safe-open.js";
 import { CwdMatcher } from "./cwd.js";
 import { emptyCounts, type NoticeCounts, noticesOf } from "./notices.js";
+import { withPageBytesError } from "./page-bytes.js";
 import type { Slicer } from "./slicer.js";
 import { validateHistory } from "./validate.js";
 
@@ -94,16 +95,12 @@ export function listPage(
   snapshot: ListSnapshot,
   offset: number,
 ): { sessions: SessionEntry[]; next: number | null } {
-  let page: ReturnType<typeof fillPage<SessionEntry>>;
-  try {
-    page = fillPage(snapshot.entries.slice(offset), envelopeBytes(snapshot), {
+  const page = withPageBytesError(() =>
+    fillPage(snapshot.entries.slice(offset), envelopeBytes(snapshot), {
       entries: LIMITS.page_entries,
       bytes: LIMITS.page_bytes,
-    });
-  } catch (error) {
-    if (error instanceof PageOverflow) throw new ProtocolError("discovery_page_bytes");
-    throw error;
-  }
+    }),
+  );
   const next = offset + page.items.length;
   return { sessions: page.items, next: next < snapshot.entries.length ? next : null };
 }

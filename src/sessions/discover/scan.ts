@@ -1,7 +1,7 @@
 import { type BigIntStats, lstatSync } from "node:fs";
 import { ProtocolError } from "../../protocol/codes.js";
 import { DISCOVER_EXTENSION } from "../../protocol/constants.js";
-import { PageBuilder, PageOverflow } from "../../protocol/paging.js";
+import { PageBuilder } from "../../protocol/paging.js";
 import type { DiscoveryProgress, SessionEntry } from "../../protocol/schemas/sessions.js";
 import { folderSignature, sameFile } from "../../store/inventory.js";
 import { sessionsDir } from "../../store/layout.js";
@@ -11,6 +11,7 @@ import { errorCode, inspectRoot, openPrimary, StoreUnavailable } from "../../sto
 import { CwdMatcher } from "../cwd.js";
 import type { WorkBudget } from "../history-scan.js";
 import { emptyCounts, type NoticeCounts } from "../notices.js";
+import { withPageBytesError } from "../page-bytes.js";
 import { type Clock, realClock, Slicer } from "../slicer.js";
 import { DirectoryPass, type PassEntry } from "./directory-pass.js";
 import { STEP_ENVELOPE_BYTES } from "./envelope.js";
@@ -101,7 +102,8 @@ export class DiscoveryScan {
     budget: StepBudget,
     slicer: Slicer,
   ): Promise<DiscoveryProgress> {
-    if (this.pending && offer(page, this.pending)) this.pending = null;
+    const pending = this.pending;
+    if (pending && withPageBytesError(() => page.tryAdd(pending))) this.pending = null;
     for (;;) {
       // Awaited only when due: an await per directory entry costs a promise and a microtask.
       if (slicer.due(ENTRY_WORK)) await slicer.yieldNow();
@@ -147,7 +149,7 @@ export class DiscoveryScan {
     if (stop === "bytes") return "byte_work";
     if (stop === "deadline") return "deadline";
     const entry = this.finishHeld(held);
-    if (entry && !offer(page, entry)) {
+    if (entry && !withPageBytesError(() => page.tryAdd(entry))) {
       this.pending = entry;
       return page.full ? "page_entries" : "page_bytes";
     }
@@ -227,15 +229,5 @@ export class DiscoveryScan {
       throw new StoreUnavailable();
     }
     return folderSignature(stats);
-  }
-}
-
-/** Adds the entry if it fits; an entry that cannot fit even an empty page is a failure. */
-function offer(page: PageBuilder<SessionEntry>, entry: SessionEntry): boolean {
-  try {
-    return page.tryAdd(entry);
-  } catch (error) {
-    if (error instanceof PageOverflow) throw new ProtocolError("discovery_page_bytes");
-    throw error;
   }
 }
