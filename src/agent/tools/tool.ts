@@ -1,0 +1,68 @@
+/**
+ * The interface of the six tools (one file per tool beside this one). A tool call is planned
+ * first (input validated, paths confined, an edit's new content and diff computed) so that an
+ * approval can show exactly what will happen, then executed.
+ */
+import type { z } from "zod";
+
+export type ToolName = "read_file" | "list_dir" | "search" | "write_file" | "edit_file" | "shell";
+
+/** What a permission level decides about a tool: `read`s always run. */
+export type ToolKind = "read" | "edit" | "command";
+
+export interface ToolContext {
+  /** The canonical workspace (the child's realpath cwd). */
+  workspace: string;
+  /** Aborted by `turn.interrupt`, shutdown or EOF. */
+  signal: AbortSignal;
+  /** The environment for `shell`, provider credentials already removed. */
+  env: NodeJS.ProcessEnv;
+  /** `turn.extensions.turn` bounds. */
+  limits: { tool_output_bytes: number; tool_stream_bytes: number; shell_timeout_ms: number };
+  /** Streams shell output to the client; awaiting it is back-pressure. */
+  onOutput(stream: "stdout" | "stderr", text: string): Promise<void>;
+}
+
+export interface ToolResult {
+  status: "completed" | "failed" | "interrupted";
+  /** What the model is shown (bounded by `tool_output_bytes` for shell). */
+  output: string;
+  /** A short human line for `tool_done` ("Wrote 12 lines", "exit 0"). */
+  summary: string;
+  exit_code: number | null;
+  /** A unified diff for edits, else null. */
+  diff: string | null;
+}
+
+/** What an approval shows; null when the call needs none under any permission. */
+export interface ApprovalRequest {
+  kind: "edit" | "command";
+  command: string | null;
+  /** Workspace-relative path of an edit. */
+  path: string | null;
+  diff: string | null;
+}
+
+export interface PlannedCall {
+  /** "Read src/app.ts", "Run npm test". */
+  title: string;
+  approval: ApprovalRequest | null;
+  execute(ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool error the model is told about (bad input, outside the workspace, no match, ...). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export interface Tool<I = unknown> {
+  name: ToolName;
+  kind: ToolKind;
+  description: string;
+  input: z.ZodType<I>;
+  /** Validates and prepares; throws `ToolError` for anything the model must fix. */
+  plan(input: I, ctx: ToolContext): Promise<PlannedCall>;
+}

@@ -1,0 +1,187 @@
+/**
+ * The `turn` extension (docs/turns.md): turn.start, turn.interrupt, turn.approve and the
+ * turn.event notification. Names and shapes are fixed by the design (shared/design/turns.md).
+ */
+import { z } from "zod";
+import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+
+export const PERMISSIONS = ["read_only", "ask", "accept_edits", "full_access"] as const;
+export const Permissions = z.enum(PERMISSIONS);
+export type Permissions = z.infer<typeof Permissions>;
+
+export const TOOL_NAMES = [
+  "read_file",
+  "list_dir",
+  "search",
+  "write_file",
+  "edit_file",
+  "shell",
+] as const;
+
+/** `initialize.extensions.turn`, exactly. */
+export const TURN_EXTENSION = {
+  input_bytes: 262_144,
+  max_steps: 64,
+  event_bytes: 65_536,
+  tool_output_bytes: 16_384,
+  tool_stream_bytes: 1_048_576,
+  shell_timeout_ms: 600_000,
+  permissions: [...PERMISSIONS],
+  tools: [...TOOL_NAMES],
+} as const;
+
+const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
+
+export const TurnStartParams = z.strictObject({
+  input: z
+    .string()
+    .min(1)
+    .refine((text) => utf8Bytes(text) <= TURN_EXTENSION.input_bytes, "input too long"),
+  permissions: Permissions.optional(),
+});
+
+export const Usage = z.strictObject({
+  input_tokens: z.number().int().min(0),
+  output_tokens: z.number().int().min(0),
+  cached_input_tokens: z.number().int().min(0),
+  reasoning_tokens: z.number().int().min(0),
+});
+
+export const TURN_FAILURE_CODES = [
+  "authentication_rejected",
+  "remote_unavailable",
+  "remote_timeout",
+  "rate_limited",
+  "context_exceeded",
+  "invalid_response",
+  "provider_error",
+  "history_write_failed",
+] as const;
+export const TurnFailureCode = z.enum(TURN_FAILURE_CODES);
+
+const TurnId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+
+const ResultBase = {
+  turn_id: TurnId,
+  session_id: SessionId,
+  usage: Usage,
+  steps: z.number().int().min(0),
+};
+export const TurnResult = z.discriminatedUnion("status", [
+  z.strictObject({
+    ...ResultBase,
+    status: z.literal("completed"),
+    stop_reason: z.enum(["end_turn", "max_tokens", "max_steps", "refusal"]),
+    error: z.null(),
+  }),
+  z.strictObject({
+    ...ResultBase,
+    status: z.literal("interrupted"),
+    stop_reason: z.literal("interrupted"),
+    error: z.null(),
+  }),
+  z.strictObject({
+    ...ResultBase,
+    status: z.literal("failed"),
+    stop_reason: z.null(),
+    error: z.strictObject({ code: TurnFailureCode, message: z.string() }),
+  }),
+]);
+
+export const TurnInterruptParams = z.strictObject({ request_id: RequestId });
+export const TurnInterruptResult = z.strictObject({
+  state: z.literal("interrupting"),
+  request_id: RequestId,
+});
+
+export const DECISIONS = ["allow_once", "allow_session", "deny"] as const;
+export const Decision = z.enum(DECISIONS);
+export const ApprovalId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+export const TurnApproveParams = z.strictObject({ approval_id: ApprovalId, decision: Decision });
+export const TurnApproveResult = z.strictObject({
+  approval_id: ApprovalId,
+  decision: Decision,
+  state: z.literal("applied"),
+});
+
+const ItemId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+const Text = z.string();
+const ToolName = z.enum(TOOL_NAMES);
+
+/** Every event a turn streams, by `type`. */
+export const TurnEventBody = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("turn_started"),
+    session_id: SessionId,
+    model: ModelId,
+    effort: Effort.nullable(),
+    permissions: Permissions,
+    created_session: z.boolean(),
+  }),
+  z.strictObject({ type: z.literal("message_delta"), item_id: ItemId, text: Text }),
+  z.strictObject({ type: z.literal("message_done"), item_id: ItemId, text: Text }),
+  z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId, text: Text }),
+  z.strictObject({
+    type: z.literal("tool_call"),
+    item_id: ItemId,
+    tool: ToolName,
+    title: Text,
+    input: z.unknown(),
+  }),
+  z.strictObject({
+    type: z.literal("approval_requested"),
+    approval_id: ApprovalId,
+    item_id: ItemId,
+    kind: z.enum(["edit", "command"]),
+    title: Text,
+    command: Text.nullable(),
+    path: Text.nullable(),
+    diff: Text.nullable(),
+    truncated: z.boolean(),
+  }),
+  z.strictObject({
+    type: z.literal("approval_resolved"),
+    approval_id: ApprovalId,
+    decision: z.enum([...DECISIONS, "cancelled"]),
+  }),
+  z.strictObject({
+    type: z.literal("tool_output_delta"),
+    item_id: ItemId,
+    stream: z.enum(["stdout", "stderr"]),
+    text: Text,
+  }),
+  z.strictObject({
+    type: z.literal("tool_done"),
+    item_id: ItemId,
+    status: z.enum(["completed", "failed", "denied", "interrupted"]),
+    summary: Text,
+    exit_code: z.number().int().nullable(),
+    diff: Text.nullable(),
+  }),
+  z.strictObject({
+    type: z.literal("usage"),
+    ...Usage.shape,
+    context_window: z.number().int().min(1).nullable(),
+  }),
+  z.strictObject({
+    type: z.literal("retry"),
+    attempt: z.number().int().min(1),
+    reason: z.enum(["rate_limited", "remote_unavailable"]),
+    delay_ms: z.number().int().min(0),
+  }),
+  z.strictObject({
+    type: z.literal("compacted"),
+    tokens_before: z.number().int().min(0),
+    tokens_after: z.number().int().min(0),
+  }),
+]);
+export type TurnEventBody = z.infer<typeof TurnEventBody>;
+
+/** `turn.event` params: the only notification, child to client. */
+export const TurnEventParams = z.strictObject({
+  request_id: RequestId,
+  turn_id: TurnId,
+  seq: z.number().int().min(0),
+  event: TurnEventBody,
+});
+export type TurnEventParams = z.infer<typeof TurnEventParams>;

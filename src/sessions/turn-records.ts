@@ -1,0 +1,80 @@
+/**
+ * The records a turn appends to `sessions/<id>.jsonl` (turns.md section 8). Every record has
+ * `type`, `ts`, `cwd` (the canonical workspace) and `turn_id`; readers keep accepting any
+ * parser-valid record, these schemas are what the writer produces and the engine replays.
+ */
+import { z } from "zod";
+import { Permissions, TurnFailureCode, Usage } from "../protocol/schemas/turns.js";
+
+const Base = { ts: z.string(), cwd: z.string(), turn_id: z.string() };
+
+export const TurnStartRecord = z.looseObject({
+  type: z.literal("turn_start"),
+  ...Base,
+  model: z.string(),
+  effort: z.string().nullable(),
+  permissions: Permissions,
+});
+export const UserMessageRecord = z.looseObject({
+  type: z.literal("user_message"),
+  ...Base,
+  text: z.string(),
+});
+export const AssistantMessageRecord = z.looseObject({
+  type: z.literal("assistant_message"),
+  ...Base,
+  text: z.string(),
+  model: z.string(),
+  interrupted: z.boolean().optional(),
+  /** Opaque, bounded replay state (e.g. thinking signatures), tagged with its provider type. */
+  provider_state: z.looseObject({ provider: z.string() }).optional(),
+});
+export const ToolCallRecord = z.looseObject({
+  type: z.literal("tool_call"),
+  ...Base,
+  item_id: z.string(),
+  /** The provider's own call ID, replayed with the result (not unique across providers). */
+  call_id: z.string(),
+  tool: z.string(),
+  input: z.unknown(),
+});
+export const ToolResultRecord = z.looseObject({
+  type: z.literal("tool_result"),
+  ...Base,
+  item_id: z.string(),
+  call_id: z.string(),
+  status: z.enum(["completed", "failed", "denied", "interrupted"]),
+  output: z.string(),
+  exit_code: z.number().int().nullable().optional(),
+});
+export const TurnEndRecord = z.looseObject({
+  type: z.literal("turn_end"),
+  ...Base,
+  status: z.enum(["completed", "interrupted", "failed"]),
+  stop_reason: z.string().nullable(),
+  usage: Usage,
+  error_code: TurnFailureCode.optional(),
+});
+export const CompactionRecord = z.looseObject({
+  type: z.literal("compaction"),
+  ...Base,
+  summary: z.string(),
+  tokens_before: z.number().int().min(0),
+});
+
+export const TurnRecord = z.discriminatedUnion("type", [
+  TurnStartRecord,
+  UserMessageRecord,
+  AssistantMessageRecord,
+  ToolCallRecord,
+  ToolResultRecord,
+  TurnEndRecord,
+  CompactionRecord,
+]);
+export type TurnRecord = z.infer<typeof TurnRecord>;
+/** A record as the engine hands it to the writer: `ts`, `cwd` and `turn_id` are filled in. */
+export type TurnRecordBody = TurnRecord extends infer R
+  ? R extends TurnRecord
+    ? Omit<R, "ts" | "cwd" | "turn_id">
+    : never
+  : never;
