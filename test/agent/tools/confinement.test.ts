@@ -125,8 +125,14 @@ test("a new file in new folders is created inside; a file in the way of a folder
   const created = await call("write_file", { path: "a/b/c.txt", content: "hi\n" }, ctx);
   assert.equal(created.status, "completed");
   assert.equal(readFileSync(join(workspace, "a/b/c.txt"), "utf8"), "hi\n");
-  assert.match(await toolError("write_file", { path: "plain.txt/x", content: "" }, ctx), /not a directory/);
+  assert.match(
+    await toolError("write_file", { path: "plain.txt/x", content: "" }, ctx),
+    /not a directory/,
+  );
   assert.match(await toolError("write_file", { path: "a", content: "" }, ctx), /a is a directory/);
-  assert.match(await toolError("read_file", { path: "missing.txt" }, ctx), /^missing.txt: no such file/);
+  assert.match(
+    await toolError("read_file", { path: "missing.txt" }, ctx),
+    /^missing.txt: no such file/,
+  );
   assert.match(await toolError("read_file", { path: "" }, ctx), /path is empty/);
 });

@@ -42,7 +42,10 @@ test(`read_file: ${READ_FILE_LINES} lines at most (at the bound and one past)`, 
   assert.equal(shown.at(-1), `[showing lines 1-2000; more lines follow: read on with offset 2001]`);
   const rest = await call("read_file", { path: "past.txt", offset: READ_FILE_LINES + 1 }, ctx);
   assert.equal(rest.output, `  2001\tline 2001`);
-  assert.equal((await call("read_file", { path: "at.txt", limit: READ_FILE_LINES }, ctx)).status, "completed");
+  assert.equal(
+    (await call("read_file", { path: "at.txt", limit: READ_FILE_LINES }, ctx)).status,
+    "completed",
+  );
   const over = await toolError("read_file", { path: "at.txt", limit: READ_FILE_LINES + 1 }, ctx);
   assert.match(over, /^invalid input: .*2000/);
 });
@@ -60,7 +63,10 @@ test(`read_file: ${READ_FILE_BYTES} bytes of text at most (at the bound and one 
   const past = await call("read_file", { path: "past.txt" }, ctx);
   const shown = past.output.split("\n");
   assert.equal(shown.length, 1025);
-  assert.equal(shown.at(-1), "[showing lines 1-1024, the 262144-byte limit; read on with offset 1025]");
+  assert.equal(
+    shown.at(-1),
+    "[showing lines 1-1024, the 262144-byte limit; read on with offset 1025]",
+  );
   const rest = await call("read_file", { path: "past.txt", offset: 1025 }, ctx);
   assert.equal(rest.output, "  1025\tx");
 });
@@ -81,11 +87,21 @@ test("read_file refuses binary files and folders", async (t) => {
   const { workspace } = tempWorkspace(t);
   put(workspace, "image.png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
   put(workspace, "late-nul.bin", Buffer.concat([Buffer.alloc(7999, 0x61), Buffer.from([0])]));
-  put(workspace, "nul-after-sniff.txt", Buffer.concat([Buffer.alloc(8000, 0x61), Buffer.from([0])]));
+  put(
+    workspace,
+    "nul-after-sniff.txt",
+    Buffer.concat([Buffer.alloc(8000, 0x61), Buffer.from([0])]),
+  );
   mkdirSync(join(workspace, "folder"));
   const ctx = context(workspace);
-  assert.equal(await toolError("read_file", { path: "image.png" }, ctx), "image.png is a binary file");
-  assert.equal(await toolError("read_file", { path: "late-nul.bin" }, ctx), "late-nul.bin is a binary file");
+  assert.equal(
+    await toolError("read_file", { path: "image.png" }, ctx),
+    "image.png is a binary file",
+  );
+  assert.equal(
+    await toolError("read_file", { path: "late-nul.bin" }, ctx),
+    "late-nul.bin is a binary file",
+  );
   assert.equal((await call("read_file", { path: "nul-after-sniff.txt" }, ctx)).status, "completed");
   assert.match(await toolError("read_file", { path: "folder" }, ctx), /not a regular file/);
   assert.match(await toolError("read_file", { path: 42 }, ctx), /^invalid input/);
@@ -110,8 +126,10 @@ test("list_dir shows kinds sorted by name, never following symlinks", async (t) 
 
 test(`list_dir: ${LIST_DIR_ENTRIES} entries at most (at the bound and one past)`, async (t) => {
   const { workspace } = tempWorkspace(t);
-  for (let i = 0; i < LIST_DIR_ENTRIES; i++) put(workspace, `at/f${String(i).padStart(4, "0")}`, "");
-  for (let i = 0; i <= LIST_DIR_ENTRIES; i++) put(workspace, `past/f${String(i).padStart(4, "0")}`, "");
+  for (let i = 0; i < LIST_DIR_ENTRIES; i++)
+    put(workspace, `at/f${String(i).padStart(4, "0")}`, "");
+  for (let i = 0; i <= LIST_DIR_ENTRIES; i++)
+    put(workspace, `past/f${String(i).padStart(4, "0")}`, "");
   const ctx = context(workspace);
   const at = await call("list_dir", { path: "at" }, ctx);
   assert.equal(at.output.split("\n").length, LIST_DIR_ENTRIES);

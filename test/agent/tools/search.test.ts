@@ -12,7 +12,10 @@ test("search prints path:line:text in name order, skipping .git, binaries and bi
   put(workspace, "big.txt", `needle\n${"x".repeat(SEARCH_FILE_BYTES)}`);
   const ctx = context(workspace);
   const found = await call("search", { pattern: "needle" }, ctx);
-  assert.equal(found.output, "a.md:1:a needle\nsrc/b.ts:1:const needle = 1;\nsrc/b.ts:3:needle again");
+  assert.equal(
+    found.output,
+    "a.md:1:a needle\nsrc/b.ts:1:const needle = 1;\nsrc/b.ts:3:needle again",
+  );
   assert.equal(found.summary, "3 matches");
   const inSrc = await plan("search", { pattern: "^needle", path: "src" }, ctx);
   assert.equal(inSrc.title, 'Search "^needle" in src');
@@ -76,7 +79,10 @@ test("search refuses an invalid regex as a tool error; long lines are cut", asyn
   const { workspace } = tempWorkspace(t);
   put(workspace, "a.txt", `${"x".repeat(600)}hit\n`);
   const ctx = context(workspace);
-  assert.match(await toolError("search", { pattern: "(unclosed" }, ctx), /^invalid regular expression/);
+  assert.match(
+    await toolError("search", { pattern: "(unclosed" }, ctx),
+    /^invalid regular expression/,
+  );
   assert.match(await toolError("search", { pattern: "" }, ctx), /^invalid input/);
   // Legacy syntax that Unicode mode refuses still works.
   assert.equal((await call("search", { pattern: "\\-" }, ctx)).output, "No matches.");
