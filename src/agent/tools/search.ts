@@ -5,19 +5,17 @@
  * SEARCH_FILE_BYTES. `glob` keeps only the files whose workspace-relative path it matches
  * (gitignore-style glob: `*.ts` anywhere, `src/**\/*.ts` from the workspace).
  */
-import { lstat, opendir, readFile } from "node:fs/promises";
-import { join, posix } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { Worker } from "node:worker_threads";
+import ignore from "ignore";
 import { z } from "zod";
-import { IgnoreRules } from "./gitignore.js";
-import { looksBinary } from "./text-file.js";
+import { type Found, SEARCH_MATCHES } from "./search-walk.js";
+import type { SearchJob, SearchReply } from "./search-worker.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
-import { fsToolError, resolveExisting, type WorkspacePath } from "./workspace-path.js";
+import { resolveExisting } from "./workspace-path.js";
 
-export const SEARCH_MATCHES = 200;
-export const SEARCH_FILE_BYTES = 4 * 1024 * 1024;
-/** A matching line longer than this is shown cut, so 200 matches stay a readable result. */
-export const SEARCH_LINE_CHARS = 500;
+export { SEARCH_FILE_BYTES, SEARCH_LINE_CHARS, SEARCH_MATCHES } from "./search-walk.js";
+/** A search still walking after this is ended (a pathological pattern, a gigantic tree). */
+export const SEARCH_TIME_MS = 60_000;
 
 const SearchInput = z.strictObject({
   pattern: z.string().min(1).describe("JavaScript regular expression matched against each line."),
@@ -36,15 +34,31 @@ export const searchTool: Tool<z.infer<typeof SearchInput>> = {
   async plan(raw, ctx) {
     const input = parseToolInput(SearchInput, raw);
     const regex = compilePattern(input.pattern);
-    const glob = input.glob === undefined ? null : compileGlob(input.glob);
+    if (input.glob !== undefined) compileGlob(input.glob);
     const root = await resolveExisting(ctx.workspace, input.path ?? ".");
     return {
       title: `Search ${JSON.stringify(input.pattern)}${root.relative === "." ? "" : ` in ${root.shown}`}`,
       approval: null,
       async execute(run) {
-        const found = await searchFrom(run.workspace, root, regex, glob, run.signal);
+        const job: SearchJob = {
+          workspace: run.workspace,
+          root,
+          source: regex.source,
+          flags: regex.flags,
+          glob: input.glob ?? null,
+        };
+        const found = await searchInThread(job, run.signal);
+        if (found === "interrupted") {
+          return {
+            status: "interrupted",
+            output: "[interrupted]",
+            summary: "interrupted",
+            exit_code: null,
+            diff: null,
+          };
+        }
         return {
-          status: run.signal.aborted ? "interrupted" : "completed",
+          status: "completed",
           output: render(found),
           summary: `${found.matches.length}${found.more ? "+" : ""} matches`,
           exit_code: null,
@@ -68,97 +82,48 @@ function compilePattern(pattern: string): RegExp {
   }
 }
 
-function compileGlob(glob: string): Ignore {
+/** Fails at planning, not in the thread (the package compiles rules lazily). */
+function compileGlob(glob: string): void {
   try {
-    const matcher = ignore().add(glob);
-    matcher.ignores("probe"); // the package compiles lazily: fail here, not mid-walk
-    return matcher;
+    ignore().add(glob).ignores("probe");
   } catch {
     throw new ToolError("invalid glob");
   }
 }
 
-interface Found {
-  matches: string[];
-  more: boolean;
-}
-
-async function searchFrom(
-  workspace: string,
-  root: WorkspacePath,
-  regex: RegExp,
-  glob: Ignore | null,
-  signal: AbortSignal,
-): Promise<Found> {
-  const found: Found = { matches: [], more: false };
-  const stats = await lstat(root.absolute).catch((error) => {
-    throw fsToolError(error, root.shown);
+/** Runs the walk in its own thread (search-worker.ts), ended by an abort or the time bound. */
+function searchInThread(job: SearchJob, signal: AbortSignal): Promise<Found | "interrupted"> {
+  if (signal.aborted) return Promise.resolve("interrupted");
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(new URL("./search-worker.js", import.meta.url), { workerData: job });
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      void thread.terminate();
+      outcome();
+    };
+    const onAbort = () => settle(() => resolve("interrupted"));
+    const timer = setTimeout(
+      () =>
+        settle(() =>
+          reject(
+            new ToolError(
+              `search took longer than ${SEARCH_TIME_MS} ms; narrow the pattern or the path`,
+            ),
+          ),
+        ),
+      SEARCH_TIME_MS,
+    );
+    signal.addEventListener("abort", onAbort, { once: true });
+    thread.on("message", (reply: SearchReply) =>
+      settle(() => (reply.ok ? resolve(reply) : reject(new ToolError(reply.message)))),
+    );
+    thread.on("error", () => settle(() => reject(new ToolError("search failed"))));
+    thread.on("exit", () => settle(() => reject(new ToolError("search failed"))));
   });
-  if (!stats.isDirectory()) {
-    await searchFile(root.absolute, root.relative, regex, found);
-    return found;
-  }
-  let rules = await IgnoreRules.forWorkspace(workspace);
-  const parts = root.relative === "." ? [] : root.relative.split("/");
-  for (let i = 1; i <= parts.length; i++)
-    rules = await rules.enter(workspace, parts.slice(0, i).join("/"));
-  await walk(workspace, root.relative === "." ? "" : root.relative, rules, {
-    regex,
-    glob,
-    signal,
-    found,
-  });
-  return found;
-}
-
-interface Walk {
-  regex: RegExp;
-  glob: Ignore | null;
-  signal: AbortSignal;
-  found: Found;
-}
-
-async function walk(workspace: string, folder: string, rules: IgnoreRules, run: Walk) {
-  const names: { name: string; dir: boolean; file: boolean }[] = [];
-  try {
-    for await (const entry of await opendir(join(workspace, folder)))
-      names.push({ name: entry.name, dir: entry.isDirectory(), file: entry.isFile() });
-  } catch {
-    return; // an unreadable folder is skipped, as grep -r does
-  }
-  names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const { name, dir, file } of names) {
-    if (run.found.more || run.signal.aborted) return;
-    const relative = folder === "" ? name : posix.join(folder, name);
-    if (name === ".git" || rules.ignores(relative, dir)) continue;
-    if (dir) await walk(workspace, relative, await rules.enter(workspace, relative), run);
-    else if (file && (run.glob === null || run.glob.ignores(relative)))
-      await searchFile(join(workspace, relative), relative, run.regex, run.found);
-  }
-}
-
-async function searchFile(absolute: string, relative: string, regex: RegExp, found: Found) {
-  let bytes: Buffer;
-  try {
-    const stats = await lstat(absolute);
-    if (!stats.isFile() || stats.size > SEARCH_FILE_BYTES) return;
-    bytes = await readFile(absolute);
-  } catch {
-    return; // vanished or unreadable since the listing: nothing to match
-  }
-  if (looksBinary(bytes)) return;
-  const lines = bytes.toString("utf8").split("\n");
-  if (lines.at(-1) === "") lines.pop(); // the final newline ends the last line, it starts none
-  for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, "");
-    if (!regex.test(line)) continue;
-    if (found.matches.length === SEARCH_MATCHES) {
-      found.more = true;
-      return;
-    }
-    const text = line.length > SEARCH_LINE_CHARS ? `${line.slice(0, SEARCH_LINE_CHARS)}…` : line;
-    found.matches.push(`${relative}:${i + 1}:${text}`);
-  }
 }
 
 function render(found: Found): string {

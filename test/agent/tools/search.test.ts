@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SEARCH_FILE_BYTES, SEARCH_MATCHES } from "../../../src/agent/tools/search.js";
-import { call, context, plan, put, tempWorkspace, toolError } from "./fixture.js";
+import { call, context, plan, put, tempWorkspace, toolError, within } from "./fixture.js";
 
 test("search prints path:line:text in name order, skipping .git, binaries and big files", async (t) => {
   const { workspace } = tempWorkspace(t);
@@ -88,4 +88,24 @@ test("search refuses an invalid regex as a tool error; long lines are cut", asyn
   assert.equal((await call("search", { pattern: "\\-" }, ctx)).output, "No matches.");
   const long = await call("search", { pattern: "hit" }, ctx);
   assert.equal(long.output, `a.txt:1:${"x".repeat(500)}…`);
+});
+
+test("a catastrophic regex runs off the protocol loop and an abort ends it", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  put(workspace, "a.txt", `${"a".repeat(64)}b\n`); // (a+)+$ backtracks 2^64 times on this line
+  const abort = new AbortController();
+  const ctx = context(workspace, { signal: abort.signal });
+  const planned = await plan("search", { pattern: "(a+)+$" }, ctx);
+  let ticks = 0;
+  const ticker = setInterval(() => {
+    ticks++;
+    if (ticks === 5) abort.abort(); // the loop kept turning while the pattern backtracked
+  }, 20);
+  try {
+    const result = await within(planned.execute(ctx));
+    assert.deepEqual([result.status, result.summary], ["interrupted", "interrupted"]);
+    assert.ok(ticks >= 5);
+  } finally {
+    clearInterval(ticker);
+  }
 });
