@@ -49,7 +49,8 @@ async function readEntries(target: WorkspacePath): Promise<{ entries: string[]; 
   try {
     const dir = await opendir(target.absolute);
     for await (const entry of dir) {
-      if (entries.length < LIST_DIR_ENTRIES) entries.push(`${kindOf(entry)} ${entry.name}`);
+      if (entries.length < LIST_DIR_ENTRIES)
+        entries.push(`${kindOf(entry)} ${shownName(entry.name)}`);
       else more++;
     }
   } catch (error) {
@@ -61,6 +62,9 @@ async function readEntries(target: WorkspacePath): Promise<{ entries: string[]; 
   entries.sort((a, b) => compare(a.slice(a.indexOf(" ") + 1), b.slice(b.indexOf(" ") + 1)));
   return { entries, more };
 }
+
+/** A name with a newline or another control character is quoted, so one line stays one entry. */
+const shownName = (name: string) => (/\p{Cc}/u.test(name) ? JSON.stringify(name) : name);
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -9,12 +9,15 @@ import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { signalGroup, waitGroupGone } from "./process-group.js";
 
 export const KILL_GRACE_MS = 1000;
 /** After the shell exits, how long a leftover may hold the pipes before the group is killed. */
 const EXIT_DRAIN_MS = 500;
 /** After SIGKILL, how long to wait for the pipes to close before giving up on them. */
 const CLOSE_WAIT_MS = 1000;
+/** After the final SIGKILL, how long the group may take to die (a process stuck in the kernel). */
+const GROUP_GONE_MS = 2000;
 
 export type ShellEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
@@ -63,26 +66,24 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
     let pending = 0;
     let closed = false;
 
-    const signalGroup = (signal: NodeJS.Signals) => {
-      if (pgid === undefined) return;
-      try {
-        process.kill(-pgid, signal);
-      } catch {
-        // ESRCH: the group is already gone
-      }
+    const kill = (name: NodeJS.Signals) => {
+      if (pgid !== undefined) signalGroup(pgid, name);
     };
     const stop = (why: "timed_out" | "interrupted") => {
       if (stopped || closed) return;
       stopped = why;
-      signalGroup("SIGTERM");
-      timers.push(setTimeout(() => signalGroup("SIGKILL"), KILL_GRACE_MS));
+      kill("SIGTERM");
+      timers.push(setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS));
     };
     const onAbort = () => stop("interrupted");
     const finish = async () => {
       await delivery;
       for (const timer of timers) clearTimeout(timer);
       run.signal.removeEventListener("abort", onAbort);
-      signalGroup("SIGKILL"); // leftovers that closed their pipes (`sleep 100 >/dev/null &`)
+      // Leftovers that closed their pipes (`sleep 100 >/dev/null &`), and the wait for them:
+      // the call ends when nothing of the group runs any more.
+      kill("SIGKILL");
+      if (pgid !== undefined) await waitGroupGone(pgid, GROUP_GONE_MS);
       if (stopped) resolve({ kind: stopped });
       else resolve({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null });
     };
@@ -136,7 +137,7 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
       exit = { code, signal };
       // A leftover holding the pipes would keep "close" away: kill the group after a grace.
       timers.push(
-        setTimeout(() => signalGroup("SIGKILL"), EXIT_DRAIN_MS),
+        setTimeout(() => kill("SIGKILL"), EXIT_DRAIN_MS),
         setTimeout(abandonPipes, EXIT_DRAIN_MS + CLOSE_WAIT_MS),
       );
     });

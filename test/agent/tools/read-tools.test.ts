@@ -119,6 +119,8 @@ test("list_dir shows kinds sorted by name, never following symlinks", async (t) 
   assert.equal(listed.output, "file .hidden\nfile a.txt\nsymlink out\ndir src");
   assert.ok(!listed.output.includes(outside));
   assert.equal((await call("list_dir", { path: "src" }, ctx)).output, "file b.ts");
+  put(workspace, "odd/two\nlines", "");
+  assert.equal((await call("list_dir", { path: "odd" }, ctx)).output, 'file "two\\nlines"');
   mkdirSync(join(workspace, "empty"));
   assert.equal((await call("list_dir", { path: "empty" }, ctx)).output, "(empty folder)");
   assert.match(await toolError("list_dir", { path: "a.txt" }, ctx), /not a directory/);
