@@ -70,9 +70,18 @@ export interface Tool<I = unknown> {
   plan(input: unknown, ctx: ToolContext): Promise<PlannedCall>;
 }
 
-/** The model's arguments checked against a tool's schema; a mismatch is a `ToolError`. */
+/**
+ * The model's arguments checked against a tool's schema; a mismatch is a `ToolError`. A
+ * top-level `null` counts as absent: models trained on strict function calling send
+ * `"offset": null` for an optional field they do not use.
+ */
 export function parseToolInput<I>(schema: z.ZodType<I>, raw: unknown): I {
-  const parsed = schema.safeParse(raw);
+  const parsed = schema.safeParse(withoutNulls(raw));
   if (parsed.success) return parsed.data;
   throw new ToolError(`invalid input: ${z.prettifyError(parsed.error).replaceAll("\n", "; ")}`);
+}
+
+function withoutNulls(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
 }

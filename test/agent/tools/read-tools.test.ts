@@ -21,6 +21,8 @@ test("read_file numbers lines and reads from offset with limit", async (t) => {
     part.output,
     "     2\ttwo\n     3\tthree\n[showing lines 2-3; more lines follow: read on with offset 4]",
   );
+  const nulls = await call("read_file", { path: "a.txt", offset: null, limit: null }, ctx);
+  assert.equal(nulls.output, whole.output); // null for an optional field means absent
   const last = await call("read_file", { path: "a.txt", offset: 4 }, ctx);
   assert.equal(last.output, "     4\tfour");
   assert.match(await toolError("read_file", { path: "a.txt", offset: 5 }, ctx), /past the end/);
