@@ -68,7 +68,11 @@ export async function authenticationReady(
   return (await discoverCredential(provider, context)) !== null;
 }
 
-function mcCredential(provider: Provider, entry: McAuthEntry, context: AuthContext): Credential | null {
+function mcCredential(
+  provider: Provider,
+  entry: McAuthEntry,
+  context: AuthContext,
+): Credential | null {
   if (entry.type === "api_key") {
     return entry.key && provider.type !== "codex" ? { kind: "api_key", key: entry.key } : null;
   }

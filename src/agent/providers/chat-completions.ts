@@ -81,7 +81,8 @@ function requestBody(request: ModelRequest): ChatCompletionCreateParamsStreaming
   };
   if (request.tools.length > 0) body.tools = toChatTools(request.tools);
   if (request.effort !== null)
-    body.reasoning_effort = request.effort as ChatCompletionCreateParamsStreaming["reasoning_effort"];
+    body.reasoning_effort =
+      request.effort as ChatCompletionCreateParamsStreaming["reasoning_effort"];
   return body;
 }
 

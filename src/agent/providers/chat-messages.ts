@@ -6,7 +6,8 @@ import type {
 import type { ContextItem, ToolSpec } from "./provider.js";
 
 /** Frames a compaction summary for the model: it stands for the conversation before it. */
-export const SUMMARY_PREFIX = "Summary of the conversation so far (earlier messages were compacted):";
+export const SUMMARY_PREFIX =
+  "Summary of the conversation so far (earlier messages were compacted):";
 
 /**
  * The provider-neutral context as Chat Completions messages:
@@ -19,7 +20,10 @@ export const SUMMARY_PREFIX = "Summary of the conversation so far (earlier messa
  *   but first, and a user turn is how other agents bridge a compaction.
  * Provider replay state is dropped: Chat Completions has none to replay.
  */
-export function toChatMessages(system: string, context: ContextItem[]): ChatCompletionMessageParam[] {
+export function toChatMessages(
+  system: string,
+  context: ContextItem[],
+): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (system !== "") messages.push({ role: "system", content: system });
   // The assistant message the next tool calls join, while nothing else came in between.
