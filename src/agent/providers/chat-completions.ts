@@ -54,7 +54,7 @@ export class ChatCompletionsProvider implements ModelProvider {
         watchdog.arm();
         const next = await iterator.next();
         watchdog.disarm();
-        if (next.done) break;
+        if (next.done || request.signal.aborted) break;
         yield* assembler.accept(next.value);
       }
       // The SDK ends a stream quietly when it is aborted: say why it ended.
