@@ -146,6 +146,31 @@ describe("Chat Completions failures", () => {
     );
   });
 
+  test("a named thread event is invalid_response, and the SDK never prints its data", async () => {
+    const printed: unknown[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => printed.push(args);
+    try {
+      for (const raw of ["event: thread.run\ndata: {bad body\n\n", "event:thread.x\ndata: {}\n\n"])
+        await failsWith(garbage(raw), "invalid_response", raw);
+      // Split across writes, the line is still seen.
+      server.reply(
+        custom(async ({ res }) => {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          for (const piece of ["ev", "ent: thr", "ead.run\ndata: {bad", " body\n\n"]) {
+            await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+            await pause(20);
+          }
+          res.end();
+        }),
+      );
+      assertFailure(await drain(chatProvider(server.baseUrl)), "invalid_response", server);
+    } finally {
+      console.error = original;
+    }
+    assert.deepEqual(printed, []);
+  });
+
   test("an error object inside the stream", async () => {
     const errorLine = (error: unknown) =>
       garbage(

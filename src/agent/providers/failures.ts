@@ -32,8 +32,7 @@ export function failure(code: FailureCode, retryAfterMs: number | null = null): 
 export function toProviderFailure(error: unknown, context: FailureContext): ProviderFailure {
   if (error instanceof ProviderFailure) return error;
   if (context.idle) return failure("remote_timeout");
-  if (context.flags.overlongLine || error instanceof SyntaxError)
-    return failure("invalid_response");
+  if (context.flags.malformed || error instanceof SyntaxError) return failure("invalid_response");
   const { APIError, APIConnectionError, APIConnectionTimeoutError } = context.sdk;
   if (error instanceof APIConnectionTimeoutError) return failure("remote_timeout");
   if (error instanceof APIConnectionError) return connectionFailure(error);

@@ -77,13 +77,14 @@ export class IdleWatchdog {
 
 /** What one call's byte stream saw that the SDK would otherwise hide in a generic error. */
 export interface StreamFlags {
-  overlongLine: boolean;
+  /** A line past `STREAM_LINE_BYTES`, or a named event Chat Completions never sends. */
+  malformed: boolean;
   /** An error answer's body, up to `ERROR_BODY_BYTES` (the SDK drops bodies it cannot parse). */
   errorBody: string;
 }
 
 export function newStreamFlags(): StreamFlags {
-  return { overlongLine: false, errorBody: "" };
+  return { malformed: false, errorBody: "" };
 }
 
 /**
@@ -114,21 +115,46 @@ async function watchedFetch(
   }) as unknown as typeof fetch;
 }
 
+/**
+ * Checks a success's lines as they pass: none longer than `STREAM_LINE_BYTES`, and no
+ * `event: thread.*` line. Chat Completions never names its events, and for `thread.` events the
+ * SDK prints an unparsable chunk's data to the console: the remote's body would reach our log.
+ */
+class LineGuard {
+  private lineBytes = 0;
+  private head = "";
+
+  /** False once a line breaks a rule. */
+  accept(chunk: Uint8Array): boolean {
+    let start = 0;
+    for (;;) {
+      const lf = chunk.indexOf(10, start);
+      const end = lf === -1 ? chunk.length : lf;
+      this.lineBytes += end - start;
+      const room = LINE_HEAD - this.head.length;
+      if (room > 0)
+        this.head += Buffer.from(chunk.subarray(start, Math.min(end, start + room))).toString(
+          "latin1",
+        );
+      if (this.lineBytes > STREAM_LINE_BYTES || THREAD_EVENT.test(this.head)) return false;
+      if (lf === -1) return true;
+      this.lineBytes = 0;
+      this.head = "";
+      start = lf + 1;
+    }
+  }
+}
+const LINE_HEAD = 16;
+const THREAD_EVENT = /^event: ?thread\./;
+
 function lineCounter(watchdog: IdleWatchdog, flags: StreamFlags): TransformStream<Uint8Array> {
-  let lineBytes = 0;
+  const guard = new LineGuard();
   return new TransformStream({
     transform(chunk, controller) {
       watchdog.touch();
-      let start = 0;
-      for (let lf = chunk.indexOf(10); lf !== -1; lf = chunk.indexOf(10, start)) {
-        if (lineBytes + lf - start > STREAM_LINE_BYTES) break;
-        lineBytes = 0;
-        start = lf + 1;
-      }
-      lineBytes += chunk.length - start;
-      if (lineBytes > STREAM_LINE_BYTES) {
-        flags.overlongLine = true;
-        controller.error(new Error("stream line too long"));
+      if (!guard.accept(chunk)) {
+        flags.malformed = true;
+        controller.error(new Error("malformed stream line"));
         return;
       }
       controller.enqueue(chunk);
