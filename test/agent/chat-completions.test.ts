@@ -158,7 +158,8 @@ describe("Chat Completions streaming over the real wire format", () => {
     const chunkBase = { id: "x", object: "chat.completion.chunk", created: 1, model: "m" };
     const bare = [
       { ...chunkBase, choices: [{ index: 0, delta: { content: "c" }, finish_reason: "stop" }] },
-      { ...chunkBase, choices: [], usage: { prompt_tokens: 3, completion_tokens: 1 } },
+      // Some servers' usage-only chunk has no `choices` at all.
+      { ...chunkBase, usage: { prompt_tokens: 3, completion_tokens: 1 } },
     ];
     server.reply(
       garbage(`${bare.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")}data: [DONE]\n\n`),

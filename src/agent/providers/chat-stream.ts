@@ -42,7 +42,8 @@ const ChunkUsage = z.looseObject({
 });
 
 export const ChatChunk = z.looseObject({
-  choices: z.array(Choice),
+  // Absent in some servers' usage-only chunk.
+  choices: z.array(Choice).default([]),
   usage: ChunkUsage.nullish(),
 });
 export type ChatChunk = z.infer<typeof ChatChunk>;
