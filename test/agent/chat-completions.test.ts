@@ -59,32 +59,33 @@ describe("Chat Completions streaming over the real wire format", () => {
   });
 
   test("keyless: no Authorization header at all, even with OPENAI_* in the environment", async () => {
-    const saved = { ...process.env };
-    Object.assign(process.env, {
+    const environment = {
       OPENAI_API_KEY: "sk-from-env",
       OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
       OPENAI_ORG_ID: "org-env",
       OPENAI_PROJECT_ID: "proj-env",
-    });
+      OPENAI_CUSTOM_HEADERS: "X-Leak: env-header\nAuthorization: Bearer sk-from-env-header",
+    };
+    const saved = { ...process.env };
+    Object.assign(process.env, environment);
     try {
-      server.reply(text("ok"));
-      const { failure } = await drain(chatProvider(server.baseUrl, null));
-      assert.equal(failure, null);
+      server.reply(text("keyless"), text("keyed"));
+      assert.equal((await drain(chatProvider(server.baseUrl, null))).failure, null);
+      assert.equal((await drain(chatProvider(server.baseUrl, KEY))).failure, null);
     } finally {
-      for (const name of [
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "OPENAI_ORG_ID",
-        "OPENAI_PROJECT_ID",
-      ])
+      for (const name of Object.keys(environment))
         if (saved[name] === undefined) delete process.env[name];
         else process.env[name] = saved[name];
     }
-    const headers = server.requests[0]?.headers ?? {};
-    assert.equal(headers.authorization, undefined);
-    assert.equal(headers["openai-organization"], undefined);
-    assert.equal(headers["openai-project"], undefined);
-    assert.ok(!JSON.stringify(headers).includes("sk-from-env"));
+    const [keyless, keyed] = server.requests.map((r) => r.headers);
+    assert.equal(keyless?.authorization, undefined);
+    assert.equal(keyed?.authorization, `Bearer ${KEY}`);
+    for (const headers of [keyless, keyed]) {
+      assert.equal(headers?.["openai-organization"], undefined);
+      assert.equal(headers?.["openai-project"], undefined);
+      assert.equal(headers?.["x-leak"], undefined);
+      assert.ok(!JSON.stringify(headers).includes("from-env"));
+    }
   });
 
   test("two parallel tool calls are assembled from their fragments, in order", async () => {

@@ -190,8 +190,9 @@ export interface ClientOptions {
 
 /**
  * An SDK client for one model call. Everything the SDK would read from the environment
- * (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, organization, project, log level) is given explicitly, so
- * the child's environment never leaks a key into a custom provider's requests.
+ * (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, organization, project, log level, and the headers of
+ * `OPENAI_CUSTOM_HEADERS`) is given or removed explicitly, so the child's environment never
+ * leaks a key or header into a provider's requests.
  */
 export async function openAiClient(options: ClientOptions): Promise<OpenAI> {
   const { default: OpenAIClient } = await loadOpenAi();
@@ -209,9 +210,17 @@ export async function openAiClient(options: ClientOptions): Promise<OpenAI> {
     timeout: options.bounds.idleMs,
     logLevel: "off",
     fetch: await watchedFetch(options.bounds, options.watchdog, options.flags),
+    // Later entries win; a null removes the header, whichever part of the SDK set it.
     defaultHeaders: {
+      ...Object.fromEntries(environmentHeaderNames().map((name) => [name, null])),
       ...options.defaultHeaders,
-      ...(options.apiKey === null ? { Authorization: null } : {}),
+      Authorization: options.apiKey === null ? null : `Bearer ${options.apiKey}`,
     } as Record<string, string>,
   });
+}
+
+/** The header names the SDK would add from `OPENAI_CUSTOM_HEADERS` (`Name: value` lines). */
+function environmentHeaderNames(): string[] {
+  const lines = (process.env.OPENAI_CUSTOM_HEADERS ?? "").split("\n");
+  return lines.filter((line) => line.includes(":")).map((line) => line.split(":")[0]?.trim() ?? "");
 }
