@@ -84,6 +84,11 @@ export class CallGuard {
     this.controller.abort();
   }
 
+  /** A transport error, unless it only echoes our own abort (the SDK aborts on a parse error). */
+  private noteFault(error: unknown): void {
+    if (!this.controller.signal.aborted) this.fault ??= classify(error);
+  }
+
   private arm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
@@ -103,7 +108,7 @@ export class CallGuard {
         dispatcher: agentFor(this.bounds.connectMs, http),
       });
     } catch (error) {
-      this.fault ??= classify(error);
+      this.noteFault(error);
       throw error;
     }
     const body = response.body;
@@ -124,13 +129,19 @@ export class CallGuard {
     // Read errors (a reset mid-stream) are recorded before the SDK sees them.
     const recorded = new ReadableStream<Uint8Array>({
       pull: async (out) => {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
-          const { done, value } = await reader.read();
-          if (done) out.close();
-          else out.enqueue(value);
+          chunk = await reader.read();
         } catch (error) {
-          this.fault ??= classify(error);
+          this.noteFault(error);
           out.error(error);
+          return;
+        }
+        try {
+          if (chunk.done) out.close();
+          else out.enqueue(chunk.value);
+        } catch {
+          // The SDK cancelled the body while this read was under way: nothing left to deliver.
         }
       },
       cancel: (reason) => reader.cancel(reason),
