@@ -328,7 +328,7 @@ describe("openai: the Responses API", () => {
     { name: "reset before any answer", reply: { kind: "reset" }, code: "remote_unavailable" },
     {
       name: "reset mid-stream",
-      reply: responsesReply({ text: ["a", "b"], cutAfter: 5, then: "reset" }),
+      reply: responsesReply({ text: ["a", "b"], cutAfter: 5, ending: "reset" }),
       code: "remote_unavailable",
     },
     {
@@ -378,7 +378,7 @@ describe("openai: the Responses API", () => {
       provider({ connectMs: 10_000, idleMs: 1_000 }).stream(modelRequest()),
     );
     assert.equal(failure?.code, "remote_timeout");
-    server.script(responsesReply({ text: ["a"], cutAfter: 4, then: "stall" }));
+    server.script(responsesReply({ text: ["a"], cutAfter: 4, ending: "stall" }));
     const mid = await drain(provider({ connectMs: 10_000, idleMs: 1_000 }).stream(modelRequest()));
     assert.equal(mid.failure?.code, "remote_timeout");
   });
