@@ -1,8 +1,8 @@
 import type OpenAI from "openai";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
-import type { Credential } from "../../models/auth.js";
-import type { Provider } from "../../models/providers.js";
 import { failure, statusFailure, thrownFailure } from "./http-failures.js";
+import { CallGuard, SDK_TIMEOUT_MS } from "./http-transport.js";
+import type { ProviderOptions } from "./index.js";
 import type {
   ModelProvider,
   ModelRequest,
@@ -11,8 +11,6 @@ import type {
   TransportBounds,
 } from "./provider.js";
 import { errorCodeFailure, ResponsesReader, responsesBody } from "./responses-format.js";
-import { CallGuard, SDK_TIMEOUT_MS } from "./http-transport.js";
-import type { ProviderOptions } from "./index.js";
 
 /** What `createModelProvider` hands every provider. */
 
