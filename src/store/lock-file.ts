@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
 import { errorCode } from "./safe-read.js";
@@ -124,9 +123,4 @@ export function processAlive(pid: number): boolean {
     // EPERM: a live process of another user.
     return errorCode(error) !== "ESRCH";
   }
-}
-
-/** A unique name beside the lock for moving a stale lock out of the way (an ignored name). */
-export function graveName(lockFileName: string): string {
-  return `.${lockFileName}.${process.pid}.${randomBytes(6).toString("hex")}.stale`;
 }

@@ -1,9 +1,9 @@
 import { constants } from "node:fs";
-import { type FileHandle, link, lstat, open, rename, unlink } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { type FileHandle, lstat, open, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { lockName } from "./layout.js";
 import {
-  graveName,
   judgeLock,
   LOCK_TIMING,
   type LockState,
@@ -31,7 +31,9 @@ export class SessionLocked extends Error {
 const heldHere = new Set<string>();
 
 /** Rounds of create-or-take-over before contention counts as `session_locked`. */
-const ACQUIRE_ROUNDS = 4;
+const ACQUIRE_ROUNDS = 8;
+/** How long to wait while another process holds the takeover guard. */
+const GUARD_WAIT_MS = 20;
 
 const CREATE_FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | constants.O_NOFOLLOW;
 
@@ -66,7 +68,10 @@ export class WriterLock {
       const seen = await readLock(path);
       if (seen.kind === "missing") continue;
       if (!takeable(seen, path, timing)) throw new SessionLocked();
-      await moveAway(root, path, seen, timing);
+      const taken = await WriterLock.takeOver(path, seen, timing);
+      if (taken instanceof WriterLock) return taken;
+      // Another taker holds the guard for a moment: let it finish, then look again.
+      if (taken === "busy") await delay(GUARD_WAIT_MS);
     }
     throw new SessionLocked();
   }
@@ -92,6 +97,39 @@ export class WriterLock {
       await handle.close().catch(() => {});
       await unlink(path).catch(() => {});
       throw error;
+    }
+  }
+
+  /**
+   * Replaces the stale lock `seen`, or says why not. Racing takers are serialised by an
+   * exclusive guard file beside the lock (`.<id>.lock.takeover`, held for microseconds): only
+   * its holder may remove a lock, and only after re-reading it under the guard and finding the
+   * very inode it judged, still stale. Without the guard, a taker that judged the old lock
+   * could remove the fresh lock another taker had just created in its place.
+   */
+  private static async takeOver(
+    path: string,
+    seen: LockState,
+    timing: LockTiming,
+  ): Promise<WriterLock | "retry" | "busy"> {
+    const guardPath = join(dirname(path), `.${basename(path)}.takeover`);
+    const guard = await createGuard(guardPath);
+    if (guard === null) {
+      await clearStaleGuard(guardPath, timing);
+      return "busy";
+    }
+    try {
+      const now = await readLock(path);
+      const same = now.kind === "lock" && seen.kind === "lock" && now.ino === seen.ino;
+      if (!same || !takeable(now, path, timing)) return "retry";
+      await unlink(path).catch((error) => {
+        if (errorCode(error) !== "ENOENT") throw error;
+      });
+      return (await WriterLock.createExclusive(path, timing)) ?? "retry";
+    } finally {
+      guardsHeld.delete(guardPath);
+      await guard.close().catch(() => {});
+      await unlink(guardPath).catch(() => {});
     }
   }
 
@@ -129,31 +167,29 @@ export class WriterLock {
   }
 }
 
-function takeable(seen: LockState, path: string, timing: LockTiming): boolean {
-  return (
-    seen.kind === "lock" && judgeLock(seen, Date.now(), timing, heldHere.has(path)) === "takeover"
-  );
+function takeable(seen: LockState, path: string, timing: LockTiming, held = heldHere): boolean {
+  return seen.kind === "lock" && judgeLock(seen, Date.now(), timing, held.has(path)) === "takeover";
 }
 
-/**
- * Moves the stale lock `seen` out of the way so that the next exclusive create can succeed.
- * Two takers may race: a rename moves whatever lock is there now, so the moved file is checked
- * to be the very inode judged stale, and still stale. If it is not (another taker's fresh
- * lock, or a renewal meanwhile), it is put back with link(2), which never replaces anything.
- */
-async function moveAway(root: string, path: string, seen: LockState, timing: LockTiming) {
-  if (seen.kind !== "lock") return;
-  const grave = join(root, graveName(basename(path)));
+/** Guards this process holds: our own pid in a guard is live only when listed here. */
+const guardsHeld = new Set<string>();
+
+async function createGuard(guardPath: string): Promise<FileHandle | null> {
+  let handle: FileHandle;
   try {
-    await rename(path, grave);
+    handle = await open(guardPath, CREATE_FLAGS, 0o600);
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return;
+    if (errorCode(error) === "EEXIST") return null;
     throw error;
   }
-  const moved = await readLock(grave);
-  const same = moved.kind === "lock" && moved.dev === seen.dev && moved.ino === seen.ino;
-  if (!same || !takeable(moved, path, timing)) {
-    await link(grave, path).catch(() => {});
-  }
-  await unlink(grave).catch(() => {});
+  guardsHeld.add(guardPath);
+  const content = lockContent(process.pid, new Date());
+  await handle.write(content, 0, content.length, 0).catch(() => {});
+  return handle;
+}
+
+/** A guard left by a taker that died (or stalled for `staleMs`) would block every takeover. */
+async function clearStaleGuard(guardPath: string, timing: LockTiming): Promise<void> {
+  const guard = await readLock(guardPath);
+  if (takeable(guard, guardPath, timing, guardsHeld)) await unlink(guardPath).catch(() => {});
 }
