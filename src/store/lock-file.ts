@@ -95,8 +95,10 @@ function parseLock(bytes: Buffer): { pid: number | null; renewedAt: number | nul
 /**
  * `live`: a writer may still be using it (`session_locked`). `takeover`: its holder is dead or
  * has not renewed for `staleMs`.
- * - Content that is not a lock (a writer between its exclusive create and its first write,
- *   or a foreign file) is judged by the file's mtime alone.
+ * - Content that is not a lock is judged by the file's mtime alone, with the renewal period
+ *   as its grace: a live writer writes its content right after its exclusive create (the same
+ *   few microseconds), so such a file older than that is a writer killed in between, or
+ *   someone else's file.
  * - Our own pid: live only when this process holds that very lock (`heldHere`); otherwise a
  *   dead predecessor's pid was reused by us (common in containers, where pids restart low).
  * - Another pid: dead when `kill(pid, 0)` fails with ESRCH (pids mean something only on one
@@ -109,7 +111,7 @@ export function judgeLock(
   heldHere: boolean,
 ): "live" | "takeover" {
   if (lock.pid === null || lock.renewedAt === null)
-    return now - lock.mtimeMs > timing.staleMs ? "takeover" : "live";
+    return now - lock.mtimeMs > timing.renewMs ? "takeover" : "live";
   if (now - lock.renewedAt > timing.staleMs) return "takeover";
   if (lock.pid === process.pid) return heldHere ? "live" : "takeover";
   return processAlive(lock.pid) ? "live" : "takeover";

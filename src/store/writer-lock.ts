@@ -1,7 +1,17 @@
-import { constants } from "node:fs";
-import { type FileHandle, lstat, open, unlink } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncate,
+  openSync,
+  unlinkSync,
+  write,
+  writeSync,
+} from "node:fs";
+import { lstat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { promisify } from "node:util";
 import { lockName } from "./layout.js";
 import {
   judgeLock,
@@ -36,6 +46,8 @@ const ACQUIRE_ROUNDS = 8;
 const GUARD_WAIT_MS = 20;
 
 const CREATE_FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | constants.O_NOFOLLOW;
+const writeAt = promisify(write);
+const truncateTo = promisify(ftruncate);
 
 export class WriterLock {
   private timer: NodeJS.Timeout | null = null;
@@ -44,7 +56,7 @@ export class WriterLock {
 
   private constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
+    private readonly fd: number,
     private readonly dev: bigint,
     private readonly ino: bigint,
     timing: LockTiming,
@@ -63,7 +75,7 @@ export class WriterLock {
   static async acquire(root: string, id: string, timing = LOCK_TIMING): Promise<WriterLock> {
     const path = join(root, lockName(id));
     for (let round = 0; round < ACQUIRE_ROUNDS; round += 1) {
-      const created = await WriterLock.createExclusive(path, timing);
+      const created = WriterLock.createExclusive(path, timing);
       if (created) return created;
       const seen = await readLock(path);
       if (seen.kind === "missing") continue;
@@ -77,27 +89,11 @@ export class WriterLock {
   }
 
   /** The exclusive create with our content, or null when a lock already exists. */
-  private static async createExclusive(
-    path: string,
-    timing: LockTiming,
-  ): Promise<WriterLock | null> {
-    let handle: FileHandle;
-    try {
-      handle = await open(path, CREATE_FLAGS, 0o600);
-    } catch (error) {
-      if (errorCode(error) === "EEXIST") return null;
-      throw error;
-    }
-    try {
-      const content = lockContent(process.pid, new Date());
-      await handle.write(content, 0, content.length, 0);
-      const stats = await handle.stat({ bigint: true });
-      return new WriterLock(path, handle, stats.dev, stats.ino, timing);
-    } catch (error) {
-      await handle.close().catch(() => {});
-      await unlink(path).catch(() => {});
-      throw error;
-    }
+  private static createExclusive(path: string, timing: LockTiming): WriterLock | null {
+    const fd = createWithContent(path);
+    if (fd === null) return null;
+    const stats = fstatSync(fd, { bigint: true });
+    return new WriterLock(path, fd, stats.dev, stats.ino, timing);
   }
 
   /**
@@ -113,8 +109,7 @@ export class WriterLock {
     timing: LockTiming,
   ): Promise<WriterLock | "retry" | "busy"> {
     const guardPath = join(dirname(path), `.${basename(path)}.takeover`);
-    const guard = await createGuard(guardPath);
-    if (guard === null) {
+    if (!createGuard(guardPath)) {
       await clearStaleGuard(guardPath, timing);
       return "busy";
     }
@@ -125,10 +120,9 @@ export class WriterLock {
       await unlink(path).catch((error) => {
         if (errorCode(error) !== "ENOENT") throw error;
       });
-      return (await WriterLock.createExclusive(path, timing)) ?? "retry";
+      return WriterLock.createExclusive(path, timing) ?? "retry";
     } finally {
       guardsHeld.delete(guardPath);
-      await guard.close().catch(() => {});
       await unlink(guardPath).catch(() => {});
     }
   }
@@ -137,8 +131,8 @@ export class WriterLock {
   async renew(): Promise<void> {
     if (this.released) return;
     const content = lockContent(process.pid, new Date());
-    await this.handle.write(content, 0, content.length, 0);
-    await this.handle.truncate(content.length);
+    await writeAt(this.fd, content, 0, content.length, 0);
+    await truncateTo(this.fd, content.length);
   }
 
   /** Whether `path` is still our inode (not taken over, removed or replaced by anyone). */
@@ -162,7 +156,9 @@ export class WriterLock {
       if (await this.owned()) await unlink(this.path).catch(() => {});
     } finally {
       heldHere.delete(this.path);
-      await this.handle.close().catch(() => {});
+      try {
+        closeSync(this.fd);
+      } catch {}
     }
   }
 }
@@ -174,18 +170,38 @@ function takeable(seen: LockState, path: string, timing: LockTiming, held = held
 /** Guards this process holds: our own pid in a guard is live only when listed here. */
 const guardsHeld = new Set<string>();
 
-async function createGuard(guardPath: string): Promise<FileHandle | null> {
-  let handle: FileHandle;
+function createGuard(guardPath: string): boolean {
+  const fd = createWithContent(guardPath);
+  if (fd === null) return false;
+  closeSync(fd);
+  guardsHeld.add(guardPath);
+  return true;
+}
+
+/**
+ * Creates `path` exclusively holding our `{pid, renewed_at}`: the descriptor, or null when the
+ * name exists. Synchronous on purpose: create and write run back to back (microseconds), so a
+ * writer killed between the two (leaving an empty lock, judged by its mtime) is unlikely.
+ */
+function createWithContent(path: string): number | null {
+  let fd: number;
   try {
-    handle = await open(guardPath, CREATE_FLAGS, 0o600);
+    fd = openSync(path, CREATE_FLAGS, 0o600);
   } catch (error) {
     if (errorCode(error) === "EEXIST") return null;
     throw error;
   }
-  guardsHeld.add(guardPath);
-  const content = lockContent(process.pid, new Date());
-  await handle.write(content, 0, content.length, 0).catch(() => {});
-  return handle;
+  try {
+    const content = lockContent(process.pid, new Date());
+    writeSync(fd, content, 0, content.length, 0);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    try {
+      unlinkSync(path);
+    } catch {}
+    throw error;
+  }
 }
 
 /** A guard left by a taker that died (or stalled for `staleMs`) would block every takeover. */

@@ -149,7 +149,7 @@ describe("WriterLock", () => {
     writeFileSync(join(root, "new.lock"), "");
     await refused(WriterLock.acquire(root, "new"));
     writeFileSync(join(root, "old.lock"), "garbage");
-    const old = new Date(Date.now() - 120_000);
+    const old = new Date(Date.now() - 30_000);
     utimesSync(join(root, "old.lock"), old, old);
     await (await WriterLock.acquire(root, "old")).release();
     symlinkSync(join(root, "elsewhere"), join(root, "link.lock"));
