@@ -82,16 +82,15 @@ describe("HistoryScan", () => {
     const verdictOf = async (name: string, content: string | Buffer, bytes: number) => {
       const path = join(dir, name);
       writeFileSync(path, content);
-      const scan = new HistoryScan(
-        new RecordReader(openSync(path, "r"), 8 << 20),
-        new CwdMatcher(dir),
-      );
+      const fd = openSync(path, "r");
+      const scan = new HistoryScan(new RecordReader(fd, 8 << 20), new CwdMatcher(dir));
       while (
         (await scan.advance(
           { lines: 500, bytes, deadline: Number.POSITIVE_INFINITY },
           slicer(),
         )) !== "done"
       ) {}
+      closeSync(fd);
       return scan;
     };
     for (const bytes of [1000, 8192, Number.POSITIVE_INFINITY]) {

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
+import { appendFault } from "../../src/server/test-switches.js";
 import type { AppendFault } from "../../src/sessions/append-fault.js";
 import {
   HistoryWriteFailed,
@@ -326,5 +327,17 @@ describe("SessionWriter", () => {
     await second.close();
     assert.ok(existsSync(join(sessions, "s1.lock")), "another writer's lock is left alone");
     assert.deepEqual(readFileSync(path), before);
+  });
+
+  it("takes the append fault switch from a test build only, and only in its exact form", () => {
+    const env = { MC_AGENT_TEST_APPEND_FAULT: "enospc:assistant_message" };
+    assert.equal(appendFault(env, false), null);
+    assert.deepEqual(appendFault(env, true), { kind: "enospc", recordType: "assistant_message" });
+    for (const raw of ["", "enospc", "full:turn_end", "eio:Turn_End", "short:x;y"])
+      assert.equal(appendFault({ MC_AGENT_TEST_APPEND_FAULT: raw }, true), null, raw);
+    assert.deepEqual(appendFault({ MC_AGENT_TEST_APPEND_FAULT: "short:turn_end" }, true), {
+      kind: "short",
+      recordType: "turn_end",
+    });
   });
 });
