@@ -44,19 +44,25 @@ export class SessionWriter {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private broken = false;
+  /** Where the next record goes (after the last whole record). */
+  private end: number;
+  /** The file's length as this writer knows it (past `end` only while a torn tail waits). */
+  private size: number;
+  /** The last record has no LF: the next append writes it first. */
+  private needsNewline: boolean;
 
   private constructor(
     readonly id: string,
     private readonly cwd: string,
     private readonly lock: WriterLock,
     private readonly fd: number,
-    /** Where the next record goes (after the last whole record). */
-    private end: number,
-    /** The file's length as this writer knows it (past `end` only while a torn tail waits). */
-    private size: number,
-    private needsNewline: boolean,
+    start: HistoryEnd & { size: number },
     private readonly fault: AppendFault | null,
-  ) {}
+  ) {
+    this.end = start.end;
+    this.size = start.size;
+    this.needsNewline = start.needsNewline;
+  }
 
   /**
    * Takes the lock (`session_locked` when a live process holds it), then creates or opens the
@@ -88,14 +94,13 @@ export class SessionWriter {
       if (errorCode(error) === "EEXIST") throw new ProtocolError("session_invalid");
       throw new HistoryWriteFailed("io");
     }
+    const empty = { end: 0, size: 0, needsNewline: false };
     const writer = new SessionWriter(
       options.id,
       options.cwd,
       lock,
       fd,
-      0,
-      0,
-      false,
+      empty,
       options.fault ?? null,
     );
     try {
@@ -125,16 +130,14 @@ export class SessionWriter {
       if (error instanceof TailOverLimit) throw new ProtocolError("session_invalid");
       throw new HistoryWriteFailed("io");
     }
-    const fault = options.fault ?? null;
+    const start = { ...tail, size };
     return new SessionWriter(
       options.id,
       options.cwd,
       lock,
       opened.fd,
-      tail.end,
-      size,
-      tail.needsNewline,
-      fault,
+      start,
+      options.fault ?? null,
     );
   }
 
