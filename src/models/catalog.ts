@@ -5,7 +5,7 @@ import { fillPage, PageOverflow } from "../protocol/paging.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { ModelCatalogResult, ModelCatalogStatusResult } from "../protocol/schemas/models.js";
 import type { CredentialPaths } from "../store/credentials.js";
-import type { LoadedSettings } from "../store/settings.js";
+import { anySettingsInvalid, type LoadedSettings } from "../store/settings.js";
 import type { Provider } from "./providers.js";
 import { type CatalogSnapshot, scanCatalog } from "./snapshot.js";
 
@@ -58,7 +58,7 @@ export class Catalog {
       home: this.deps.home,
       providers: this.deps.providers,
       enabled: this.deps.settings.global.enabled_models ?? [],
-      settingsInvalid: this.deps.settings.invalid,
+      settingsInvalid: anySettingsInvalid(this.deps.settings),
       selection: this.deps.selection(),
       auth: { env: this.deps.env, paths: this.deps.paths },
       revisionSeed: `${this.salt}:${this.epoch}:${this.settingsDigest}`,

@@ -1,4 +1,5 @@
 import {
+  accessSync,
   type BigIntStats,
   closeSync,
   constants,
@@ -18,14 +19,20 @@ export { errorCode };
  * inode lstat saw (so a swap between the two calls is caught).
  */
 
-/** The root is unusable: a symlink, not a folder, or unreadable. */
+/** The root is unusable: a symlink, not a folder, or unreadable (not listable or not enterable). */
 export class StoreUnavailable extends Error {
   constructor() {
     super("the sessions folder cannot be read safely");
   }
 }
 
-/** `missing` when the sessions folder does not exist (an empty store); else its stats. */
+/**
+ * `missing` when the sessions folder does not exist (an empty store); else its stats. The one
+ * root check of every lister and reader: a folder the child may list but not enter (read without
+ * search permission, e.g. mode 0644) or enter but not list is unreadable as a whole. Without
+ * this, names could be listed and then every history would fail to open, which a lister would
+ * count as invalid histories instead of an unavailable store.
+ */
 export function inspectRoot(root: string): Stats | "missing" {
   let stats: Stats;
   try {
@@ -35,6 +42,11 @@ export function inspectRoot(root: string): Stats | "missing" {
     throw new StoreUnavailable();
   }
   if (!stats.isDirectory()) throw new StoreUnavailable();
+  try {
+    accessSync(root, constants.R_OK | constants.X_OK);
+  } catch {
+    throw new StoreUnavailable();
+  }
   return stats;
 }
 

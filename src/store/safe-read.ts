@@ -72,14 +72,18 @@ export function errorCode(error: unknown): string | undefined {
 
 /**
  * The synchronous twin of `readRegularFile`, for the few small files read once while the child
- * starts (settings), before it reads its first frame.
+ * starts (settings), before it reads its first frame. One difference: a path through something
+ * that is not a folder (ENOTDIR) is missing too. Settings are optional files at paths the user
+ * may use for anything else (`<cwd>/.mc` can be a plain file): such a file cannot exist, which is
+ * absence, not an unsafe file.
  */
 export function readRegularFileSync(path: string, maxBytes: number): SafeRead {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "missing" };
+    const code = errorCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
     throw new UnsafeStoreFile();
   }
   try {

@@ -78,36 +78,42 @@ function checkProviders(settings: GlobalSettings, ctx: z.RefinementCtx): void {
   }
 }
 
-/** What the child runs with: the merged settings, or built-in defaults if a file was invalid. */
+/**
+ * What the child runs with. Each file stands alone: an invalid one is ignored as though it were
+ * absent, and the other still applies (docs/store.md, "Settings").
+ */
 export interface LoadedSettings {
+  /** The global file's settings, or none (built-in defaults) when it is absent or invalid. */
   global: GlobalSettings;
   /** Project preferences over global ones, field by field. */
   preferred: { model: string | null; effort: string | null };
-  /** A settings file exists but does not parse or validate: defaults are in force. */
-  invalid: boolean;
+  /** Which files exist but do not parse or validate (each is ignored). */
+  invalid: { global: boolean; project: boolean };
 }
-
-export const DEFAULT_SETTINGS: LoadedSettings = {
-  global: {},
-  preferred: { model: null, effort: null },
-  invalid: false,
-};
 
 /** Reads both files synchronously: it runs once, at child start, before the first frame. */
 export function loadSettings(home: string, cwd: string): LoadedSettings {
   const global = readSettingsFile(join(home, "config.json"), GlobalSettings);
   const project = readSettingsFile(join(cwd, ".mc", "config.json"), ProjectSettings);
-  if (global === "invalid" || project === "invalid") return { ...DEFAULT_SETTINGS, invalid: true };
-  const g = global ?? {};
-  const p = project ?? {};
+  const g = global === "invalid" ? {} : (global ?? {});
+  const p = project === "invalid" ? {} : (project ?? {});
   return {
     global: g,
     preferred: { model: p.model ?? g.model ?? null, effort: p.effort ?? g.effort ?? null },
-    invalid: false,
+    invalid: { global: global === "invalid", project: project === "invalid" },
   };
 }
 
-/** The parsed file, null when absent, "invalid" when unreadable, unsafe, oversized or wrong. */
+/** Whether any settings file is ignored as invalid (the `configuration_invalid` notice). */
+export function anySettingsInvalid(settings: LoadedSettings): boolean {
+  return settings.invalid.global || settings.invalid.project;
+}
+
+/**
+ * The parsed file; null when it cannot exist (no such file, or a path component that is not a
+ * folder, such as a plain file named `.mc`); "invalid" when it exists but is unreadable, unsafe,
+ * oversized or wrong.
+ */
 function readSettingsFile<T>(path: string, schema: z.ZodType<T>): T | null | "invalid" {
   let read: SafeRead;
   try {

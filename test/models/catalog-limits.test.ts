@@ -3,13 +3,13 @@ import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
+import { unprivilegedChild } from "../helpers/unprivileged.js";
 import {
   cacheDoc,
   cacheFile,
   DEMO_MODELS,
   demoConfig,
   MODEL_CAPS,
-  unprivilegedCommand,
   writeCache,
   writeConfig,
 } from "./fixtures.js";
@@ -136,13 +136,14 @@ describe("catalog cache bounds and safety", () => {
     await expectBothFail("catalog_unavailable");
   });
 
-  test("an unreadable cache is catalog_unavailable", async () => {
+  test("an unreadable cache is catalog_unavailable", async (t) => {
     box = sandbox();
     writeConfig(box, demoConfig(DEMO_URL));
     writeCache(box, "demo", cacheDoc("demo", identity, DEMO_MODELS));
     chmodSync(cacheFile(box, "demo"), 0o000);
-    const command = unprivilegedCommand(box);
-    child = await startReady(box, MODEL_CAPS, command ? { command } : {});
+    const run = unprivilegedChild(box);
+    if ("skip" in run) return t.skip(run.skip);
+    child = await startReady(box, MODEL_CAPS, run.options);
     await expectBothFail("catalog_unavailable");
   });
 

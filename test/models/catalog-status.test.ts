@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import type { ProviderStatus } from "../../src/protocol/schemas/models.js";
@@ -256,16 +257,55 @@ describe("model.catalog.status: provider-scoped cached status", () => {
     assert.deepEqual(catalog.notices, [{ code: "configuration_invalid" }]);
   });
 
-  test("an invalid project file also falls back to defaults", async () => {
+  test("a plain file named .mc is no project file: the global settings apply untouched", async () => {
     box = sandbox();
-    writeConfig(box, demoConfig(DEMO_URL));
+    writeConfig(box, { ...demoConfig(DEMO_URL), model: "demo/demo-1", effort: "medium" });
+    writeCache(box, "demo", cacheDoc("demo", demoIdentity, DEMO_MODELS));
+    writeFileSync(join(box.workspace, ".mc"), "not a folder\n");
+    child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k" } });
+    const catalog = await child.call("model.catalog", {});
+    assert.deepEqual(catalog.notices, []);
+    assert.deepEqual(
+      catalog.choices.map((c) => c.id),
+      ["demo/demo-1"],
+    );
+    assert.deepEqual(catalog.selection, { model: "demo/demo-1", effort: "medium" });
+  });
+
+  test("an invalid project file is ignored alone: the global settings survive, with the notice", async () => {
+    box = sandbox();
+    writeConfig(box, { ...demoConfig(DEMO_URL), model: "demo/demo-1", effort: "medium" });
+    writeCache(box, "demo", cacheDoc("demo", demoIdentity, DEMO_MODELS));
     writeJson(join(box.workspace, ".mc", "config.json"), {
-      model: "demo/demo-1",
+      model: "demo/demo-2",
       enabled_models: [],
     });
-    child = await startReady(box, MODEL_CAPS);
+    child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k" } });
     const catalog = await child.call("model.catalog", {});
     assert.deepEqual(catalog.notices, [{ code: "configuration_invalid" }]);
+    assert.deepEqual(
+      catalog.choices.map((c) => c.id),
+      ["demo/demo-1"],
+    );
+    // None of the project file applies, not even its valid `model` field.
+    assert.deepEqual(catalog.selection, { model: "demo/demo-1", effort: "medium" });
+    const status = await child.call("model.catalog.status", {});
+    assert.deepEqual(status.notices, [{ code: "configuration_invalid" }]);
+    assert.equal(statusOf(status.providers, "demo").recovery, "none");
+  });
+
+  test("an invalid global file is ignored alone: a valid project file's preferences still apply", async () => {
+    box = sandbox();
+    writeConfig(box, { ...demoConfig(DEMO_URL), surprise: true });
+    writeJson(join(box.workspace, ".mc", "config.json"), { model: "demo/demo-2", effort: "low" });
+    child = await startReady(box, MODEL_CAPS);
+    const status = await child.call("model.catalog.status", {});
+    assert.deepEqual(status.notices, [{ code: "configuration_invalid" }]);
+    assert.deepEqual(
+      status.providers.map((p) => p.provider),
+      ["openai", "anthropic", "codex"],
+    );
+    assert.deepEqual(status.selection, { model: "demo/demo-2", effort: "low" });
   });
 
   test("a client negotiating only session.list and model.catalog keeps the cached result fields", async () => {

@@ -1,16 +1,7 @@
 import { createHash } from "node:crypto";
-import {
-  lchownSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sandbox } from "../helpers/child.js";
-import { CHILD_BIN } from "../helpers/child.js";
 
 /** Built-in endpoints, as docs/store.md documents them (used to fingerprint their caches). */
 export const BUILT_IN_URLS = {
@@ -107,32 +98,4 @@ export function treeDigest(root: string): Map<string, string> {
   };
   walk(root);
   return out;
-}
-
-export const isRoot = process.getuid?.() === 0;
-const NOBODY = 65534;
-
-/**
- * Permission tests need a child that permissions bind: as root, run it as `nobody` over a
- * sandbox chowned to it (root ignores mode bits).
- */
-export function unprivilegedCommand(box: Sandbox): string[] | undefined {
-  if (!isRoot) return undefined;
-  const chownTree = (path: string) => {
-    lchownSync(path, NOBODY, NOBODY);
-    if (lstatSync(path).isDirectory())
-      for (const name of readdirSync(path)) chownTree(join(path, name));
-  };
-  lchownSync(box.root, NOBODY, NOBODY);
-  chownTree(box.home);
-  chownTree(box.workspace);
-  return [
-    "setpriv",
-    `--reuid=${NOBODY}`,
-    `--regid=${NOBODY}`,
-    "--clear-groups",
-    process.execPath,
-    CHILD_BIN,
-    "stdio",
-  ];
 }

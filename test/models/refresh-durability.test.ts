@@ -4,6 +4,7 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
+import { unprivilegedChild } from "../helpers/unprivileged.js";
 import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
 import {
   cacheDoc,
@@ -11,7 +12,6 @@ import {
   DEMO_MODELS,
   MODEL_CAPS,
   treeDigest,
-  unprivilegedCommand,
   writeCache,
   writeConfig,
 } from "./fixtures.js";
@@ -45,16 +45,14 @@ async function setup(route: Parameters<typeof startServer>[0]): Promise<string> 
 }
 
 describe("refresh persistence", () => {
-  test("a read-only cache folder is cache_write_failed with the previous bytes intact", async () => {
+  test("a read-only cache folder is cache_write_failed with the previous bytes intact", async (t) => {
     await setup((_req, res) => json(res, 200, openAiList(["demo-1", "demo-9"])));
     const folder = join(box.home, "cache", "models");
     const before = readFileSync(cacheFile(box, "demo"));
-    const command = unprivilegedCommand(box);
+    const run = unprivilegedChild(box);
+    if ("skip" in run) return t.skip(run.skip);
     chmodSync(folder, 0o500);
-    child = await startReady(box, MODEL_CAPS, {
-      env: { DEMO_KEY: "k" },
-      ...(command ? { command } : {}),
-    });
+    child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: "k" }, ...run.options });
     const result = await child.call("model.refresh", { provider: "demo" });
     chmodSync(folder, 0o700);
     assert.equal(result.outcome, "failed");

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import {
   type ChildOptions,
@@ -24,6 +25,7 @@ import {
   MODEL_CAPS,
   writeCache,
   writeConfig,
+  writeJson,
 } from "./fixtures.js";
 
 const SECRET = "sk-test-secret-123";
@@ -299,6 +301,18 @@ describe("model.refresh outcomes", () => {
     child = await startReady(box, MODEL_CAPS, { env: { OPENAI_API_KEY: SECRET } });
     const result = await child.call("model.refresh", { provider: "openai" });
     assert.equal(result.reason, "configuration_invalid");
+  });
+
+  test("an invalid project file does not fail a refresh: it needs the global file only", async () => {
+    server = await startServer((_req, res) => json(res, 200, openAiList(["demo-1", "demo-3"])));
+    await (await setupAt(`${server.url}/v1`)).close();
+    writeJson(join(box.workspace, ".mc", "config.json"), "{not json");
+    child = await startReady(box, MODEL_CAPS, { env: { DEMO_KEY: SECRET } });
+    const result = await child.call("model.refresh", { provider: "demo" });
+    assert.equal(result.outcome, "refreshed", JSON.stringify(result));
+    const catalog = await child.call("model.catalog", {});
+    assert.deepEqual(catalog.notices, [{ code: "configuration_invalid" }]);
+    assert.deepEqual(catalog.selection, { model: "demo/demo-1", effort: "medium" });
   });
 
   test("a rescan that fails gives a null revision and its safe error", async () => {

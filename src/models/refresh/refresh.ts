@@ -84,7 +84,9 @@ async function attempt(
   signal: AbortSignal,
   deps: RefreshDeps,
 ): Promise<RefreshReason | null> {
-  if (deps.settings.invalid) return "configuration_invalid";
+  // Refresh depends on the global file only (providers, endpoints, models_dev_url); an invalid
+  // project file changes preferences, never what a refresh fetches.
+  if (deps.settings.invalid.global) return "configuration_invalid";
   endpointBase(provider.base_url);
   const credential = await discoverCredential(provider, { env: deps.env, paths: deps.paths });
   if (!credential) return "authentication_unavailable";

@@ -17,7 +17,8 @@ import { commitFault, httpBounds } from "../test-switches.js";
  */
 export function modelHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
   const settings = loadSettings(state.home, state.cwd);
-  if (settings.invalid) log("warn", "a settings file is invalid; built-in defaults are in force");
+  if (settings.invalid.global) log("warn", "the global settings file is invalid and ignored");
+  if (settings.invalid.project) log("warn", "the project settings file is invalid and ignored");
   state.selection = { ...settings.preferred };
   const providers = resolveProviders(settings);
   const paths = credentialPaths(state.home, state.env);
