@@ -123,3 +123,19 @@ export function secretOnlyIn(
   if (seen.url.includes(secret)) leaks.push("url");
   return leaks;
 }
+
+/** Runs `work` with `variables` set in this process's environment, restoring it after. */
+export async function withEnvironment<T>(
+  variables: Record<string, string>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, variables);
+  try {
+    return await work();
+  } finally {
+    for (const name of Object.keys(variables))
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+  }
+}
