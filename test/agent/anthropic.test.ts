@@ -15,6 +15,7 @@ import {
   READ_TOOL,
   secretOnlyIn,
   textOf,
+  withEnvironment,
 } from "./provider-helpers.js";
 
 const KEY = "sk-ant-test-secret-77";
@@ -306,6 +307,27 @@ describe("anthropic: the Messages API", () => {
     );
     assert.equal(slow.failure, null);
     assert.equal(textOf(slow.events), "abc");
+  });
+
+  test("the SDK's environment never reaches a request: keys, base URL, custom headers", async () => {
+    const environment = {
+      ANTHROPIC_API_KEY: "sk-ant-from-env",
+      ANTHROPIC_AUTH_TOKEN: "sk-ant-oat-from-env",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9/from-env",
+      ANTHROPIC_CUSTOM_HEADERS: "X-Leak: from-env\nanthropic-beta: from-env",
+    };
+    for (const credential of [
+      { kind: "api_key", key: KEY },
+      { kind: "oauth_bearer", token: OAUTH },
+    ] as Credential[]) {
+      const { failure } = await withEnvironment(environment, () =>
+        call([anthropicReply({ text: ["ok"] })], {}, credential),
+      );
+      assert.equal(failure, null, credential.kind);
+      const headers = server.seen[0]?.headers;
+      assert.equal(headers?.["x-leak"], undefined, credential.kind);
+      assert.ok(!JSON.stringify(headers).includes("from-env"), credential.kind);
+    }
   });
 
   test("abort ends the iteration promptly, with no failure", async () => {

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ProviderOptions } from "../../src/agent/providers/index.js";
 import {
   type ContextItem,
   type ModelRequest,
@@ -8,7 +9,6 @@ import {
   type StreamEvent,
   type TransportBounds,
 } from "../../src/agent/providers/provider.js";
-import type { ProviderOptions } from "../../src/agent/providers/index.js";
 import type { Credential } from "../../src/models/auth.js";
 import type { Provider, ProviderType } from "../../src/models/providers.js";
 
@@ -122,4 +122,20 @@ export function secretOnlyIn(
   if (seen.body.includes(secret)) leaks.push("body");
   if (seen.url.includes(secret)) leaks.push("url");
   return leaks;
+}
+
+/** Runs `work` with `variables` set in this process's environment, restoring it after. */
+export async function withEnvironment<T>(
+  variables: Record<string, string>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, variables);
+  try {
+    return await work();
+  } finally {
+    for (const name of Object.keys(variables))
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+  }
 }

@@ -14,6 +14,7 @@ import {
   secretOnlyIn,
   textOf,
   toolRound,
+  withEnvironment,
 } from "./provider-helpers.js";
 import { RESPONSES_FAILURES } from "./responses-failures.js";
 
@@ -227,6 +228,47 @@ describe("openai: the Responses API", () => {
     );
     assert.equal(failure, null);
     assert.equal(textOf(events), "abcd");
+  });
+
+  test("the SDK's environment never reaches a request: key, base URL, organization, custom headers", async () => {
+    server.seen.length = 0;
+    server.script(responsesReply({ text: ["ok"] }));
+    const environment = {
+      OPENAI_API_KEY: "sk-from-env",
+      OPENAI_BASE_URL: "http://127.0.0.1:9/from-env",
+      OPENAI_ORG_ID: "org-from-env",
+      OPENAI_PROJECT_ID: "proj-from-env",
+      OPENAI_CUSTOM_HEADERS: "X-Leak: from-env\nAuthorization: Bearer sk-from-env-header",
+    };
+    const { failure } = await withEnvironment(environment, () =>
+      drain(provider().stream(modelRequest())),
+    );
+    assert.equal(failure, null);
+    const headers = server.seen[0]?.headers;
+    assert.equal(headers?.authorization, `Bearer ${KEY}`);
+    assert.equal(headers?.["x-leak"], undefined);
+    assert.equal(headers?.["openai-organization"], undefined);
+    assert.equal(headers?.["openai-project"], undefined);
+    assert.ok(!JSON.stringify(headers).includes("from-env"));
+  });
+
+  test("a consumer slower than the idle bound is back-pressure, not a silent remote", async () => {
+    // Gaps make separate chunks, so the body reads ahead while the consumer holds an event.
+    server.script(responsesReply({ text: ["a", "b", "c", "d"], gapMs: 50 }));
+    const events: string[] = [];
+    const { failure } = await drain(
+      (async function* () {
+        const slow = provider({ connectMs: 10_000, idleMs: 300 }).stream(modelRequest());
+        for await (const event of slow) {
+          // Each text event is held past the idle bound while the rest sits in the socket.
+          if (event.type === "text_delta") await new Promise((r) => setTimeout(r, 900));
+          events.push(event.type);
+          yield event;
+        }
+      })(),
+    );
+    assert.equal(failure, null);
+    assert.equal(events.at(-1), "done");
   });
 
   test("failure: connect bound and refused connection", async () => {

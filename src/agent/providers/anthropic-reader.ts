@@ -1,7 +1,7 @@
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { z } from "zod";
 import type { ThinkingBlock } from "./anthropic-format.js";
-import { failure } from "./http-failures.js";
+import { failure } from "./failures.js";
 import type { ProviderState, StreamEvent, Usage } from "./provider.js";
 
 /**

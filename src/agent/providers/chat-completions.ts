@@ -1,7 +1,7 @@
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { toChatMessages, toChatTools } from "./chat-messages.js";
 import { ChatStreamAssembler } from "./chat-stream.js";
-import { failure, toProviderFailure } from "./failures.js";
+import { failure, mentionsContextLength, thrownFailure } from "./failures.js";
 import {
   type ModelProvider,
   type ModelRequest,
@@ -9,7 +9,7 @@ import {
   type StreamEvent,
   type TransportBounds,
 } from "./provider.js";
-import { IdleWatchdog, loadOpenAi, newStreamFlags, openAiClient } from "./transport.js";
+import { CallGuard, loadOpenAi, openAiClient } from "./transport.js";
 
 export interface ChatCompletionsOptions {
   /** The provider's `base_url` (e.g. `http://127.0.0.1:11434/v1`); `/chat/completions` is added. */
@@ -31,45 +31,34 @@ export class ChatCompletionsProvider implements ModelProvider {
     if (request.signal.aborted) return;
     const baseUrl = usableBaseUrl(this.options.baseUrl);
     const sdk = await loadOpenAi();
-    const watchdog = new IdleWatchdog(this.options.bounds.idleMs);
-    const flags = newStreamFlags();
-    let iterator: AsyncIterator<unknown> | null = null;
+    const guard = new CallGuard(this.options.bounds, request.signal);
     try {
-      const client = await openAiClient({
-        baseUrl,
-        apiKey: this.options.apiKey,
-        bounds: this.options.bounds,
-        watchdog,
-        flags,
-      });
-      watchdog.arm();
-      const stream = await client.chat.completions.create(requestBody(request), {
-        signal: AbortSignal.any([request.signal, watchdog.signal]),
-        maxRetries: 0,
-      });
-      iterator = stream[Symbol.asyncIterator]();
+      const client = await openAiClient(guard, { baseUrl, apiKey: this.options.apiKey });
       const assembler = new ChatStreamAssembler();
-      for (;;) {
-        // The idle bound runs only while we wait for the remote, never while the consumer works.
-        watchdog.arm();
-        const next = await iterator.next();
-        watchdog.disarm();
-        if (next.done || request.signal.aborted) break;
-        yield* assembler.accept(next.value);
-      }
-      // The SDK ends a stream quietly when it is aborted: say why it ended.
-      if (request.signal.aborted) return;
-      if (watchdog.fired) throw failure("remote_timeout");
+      const chunks = guard.stream(() =>
+        client.chat.completions.create(requestBody(request), { signal: guard.signal }),
+      );
+      for await (const chunk of chunks) yield* assembler.accept(chunk);
+      if (guard.cancelled) return;
       yield* assembler.finishEvents();
     } catch (error) {
-      if (request.signal.aborted) return;
-      throw toProviderFailure(error, { sdk, idle: watchdog.fired, flags });
+      if (guard.cancelled) return;
+      throw thrownFailure(error, guard, sdk, (e) =>
+        errorObjectFailure((e as { error?: unknown }).error),
+      );
     } finally {
-      watchdog.disarm();
-      // Unfinished (an error, or the consumer stopped early): the SDK aborts the request.
-      await iterator?.return?.().catch(() => {});
+      guard.close();
     }
   }
+}
+
+/** An `error` object inside the stream: classified by what it says, like a status answer. */
+function errorObjectFailure(body: unknown): ProviderFailure {
+  const code = (body as { code?: unknown } | undefined)?.code;
+  if (code === 429 || code === "rate_limit_exceeded") return failure("rate_limited");
+  if (typeof code === "number" && code >= 500) return failure("remote_unavailable");
+  if (mentionsContextLength(body)) return failure("context_exceeded");
+  return failure("provider_error");
 }
 
 function requestBody(request: ModelRequest): ChatCompletionCreateParamsStreaming {

@@ -3,11 +3,12 @@ import type { CodexCredential } from "../../models/auth.js";
 import { needsRenewal, renewCodexCredential } from "../../models/refresh/codex-token.js";
 import { RefreshFailure } from "../../models/refresh/failure.js";
 import { credentialPaths } from "../../store/credentials.js";
-import { failure, HttpFailure } from "./http-failures.js";
-import type { ModelProvider, ModelRequest, ProviderFailure } from "./provider.js";
+import { failure, HttpFailure } from "./failures.js";
 import type { ProviderOptions } from "./index.js";
-import { type ResponsesEndpoint, responsesCall } from "./responses.js";
+import type { ModelProvider, ModelRequest, ProviderFailure } from "./provider.js";
+import { responsesCall } from "./responses.js";
 import { responsesBody } from "./responses-format.js";
+import type { OpenAiEndpoint } from "./transport.js";
 
 /** A token that lives less than this is renewed before the call rather than fail mid-turn. */
 export const CODEX_EXPIRY_SKEW_MS = 60_000;
@@ -79,7 +80,7 @@ function codexBody(request: ModelRequest, options: ProviderOptions, session: str
   return { ...responsesBody(request, options.provider), prompt_cache_key: session };
 }
 
-function endpoint(base: string, credential: CodexCredential, session: string): ResponsesEndpoint {
+function endpoint(base: string, credential: CodexCredential, session: string): OpenAiEndpoint {
   const headers: Record<string, string> = {
     originator: ORIGINATOR,
     "user-agent": `${ORIGINATOR} (${process.platform}; ${process.arch})`,
@@ -89,7 +90,7 @@ function endpoint(base: string, credential: CodexCredential, session: string): R
   };
   const account = credential.account_id ?? accountClaim(credential.access_token);
   if (account) headers["chatgpt-account-id"] = account;
-  return { baseURL: base, apiKey: credential.access_token, headers };
+  return { baseUrl: base, apiKey: credential.access_token, headers };
 }
 
 /** The ChatGPT account id the access token was issued for, when mc's entry does not store it. */

@@ -1,68 +1,49 @@
 import { type FailureCode, ProviderFailure } from "./provider.js";
-import type { StreamFlags } from "./transport.js";
+import type { CallGuard } from "./transport.js";
 
 /**
- * From whatever an SDK call threw to a `ProviderFailure` with a fixed, safe message: never the
- * SDK's own text, which quotes the response body and may name the URL.
+ * From whatever a model call threw to a `ProviderFailure`, for every provider. Messages are fixed
+ * sentences per code (an HTTP status or a provider's error code at most): never the SDK's own
+ * text, which quotes the response body and may name the URL, nor a header or the body.
  */
-
-type OpenAiModule = typeof import("openai");
-
-export interface FailureContext {
-  sdk: OpenAiModule;
-  /** The idle watchdog fired: whatever the SDK made of the abort, it is `remote_timeout`. */
-  idle: boolean;
-  flags: StreamFlags;
-}
 
 const MESSAGES: Record<FailureCode, string> = {
   authentication_rejected: "The provider rejected the credentials.",
+  remote_unavailable: "The provider is unavailable.",
+  remote_timeout: "The provider did not answer in time.",
   rate_limited: "The provider is rate limiting requests.",
-  remote_unavailable: "The provider could not be reached or ended the answer early.",
-  remote_timeout: "The provider sent nothing for too long.",
-  invalid_response: "The provider's answer was not a valid stream.",
   context_exceeded: "The conversation is too long for the model's context window.",
+  invalid_response: "The provider's answer could not be understood.",
   provider_error: "The provider refused the request.",
 };
 
-export function failure(code: FailureCode, retryAfterMs: number | null = null): ProviderFailure {
-  return new ProviderFailure(code, MESSAGES[code], retryAfterMs);
+export function failure(code: FailureCode, detail?: string, retryAfterMs: number | null = null) {
+  const message = detail ? `${MESSAGES[code]} (${detail})` : MESSAGES[code];
+  return new ProviderFailure(code, message, retryAfterMs);
 }
 
-export function toProviderFailure(error: unknown, context: FailureContext): ProviderFailure {
-  if (error instanceof ProviderFailure) return error;
-  if (context.idle) return failure("remote_timeout");
-  if (context.flags.malformed || error instanceof SyntaxError) return failure("invalid_response");
-  const { APIError, APIConnectionError, APIConnectionTimeoutError } = context.sdk;
-  if (error instanceof APIConnectionTimeoutError) return failure("remote_timeout");
-  if (error instanceof APIConnectionError) return connectionFailure(error);
-  if (error instanceof APIError) {
-    if (typeof error.status === "number")
-      return statusFailure(error.status, error.headers, context.flags.errorBody);
-    // An `error` object inside the stream: classify it by what it says, like a status answer.
-    return bodyFailure(error.error);
+/** A failure that came with an HTTP status (Codex renews its token on a 401). */
+export class HttpFailure extends ProviderFailure {
+  constructor(
+    code: FailureCode,
+    readonly status: number,
+    retryAfter: number | null = null,
+  ) {
+    super(code, `${MESSAGES[code]} (HTTP ${status})`, retryAfter);
   }
-  return connectionFailure(error);
 }
 
-/** Connect timeouts are `remote_timeout` (as for refresh); refused, reset or cut: unavailable. */
-function connectionFailure(error: unknown): ProviderFailure {
-  for (let cause = error, depth = 0; cause && depth < 5; depth += 1) {
-    const code = (cause as { code?: unknown }).code;
-    if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT")
-      return failure("remote_timeout");
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return failure("remote_unavailable");
-}
-
-function statusFailure(status: number, headers: Headers | undefined, body: string) {
-  if (status === 401 || status === 403) return failure("authentication_rejected");
-  if (status === 429) return failure("rate_limited", retryAfterMs(headers));
-  if (status >= 500) return failure("remote_unavailable", retryAfterMs(headers));
-  // 413: the request itself is too large, which only a shorter context fixes.
-  if (status === 413 || mentionsContextLength(parsedBody(body))) return failure("context_exceeded");
-  return failure("provider_error");
+/**
+ * What an HTTP error status means; for a 4xx the body (as far as it was read) refines it. 413:
+ * the request itself is too large, which only a shorter context fixes.
+ */
+export function statusFailure(status: number, headers: Headers | undefined, body: string) {
+  if (status === 401 || status === 403) return new HttpFailure("authentication_rejected", status);
+  if (status === 429) return new HttpFailure("rate_limited", status, retryAfterMs(headers));
+  if (status >= 500) return new HttpFailure("remote_unavailable", status, retryAfterMs(headers));
+  if (status === 413 || mentionsContextLength(parsedBody(body)))
+    return new HttpFailure("context_exceeded", status);
+  return new HttpFailure("provider_error", status);
 }
 
 function parsedBody(text: string): unknown {
@@ -73,22 +54,15 @@ function parsedBody(text: string): unknown {
   }
 }
 
-function bodyFailure(body: unknown): ProviderFailure {
-  const code = (body as { code?: unknown } | undefined)?.code;
-  if (code === 429 || code === "rate_limit_exceeded") return failure("rate_limited");
-  if (typeof code === "number" && code >= 500) return failure("remote_unavailable");
-  if (mentionsContextLength(body)) return failure("context_exceeded");
-  return failure("provider_error");
-}
-
 /**
  * Servers word a too-long context differently: OpenAI's `context_length_exceeded` code, vLLM's
- * "maximum context length", llama.cpp's `exceed_context_size_error`, Ollama's and others' prose.
+ * "maximum context length", llama.cpp's `exceed_context_size_error`, Anthropic's "prompt is too
+ * long" and "exceed context limit", Ollama's and others' prose.
  */
 const CONTEXT_WORDING =
-  /context[_ ]length|context[_ ]window|context[_ ]size|maximum context|too many tokens|prompt is too long|exceeds? the (?:model'?s? )?(?:maximum|max) (?:number of )?tokens/i;
+  /context[_ ]length|context[_ ]window|context[_ ]size|context limit|maximum context|too many tokens|prompt is too long|exceeds? the (?:model'?s? )?(?:maximum|max) (?:number of )?tokens/i;
 
-/** Reads the error body's usual fields (`error` object or string, or top-level ones). */
+/** Reads an error body's usual fields (`error` object or string, or top-level ones). */
 export function mentionsContextLength(body: unknown): boolean {
   return errorTexts(body).some((text) => CONTEXT_WORDING.test(text));
 }
@@ -102,13 +76,52 @@ function errorTexts(body: unknown, depth = 0): string[] {
   );
 }
 
-/** `retry-after-ms` (milliseconds), else `Retry-After` (seconds or an HTTP date); never negative. */
+/**
+ * `retry-after-ms` (milliseconds), else `Retry-After` in seconds or as an HTTP date; null when
+ * absent or unreadable (an unreadable `retry-after-ms` falls back to `Retry-After`). Never
+ * negative; the engine caps what it honours.
+ */
 export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | null {
-  const ms = headers?.get("retry-after-ms");
-  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Math.round(Number(ms)));
-  const after = headers?.get("retry-after")?.trim();
-  if (!after) return null;
-  if (/^\d+(\.\d+)?$/.test(after)) return Math.round(Number(after) * 1000);
-  const date = Date.parse(after);
+  const ms = headers?.get("retry-after-ms")?.trim();
+  if (ms && DECIMAL.test(ms)) return Math.round(Number(ms));
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return null;
+  if (DECIMAL.test(value)) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+const DECIMAL = /^\d+(\.\d+)?$/;
+
+/** The error classes both SDKs export (same names, same fields). */
+interface SdkErrors {
+  APIError: abstract new (
+    ...args: never[]
+  ) => { status?: number | undefined; headers?: Headers | undefined; error?: unknown };
+  APIConnectionError: abstract new (...args: never[]) => unknown;
+}
+
+/**
+ * The failure for anything a call threw that is not already a `ProviderFailure`: the transport's
+ * own record comes first (a timeout, a reset, a malformed line), then an SDK error with an HTTP
+ * status (mapped by `statusFailure`), then an SDK error without one, which is an error the API
+ * sent inside the stream (mapped by `inStream`, from the wire format's own vocabulary). Anything
+ * else is a stream the SDK could not parse.
+ */
+export function thrownFailure(
+  error: unknown,
+  guard: CallGuard,
+  sdk: SdkErrors,
+  inStream: (error: unknown) => ProviderFailure,
+): ProviderFailure {
+  if (error instanceof ProviderFailure) return error;
+  if (guard.fault === "timeout" || guard.fault === "connect_timeout")
+    return failure("remote_timeout");
+  if (guard.fault === "network") return failure("remote_unavailable");
+  if (guard.fault === "malformed") return failure("invalid_response");
+  // The SDK saw the connection fail where the transport recorded nothing (it never got to it).
+  if (error instanceof sdk.APIConnectionError) return failure("remote_unavailable");
+  if (!(error instanceof sdk.APIError)) return failure("invalid_response");
+  if (typeof error.status === "number")
+    return statusFailure(error.status, error.headers, guard.errorBody);
+  return inStream(error);
 }

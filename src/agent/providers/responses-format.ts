@@ -4,7 +4,7 @@ import type {
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { z } from "zod";
-import { failure } from "./http-failures.js";
+import { failure } from "./failures.js";
 import type {
   ContextItem,
   ModelRequest,

@@ -1,26 +1,9 @@
-import type OpenAI from "openai";
 import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
-import { failure, statusFailure, thrownFailure } from "./http-failures.js";
-import { CallGuard, SDK_TIMEOUT_MS } from "./http-transport.js";
+import { failure, thrownFailure } from "./failures.js";
 import type { ProviderOptions } from "./index.js";
-import type {
-  ModelProvider,
-  ModelRequest,
-  ProviderFailure,
-  StreamEvent,
-  TransportBounds,
-} from "./provider.js";
+import type { ModelProvider, ModelRequest, StreamEvent, TransportBounds } from "./provider.js";
 import { errorCodeFailure, ResponsesReader, responsesBody } from "./responses-format.js";
-
-/** What `createModelProvider` hands every provider. */
-
-type Sdk = typeof import("openai");
-let sdk: Promise<Sdk> | null = null;
-/** The SDK loads on the first call of a Responses provider, not at child start. */
-export function loadOpenAi(): Promise<Sdk> {
-  sdk ??= import("openai");
-  return sdk;
-}
+import { CallGuard, loadOpenAi, type OpenAiEndpoint, openAiClient } from "./transport.js";
 
 /** `openai`: the Responses API with an API key (`Authorization: Bearer`), nothing stored. */
 export function createResponsesProvider(options: ProviderOptions): ModelProvider {
@@ -31,7 +14,7 @@ export function createResponsesProvider(options: ProviderOptions): ModelProvider
         throw failure("authentication_rejected", "no API key");
       const key = credential.kind === "api_key" ? credential.key : credential.token;
       const body = responsesBody(request, provider);
-      yield* responsesCall({ baseURL: provider.base_url, apiKey: key, headers: {} }, body, {
+      yield* responsesCall({ baseUrl: provider.base_url, apiKey: key }, body, {
         request,
         bounds,
         providerType: provider.type,
@@ -40,66 +23,40 @@ export function createResponsesProvider(options: ProviderOptions): ModelProvider
   };
 }
 
-export interface ResponsesEndpoint {
-  baseURL: string;
-  apiKey: string;
-  headers: Record<string, string>;
-}
-
 interface CallContext {
   request: ModelRequest;
   bounds: TransportBounds;
   providerType: string;
 }
 
-/**
- * One streamed Responses call. Every SDK default that could act behind our back is pinned:
- * no retries, no SDK timeout, no environment (base URL, organisation, project), no logging.
- */
+/** One streamed Responses call, through the shared transport (`openAiClient` pins the SDK). */
 export async function* responsesCall(
-  endpoint: ResponsesEndpoint,
+  endpoint: OpenAiEndpoint,
   body: ResponseCreateParamsStreaming,
   context: CallContext,
 ): AsyncGenerator<StreamEvent> {
-  const mod = await loadOpenAi();
-  const { OpenAI } = mod;
+  const sdk = await loadOpenAi();
   const guard = new CallGuard(context.bounds, context.request.signal);
-  const client: OpenAI = new OpenAI({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseURL,
-    organization: null,
-    project: null,
-    maxRetries: 0,
-    timeout: SDK_TIMEOUT_MS,
-    fetch: guard.fetch,
-    defaultHeaders: endpoint.headers,
-    logLevel: "off",
-  });
   const reader = new ResponsesReader(context.providerType);
   try {
-    const stream = await client.responses.create(body, { signal: guard.controller.signal });
-    for await (const event of stream) {
-      for (const out of reader.read(event)) {
-        guard.pause();
-        yield out;
-        guard.resume();
-      }
+    const client = await openAiClient(guard, endpoint);
+    const events = guard.stream(() => client.responses.create(body, { signal: guard.signal }));
+    for await (const event of events) {
+      yield* reader.read(event);
       if (reader.finished) return;
     }
     if (guard.cancelled) return;
-    throw thrownFailure(new Error("aborted"), guard, () => null);
+    throw failure("invalid_response");
   } catch (error) {
     if (guard.cancelled) return;
-    throw thrownFailure(error, guard, (e) => openAiFailure(e, mod));
+    throw thrownFailure(error, guard, sdk, (e) => errorCodeFailure(apiErrorCode(e)));
   } finally {
     guard.close();
   }
 }
 
-/** An SDK HTTP error: the status first, then the body's error code refines it. */
-export function openAiFailure(error: unknown, mod: Sdk): ProviderFailure | null {
-  if (!(error instanceof mod.APIError) || error instanceof mod.APIConnectionError) return null;
-  if (error.status === undefined) return errorCodeFailure(error.code ?? null);
-  if (error.code === "context_length_exceeded") return failure("context_exceeded");
-  return statusFailure(error.status, error.headers);
+/** The code of an `error` the SDK raised from inside the stream. */
+function apiErrorCode(error: unknown): string | null {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : null;
 }

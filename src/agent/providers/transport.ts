@@ -1,26 +1,32 @@
+import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import type { Agent } from "undici";
 import type { TransportBounds } from "./provider.js";
 
 /**
- * The HTTP under every provider that speaks through an official SDK: undici's fetch with a connect
- * bound, an idle watchdog over the response bytes, and bounded error bodies. The SDK's own retries
- * and timeouts are off: the turn engine retries, and these bounds are the contract's.
+ * The HTTP under every provider, whichever SDK speaks its wire format: undici's fetch through one
+ * pool per connect bound, an idle bound over the remote's bytes, bounded lines and error bodies.
+ * The SDKs' own retries and timeouts are off: the turn engine retries, and these bounds are the
+ * contract's.
  */
 
 /** An error answer's body is read at most this far (it only refines the status). */
 export const ERROR_BODY_BYTES = 65_536;
 /**
- * The longest line a streaming answer may send (an SSE `data:` line is one chunk). Real chunks are
- * small; a server that sends a whole tool call at once stays far below the 8 MiB record bound.
+ * The longest line a streaming answer may send (an SSE `data:` line is one event). Real events
+ * are small; a server that sends a whole tool call at once stays far below the 8 MiB record bound.
  */
 export const STREAM_LINE_BYTES = 8 * 1_048_576;
+/** Far beyond any call: the SDKs take a number, and the idle bound is the real clock. */
+export const SDK_TIMEOUT_MS = 2_147_483_647;
 
 type Undici = typeof import("undici");
 type OpenAiModule = typeof import("openai");
+type AnthropicModule = typeof import("@anthropic-ai/sdk");
 let undici: Promise<Undici> | null = null;
 let openAi: Promise<OpenAiModule> | null = null;
-/** Both load on the first model call, not at child start: listings never need them. */
+let anthropic: Promise<AnthropicModule> | null = null;
+/** They load on the first model call, not at child start: listings never need them. */
 function loadUndici(): Promise<Undici> {
   undici ??= import("undici");
   return undici;
@@ -29,13 +35,18 @@ export function loadOpenAi(): Promise<OpenAiModule> {
   openAi ??= import("openai");
   return openAi;
 }
+export function loadAnthropic(): Promise<AnthropicModule> {
+  anthropic ??= import("@anthropic-ai/sdk");
+  return anthropic;
+}
 
 /** One pool per connect bound (undici fixes the connect timeout per agent). */
 const agents = new Map<number, Agent>();
 function agentFor(connectMs: number, { Agent }: Undici): Agent {
   let agent = agents.get(connectMs);
   if (!agent) {
-    // The watchdog is the idle bound; undici's own header and body timers are off.
+    // The idle bound is ours; undici's own header and body timers would cut in at 300 s
+    // regardless of activity on a long stream, so they are off.
     agent = new Agent({ connect: { timeout: connectMs }, headersTimeout: 0, bodyTimeout: 0 });
     agents.set(connectMs, agent);
   }
@@ -43,82 +54,192 @@ function agentFor(connectMs: number, { Agent }: Undici): Agent {
 }
 
 /**
- * Fires when the remote has sent no byte for `idleMs` while we wait for one. It is armed only
- * while the caller waits (`arm`/`disarm`), so a slow consumer back-pressuring the stream is never
- * mistaken for a silent remote; every byte received while armed resets it (`touch`).
+ * How the transport under one call failed, when it was the transport: no byte within the idle
+ * bound, no connection within the connect bound, a refused, reset or cut connection, or a line
+ * that breaks the stream rules (`LineGuard`).
  */
-export class IdleWatchdog {
-  readonly signal: AbortSignal;
-  fired = false;
+export type TransportFault = "timeout" | "connect_timeout" | "network" | "malformed";
+
+/**
+ * One model call's transport: the signal its SDK request runs under (aborted by the caller, by
+ * the idle bound, or when the call ends), the idle clock, the fetch the SDK is given, and what
+ * went wrong underneath, if anything.
+ *
+ * The idle clock runs only while the call waits on the remote (`stream` arms it around each
+ * `next()`), and every byte received meanwhile restarts it. While the consumer holds an event
+ * the clock is stopped, so a slow client back-pressuring the stream is never taken for a silent
+ * remote, even when the body reads ahead.
+ */
+export class CallGuard {
+  fault: TransportFault | null = null;
+  /** An error answer's body, up to `ERROR_BODY_BYTES` (it refines the status). */
+  errorBody = "";
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | null = null;
+  private readonly onAbort = () => this.controller.abort();
 
-  constructor(private readonly idleMs: number) {
-    this.signal = this.controller.signal;
+  constructor(
+    private readonly bounds: TransportBounds,
+    private readonly caller: AbortSignal,
+  ) {
+    if (caller.aborted) this.controller.abort();
+    else caller.addEventListener("abort", this.onAbort, { once: true });
   }
 
-  arm(): void {
+  /** What the SDK request runs under. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The caller aborted: the call ends quietly, whatever the SDK made of it. */
+  get cancelled(): boolean {
+    return this.caller.aborted;
+  }
+
+  /**
+   * The SDK stream `start` returns, event by event, with the idle clock running from the request
+   * until each event arrives. A stream the SDK ended quietly because the transport aborted it
+   * throws, so that it is never taken for a complete one.
+   */
+  async *stream<T>(start: () => PromiseLike<AsyncIterable<T>>): AsyncGenerator<T> {
+    try {
+      this.arm();
+      const iterator = (await start())[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          this.arm();
+          const next = await iterator.next();
+          this.disarm();
+          // After an abort the SDK may still hand out what it had buffered: none of it counts.
+          if (next.done || this.cancelled) break;
+          yield next.value;
+        }
+      } finally {
+        // Unfinished (an error, or the consumer stopped early): the SDK aborts its request.
+        await iterator.return?.()?.catch(() => {});
+      }
+    } finally {
+      this.disarm();
+    }
+    if (this.fault && !this.cancelled) throw new Error("the transport ended the stream");
+  }
+
+  /** The call is over: no clock, no listener, and whatever is still open is torn down. */
+  close(): void {
+    this.disarm();
+    this.caller.removeEventListener("abort", this.onAbort);
+    this.controller.abort();
+  }
+
+  /** A fetch for the SDK: undici with the connect bound, its body watched and bounded. */
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const http = await loadUndici();
+    let response: Awaited<ReturnType<Undici["fetch"]>>;
+    try {
+      response = await http.fetch(input as string, {
+        ...(init as Record<string, unknown>),
+        dispatcher: agentFor(this.bounds.connectMs, http),
+      });
+    } catch (error) {
+      this.noteFault(error);
+      throw error;
+    }
+    this.touch();
+    if (!response.body) return response as unknown as Response;
+    const watched = this.watched(response.body, response.ok);
+    return new http.Response(watched, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    }) as unknown as Response;
+  };
+
+  /**
+   * The body as the SDK reads it: every chunk restarts a running idle clock; a success's lines
+   * are checked (`LineGuard`); an error's body is kept up to `ERROR_BODY_BYTES` and cut there;
+   * a read error (a reset mid-stream) is recorded before the SDK sees it.
+   */
+  private watched(body: ReadableStream<Uint8Array>, ok: boolean): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    const lines = new LineGuard();
+    const decoder = new TextDecoder();
+    let errorBytes = 0;
+    const deliver = (out: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array) => {
+      if (ok) {
+        if (lines.accept(chunk)) return out.enqueue(chunk);
+        this.fault ??= "malformed";
+        out.error(new Error("malformed stream line"));
+        return void reader.cancel().catch(() => {});
+      }
+      const kept = chunk.subarray(0, Math.max(0, ERROR_BODY_BYTES - errorBytes));
+      errorBytes += kept.length;
+      this.errorBody += decoder.decode(kept, { stream: true });
+      out.enqueue(kept);
+      if (errorBytes < ERROR_BODY_BYTES) return;
+      out.close();
+      void reader.cancel().catch(() => {});
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: async (out) => {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          this.noteFault(error);
+          out.error(error);
+          return;
+        }
+        try {
+          if (chunk.done) return out.close();
+          this.touch();
+          deliver(out, chunk.value);
+        } catch {
+          // The SDK cancelled the body while this read was under way: nothing left to deliver.
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    });
+  }
+
+  /** A transport error, unless it only echoes our own abort (the SDKs abort on a parse error). */
+  private noteFault(error: unknown): void {
+    if (!this.controller.signal.aborted) this.fault ??= classify(error);
+  }
+
+  private arm(): void {
     this.disarm();
     this.timer = setTimeout(() => {
-      this.fired = true;
+      this.fault ??= "timeout";
       this.controller.abort();
-    }, this.idleMs);
+    }, this.bounds.idleMs);
   }
 
-  touch(): void {
+  /** A byte came: a running clock starts over; a stopped one (the consumer works) stays stopped. */
+  private touch(): void {
     if (this.timer) this.arm();
   }
 
-  disarm(): void {
+  private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 }
 
-/** What one call's byte stream saw that the SDK would otherwise hide in a generic error. */
-export interface StreamFlags {
-  /** A line past `STREAM_LINE_BYTES`, or a named event Chat Completions never sends. */
-  malformed: boolean;
-  /** An error answer's body, up to `ERROR_BODY_BYTES` (the SDK drops bodies it cannot parse). */
-  errorBody: string;
-}
-
-export function newStreamFlags(): StreamFlags {
-  return { malformed: false, errorBody: "" };
-}
-
-/**
- * A fetch for one model call: undici's, through the pooled agent, its body counted and watched.
- * A success's lines are bounded (`STREAM_LINE_BYTES`); an error's body is cut at
- * `ERROR_BODY_BYTES`, so neither can grow without bound in memory.
- */
-async function watchedFetch(
-  bounds: TransportBounds,
-  watchdog: IdleWatchdog,
-  flags: StreamFlags,
-): Promise<typeof fetch> {
-  const http = await loadUndici();
-  const dispatcher = agentFor(bounds.connectMs, http);
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await http.fetch(input as string, {
-      ...(init as Record<string, unknown>),
-      dispatcher,
-    });
-    watchdog.touch();
-    if (!response.body) return response;
-    const counter = response.ok ? lineCounter(watchdog, flags) : prefixCounter(watchdog, flags);
-    return new http.Response(response.body.pipeThrough(counter), {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  }) as unknown as typeof fetch;
+/** A connect timeout is the remote's silence; every other transport error is unavailability. */
+function classify(error: unknown): TransportFault {
+  for (let cause = error, depth = 0; cause && depth < 5; depth += 1) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT") return "connect_timeout";
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return "network";
 }
 
 /**
  * Checks a success's lines as they pass: none longer than `STREAM_LINE_BYTES`, and no
- * `event: thread.*` line. Chat Completions never names its events, and for `thread.` events the
- * SDK prints an unparsable chunk's data to the console: the remote's body would reach our log.
+ * `event: thread.*` line. None of our APIs names such events (they are the Assistants API's),
+ * and for them the openai SDK prints an unparsable event's data to the console: the remote's
+ * body would reach our log.
  */
 class LineGuard {
   private lineBytes = 0;
@@ -147,80 +268,78 @@ class LineGuard {
 const LINE_HEAD = 16;
 const THREAD_EVENT = /^event: ?thread\./;
 
-function lineCounter(watchdog: IdleWatchdog, flags: StreamFlags): TransformStream<Uint8Array> {
-  const guard = new LineGuard();
-  return new TransformStream({
-    transform(chunk, controller) {
-      watchdog.touch();
-      if (!guard.accept(chunk)) {
-        flags.malformed = true;
-        controller.error(new Error("malformed stream line"));
-        return;
-      }
-      controller.enqueue(chunk);
-    },
-  });
+/** What every SDK client is built with: our fetch, no retries, no clock of its own, no logging. */
+function sdkBounds(guard: CallGuard) {
+  return { maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: guard.fetch, logLevel: "off" } as const;
 }
 
-function prefixCounter(watchdog: IdleWatchdog, flags: StreamFlags): TransformStream<Uint8Array> {
-  let total = 0;
-  const decoder = new TextDecoder();
-  return new TransformStream({
-    transform(chunk, controller) {
-      watchdog.touch();
-      const room = ERROR_BODY_BYTES - total;
-      total += chunk.length;
-      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      flags.errorBody += decoder.decode(kept, { stream: true });
-      controller.enqueue(kept);
-      if (total >= ERROR_BODY_BYTES) controller.terminate();
-    },
-  });
-}
-
-export interface ClientOptions {
+export interface OpenAiEndpoint {
   baseUrl: string;
   /** null: a keyless server; no `Authorization` header is sent at all. */
   apiKey: string | null;
-  bounds: TransportBounds;
-  watchdog: IdleWatchdog;
-  flags: StreamFlags;
-  defaultHeaders?: Record<string, string>;
+  headers?: Record<string, string>;
 }
 
 /**
- * An SDK client for one model call. Everything the SDK would read from the environment
- * (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, organization, project, log level, and the headers of
- * `OPENAI_CUSTOM_HEADERS`) is given or removed explicitly, so the child's environment never
- * leaks a key or header into a provider's requests.
+ * An openai SDK client for one call. Everything the SDK would read from the environment
+ * (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, the admin key, organization, project, webhook secret,
+ * log level, and the headers of `OPENAI_CUSTOM_HEADERS`) is given or removed explicitly, so the
+ * child's environment never leaks a key or header into a provider's requests.
  */
-export async function openAiClient(options: ClientOptions): Promise<OpenAI> {
+export async function openAiClient(guard: CallGuard, endpoint: OpenAiEndpoint): Promise<OpenAI> {
   const { default: OpenAIClient } = await loadOpenAi();
   return new OpenAIClient({
-    baseURL: options.baseUrl,
+    ...sdkBounds(guard),
+    baseURL: endpoint.baseUrl,
     // The SDK refuses to start without a key; a keyless call sends a placeholder that the null
     // `Authorization` below removes before the request is built.
-    apiKey: options.apiKey ?? "keyless",
+    apiKey: endpoint.apiKey ?? "keyless",
     adminAPIKey: null,
     organization: null,
     project: null,
     webhookSecret: null,
-    maxRetries: 0,
-    // Until the answer's headers; the watchdog is the same bound for them and for the body.
-    timeout: options.bounds.idleMs,
-    logLevel: "off",
-    fetch: await watchedFetch(options.bounds, options.watchdog, options.flags),
     // Later entries win; a null removes the header, whichever part of the SDK set it.
     defaultHeaders: {
-      ...Object.fromEntries(environmentHeaderNames().map((name) => [name, null])),
-      ...options.defaultHeaders,
-      Authorization: options.apiKey === null ? null : `Bearer ${options.apiKey}`,
+      ...withoutEnvironmentHeaders("OPENAI_CUSTOM_HEADERS"),
+      ...endpoint.headers,
+      Authorization: endpoint.apiKey === null ? null : `Bearer ${endpoint.apiKey}`,
     } as Record<string, string>,
   });
 }
 
-/** The header names the SDK would add from `OPENAI_CUSTOM_HEADERS` (`Name: value` lines). */
-function environmentHeaderNames(): string[] {
-  const lines = (process.env.OPENAI_CUSTOM_HEADERS ?? "").split("\n");
-  return lines.filter((line) => line.includes(":")).map((line) => line.split(":")[0]?.trim() ?? "");
+export interface AnthropicEndpoint {
+  baseUrl: string;
+  /** Exactly one of the two is a string: an API key (`x-api-key`) or an OAuth bearer. */
+  apiKey: string | null;
+  authToken: string | null;
+  headers?: Record<string, string>;
+}
+
+/**
+ * An Anthropic SDK client for one call. The base URL and the one credential are given (so
+ * `ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN` and the SDK's credential
+ * chain are never consulted) and the headers of `ANTHROPIC_CUSTOM_HEADERS` are removed.
+ */
+export async function anthropicClient(
+  guard: CallGuard,
+  endpoint: AnthropicEndpoint,
+): Promise<Anthropic> {
+  const { Anthropic: AnthropicClient } = await loadAnthropic();
+  return new AnthropicClient({
+    ...sdkBounds(guard),
+    baseURL: endpoint.baseUrl,
+    apiKey: endpoint.apiKey,
+    authToken: endpoint.authToken,
+    webhookKey: null,
+    defaultHeaders: {
+      ...withoutEnvironmentHeaders("ANTHROPIC_CUSTOM_HEADERS"),
+      ...endpoint.headers,
+    } as Record<string, string>,
+  });
+}
+
+/** A null for each header an SDK would add from `variable` (`Name: value` lines). */
+function withoutEnvironmentHeaders(variable: string): Record<string, null> {
+  const lines = (process.env[variable] ?? "").split("\n").filter((line) => line.includes(":"));
+  return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).trim(), null]));
 }
