@@ -1,15 +1,18 @@
 import type { ConformanceCase } from "./case.js";
+import { CANCEL_COMMIT_CASES } from "./cases/cancel-commit.js";
 import { CANCEL_DISCOVER_CASES } from "./cases/cancel-discover.js";
 import { CANCEL_REFRESH_CASES } from "./cases/cancel-refresh.js";
 import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { CAPABILITY_CASES } from "./cases/capabilities.js";
 import { FAULT_CASES } from "./cases/faults.js";
+import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
 import { BASE_CASES } from "./cases/index.js";
 import { MODEL_CASES } from "./cases/models.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 import { SCALE_CASES } from "./cases/scale-edges.js";
 import { SESSION_CASES } from "./cases/sessions.js";
+import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -21,6 +24,9 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   sessions: SESSION_CASES,
   models: MODEL_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
+  "cancel-commit": CANCEL_COMMIT_CASES,
+  "shutdown-ids": SHUTDOWN_ID_CASES,
+  "history-cursor": HISTORY_CURSOR_CASES,
   faults: FAULT_CASES,
   "cancel-refresh": CANCEL_REFRESH_CASES,
   "cancel-discover": CANCEL_DISCOVER_CASES,

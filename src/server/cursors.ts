@@ -25,6 +25,11 @@ export class CursorStore<T> {
     return token;
   }
 
+  /** The cursor's state without using it up (so a refused request consumes nothing). */
+  peek(cursor: string): T | undefined {
+    return this.live.get(cursor);
+  }
+
   /** Returns the cursor's state and forgets the cursor, or undefined if it is not live. */
   take(cursor: string): T | undefined {
     const state = this.live.get(cursor);

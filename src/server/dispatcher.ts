@@ -12,7 +12,7 @@ import {
 import type { Handler, HandlerTable } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";
 import { log } from "./log.js";
-import { type ActiveOperation, OperationRegistry } from "./operations.js";
+import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } from "./operations.js";
 import type { ServerState } from "./state.js";
 
 export interface DispatcherOptions {
@@ -35,6 +35,8 @@ export class Dispatcher {
   private readonly ops = new OperationRegistry();
   /** IDs of admitted requests (never status/shutdown); bounded by `child_requests`. */
   private readonly usedIds = new Set<string>();
+  /** IDs of shutdown requests not yet answered: held while the shutdown drains. */
+  private readonly pendingShutdowns = new Set<string>();
   private admitted = 0;
   private workerHolder: string | null = null;
   private scanHolder: string | null = null;
@@ -62,7 +64,7 @@ export class Dispatcher {
     const { id, method } = request;
     const spec = this.specFor(method);
     if (spec?.admission === "loop") return this.answerLoop(request);
-    if (this.usedIds.has(id) || this.ops.has(id)) return this.reply(id, "duplicate_request_id");
+    if (this.isTaken(id)) return this.reply(id, "duplicate_request_id");
     if (this.admitted >= LIMITS.child_requests) return this.reply(id, "child_exhausted");
     this.usedIds.add(id);
     this.admitted += 1;
@@ -70,6 +72,11 @@ export class Dispatcher {
     if (refusal) return this.reply(id, refusal);
     // The checks above proved `spec` exists and the method is known.
     this.run(request, method as MethodName, spec as MethodSpec);
+  }
+
+  /** An ID used by an admitted request, or held by an active one (a draining shutdown too). */
+  private isTaken(id: string): boolean {
+    return this.usedIds.has(id) || this.ops.has(id) || this.pendingShutdowns.has(id);
   }
 
   private specFor(method: string): MethodSpec | undefined {
@@ -101,8 +108,7 @@ export class Dispatcher {
 
   private answerLoop(request: Request): void {
     const { id, method } = request;
-    // An ID held by an active request, or used by an admitted one, is taken.
-    if (this.usedIds.has(id) || this.ops.has(id)) return this.reply(id, "duplicate_request_id");
+    if (this.isTaken(id)) return this.reply(id, "duplicate_request_id");
     // Each loop method is checked against its own params schema from the table.
     const params = METHODS[method as "status" | "shutdown"].params;
     if (!params.safeParse(request.params).success) return this.reply(id, "invalid_params");
@@ -134,6 +140,7 @@ export class Dispatcher {
       method,
       controller,
       cancellable: true,
+      committed: false,
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
@@ -147,19 +154,20 @@ export class Dispatcher {
       this.ops.remove(id);
       finish();
     };
-    const context = { id, signal: controller.signal, state: this.state };
+    const context = { id, signal: controller.signal, state: this.state, commit: commitFor(op) };
     Promise.resolve()
       .then(() => handler(params as never, context))
       .then(
         (result) => {
           if (!this.ops.has(id)) return; // already answered by the shutdown cleanup bound
-          if (controller.signal.aborted) this.reply(id, "operation_cancelled");
+          // The answer matches the effect: a committed request answers its result.
+          if (endsCancelled(op)) this.reply(id, "operation_cancelled");
           else this.send(id, method, result);
           release();
         },
         (error: unknown) => {
           if (!this.ops.has(id)) return;
-          if (controller.signal.aborted) this.reply(id, "operation_cancelled");
+          if (endsCancelled(op)) this.reply(id, "operation_cancelled");
           else this.replyError(id, method, error);
           release();
         },
@@ -215,7 +223,11 @@ export class Dispatcher {
       void this.stopping.then(() => setImmediate(() => this.options.onStopped()));
     }
     if (id !== null) {
-      return this.stopping.then(() => this.send(id, "shutdown", { state: "stopped" }));
+      this.pendingShutdowns.add(id);
+      return this.stopping.then(() => {
+        this.pendingShutdowns.delete(id);
+        this.send(id, "shutdown", { state: "stopped" });
+      });
     }
     return this.stopping;
   }

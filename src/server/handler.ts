@@ -8,7 +8,17 @@ export interface RequestContext {
   /** Aborted by `operation.cancel` or shutdown; observe it between units of work. */
   signal: AbortSignal;
   state: ServerState;
+  /**
+   * Makes the request's one visible effect (an attachment, a selection, a cache rename): runs
+   * `effect` only if the signal has not fired, else throws `operation_cancelled`. The answer then
+   * matches the effect: once committed the request answers its own result (or error), even if a
+   * cancel arrives afterwards; without a commit a cancelled request answers `operation_cancelled`.
+   */
+  commit: Commit;
 }
+
+/** Check-then-commit, synchronously: no cancel can be observed between the check and `effect`. */
+export type Commit = <T>(effect: () => T) => T;
 
 export type Handler<M extends MethodName> = (
   params: ParamsOf<M>,

@@ -1,3 +1,6 @@
+import { ProtocolError } from "../protocol/codes.js";
+import type { Commit } from "./handler.js";
+
 /**
  * The registry of admitted, active requests: one AbortController each, registered on admission,
  * aborted by `operation.cancel` or shutdown, removed when the terminal response is written.
@@ -9,6 +12,22 @@ export interface ActiveOperation {
   /** Settles when the operation's terminal response has been written. */
   done: Promise<void>;
   cancellable: boolean;
+  /** Set when the request made its visible effect through `commit`; it then answers its result. */
+  committed: boolean;
+}
+
+/** The request's `commit`: refused once cancelled, and remembered once made. */
+export function commitFor(op: ActiveOperation): Commit {
+  return (effect) => {
+    if (op.controller.signal.aborted) throw new ProtocolError("operation_cancelled");
+    op.committed = true;
+    return effect();
+  };
+}
+
+/** Whether the request must answer `operation_cancelled`: cancelled before any commit. */
+export function endsCancelled(op: ActiveOperation): boolean {
+  return op.controller.signal.aborted && !op.committed;
 }
 
 export class OperationRegistry {

@@ -48,16 +48,26 @@ const RENAME_NOT_DONE = new Set([
 ]);
 
 /**
+ * Wraps the rename, the commit point: it may refuse (throw) to leave the target untouched, as a
+ * cancelled request's commit does. It runs synchronously right before the rename is issued.
+ */
+export type RenameGate = <T>(rename: () => T) => T;
+
+const ALWAYS: RenameGate = (rename) => rename();
+
+/**
  * Replaces `path` with `bytes` so that a reader (or a crash, or kill -9) sees either the old
  * file or the new one, never a torn one: write a temp file in the same folder, fsync it, rename
  * it over the target, then fsync the folder so the rename itself is durable.
- * Creates missing parent folders with mode 0700.
+ * Creates missing parent folders with mode 0700. When `gate` refuses the rename, the temp file
+ * is removed and the gate's own error is thrown: the target was never touched.
  */
 export async function writeFileAtomic(
   path: string,
   bytes: Uint8Array,
   mode = 0o600,
   fault: CommitFault | null = null,
+  gate: RenameGate = ALWAYS,
 ): Promise<void> {
   const folder = dirname(path);
   const temp = join(folder, tempName(basename(path), process.pid));
@@ -68,12 +78,18 @@ export async function writeFileAtomic(
     await unlink(temp).catch(() => {});
     throw new AtomicWriteError("before_commit");
   }
+  let renaming = false;
   try {
-    if (fault === "rename_outcome_unknown") throw Object.assign(new Error("EIO"), { code: "EIO" });
-    await rename(temp, path);
+    await gate(() => {
+      renaming = true;
+      if (fault === "rename_outcome_unknown")
+        throw Object.assign(new Error("EIO"), { code: "EIO" });
+      return rename(temp, path);
+    });
   } catch (error) {
     // Harmless if the rename did happen: the temp name is then gone.
     await unlink(temp).catch(() => {});
+    if (!renaming) throw error;
     throw new AtomicWriteError(RENAME_NOT_DONE.has(codeOf(error)) ? "before_commit" : "uncertain");
   }
   try {

@@ -41,6 +41,33 @@ describe("atomic writer", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test("a gate that refuses the rename leaves the target and no temp file, and its error stands", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mc-atomic-"));
+    try {
+      const path = join(dir, "file.json");
+      await writeFileAtomic(path, Buffer.from("old"));
+      const refusal = new Error("refused");
+      const refuse = () => {
+        throw refusal;
+      };
+      await assert.rejects(writeFileAtomic(path, Buffer.from("new"), 0o600, null, refuse), (e) => {
+        assert.equal(e, refusal);
+        return true;
+      });
+      assert.equal(readFileSync(path, "utf8"), "old");
+      assert.deepEqual(readdirSync(dir), ["file.json"]);
+      let gated = 0;
+      await writeFileAtomic(path, Buffer.from("new"), 0o600, null, (rename) => {
+        gated += 1;
+        return rename();
+      });
+      assert.equal(gated, 1, "the gate wraps the one rename");
+      assert.equal(readFileSync(path, "utf8"), "new");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("credential file rewrite", () => {

@@ -36,7 +36,9 @@ async function followAll(
   let cursor: string | null | undefined;
   do {
     const params = cursor ? { cursor } : {};
-    const page = SessionDiscoverResult.parse(await handler(params, { id: "r", signal, state }));
+    const page = SessionDiscoverResult.parse(
+      await handler(params, { id: "r", signal, state, commit: (effect) => effect() }),
+    );
     pages.push(page);
     cursor = page.cursor;
   } while (cursor !== null);
@@ -92,7 +94,9 @@ describe("session.discover deadline", () => {
         let readings = 0;
         const clock: Clock = () => (readings++ === 0 ? 0 : elapsed);
         const handler = discoveryHandler(state, { clock });
-        return SessionDiscoverResult.parse(await handler({}, { id: "r", signal, state }));
+        return SessionDiscoverResult.parse(
+          await handler({}, { id: "r", signal, state, commit: (effect) => effect() }),
+        );
       };
       const short = await firstStep(DISCOVER_EXTENSION.step_ms - 1);
       assert.equal(short.progress, "complete");

@@ -1,6 +1,11 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { ModelRefreshResult, RefreshReason } from "../../protocol/schemas/models.js";
-import { AtomicWriteError, type CommitFault, writeFileAtomic } from "../../store/atomic-write.js";
+import {
+  AtomicWriteError,
+  type CommitFault,
+  type RenameGate,
+  writeFileAtomic,
+} from "../../store/atomic-write.js";
 import {
   type CacheModel,
   cachePath,
@@ -31,6 +36,11 @@ export interface RefreshDeps {
   http: HttpBounds;
   /** Test builds only: a failure injected at the cache's commit step. */
   commitFault: CommitFault | null;
+  /**
+   * The request's commit: the cache rename runs through it, so a cancel observed before the
+   * rename writes nothing, and a rename once issued makes the request answer its outcome.
+   */
+  commit: RenameGate;
 }
 
 /**
@@ -53,7 +63,8 @@ export async function refreshProvider(
     if (!(error instanceof RefreshFailure)) throw error;
     reason = error.reason;
   }
-  checkpoint(signal);
+  // New bytes on disk (reason null) were committed: the answer must be the outcome, not a cancel.
+  if (reason !== null) checkpoint(signal);
   deps.log("info", `refresh finished: ${reason ?? "refreshed"}`);
   const scan = await rescan(deps.catalog);
   return {
@@ -95,7 +106,7 @@ async function attempt(
   checkpoint(signal);
   const bytes = validateListing(enriched, provider);
   checkpoint(signal);
-  return persist(bytes, provider, deps.home, deps.commitFault);
+  return persist(bytes, provider, deps);
 }
 
 async function listingAuth(
@@ -119,16 +130,19 @@ async function listingAuth(
 async function persist(
   bytes: Buffer,
   provider: Provider,
-  home: string,
-  fault: CommitFault | null,
+  deps: RefreshDeps,
 ): Promise<RefreshReason | null> {
+  const { home } = deps;
   const path = cachePath(home, provider.id);
   try {
     // Never write through a symlinked cache folder.
     await checkCacheFolders(home);
-    await writeFileAtomic(path, bytes, 0o600, fault);
+    // The rename is the commit point: the signal is checked right before it is issued.
+    await writeFileAtomic(path, bytes, 0o600, deps.commitFault, deps.commit);
     return null;
   } catch (error) {
+    // A refused commit (cancelled before the rename): nothing was written.
+    if (error instanceof ProtocolError) throw error;
     if (!(error instanceof AtomicWriteError) || error.stage !== "uncertain")
       return "cache_write_failed";
     const reread = await readCacheBytes(home, provider.id).catch(() => null);

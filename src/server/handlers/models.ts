@@ -17,11 +17,15 @@ export function modelHandlers(
     "model.catalog": (params) => catalog.catalogPage(params.cursor),
     "model.catalog.status": (params) => catalog.statusPage(params.cursor),
     "model.select": async (params, ctx) => {
-      state.selection = await selectModel(catalog, params, ctx.signal);
-      return { selection: state.selection };
+      const selection = await selectModel(catalog, params, ctx.signal);
+      ctx.commit(() => {
+        state.selection = selection;
+      });
+      return { selection };
     },
     "model.refresh": (params, ctx) =>
       refreshProvider(params.provider, ctx.signal, {
+        commit: ctx.commit,
         catalog,
         settings,
         providers,

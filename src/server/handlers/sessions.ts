@@ -42,15 +42,19 @@ export function sessionHandlers(state: ServerState): HandlerTable {
         };
       }),
 
-    "session.create": () => {
+    "session.create": (_params, ctx) => {
       const session = { id: newLazySessionId(state.home), saved: false as const };
-      state.attachment = { session_id: session.id, saved: false };
+      ctx.commit(() => {
+        state.attachment = { session_id: session.id, saved: false };
+      });
       return { session };
     },
 
     "session.open": async (params, ctx) => {
       const { entry } = await openExact(state.home, state.cwd, params.id, new Slicer(ctx.signal));
-      state.attachment = { session_id: entry.id, saved: true };
+      ctx.commit(() => {
+        state.attachment = { session_id: entry.id, saved: true };
+      });
       return { session: entry };
     },
 
@@ -60,9 +64,12 @@ export function sessionHandlers(state: ServerState): HandlerTable {
         return { events: [], cursor: null, complete: true };
       let page: Awaited<ReturnType<typeof historyPage>>;
       if (params.cursor) {
-        const position = takeLive(historyCursors, params.cursor);
+        // Peek, check, then take: a refused cursor stays usable for its own session.
+        const position = historyCursors.peek(params.cursor);
+        if (position === undefined) throw new ProtocolError("stale_revision");
         if (position.id !== params.id)
           throw new ProtocolError("invalid_params", "The cursor belongs to another session.");
+        historyCursors.take(params.cursor);
         page = await historyPage(state.home, position, slicer);
       } else {
         page = await firstHistoryPage(state.home, state.cwd, params.id, slicer);
