@@ -17,6 +17,7 @@ await build({
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
     "record-worker": "dist/src/sessions/record-worker.js",
+    "search-worker": "dist/src/agent/tools/search-worker.js",
   },
   outdir: "dist/child",
 });

@@ -22,6 +22,7 @@ const ALLOWED: Record<string, string[]> = {
   store: ["store"],
   sessions: ["sessions", "store", "protocol"],
   models: ["models", "store", "protocol"],
+  agent: ["agent", "protocol", "sessions", "models", "store"],
   server: ["server", "protocol", "sessions", "models", "store"],
   client: ["client", "protocol"],
   cli: ["cli", "client", "protocol", "conformance"],

@@ -3,7 +3,7 @@
  * first (input validated, paths confined, an edit's new content and diff computed) so that an
  * approval can show exactly what will happen, then executed.
  */
-import type { z } from "zod";
+import { z } from "zod";
 
 export type ToolName = "read_file" | "list_dir" | "search" | "write_file" | "edit_file" | "shell";
 
@@ -63,6 +63,25 @@ export interface Tool<I = unknown> {
   kind: ToolKind;
   description: string;
   input: z.ZodType<I>;
-  /** Validates and prepares; throws `ToolError` for anything the model must fix. */
-  plan(input: I, ctx: ToolContext): Promise<PlannedCall>;
+  /**
+   * Validates (the raw arguments the model sent, parsed JSON) and prepares; throws `ToolError`
+   * for anything the model must fix. Validation is the tool's own, so no caller can skip it.
+   */
+  plan(input: unknown, ctx: ToolContext): Promise<PlannedCall>;
+}
+
+/**
+ * The model's arguments checked against a tool's schema; a mismatch is a `ToolError`. A
+ * top-level `null` counts as absent: models trained on strict function calling send
+ * `"offset": null` for an optional field they do not use.
+ */
+export function parseToolInput<I>(schema: z.ZodType<I>, raw: unknown): I {
+  const parsed = schema.safeParse(withoutNulls(raw));
+  if (parsed.success) return parsed.data;
+  throw new ToolError(`invalid input: ${z.prettifyError(parsed.error).replaceAll("\n", "; ")}`);
+}
+
+function withoutNulls(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return raw;
+  return Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
 }

@@ -1,0 +1,150 @@
+/**
+ * Runs one command as the leader of its own process group (`detached`), stdin /dev/null, and
+ * makes sure no process of the group outlives the call: on a timeout or an abort the group gets
+ * SIGTERM, then SIGKILL 1 s later; when the shell exits by itself, whatever it left in the group
+ * is killed once the output pipes have drained (or after a short grace if a leftover holds them).
+ * A process that leaves the group (setsid) is beyond reach, as with any shell.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import { signalGroup, waitGroupGone } from "./process-group.js";
+
+export const KILL_GRACE_MS = 1000;
+/** After the shell exits, how long a leftover may hold the pipes before the group is killed. */
+const EXIT_DRAIN_MS = 500;
+/** After SIGKILL, how long to wait for the pipes to close before giving up on them. */
+const CLOSE_WAIT_MS = 1000;
+/** After the final SIGKILL, how long the group may take to die (a process stuck in the kernel). */
+const GROUP_GONE_MS = 2000;
+
+export type ShellEnd =
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: "timed_out" }
+  | { kind: "interrupted" };
+
+export interface ShellRun {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Called in arrival order, one call at a time; the pipes pause while it runs. */
+  onChunk(stream: "stdout" | "stderr", bytes: Buffer, text: string): Promise<void>;
+}
+
+/** `bash` from the environment's PATH, else `/bin/sh`. */
+export function shellProgram(env: NodeJS.ProcessEnv): string {
+  for (const folder of (env.PATH ?? "").split(delimiter)) {
+    if (folder === "") continue;
+    const candidate = join(folder, "bash");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return "/bin/sh";
+}
+
+export function runShell(run: ShellRun): Promise<ShellEnd> {
+  if (run.signal.aborted) return Promise.resolve({ kind: "interrupted" });
+  return new Promise((resolve, reject) => {
+    const child = spawn(shellProgram(run.env), ["-c", run.command], {
+      cwd: run.cwd,
+      env: run.env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const pgid = child.pid;
+    const timers: NodeJS.Timeout[] = [];
+    let stopped: "timed_out" | "interrupted" | null = null;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let delivery = Promise.resolve();
+    let pending = 0;
+    let closed = false;
+
+    const kill = (name: NodeJS.Signals) => {
+      if (pgid !== undefined) signalGroup(pgid, name);
+    };
+    const stop = (why: "timed_out" | "interrupted") => {
+      if (stopped || closed) return;
+      stopped = why;
+      kill("SIGTERM");
+      timers.push(setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS));
+    };
+    const onAbort = () => stop("interrupted");
+    const finish = async () => {
+      await delivery;
+      for (const timer of timers) clearTimeout(timer);
+      run.signal.removeEventListener("abort", onAbort);
+      // Leftovers that closed their pipes (`sleep 100 >/dev/null &`), and the wait for them:
+      // the call ends when nothing of the group runs any more.
+      kill("SIGKILL");
+      if (pgid !== undefined) await waitGroupGone(pgid, GROUP_GONE_MS);
+      if (stopped) resolve({ kind: stopped });
+      else resolve({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null });
+    };
+
+    child.on("error", (error) => {
+      for (const timer of timers) clearTimeout(timer);
+      run.signal.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+    if (pgid === undefined) return; // spawn failed: "error" follows
+    run.signal.addEventListener("abort", onAbort, { once: true });
+    timers.push(setTimeout(() => stop("timed_out"), run.timeoutMs));
+
+    for (const name of ["stdout", "stderr"] as const) {
+      const stream = child[name];
+      const decoder = new StringDecoder("utf8");
+      const deliver = (bytes: Buffer, text: string, after: () => void) => {
+        pending++;
+        delivery = delivery
+          .then(() => run.onChunk(name, bytes, text))
+          // A consumer that cannot take output any more (the client is gone) stops the command.
+          .catch(() => stop("interrupted"))
+          .finally(() => {
+            pending--;
+            after();
+          });
+      };
+      stream.on("data", (bytes: Buffer) => {
+        stream.pause();
+        deliver(bytes, decoder.write(bytes), () => stream.resume());
+      });
+      stream.on("end", () => {
+        const rest = decoder.end();
+        if (rest) deliver(Buffer.alloc(0), rest, () => {});
+      });
+    }
+    // Only a process outside the group (setsid) can hold the pipes once the group is killed:
+    // then stop waiting for them, but never while our own consumer is still taking output.
+    const abandonPipes = () => {
+      if (closed) return;
+      if (pending > 0) {
+        timers.push(setTimeout(abandonPipes, CLOSE_WAIT_MS));
+        return;
+      }
+      closed = true;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      void finish();
+    };
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      // A leftover holding the pipes would keep "close" away: kill the group after a grace.
+      timers.push(
+        setTimeout(() => kill("SIGKILL"), EXIT_DRAIN_MS),
+        setTimeout(abandonPipes, EXIT_DRAIN_MS + CLOSE_WAIT_MS),
+      );
+    });
+    child.on("close", () => {
+      if (closed) return;
+      closed = true;
+      void finish();
+    });
+  });
+}

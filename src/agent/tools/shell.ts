@@ -1,0 +1,119 @@
+/**
+ * shell: one command through `bash -c` (`sh` where there is no bash) in the workspace, in its own
+ * process group (shell-process.ts), with the environment the engine gives (provider credentials
+ * already removed). Output streams to the client up to `tool_stream_bytes`; the model sees at
+ * most `tool_output_bytes`: head, omission line, tail, and a closing status line.
+ * Exit 0 is `completed`; a non-zero exit, a signal or the timeout is `failed`; an abort is
+ * `interrupted`. A `timeout_ms` above `shell_timeout_ms` is a tool error (the schema says so).
+ */
+import { z } from "zod";
+import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
+import { HeadTailCapture, StreamBudget } from "./shell-output.js";
+import { runShell, type ShellEnd } from "./shell-process.js";
+import { parseToolInput, type Tool, type ToolContext, ToolError, type ToolResult } from "./tool.js";
+
+export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
+/** How much of the command a title shows. */
+const TITLE_CHARS = 80;
+
+const ShellInput = z.strictObject({
+  command: z.string().min(1).describe("The command line, run by bash -c in the workspace."),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(TURN_EXTENSION.shell_timeout_ms)
+    .optional()
+    .describe(
+      `Milliseconds before the command is killed (default ${DEFAULT_SHELL_TIMEOUT_MS}, ` +
+        `at most ${TURN_EXTENSION.shell_timeout_ms}).`,
+    ),
+});
+
+export const shellTool: Tool<z.infer<typeof ShellInput>> = {
+  name: "shell",
+  kind: "command",
+  description:
+    "Run a shell command (bash -c) in the workspace, stdin empty. Returns its output (stdout " +
+    "and stderr interleaved; long output keeps its head and tail) and exit code. Every process " +
+    "it starts is killed when it ends or times out, so do not start servers in the background.",
+  input: ShellInput,
+  async plan(raw, ctx) {
+    const input = parseToolInput(ShellInput, raw);
+    const timeoutMs = input.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS;
+    if (timeoutMs > ctx.limits.shell_timeout_ms)
+      throw new ToolError(`timeout_ms must be at most ${ctx.limits.shell_timeout_ms}`);
+    return {
+      title: `Run ${shorten(input.command)}`,
+      approval: { kind: "command", command: input.command, path: null, diff: null },
+      execute: (run) => execute(input.command, timeoutMs, run),
+    };
+  },
+};
+
+async function execute(command: string, timeoutMs: number, ctx: ToolContext): Promise<ToolResult> {
+  const capture = new HeadTailCapture(ctx.limits.tool_output_bytes);
+  const budget = new StreamBudget(ctx.limits.tool_stream_bytes);
+  let end: ShellEnd;
+  try {
+    end = await runShell({
+      command,
+      cwd: ctx.workspace,
+      env: ctx.env,
+      timeoutMs,
+      signal: ctx.signal,
+      async onChunk(stream, bytes, text) {
+        capture.push(bytes);
+        const streamed = budget.take(text);
+        if (streamed !== "") await ctx.onOutput(stream, streamed);
+      },
+    });
+  } catch {
+    throw new ToolError("the shell could not be started");
+  }
+  const outcome = describe(end, timeoutMs);
+  return {
+    status: outcome.status,
+    output: capture.render(outcome.line),
+    summary: outcome.summary,
+    exit_code: end.kind === "exited" ? end.code : null,
+    diff: null,
+  };
+}
+
+function describe(end: ShellEnd, timeoutMs: number) {
+  switch (end.kind) {
+    case "timed_out":
+      return {
+        status: "failed" as const,
+        line: `[timed out after ${timeoutMs} ms; the command's processes were killed]`,
+        summary: `timed out after ${timeoutMs} ms`,
+      };
+    case "interrupted":
+      return {
+        status: "interrupted" as const,
+        line: "[interrupted; the command's processes were killed]",
+        summary: "interrupted",
+      };
+    case "exited":
+      if (end.code !== null) {
+        return {
+          status: end.code === 0 ? ("completed" as const) : ("failed" as const),
+          line: `[exit code ${end.code}]`,
+          summary: `exit ${end.code}`,
+        };
+      }
+      return {
+        status: "failed" as const,
+        line: `[killed by signal ${end.signal ?? "unknown"}]`,
+        summary: `killed by ${end.signal ?? "a signal"}`,
+      };
+  }
+}
+
+/** The command's first line, cut to TITLE_CHARS characters. */
+function shorten(command: string): string {
+  const first = command.trim().split("\n")[0] ?? "";
+  const cut = first.length > TITLE_CHARS ? `${first.slice(0, TITLE_CHARS)}…` : first;
+  return cut !== command.trim() && !cut.endsWith("…") ? `${cut} …` : cut;
+}

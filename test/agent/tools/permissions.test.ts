@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { needsApproval, SessionAllowances } from "../../../src/agent/permissions.js";
+import { offeredTools, TOOLS, toolSpecs } from "../../../src/agent/tools/index.js";
+import type { ApprovalRequest, ToolKind } from "../../../src/agent/tools/tool.js";
+import { PERMISSIONS, TOOL_NAMES } from "../../../src/protocol/schemas/turns.js";
+
+test("the permission table: what is offered and what asks first", () => {
+  const table = Object.fromEntries(
+    PERMISSIONS.map((level) => [
+      level,
+      Object.fromEntries(
+        (["read", "edit", "command"] as ToolKind[]).map((kind) => {
+          const offered = offeredTools(level).some((tool) => tool.kind === kind);
+          return [kind, !offered ? "not offered" : needsApproval(level, kind) ? "approval" : "yes"];
+        }),
+      ),
+    ]),
+  );
+  assert.deepEqual(table, {
+    read_only: { read: "yes", edit: "not offered", command: "not offered" },
+    ask: { read: "yes", edit: "approval", command: "approval" },
+    accept_edits: { read: "yes", edit: "yes", command: "approval" },
+    full_access: { read: "yes", edit: "yes", command: "yes" },
+  });
+  assert.deepEqual(
+    offeredTools("read_only").map((tool) => tool.name),
+    ["read_file", "list_dir", "search"],
+  );
+  assert.deepEqual(
+    offeredTools("ask").map((tool) => tool.name),
+    [...TOOL_NAMES],
+  );
+  assert.deepEqual(
+    Object.values(TOOLS).map((tool) => [tool.name, tool.kind]),
+    [
+      ["read_file", "read"],
+      ["list_dir", "read"],
+      ["search", "read"],
+      ["write_file", "edit"],
+      ["edit_file", "edit"],
+      ["shell", "command"],
+    ],
+  );
+});
+
+test("tool specs are function-calling JSON Schemas", () => {
+  const specs = toolSpecs(offeredTools("full_access"));
+  assert.deepEqual(
+    specs.map((spec) => spec.name),
+    [...TOOL_NAMES],
+  );
+  for (const spec of specs) {
+    assert.ok(spec.description.length > 20, spec.name);
+    assert.equal(spec.parameters.type, "object", spec.name);
+    assert.equal(spec.parameters.additionalProperties, false, spec.name);
+    assert.ok(!("$schema" in spec.parameters), spec.name);
+    assert.equal(typeof spec.parameters.properties, "object", spec.name);
+  }
+  const edit = specs.find((spec) => spec.name === "edit_file")?.parameters;
+  assert.deepEqual(edit?.required, ["path", "old_text", "new_text"]);
+  const shell = specs.find((spec) => spec.name === "shell")?.parameters as {
+    properties: { timeout_ms: { maximum: number } };
+  };
+  assert.equal(shell.properties.timeout_ms.maximum, 600_000);
+  const read = specs.find((spec) => spec.name === "read_file")?.parameters as {
+    properties: { limit: { maximum: number } };
+    required: string[];
+  };
+  assert.equal(read.properties.limit.maximum, 2000);
+  assert.deepEqual(read.required, ["path"]);
+});
+
+test("allow_session allows every edit, and for commands the same exact string only", () => {
+  const edit = (path: string): ApprovalRequest => ({
+    kind: "edit",
+    command: null,
+    path,
+    diff: "d",
+  });
+  const command = (text: string): ApprovalRequest => ({
+    kind: "command",
+    command: text,
+    path: null,
+    diff: null,
+  });
+  const allowances = new SessionAllowances();
+  assert.equal(allowances.allows(edit("a.ts")), false);
+  assert.equal(allowances.allows(command("npm test")), false);
+  allowances.remember(edit("a.ts"));
+  assert.equal(allowances.allows(edit("other/b.ts")), true);
+  assert.equal(allowances.allows(command("npm test")), false); // edits allow no command
+  allowances.remember(command("npm test"));
+  assert.equal(allowances.allows(command("npm test")), true);
+  assert.equal(allowances.allows(command("npm test ")), false);
+  assert.equal(allowances.allows(command("npm test; rm -rf ~")), false);
+  assert.equal(new SessionAllowances().allows(edit("a.ts")), false); // per attachment
+});

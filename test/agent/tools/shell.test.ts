@@ -1,0 +1,289 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { DEFAULT_SHELL_TIMEOUT_MS } from "../../../src/agent/tools/shell.js";
+import { shellEnvironment } from "../../../src/agent/tools/shell-env.js";
+import { modelOutputCapacity } from "../../../src/agent/tools/shell-output.js";
+import type { ToolContext } from "../../../src/agent/tools/tool.js";
+import { call, context, plan, type Streamed, tempWorkspace, toolError, within } from "./fixture.js";
+
+/**
+ * Processes of group `pgid` that still run. Zombies do not count: where PID 1 does not reap
+ * orphans (some containers), a killed orphan stays a zombie, yet it runs nothing.
+ */
+function livingMembers(pgid: number): number[] {
+  if (process.platform !== "linux") {
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch {
+      return [];
+    }
+  }
+  const living: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(group) === pgid && state !== "Z") living.push(Number(name));
+    } catch {
+      // gone while we looked
+    }
+  }
+  return living;
+}
+
+/** The group ID a command printed first (`echo $$`: bash leads its own group). */
+const pgidOf = (output: string) => Number(output.split("\n")[0]);
+
+function shellContext(
+  workspace: string,
+  extra: Partial<ToolContext> & { streamed?: Streamed[] } = {},
+) {
+  return context(workspace, extra);
+}
+
+test("shell runs bash -c in the workspace with stdin empty, and reports the exit code", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const ctx = shellContext(workspace);
+  const planned = await plan(
+    "shell",
+    { command: "pwd; read line || echo no-stdin; echo $BASH_VERSION | cut -c1" },
+    ctx,
+  );
+  assert.equal(planned.title, "Run pwd; read line || echo no-stdin; echo $BASH_VERSION | cut -c1");
+  assert.deepEqual(planned.approval, {
+    kind: "command",
+    command: "pwd; read line || echo no-stdin; echo $BASH_VERSION | cut -c1",
+    path: null,
+    diff: null,
+  });
+  const ran = await within(planned.execute(ctx));
+  assert.match(ran.output, new RegExp(`^${workspace}\nno-stdin\n\\d\n\\[exit code 0\\]$`));
+  assert.deepEqual([ran.status, ran.exit_code, ran.summary], ["completed", 0, "exit 0"]);
+  const failed = await within(call("shell", { command: "echo out; echo err >&2; exit 3" }, ctx));
+  assert.deepEqual([failed.status, failed.exit_code, failed.summary], ["failed", 3, "exit 3"]);
+  assert.equal(failed.output, "out\nerr\n[exit code 3]");
+  const signalled = await within(call("shell", { command: "kill -SEGV $$" }, ctx));
+  assert.deepEqual([signalled.status, signalled.exit_code], ["failed", null]);
+  assert.equal(signalled.output, "[killed by signal SIGSEGV]");
+});
+
+test("shell streams stdout and stderr in order, awaiting each delivery", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const streamed: Streamed[] = [];
+  let inFlight = 0;
+  const ctx = shellContext(workspace, {
+    async onOutput(stream, text) {
+      inFlight++;
+      assert.equal(inFlight, 1, "one delivery at a time");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      streamed.push({ stream, text });
+      inFlight--;
+    },
+  });
+  const command = "for i in 1 2 3; do echo out$i; sleep 0.1; echo err$i >&2; sleep 0.1; done";
+  const ran = await within(call("shell", { command }, ctx));
+  assert.deepEqual(streamed, [
+    { stream: "stdout", text: "out1\n" },
+    { stream: "stderr", text: "err1\n" },
+    { stream: "stdout", text: "out2\n" },
+    { stream: "stderr", text: "err2\n" },
+    { stream: "stdout", text: "out3\n" },
+    { stream: "stderr", text: "err3\n" },
+  ]);
+  assert.equal(ran.output, "out1\nerr1\nout2\nerr2\nout3\nerr3\n[exit code 0]");
+});
+
+test("a slow client back-pressures the command: nothing is lost or reordered", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const streamed: string[] = [];
+  const ctx = shellContext(workspace, {
+    async onOutput(_stream, text) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      streamed.push(text);
+    },
+  });
+  const ran = await within(call("shell", { command: "seq 1 50000" }, ctx));
+  const expected = `${Array.from({ length: 50_000 }, (_, i) => i + 1).join("\n")}\n`;
+  assert.equal(streamed.join(""), expected);
+  assert.equal(ran.status, "completed");
+});
+
+test("while a delivery waits, the command blocks on its full pipe", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  let markerWhileStalled: boolean | null = null;
+  const ctx = shellContext(workspace, {
+    async onOutput() {
+      if (markerWhileStalled !== null) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      markerWhileStalled = existsSync(join(workspace, "done"));
+    },
+  });
+  // 4 MiB is far past what the pipe and the paused stream hold.
+  const command = "head -c 4194304 /dev/zero; touch done";
+  const ran = await within(call("shell", { command }, ctx));
+  assert.equal(markerWhileStalled, false);
+  assert.equal(ran.status, "completed");
+  assert.ok(existsSync(join(workspace, "done")));
+});
+
+test("a timeout kills the whole group, a grandchild included (failed)", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const ctx = shellContext(workspace);
+  const ran = await within(
+    call("shell", { command: "echo $$; sleep 100 & wait", timeout_ms: 300 }, ctx),
+  );
+  assert.equal(ran.status, "failed");
+  assert.equal(ran.exit_code, null);
+  assert.equal(ran.summary, "timed out after 300 ms");
+  assert.match(ran.output, /\n\[timed out after 300 ms; the command's processes were killed\]$/);
+  assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
+});
+
+test("a group that ignores SIGTERM gets SIGKILL after the grace", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const ctx = shellContext(workspace);
+  const command = "trap '' TERM; echo $$; sleep 100 & wait; sleep 100";
+  const ran = await within(call("shell", { command, timeout_ms: 300 }, ctx));
+  assert.equal(ran.status, "failed");
+  assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
+});
+
+test("leftovers of a command that exits are killed with it", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const ctx = shellContext(workspace);
+  for (const command of ["echo $$; sleep 100 >/dev/null 2>&1 &", "echo $$; sleep 100 &"]) {
+    const ran = await within(call("shell", { command }, ctx));
+    assert.equal(ran.status, "completed", command);
+    assert.deepEqual(livingMembers(pgidOf(ran.output)), [], command);
+  }
+});
+
+test("an abort kills the group (interrupted) and an aborted context starts nothing", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const abort = new AbortController();
+  const streamed: Streamed[] = [];
+  const ctx = shellContext(workspace, {
+    signal: abort.signal,
+    async onOutput(stream, text) {
+      streamed.push({ stream, text });
+      abort.abort(); // as soon as the command is seen running
+    },
+  });
+  const ran = await within(call("shell", { command: "echo $$; sleep 100 & sleep 100; wait" }, ctx));
+  assert.deepEqual([ran.status, ran.exit_code, ran.summary], ["interrupted", null, "interrupted"]);
+  assert.match(ran.output, /\n\[interrupted; the command's processes were killed\]$/);
+  assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
+  const again = await within(call("shell", { command: "echo never" }, ctx));
+  assert.equal(again.status, "interrupted");
+  assert.equal(streamed.length, 1);
+});
+
+test("the client's stream stops at tool_stream_bytes (at the bound and one past)", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  for (const extra of [0, 1]) {
+    const streamed: Streamed[] = [];
+    const ctx = shellContext(workspace, {
+      streamed,
+      limits: { tool_output_bytes: 16_384, tool_stream_bytes: 100_000, shell_timeout_ms: 600_000 },
+    });
+    const ran = await within(
+      call("shell", { command: `head -c ${100_000 + extra} /dev/zero | tr '\\0' x` }, ctx),
+    );
+    const total = streamed.reduce((sum, piece) => sum + Buffer.byteLength(piece.text), 0);
+    assert.equal(total, 100_000);
+    assert.equal(ran.status, "completed");
+  }
+});
+
+test("the streamed cut falls on a character boundary", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const streamed: Streamed[] = [];
+  const ctx = shellContext(workspace, {
+    streamed,
+    limits: { tool_output_bytes: 16_384, tool_stream_bytes: 11, shell_timeout_ms: 600_000 },
+  });
+  await within(call("shell", { command: "printf 'éééééééé'" }, ctx));
+  assert.equal(streamed.map((piece) => piece.text).join(""), "ééééé");
+});
+
+test("the model sees at most tool_output_bytes: head, omission line, tail, exit code", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const limit = 4096;
+  const capacity = modelOutputCapacity(limit);
+  const ctx = shellContext(workspace, {
+    limits: { tool_output_bytes: limit, tool_stream_bytes: 1_048_576, shell_timeout_ms: 600_000 },
+  });
+  const whole = await within(
+    call("shell", { command: `head -c ${capacity} /dev/zero | tr '\\0' a` }, ctx),
+  );
+  assert.equal(whole.output, `${"a".repeat(capacity)}\n[exit code 0]`);
+  assert.ok(Buffer.byteLength(whole.output) <= limit);
+  const command = `printf H; head -c ${capacity - 1} /dev/zero | tr '\\0' m; printf T`;
+  const cut = await within(call("shell", { command }, ctx));
+  assert.ok(Buffer.byteLength(cut.output) <= limit);
+  assert.match(
+    cut.output,
+    /^Hm+\n\[\.\.\. 1 bytes of output omitted \.\.\.\]\nm+T\n\[exit code 0\]$/,
+  );
+  const big = await within(call("shell", { command: "seq 1 200000; exit 7" }, ctx));
+  assert.ok(Buffer.byteLength(big.output) <= limit);
+  assert.match(
+    big.output,
+    /^1\n2\n3\n[\s\S]*bytes of output omitted[\s\S]*\n200000\n\[exit code 7\]$/,
+  );
+});
+
+test("timeout_ms: default 120 s, at most shell_timeout_ms (more is a tool error)", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const ctx = shellContext(workspace);
+  assert.equal(DEFAULT_SHELL_TIMEOUT_MS, 120_000);
+  assert.ok(await plan("shell", { command: "true", timeout_ms: 600_000 }, ctx));
+  assert.match(
+    await toolError("shell", { command: "true", timeout_ms: 600_001 }, ctx),
+    /^invalid input/,
+  );
+  const tight = shellContext(workspace, {
+    limits: { tool_output_bytes: 16_384, tool_stream_bytes: 1_048_576, shell_timeout_ms: 1000 },
+  });
+  assert.ok(await plan("shell", { command: "true", timeout_ms: 1000 }, tight));
+  assert.equal(
+    await toolError("shell", { command: "true", timeout_ms: 1001 }, tight),
+    "timeout_ms must be at most 1000",
+  );
+  assert.equal(
+    await toolError("shell", { command: "true" }, tight),
+    "timeout_ms must be at most 1000",
+  );
+});
+
+test("shell's environment has no provider credentials; sh runs where there is no bash", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const env = shellEnvironment(
+    {
+      PATH: process.env.PATH,
+      HOME: "/home/u",
+      OPENAI_API_KEY: "sk-1",
+      ANTHROPIC_API_KEY: "sk-2",
+      ANTHROPIC_AUTH_TOKEN: "tok",
+      CODEX_API_KEY: "sk-3",
+      MY_PROVIDER_KEY: "sk-4",
+      MC_AGENT_TEST_METHODS: "1",
+    },
+    ["MY_PROVIDER_KEY"],
+  );
+  assert.deepEqual(Object.keys(env).sort(), ["HOME", "MC_AGENT_TEST_METHODS", "PATH"]);
+  const ctx = shellContext(workspace, { env });
+  const ran = await within(
+    call("shell", { command: "env | grep -c -E 'KEY|TOKEN'; echo $HOME" }, ctx),
+  );
+  assert.equal(ran.output, "0\n/home/u\n[exit code 0]");
+  const noBash = shellContext(workspace, { env: { PATH: "/nonexistent" } });
+  const sh = await within(
+    call("shell", { command: '[ -n "$BASH_VERSION" ] && echo bash || echo plain sh' }, noBash),
+  );
+  assert.equal(sh.output, "plain sh\n[exit code 0]");
+});
