@@ -23,7 +23,7 @@ const ALLOWED: Record<string, string[]> = {
   sessions: ["sessions", "store", "protocol"],
   models: ["models", "store", "protocol"],
   agent: ["agent", "protocol", "sessions", "models", "store"],
-  server: ["server", "protocol", "sessions", "models", "store"],
+  server: ["server", "protocol", "sessions", "models", "store", "agent"],
   client: ["client", "protocol"],
   cli: ["cli", "client", "protocol", "conformance"],
   conformance: ["conformance", "protocol", "client"],

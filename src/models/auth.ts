@@ -2,6 +2,7 @@ import {
   ClaudeCredentialsFile,
   CodexAuthFile,
   type CredentialPaths,
+  type McAuthEntry,
   McAuthFile,
   readCredentialFile,
 } from "../store/credentials.js";
@@ -13,9 +14,13 @@ import type { Provider } from "./providers.js";
  * - mc's own `MC_HOME/auth.json` entry for the provider;
  * - codex: Codex's `auth.json` (`tokens.access_token` / `refresh_token`);
  * - anthropic: Claude's `.credentials.json` (`claudeAiOauth.accessToken`).
+ * A custom provider with no key configured (no `api_key_env`, no `auth.json` entry) is keyless:
+ * local servers such as Ollama or llama.cpp need none, and no `Authorization` header is sent.
+ * One that names a key variable which is unset still needs it: a key was meant to be there.
  */
 export type Credential =
   | { kind: "api_key"; key: string }
+  | { kind: "keyless" }
   | { kind: "oauth_bearer"; token: string }
   | CodexCredential;
 
@@ -42,10 +47,16 @@ export async function discoverCredential(
 ): Promise<Credential | null> {
   const envKey = provider.api_key_env ? context.env[provider.api_key_env] : undefined;
   if (envKey && provider.type !== "codex") return { kind: "api_key", key: envKey };
-  const fromMc = await mcCredential(provider, context);
-  if (fromMc) return fromMc;
+  const file = await readCredentialFile(context.paths.mcAuth, McAuthFile);
+  const entry = file?.[provider.id];
+  if (entry) {
+    const fromMc = mcCredential(provider, entry, context);
+    if (fromMc) return fromMc;
+  }
   if (provider.type === "codex") return codexFileCredential(context);
   if (provider.type === "anthropic") return claudeCredential(context);
+  if (provider.type === "openai-compatible" && !provider.api_key_env && !entry)
+    return { kind: "keyless" };
   return null;
 }
 
@@ -57,10 +68,11 @@ export async function authenticationReady(
   return (await discoverCredential(provider, context)) !== null;
 }
 
-async function mcCredential(provider: Provider, context: AuthContext): Promise<Credential | null> {
-  const file = await readCredentialFile(context.paths.mcAuth, McAuthFile);
-  const entry = file?.[provider.id];
-  if (!entry) return null;
+function mcCredential(
+  provider: Provider,
+  entry: McAuthEntry,
+  context: AuthContext,
+): Credential | null {
   if (entry.type === "api_key") {
     return entry.key && provider.type !== "codex" ? { kind: "api_key", key: entry.key } : null;
   }

@@ -1,3 +1,4 @@
+import { DEFAULT_BOUNDS, type TransportBounds } from "../agent/providers/provider.js";
 import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
 import type { CommitFault } from "../store/atomic-write.js";
 
@@ -20,6 +21,19 @@ export function httpBounds(env: NodeJS.ProcessEnv, testMethods: boolean): HttpBo
     providerMs: wall ?? CONTRACT_HTTP_BOUNDS.providerMs,
     enrichmentMs: wall ?? CONTRACT_HTTP_BOUNDS.enrichmentMs,
     connectMs: connect ?? CONTRACT_HTTP_BOUNDS.connectMs,
+  };
+}
+
+/**
+ * A model call's transport bounds: 10 s connect, 300 s without a byte. A test build may shorten
+ * the idle bound with MC_AGENT_TEST_IDLE_MS and the connect bound with MC_AGENT_TEST_CONNECT_MS
+ * (the same switch as refresh's; positive integers, milliseconds).
+ */
+export function turnBounds(env: NodeJS.ProcessEnv, testMethods: boolean): TransportBounds {
+  if (!testMethods) return DEFAULT_BOUNDS;
+  return {
+    connectMs: positiveInteger(env.MC_AGENT_TEST_CONNECT_MS) ?? DEFAULT_BOUNDS.connectMs,
+    idleMs: positiveInteger(env.MC_AGENT_TEST_IDLE_MS) ?? DEFAULT_BOUNDS.idleMs,
   };
 }
 

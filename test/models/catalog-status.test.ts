@@ -176,6 +176,25 @@ describe("model.catalog.status: provider-scoped cached status", () => {
     });
   });
 
+  test("a custom provider with no key configured is keyless and ready; a named key must be set", async () => {
+    box = sandbox();
+    writeConfig(box, {
+      providers: {
+        local: { type: "openai-compatible", base_url: DEMO_URL },
+        named: { type: "openai-compatible", base_url: DEMO_URL, api_key_env: "NAMED_KEY" },
+        emptyfile: { type: "openai-compatible", base_url: DEMO_URL },
+      },
+      enabled_models: ["local/m", "named/m", "emptyfile/m", "openai/gpt-5"],
+    });
+    // An auth.json entry is a configured key: an empty one is no credential, not keyless.
+    writeJson(join(box.home, "auth.json"), { emptyfile: { type: "api_key", key: "" } });
+    child = await startReady(box, MODEL_CAPS, { env: { NAMED_KEY: "" } });
+    const status = await child.call("model.catalog.status", {});
+    assert.equal(statusOf(status.providers, "local").authentication, "ready");
+    for (const id of ["named", "emptyfile", "openai"])
+      assert.equal(statusOf(status.providers, id).authentication, "authentication_unavailable", id);
+  });
+
   test("an expired Claude token without a refresh token is not ready", async () => {
     box = sandbox();
     writeConfig(box, { enabled_models: ["anthropic/claude-x"] });

@@ -95,6 +95,23 @@ describe("model.refresh outcomes", () => {
     assert.equal(server?.seen[0]?.url, "/v1/models");
   });
 
+  test("a keyless custom provider refreshes without any Authorization header", async () => {
+    server = await startServer((_req, res) => json(res, 200, openAiList(["local-1"])));
+    box = sandbox();
+    const baseUrl = `${server.url}/v1`;
+    writeConfig(box, {
+      providers: { local: { type: "openai-compatible", base_url: baseUrl } },
+      enabled_models: ["local/local-1"],
+      models_dev_url: `${await closedPort()}/api.json`,
+    });
+    child = await startReady(box, MODEL_CAPS, { env: { OPENAI_API_KEY: SECRET } });
+    const result = await child.call("model.refresh", { provider: "local" });
+    assert.equal(result.outcome, "refreshed");
+    assert.equal(server.seen.length, 1);
+    assert.equal(server.seen[0]?.headers.authorization, undefined);
+    assert.equal(server.seen[0]?.url, "/v1/models");
+  });
+
   test("503 is remote_unavailable; a closed port is remote_unavailable", async () => {
     await expectFailure(await setup(503, "down"), "remote_unavailable");
     await child?.close();

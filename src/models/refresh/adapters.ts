@@ -7,6 +7,7 @@ import { httpExchange, PROVIDER_BODY_BYTES, statusReason } from "./http.js";
 
 /** What a provider adapter needs to authenticate one listing. */
 export type ListingAuth =
+  | { kind: "keyless" }
   | { kind: "api_key"; key: string }
   | { kind: "oauth_bearer"; token: string }
   | { kind: "codex"; token: string; account_id: string | null };
@@ -72,7 +73,7 @@ async function listAnthropic(base: string, auth: ListingAuth, remote: Remote) {
     accept: "application/json",
   };
   if (auth.kind === "api_key") headers["x-api-key"] = auth.key;
-  else {
+  else if (auth.kind !== "keyless") {
     headers.authorization = `Bearer ${auth.token}`;
     headers["anthropic-beta"] = "oauth-2025-04-20";
   }
@@ -136,7 +137,9 @@ async function listCodex(base: string, auth: ListingAuth, remote: Remote) {
   });
 }
 
+/** A keyless listing (a custom provider without a key) sends no `Authorization` at all. */
 function bearerHeaders(auth: ListingAuth): Record<string, string> {
+  if (auth.kind === "keyless") return { accept: "application/json" };
   const token = auth.kind === "api_key" ? auth.key : auth.token;
   return { authorization: `Bearer ${token}`, accept: "application/json" };
 }

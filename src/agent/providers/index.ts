@@ -1,0 +1,49 @@
+import type { Credential } from "../../models/auth.js";
+import type { Provider } from "../../models/providers.js";
+import { ChatCompletionsProvider } from "./chat-completions.js";
+import {
+  type FailureCode,
+  type ModelProvider,
+  ProviderFailure,
+  type TransportBounds,
+} from "./provider.js";
+
+export interface ProviderOptions {
+  provider: Provider;
+  /** What credential discovery found; `keyless` for a custom provider without a key. */
+  credential: Credential | null;
+  bounds: TransportBounds;
+  home: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The wire format of a provider's type (one file each beside this one). */
+export function createModelProvider(options: ProviderOptions): ModelProvider {
+  switch (options.provider.type) {
+    case "openai-compatible":
+      return chatCompletions(options);
+    default:
+      return failing("provider_error", "This provider's wire format is not available yet.");
+  }
+}
+
+/** An API key as a bearer, or keyless; nothing else authenticates a Chat Completions call. */
+function chatCompletions({ provider, credential, bounds }: ProviderOptions): ModelProvider {
+  if (credential?.kind !== "api_key" && credential?.kind !== "keyless")
+    return failing("authentication_rejected", "No usable credentials for this provider.");
+  return new ChatCompletionsProvider({
+    baseUrl: provider.base_url,
+    apiKey: credential.kind === "api_key" ? credential.key : null,
+    bounds,
+  });
+}
+
+/** A provider whose every call fails at once, so the engine reports it like any failure. */
+function failing(code: FailureCode, message: string): ModelProvider {
+  return {
+    // biome-ignore lint/correctness/useYield: it fails before the first event.
+    async *stream() {
+      throw new ProviderFailure(code, message);
+    },
+  };
+}
