@@ -102,11 +102,8 @@ function parseArguments(text: string): unknown {
 type Planned = { ok: true; call: PlannedCall } | { ok: false; error: string };
 
 async function plan(tool: Tool, input: unknown, deps: ToolStepDeps): Promise<Planned> {
-  const parsed = tool.input.safeParse(input);
-  if (!parsed.success)
-    return { ok: false, error: `Invalid input for ${tool.name}: ${issueText(parsed.error.issues)}` };
   try {
-    return { ok: true, call: await tool.plan(parsed.data, withOutput(deps, null)) };
+    return { ok: true, call: await tool.plan(input, withOutput(deps, null)) };
   } catch (error) {
     return { ok: false, error: toolErrorText(error) };
   }
@@ -163,13 +160,6 @@ function toolErrorText(error: unknown): string {
   if (error instanceof ToolError) return error.message;
   // Anything else is our bug or an OS error: the model gets a generic line, never a host path.
   return "The tool failed unexpectedly.";
-}
-
-function issueText(issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.map(String).join(".") || "input"}: ${issue.message}`)
-    .join("; ");
 }
 
 function safeName(name: string): string {

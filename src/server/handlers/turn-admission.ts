@@ -40,7 +40,7 @@ export async function admitTurn(
   const provider = services.providers.find((p) => p.id === choice?.provider);
   if (!choice || !provider) throw new ProtocolError("model_unavailable");
   const credential = await discoverCredential(provider, { env: state.env, paths: services.paths });
-  if (credential === null && !isKeyless(provider))
+  if (credential === null)
     throw new ProtocolError("authentication_unavailable");
   if (signal.aborted) throw new ProtocolError("shutting_down");
   const id = attachment.session_id;
@@ -72,9 +72,4 @@ export async function admitTurn(
     await writer.close();
     throw error;
   }
-}
-
-/** A custom provider with no key configured at all needs none (a local server). */
-function isKeyless(provider: Provider): boolean {
-  return provider.type === "openai-compatible" && provider.api_key_env === null;
 }

@@ -13,7 +13,7 @@ import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import { HistoryWriteFailed, type SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
-import { retryBackoffScale, transportBounds } from "../test-switches.js";
+import { retryBackoffScale, turnBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
 import { admitTurn } from "./turn-admission.js";
 
@@ -58,7 +58,7 @@ export function turnHandlers(
           provider: createModelProvider({
             provider: admitted.provider,
             credential: admitted.credential,
-            bounds: transportBounds(state.env, options.testMethods),
+            bounds: turnBounds(state.env, options.testMethods),
             home: state.home,
             env: state.env,
           }),
