@@ -98,6 +98,7 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   session_missing: "List sessions to see the IDs available in this folder.",
   session_invalid: "Inspect or repair that session's history in the backend store.",
   cwd_mismatch: "Run this from the folder the session belongs to.",
+  session_locked: "Another program is writing that session; wait for it to finish, then retry.",
   stale_revision: "Read again from the start.",
   model_unavailable: "Pick one of the selectable choices listed by the catalog.",
   catalog_unavailable: "Inspect the backend's model cache folder (permissions, symlinks).",

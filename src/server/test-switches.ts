@@ -1,5 +1,6 @@
 import { DEFAULT_BOUNDS, type TransportBounds } from "../agent/providers/provider.js";
 import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
+import { type AppendFault, parseAppendFault } from "../sessions/append-fault.js";
 import type { CommitFault } from "../store/atomic-write.js";
 
 /**
@@ -52,6 +53,16 @@ export function commitFault(env: NodeJS.ProcessEnv, testMethods: boolean): Commi
   const value = env.MC_AGENT_TEST_COMMIT_FAULT;
   if (!testMethods) return null;
   return value === "folder_sync_fails" || value === "rename_outcome_unknown" ? value : null;
+}
+
+/**
+ * A write fault a test build injects into session history appends (MC_AGENT_TEST_APPEND_FAULT,
+ * `<enospc|eio|short>:<record type>`, e.g. `enospc:assistant_message`), for machines where a
+ * full tmpfs cannot be mounted. Pass it to `SessionWriter.acquire({ fault })`.
+ */
+export function appendFault(env: NodeJS.ProcessEnv, testMethods: boolean): AppendFault | null {
+  if (!testMethods) return null;
+  return parseAppendFault(env.MC_AGENT_TEST_APPEND_FAULT);
 }
 
 function positiveInteger(raw: string | undefined): number | null {

@@ -3,13 +3,15 @@ import type { CwdMatcher } from "./cwd.js";
 import { parseRecord } from "./record-parser.js";
 import type { Slicer } from "./slicer.js";
 import { SummaryBuilder } from "./summary.js";
+import { isTornTail } from "./torn-tail.js";
 
 /**
  * One history's validation, as a resumable state machine over a RecordReader: each record is
  * parsed and validated, the cwd rule applied (the first mismatch ends the history at once, the
  * rest is never read) and the summary accumulated. `advance` works until the history is decided
  * or the caller's budget (records, bytes, deadline) runs out; the next call resumes exactly
- * there, between records or mid-record.
+ * there, between records or mid-record. A torn tail (torn-tail.ts) ends the history as if the
+ * file ended before it.
  */
 export type HistoryVerdict = "eligible" | "mismatch" | "invalid" | "over_limit";
 export type AdvanceStop = "done" | "lines" | "bytes" | "deadline";
@@ -59,7 +61,9 @@ export class HistoryScan {
         budget.lines -= 1;
         weight += read.to - read.from;
         const parsed = parseRecord(read.source, read.from, read.to, 0, this.summary.wantsUserLine);
-        this.apply(parsed instanceof Promise ? await parsed : parsed);
+        const facts = parsed instanceof Promise ? await parsed : parsed;
+        if (isTornTail(read, facts)) this.verdict = "eligible";
+        else this.apply(facts);
       }
     }
     return "done";

@@ -11,6 +11,7 @@ import { openExact } from "./open.js";
 import { withPageBytesError } from "./page-bytes.js";
 import { parseRecord } from "./record-parser.js";
 import type { Slicer } from "./slicer.js";
+import { isTornTail } from "./torn-tail.js";
 import { RECORD_BYTES } from "./validate.js";
 
 /**
@@ -81,6 +82,8 @@ async function readPage(
     if (read.kind !== "record") throw new ProtocolError("stale_revision");
     const parsed = parseRecord(read.source, read.from, read.to, LIMITS.page_bytes);
     const facts = parsed instanceof Promise ? await parsed : parsed;
+    // A torn tail is not an event: the history ends before it, as validation decided.
+    if (isTornTail(read, facts)) return { events: page.items, next: null };
     if (!facts.valid) throw new ProtocolError("stale_revision");
     const next = { ...position, offset: read.start };
     if (facts.event === null) {

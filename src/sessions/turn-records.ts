@@ -72,9 +72,38 @@ export const TurnRecord = z.discriminatedUnion("type", [
   CompactionRecord,
 ]);
 export type TurnRecord = z.infer<typeof TurnRecord>;
-/** A record as the engine hands it to the writer: `ts`, `cwd` and `turn_id` are filled in. */
+/**
+ * A record as the engine hands it to the writer: `ts`, `cwd` and `turn_id` are filled in.
+ * A key-remapping omit: the records are loose objects (an index signature), and the plain
+ * `Omit` of such a type keeps only the index signature, which accepted any object at all.
+ */
+type Without<T, K extends PropertyKey> = { [P in keyof T as P extends K ? never : P]: T[P] };
 export type TurnRecordBody = TurnRecord extends infer R
   ? R extends TurnRecord
-    ? Omit<R, "ts" | "cwd" | "turn_id">
+    ? Without<R, "ts" | "cwd" | "turn_id">
     : never
   : never;
+
+/**
+ * Messages as other tools write them (the base's `SessionEvent` examples): no `turn_id`, and
+ * maybe no `cwd` (a legacy history) or `model`. Replay keeps them beside the turn records.
+ */
+export const ForeignUserMessage = z.looseObject({
+  type: z.literal("user_message"),
+  ts: z.string(),
+  cwd: z.string().optional(),
+  turn_id: z.string().optional(),
+  text: z.string(),
+});
+export const ForeignAssistantMessage = z.looseObject({
+  type: z.literal("assistant_message"),
+  ts: z.string(),
+  cwd: z.string().optional(),
+  turn_id: z.string().optional(),
+  text: z.string(),
+  model: z.string().optional(),
+});
+
+/** What replay (replay.ts) returns: a turn record, or a message some other tool wrote. */
+export const ReplayRecord = z.union([TurnRecord, ForeignUserMessage, ForeignAssistantMessage]);
+export type ReplayRecord = z.infer<typeof ReplayRecord>;

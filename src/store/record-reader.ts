@@ -15,7 +15,18 @@ export type ReadResult =
    * Handed out as a range of the reader's own buffer rather than a view of it: a view object
    * per record cost more than what most callers do with it (make a string of the range).
    */
-  | { kind: "record"; source: Buffer; from: number; to: number; start: number }
+  | {
+      kind: "record";
+      source: Buffer;
+      from: number;
+      to: number;
+      start: number;
+      /**
+       * False for a final record without its LF: either a history whose last LF is omitted
+       * (allowed) or an interrupted append (a torn tail, which the caller decides by parsing).
+       */
+      terminated: boolean;
+    }
   /** End of file: no partial record is left. */
   | { kind: "end" }
   /** The current record would exceed `recordBytes`; the reader is finished. */
@@ -109,7 +120,7 @@ export class RecordReader {
     }
     const from = this.bufferStart;
     this.bufferStart = this.scanFrom = lf + 1;
-    return this.emit(from, lf);
+    return this.emit(from, lf, true);
   }
 
   /**
@@ -138,15 +149,16 @@ export class RecordReader {
   }
 
   /** The record ending with buffer[from, to) (after any parts moved out earlier). */
-  private emit(from: number, to: number): ReadResult {
+  private emit(from: number, to: number, terminated: boolean): ReadResult {
     const start = this.recordStart;
     // The next record starts right after this record's LF (bufferStart now points past it).
     this.recordStart = this.position - (this.bufferEnd - this.bufferStart);
-    if (this.parts.length === 0) return { kind: "record", source: this.buffer, from, to, start };
+    if (this.parts.length === 0)
+      return { kind: "record", source: this.buffer, from, to, start, terminated };
     const whole = Buffer.concat([...this.parts, this.buffer.subarray(from, to)]);
     this.parts = [];
     this.partBytes = 0;
-    return { kind: "record", source: whole, from: 0, to: whole.length, start };
+    return { kind: "record", source: whole, from: 0, to: whole.length, start, terminated };
   }
 
   private atEndOfFile(): ReadResult {
@@ -155,7 +167,7 @@ export class RecordReader {
     // A final record without its trailing LF.
     const from = this.bufferStart;
     this.bufferStart = this.bufferEnd;
-    return this.emit(from, this.bufferEnd);
+    return this.emit(from, this.bufferEnd, false);
   }
 
   private overLimit(): ReadResult {

@@ -46,13 +46,20 @@ export type OpenedPrimary =
 
 // O_NONBLOCK: should a FIFO be swapped in between lstat and open, open must not hang on it.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+// A session's writer (positional writes, so no O_APPEND: it ignores the position on Linux).
+const WRITE_FLAGS = constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * Opens `root/name` for reading if and only if it is a regular file reached without symlinks.
  * `seen` is an lstat the caller already took (a directory scan does); the descriptor must be
- * that very inode.
+ * that very inode. `writable`: open it for reading and writing (the session writer only).
  */
-export function openPrimary(root: string, name: string, seen?: BigIntStats): OpenedPrimary {
+export function openPrimary(
+  root: string,
+  name: string,
+  seen?: BigIntStats,
+  writable = false,
+): OpenedPrimary {
   const path = entryPath(root, name);
   let before: BigIntStats;
   try {
@@ -63,7 +70,7 @@ export function openPrimary(root: string, name: string, seen?: BigIntStats): Ope
   if (!before.isFile()) return { ok: false, problem: "unsafe" };
   let fd: number;
   try {
-    fd = openSync(path, OPEN_FLAGS);
+    fd = openSync(path, writable ? WRITE_FLAGS : OPEN_FLAGS);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT") return { ok: false, problem: "missing" };

@@ -69,4 +69,43 @@ describe("HistoryScan", () => {
     assert.deepEqual(stepped.summary.entry("x", false), whole.summary.entry("x", false));
     assert.equal(stepped.summary.entry("x", false).title, "The title");
   });
+
+  it("ends a history before its torn tail, across suspensions; a bad line elsewhere is invalid", async () => {
+    const records = Array.from({ length: 3000 }, (_, i) => ({
+      type: "user_message",
+      ts: `2026-01-01T00:00:${String(i % 60).padStart(2, "0")}Z`,
+      cwd: dir,
+      text: `message ${i}`,
+    }));
+    const body = `${records.map((r) => JSON.stringify(r)).join("\n")}\n`;
+    const torn = `{"type":"assistant_message","ts":"2026-01-02T00:00:00Z","text":"${"z".repeat(30_000)}`;
+    const verdictOf = async (name: string, content: string | Buffer, bytes: number) => {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      const fd = openSync(path, "r");
+      const scan = new HistoryScan(new RecordReader(fd, 8 << 20), new CwdMatcher(dir));
+      while (
+        (await scan.advance(
+          { lines: 500, bytes, deadline: Number.POSITIVE_INFINITY },
+          slicer(),
+        )) !== "done"
+      ) {}
+      closeSync(fd);
+      return scan;
+    };
+    for (const bytes of [1000, 8192, Number.POSITIVE_INFINITY]) {
+      const scan = await verdictOf("torn", body + torn, bytes);
+      assert.equal(scan.verdict, "eligible");
+      // The summary ends with the last whole record: the torn line is not a record.
+      assert.equal(scan.summary.entry("x", false).updated_at, records.at(-1)?.ts);
+      // Cut inside a multi-byte character: still a torn tail.
+      const cut = Buffer.from(`${body}{"type":"user_message","ts":"t","text":"é`).subarray(0, -1);
+      assert.equal((await verdictOf("cut", cut, bytes)).verdict, "eligible");
+      assert.equal((await verdictOf("bad-last-lf", `${body + torn}\n`, bytes)).verdict, "invalid");
+      assert.equal((await verdictOf("bad-middle", `${torn}\n${body}`, bytes)).verdict, "invalid");
+      // A foreign cwd in a torn tail is not read as a record either.
+      const foreign = `${body}{"type":"mode","ts":"t","cwd":"/elsewhere","mode":"pl`;
+      assert.equal((await verdictOf("foreign", foreign, bytes)).verdict, "eligible");
+    }
+  });
 });

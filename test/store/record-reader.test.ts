@@ -29,6 +29,27 @@ function drain(reader: RecordReader, bytesPerCall = Number.POSITIVE_INFINITY) {
 }
 
 describe("RecordReader", () => {
+  it("marks only a final record without its LF as unterminated, whatever the allowances", () => {
+    const long = "y".repeat(20_000);
+    for (const [content, expected] of [
+      ["a\nbb", [true, false]],
+      ["a\nbb\n", [true, true]],
+      [`a\n${long}`, [true, false]],
+      [`${long}\nz`, [true, false]],
+    ] as const) {
+      for (const allowance of [1, 700, Number.POSITIVE_INFINITY]) {
+        const reader = new RecordReader(fileWith(content), 100_000);
+        const flags: boolean[] = [];
+        for (;;) {
+          const read = reader.next({ bytes: allowance });
+          if (read.kind === "record") flags.push(read.terminated);
+          else if (read.kind === "end") break;
+        }
+        assert.deepEqual(flags, expected, `${content.length} bytes, allowance ${allowance}`);
+      }
+    }
+  });
+
   it("splits on LF with an optional trailing LF and keeps blank records", () => {
     assert.deepEqual(drain(new RecordReader(fileWith("a\nbb\n\nccc"), 100)).records, [
       "a",

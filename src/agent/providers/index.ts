@@ -1,12 +1,15 @@
 import type { Credential } from "../../models/auth.js";
 import type { Provider } from "../../models/providers.js";
+import { createAnthropicProvider } from "./anthropic.js";
 import { ChatCompletionsProvider } from "./chat-completions.js";
+import { createCodexProvider } from "./codex.js";
 import {
   type FailureCode,
   type ModelProvider,
   ProviderFailure,
   type TransportBounds,
 } from "./provider.js";
+import { createResponsesProvider } from "./responses.js";
 
 export interface ProviderOptions {
   provider: Provider;
@@ -15,15 +18,21 @@ export interface ProviderOptions {
   bounds: TransportBounds;
   home: string;
   env: NodeJS.ProcessEnv;
+  /** Where a provider reports what it could not do on the side (renewed tokens not saved). */
+  log?: (level: "warn", message: string) => void;
 }
 
-/** The wire format of a provider's type (one file each beside this one). */
+/** The wire format of a provider, by its type (one file per format beside this one). */
 export function createModelProvider(options: ProviderOptions): ModelProvider {
   switch (options.provider.type) {
     case "openai-compatible":
       return chatCompletions(options);
-    default:
-      return failing("provider_error", "This provider's wire format is not available yet.");
+    case "openai":
+      return createResponsesProvider(options);
+    case "codex":
+      return createCodexProvider(options);
+    case "anthropic":
+      return createAnthropicProvider(options);
   }
 }
 

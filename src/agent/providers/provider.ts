@@ -44,6 +44,9 @@ export interface ModelRequest {
   /** Empty for a call that must not use tools (compaction). */
   tools: ToolSpec[];
   signal: AbortSignal;
+  /** A stable id of the conversation (the session's), for providers that key a prompt cache
+   * or a session header by it (Codex's `session_id`); absent, a provider uses its own. */
+  conversation_id?: string;
 }
 
 export interface Usage {

@@ -36,13 +36,41 @@ export async function codexBearer(
 ): Promise<CodexBearer> {
   if (!needsRenewal(credential, now) || !credential.refresh_token)
     return { token: credential.access_token, account_id: credential.account_id };
+  const renewed = await renewCodexCredential(credential, provider, paths, log, bounds, now);
+  return { token: renewed.access_token, account_id: credential.account_id };
+}
+
+/**
+ * Renews now, whatever the expiry says (a model call also renews ahead of expiry and on a 401),
+ * writes the renewed tokens back as `codexBearer` does, and returns the credential as it now
+ * stands, so the caller keeps the rotated refresh token. Without a refresh token the answer is
+ * `authentication_rejected`.
+ */
+export async function renewCodexCredential(
+  credential: CodexCredential,
+  provider: Provider,
+  paths: CredentialPaths,
+  log: (level: "warn", message: string) => void,
+  bounds: ExchangeBounds,
+  now = Date.now(),
+): Promise<CodexCredential> {
+  if (!credential.refresh_token) throw new RefreshFailure("authentication_rejected");
   const renewed = await exchange(credential.refresh_token, provider, bounds);
   try {
     await persist(credential, renewed, provider, paths, now);
   } catch {
     log("warn", "renewed credentials could not be saved");
   }
-  return { token: renewed.access_token, account_id: credential.account_id };
+  return {
+    ...credential,
+    access_token: renewed.access_token,
+    refresh_token: renewed.refresh_token ?? credential.refresh_token,
+    expires_at_ms:
+      renewed.expires_in !== undefined
+        ? now + Math.round(renewed.expires_in * 1000)
+        : jwtExpiryMs(renewed.access_token),
+    last_refresh_ms: now,
+  };
 }
 
 export function needsRenewal(credential: CodexCredential, now: number): boolean {

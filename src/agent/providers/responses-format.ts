@@ -1,0 +1,272 @@
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+  ResponseStreamEvent,
+} from "openai/resources/responses/responses";
+import { z } from "zod";
+import { failure } from "./http-failures.js";
+import type {
+  ContextItem,
+  ModelRequest,
+  ProviderFailure,
+  ProviderState,
+  StopReason,
+  StreamEvent,
+  Usage,
+} from "./provider.js";
+
+/**
+ * The Responses wire format shared by `openai` and `codex`: the neutral context as input items,
+ * and the event stream read back into our events. Only the fields we use are validated; any
+ * event type we do not know is skipped (the API adds them freely).
+ */
+
+/** Who the request is for: replay state is only taken from the same provider and model. */
+export interface ReplayOwner {
+  type: string;
+  id: string;
+}
+
+/** One reasoning item kept for replay (store is false, so its encrypted form travels with us). */
+const ReasoningItem = z.object({
+  type: z.literal("reasoning"),
+  id: z.string(),
+  encrypted_content: z.string(),
+  summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
+});
+type ReasoningItem = z.infer<typeof ReasoningItem>;
+
+const ResponsesState = z.looseObject({
+  reasoning: z.array(ReasoningItem).optional(),
+  phase: z.enum(["commentary", "final_answer"]).optional(),
+});
+
+export function usableState(
+  item: Extract<ContextItem, { kind: "assistant" }>,
+  owner: ReplayOwner,
+  model: string,
+): z.infer<typeof ResponsesState> | null {
+  const state = item.provider_state;
+  // Another provider's state (or another model's encrypted reasoning) is dropped: text stays.
+  if (!state || state.provider !== owner.type || item.model !== `${owner.id}/${model}`) return null;
+  const parsed = ResponsesState.safeParse(state);
+  return parsed.success ? parsed.data : null;
+}
+
+export function responsesInput(
+  context: ContextItem[],
+  owner: ReplayOwner,
+  model: string,
+): ResponseInputItem[] {
+  const input: ResponseInputItem[] = [];
+  for (const item of context) {
+    switch (item.kind) {
+      case "user":
+        input.push({ type: "message", role: "user", content: item.text });
+        break;
+      case "summary":
+        input.push({ type: "message", role: "user", content: summaryText(item.text) });
+        break;
+      case "assistant": {
+        const state = usableState(item, owner, model);
+        for (const reasoning of state?.reasoning ?? []) input.push(reasoning);
+        if (item.text)
+          input.push({
+            type: "message",
+            role: "assistant",
+            content: item.text,
+            ...(state?.phase ? { phase: state.phase } : {}),
+          });
+        break;
+      }
+      case "tool_call":
+        input.push({
+          type: "function_call",
+          call_id: item.call_id,
+          name: item.tool,
+          arguments: JSON.stringify(item.input ?? {}),
+        });
+        break;
+      case "tool_result":
+        input.push({ type: "function_call_output", call_id: item.call_id, output: item.output });
+        break;
+    }
+  }
+  return input;
+}
+
+/** A compaction summary goes to the model as user text that says what it is. */
+export function summaryText(text: string): string {
+  return `Summary of the conversation so far:\n\n${text}`;
+}
+
+/** The body fields both Responses providers send (each adds its own). */
+export function responsesBody(
+  request: ModelRequest,
+  owner: ReplayOwner,
+): ResponseCreateParamsStreaming {
+  const body: ResponseCreateParamsStreaming = {
+    model: request.model,
+    instructions: request.system,
+    input: responsesInput(request.context, owner, request.model),
+    stream: true,
+    store: false,
+  };
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      strict: false,
+    }));
+    body.tool_choice = "auto";
+  }
+  if (request.effort !== null) {
+    body.reasoning = { effort: request.effort as "medium", summary: "auto" };
+    // Unstored reasoning can only be replayed from its encrypted form.
+    body.include = ["reasoning.encrypted_content"];
+  }
+  return body;
+}
+
+const TextDelta = z.looseObject({ delta: z.string() });
+const SummaryPart = z.looseObject({ summary_index: z.number() });
+const ItemDone = z.looseObject({
+  item: z.looseObject({
+    type: z.string(),
+    call_id: z.string().optional(),
+    name: z.string().optional(),
+    arguments: z.string().optional(),
+    phase: z.string().nullable().optional(),
+    content: z.array(z.looseObject({ type: z.string() })).optional(),
+  }),
+});
+const Count = z.number().int().nonnegative();
+const ResponseEnd = z.looseObject({
+  response: z.looseObject({
+    usage: z
+      .looseObject({
+        input_tokens: Count,
+        output_tokens: Count,
+        input_tokens_details: z.looseObject({ cached_tokens: Count.optional() }).nullish(),
+        output_tokens_details: z.looseObject({ reasoning_tokens: Count.optional() }).nullish(),
+      })
+      .nullish(),
+    incomplete_details: z.looseObject({ reason: z.string().optional() }).nullish(),
+    error: z.looseObject({ code: z.string().nullish() }).nullish(),
+  }),
+});
+const ErrorEvent = z.looseObject({ code: z.string().nullish() });
+
+/**
+ * Reads one Responses stream: feed each event to `read`, which returns what to stream now;
+ * `finished` says whether a terminal event came (EOF before one is `invalid_response`).
+ */
+export class ResponsesReader {
+  finished = false;
+  private sawToolCall = false;
+  private refused = false;
+  private readonly reasoning: ReasoningItem[] = [];
+  private phase: string | null = null;
+
+  constructor(private readonly providerType: string) {}
+
+  read(event: ResponseStreamEvent): StreamEvent[] {
+    switch (event.type) {
+      case "response.output_text.delta":
+        return [{ type: "text_delta", text: parse(TextDelta, event).delta }];
+      case "response.refusal.delta":
+        this.refused = true;
+        return [{ type: "text_delta", text: parse(TextDelta, event).delta }];
+      case "response.reasoning_summary_text.delta":
+        return [{ type: "reasoning_delta", text: parse(TextDelta, event).delta }];
+      case "response.reasoning_summary_part.added":
+        // Summary parts are paragraphs: keep them apart in the reasoning text.
+        return parse(SummaryPart, event).summary_index > 0
+          ? [{ type: "reasoning_delta", text: "\n\n" }]
+          : [];
+      case "response.output_item.done":
+        return this.itemDone(event);
+      case "response.completed":
+        return this.end(event, this.sawToolCall ? "tool_use" : "end_turn");
+      case "response.incomplete": {
+        const reason = parse(ResponseEnd, event).response.incomplete_details?.reason;
+        return this.end(event, reason === "content_filter" ? "refusal" : "max_tokens");
+      }
+      case "response.failed":
+        throw errorCodeFailure(parse(ResponseEnd, event).response.error?.code ?? null);
+      case "error":
+        throw errorCodeFailure(parse(ErrorEvent, event).code ?? null);
+      default:
+        return [];
+    }
+  }
+
+  private itemDone(event: ResponseStreamEvent): StreamEvent[] {
+    const { item } = parse(ItemDone, event);
+    if (item.type === "function_call") {
+      if (item.call_id === undefined || item.name === undefined || item.arguments === undefined)
+        throw failure("invalid_response");
+      this.sawToolCall = true;
+      return [
+        { type: "tool_call", call_id: item.call_id, name: item.name, arguments: item.arguments },
+      ];
+    }
+    if (item.type === "reasoning") {
+      const kept = ReasoningItem.safeParse({ ...item, summary: item.summary ?? [] });
+      if (kept.success) this.reasoning.push(kept.data);
+    }
+    if (item.type === "message") {
+      if (item.content?.some((c) => c.type === "refusal")) this.refused = true;
+      if (item.phase) this.phase = item.phase;
+    }
+    return [];
+  }
+
+  private end(event: ResponseStreamEvent, stop: StopReason): StreamEvent[] {
+    this.finished = true;
+    const usage = parse(ResponseEnd, event).response.usage;
+    const events: StreamEvent[] = [];
+    if (usage) events.push({ type: "usage", usage: usageOf(usage) });
+    const finalStop = this.refused && stop === "end_turn" ? "refusal" : stop;
+    events.push({ type: "done", stop: finalStop, provider_state: this.state() });
+    return events;
+  }
+
+  private state(): ProviderState | undefined {
+    if (this.reasoning.length === 0 && !this.phase) return undefined;
+    return {
+      provider: this.providerType,
+      ...(this.reasoning.length > 0 ? { reasoning: this.reasoning } : {}),
+      ...(this.phase ? { phase: this.phase } : {}),
+    };
+  }
+}
+
+function usageOf(usage: NonNullable<z.infer<typeof ResponseEnd>["response"]["usage"]>): Usage {
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cached_input_tokens: usage.input_tokens_details?.cached_tokens ?? 0,
+    reasoning_tokens: usage.output_tokens_details?.reasoning_tokens ?? 0,
+  };
+}
+
+/** The Responses API's error codes (in `error` events, `response.failed` and 4xx bodies). */
+export function errorCodeFailure(code: string | null): ProviderFailure {
+  if (code === "context_length_exceeded") return failure("context_exceeded");
+  if (code === "rate_limit_exceeded") return failure("rate_limited");
+  if (code === "server_error" || code === "server_is_overloaded" || code === "slow_down")
+    return failure("remote_unavailable");
+  return failure("provider_error", code && SAFE_CODE.test(code) ? code : undefined);
+}
+
+/** A provider's error code is quoted only when it looks like one (never free text). */
+const SAFE_CODE = /^[a-z][a-z0-9_.-]{0,63}$/;
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw failure("invalid_response");
+  return parsed.data;
+}
