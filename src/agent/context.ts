@@ -1,5 +1,5 @@
-import type { TurnRecord } from "../sessions/turn-records.js";
-import type { ContextItem } from "./providers/provider.js";
+import type { ReplayRecord } from "../sessions/turn-records.js";
+import type { ContextItem, ProviderState } from "./providers/provider.js";
 
 /** What the model is told of a call whose result was never recorded (its writer was killed). */
 export const LOST_RESULT = "The tool call was interrupted before it produced a result.";
@@ -14,7 +14,7 @@ type ToolResultItem = Extract<ContextItem, { kind: "tool_result" }>;
  * result (a killed writer) gets an interrupted one, because every API requires each call
  * answered; a result without its call is dropped.
  */
-export function contextFromRecords(records: readonly TurnRecord[]): ContextItem[] {
+export function contextFromRecords(records: readonly ReplayRecord[]): ContextItem[] {
   const items: ContextItem[] = [];
   let calls: ToolCallItem[] = [];
   const results = new Map<string, ToolResultItem>();
@@ -53,8 +53,9 @@ export function contextFromRecords(records: readonly TurnRecord[]): ContextItem[
       items.push({
         kind: "assistant",
         text: record.text,
-        model: record.model,
-        ...(record.provider_state ? { provider_state: record.provider_state } : {}),
+        // A message another tool wrote may name no model: it then replays as nobody's.
+        model: record.model ?? "",
+        ...(isState(record.provider_state) ? { provider_state: record.provider_state } : {}),
       });
     if (record.type === "compaction") {
       items.length = 0;
@@ -63,4 +64,8 @@ export function contextFromRecords(records: readonly TurnRecord[]): ContextItem[
   }
   closeStep();
   return items;
+}
+
+function isState(value: unknown): value is ProviderState {
+  return typeof value === "object" && value !== null && typeof (value as ProviderState).provider === "string";
 }

@@ -212,6 +212,7 @@ class TurnRun {
         system,
         context: this.context,
         tools,
+        conversation_id: inputs.sessionId,
       },
       signal: inputs.signal,
       events: inputs.events,

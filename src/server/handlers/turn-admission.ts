@@ -6,7 +6,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import { openExact } from "../../sessions/open.js";
 import { readReplay } from "../../sessions/replay.js";
 import { Slicer } from "../../sessions/slicer.js";
-import { SessionWriter } from "../../sessions/writer.js";
+import { type AcquireOptions, SessionWriter } from "../../sessions/writer.js";
 import type { ServerState } from "../state.js";
 import type { ModelServices } from "./model-services.js";
 
@@ -30,6 +30,7 @@ export async function admitTurn(
   state: ServerState,
   services: ModelServices,
   signal: AbortSignal,
+  writerOptions: Pick<AcquireOptions, "fault"> = {},
 ): Promise<AdmittedTurn> {
   const attachment = state.attachment;
   if (attachment === null) throw new ProtocolError("attachment_required");
@@ -49,6 +50,7 @@ export async function admitTurn(
     cwd: state.cwd,
     id,
     create: !attachment.saved,
+    ...writerOptions,
   });
   try {
     if (attachment.saved) await openExact(state.home, state.cwd, id, new Slicer(signal));

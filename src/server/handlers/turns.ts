@@ -10,10 +10,11 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
-import { HistoryWriteFailed, type SessionWriter } from "../../sessions/writer.js";
+import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
+import type { SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
-import { retryBackoffScale, turnBounds } from "../test-switches.js";
+import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
 import { admitTurn } from "./turn-admission.js";
 
@@ -35,7 +36,9 @@ export function turnHandlers(
   );
   return {
     "turn.start": async (params, ctx) => {
-      const admitted = await admitTurn(state, services, ctx.signal);
+      const admitted = await admitTurn(state, services, ctx.signal, {
+        fault: appendFault(state.env, options.testMethods),
+      });
       if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
       const interrupt = new AbortController();
       const signal = AbortSignal.any([ctx.signal, interrupt.signal]);
