@@ -1,4 +1,4 @@
-import type { Capability } from "../protocol/constants.js";
+import type { Capability } from "../protocol/capabilities.js";
 import { METHODS, type MethodName, type ParamsOf, type ResultOf } from "../protocol/methods.js";
 import type { SessionEntry, SessionEvent } from "../protocol/schemas/sessions.js";
 import {

@@ -6,8 +6,8 @@
  *   await client.close();
  */
 
+export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
-export type { Capability } from "../protocol/constants.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 export type {
   ModelChoice,

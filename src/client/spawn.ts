@@ -1,6 +1,6 @@
 import { spawn as spawnProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { Capability } from "../protocol/constants.js";
+import type { Capability } from "../protocol/capabilities.js";
 import { LIMITS, SERVER_INFO } from "../protocol/constants.js";
 import { Connection, type Tracer } from "./connection.js";
 import { ClientError, isRemote, RemoteError } from "./errors.js";

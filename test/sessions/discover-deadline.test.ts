@@ -8,6 +8,9 @@ import type { Clock } from "../../src/sessions/slicer.js";
 import { StoreBuilder } from "../fixtures/store-builder.js";
 import { sandbox } from "../helpers/child.js";
 
+/** Discovery never notifies; a call would be a bug. */
+const noNotify = () => Promise.reject(new Error("discovery notified"));
+
 const MiB = 1024 * 1024;
 
 /**
@@ -36,7 +39,9 @@ async function followAll(
   let cursor: string | null | undefined;
   do {
     const params = cursor ? { cursor } : {};
-    const page = SessionDiscoverResult.parse(await handler(params, { id: "r", signal, state }));
+    const page = SessionDiscoverResult.parse(
+      await handler(params, { id: "r", signal, state, notify: noNotify }),
+    );
     pages.push(page);
     cursor = page.cursor;
   } while (cursor !== null);
@@ -92,7 +97,9 @@ describe("session.discover deadline", () => {
         let readings = 0;
         const clock: Clock = () => (readings++ === 0 ? 0 : elapsed);
         const handler = discoveryHandler(state, { clock });
-        return SessionDiscoverResult.parse(await handler({}, { id: "r", signal, state }));
+        return SessionDiscoverResult.parse(
+          await handler({}, { id: "r", signal, state, notify: noNotify }),
+        );
       };
       const short = await firstStep(DISCOVER_EXTENSION.step_ms - 1);
       assert.equal(short.progress, "complete");
