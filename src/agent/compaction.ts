@@ -1,6 +1,6 @@
+import { callModel } from "./model-call.js";
 import type { ContextItem, ModelProvider, Usage } from "./providers/provider.js";
 import { ProviderFailure } from "./providers/provider.js";
-import { callModel } from "./model-call.js";
 import type { TurnEvents } from "./turn-events.js";
 
 /** Proactive compaction starts when the next call would pass this share of the window. */
@@ -21,7 +21,8 @@ export const SUMMARY_INSTRUCTION = [
 export function estimateTokens(items: readonly ContextItem[], system = ""): number {
   let chars = system.length;
   for (const item of items) {
-    if (item.kind === "tool_call") chars += item.tool.length + (JSON.stringify(item.input)?.length ?? 0);
+    if (item.kind === "tool_call")
+      chars += item.tool.length + (JSON.stringify(item.input)?.length ?? 0);
     else if (item.kind === "tool_result") chars += item.output.length;
     else chars += item.text.length;
     chars += 16; // role and framing overhead per item

@@ -34,7 +34,12 @@ export function contextFromRecords(records: readonly ReplayRecord[]): ContextIte
   };
   for (const record of records) {
     if (record.type === "tool_call") {
-      calls.push({ kind: "tool_call", call_id: record.call_id, tool: record.tool, input: record.input });
+      calls.push({
+        kind: "tool_call",
+        call_id: record.call_id,
+        tool: record.tool,
+        input: record.input,
+      });
       continue;
     }
     if (record.type === "tool_result") {
@@ -67,5 +72,9 @@ export function contextFromRecords(records: readonly ReplayRecord[]): ContextIte
 }
 
 function isState(value: unknown): value is ProviderState {
-  return typeof value === "object" && value !== null && typeof (value as ProviderState).provider === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as ProviderState).provider === "string"
+  );
 }

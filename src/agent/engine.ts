@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { TURN_EXTENSION, type Permissions, type TurnResult } from "../protocol/schemas/turns.js";
+import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
@@ -256,14 +256,22 @@ class TurnRun {
     if (outcome.kind === "interrupted") return INTERRUPTED;
     if (outcome.kind === "failed") return failed(outcome.failure);
     if (outcome.usage) await this.addUsage(outcome.usage);
-    await inputs.record({ type: "compaction", summary: outcome.summary, tokens_before: tokensBefore });
+    await inputs.record({
+      type: "compaction",
+      summary: outcome.summary,
+      tokens_before: tokensBefore,
+    });
     this.context = [
       { kind: "summary", text: outcome.summary },
       { kind: "user", text: inputs.input },
     ];
     this.lastInputTokens = null;
     const tokensAfter = estimateTokens(this.context, system);
-    await inputs.events.emit({ type: "compacted", tokens_before: tokensBefore, tokens_after: tokensAfter });
+    await inputs.events.emit({
+      type: "compacted",
+      tokens_before: tokensBefore,
+      tokens_after: tokensAfter,
+    });
     const window = inputs.model.contextWindow;
     if (window !== null && tokensAfter > window)
       return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
@@ -272,7 +280,12 @@ class TurnRun {
 
   private async recordAssistant(text: string, extra: Record<string, unknown>): Promise<void> {
     const model = this.inputs.model.id;
-    await this.inputs.record({ type: "assistant_message", text, model, ...extra } as TurnRecordBody);
+    await this.inputs.record({
+      type: "assistant_message",
+      text,
+      model,
+      ...extra,
+    } as TurnRecordBody);
     this.context.push({
       kind: "assistant",
       text,
@@ -300,9 +313,17 @@ class TurnRun {
 }
 
 type Outcome =
-  | { status: "completed"; stop_reason: "end_turn" | "max_tokens" | "max_steps" | "refusal"; error: null }
+  | {
+      status: "completed";
+      stop_reason: "end_turn" | "max_tokens" | "max_steps" | "refusal";
+      error: null;
+    }
   | { status: "interrupted"; stop_reason: "interrupted"; error: null }
-  | { status: "failed"; stop_reason: null; error: { code: ProviderFailure["code"] | "history_write_failed"; message: string } };
+  | {
+      status: "failed";
+      stop_reason: null;
+      error: { code: ProviderFailure["code"] | "history_write_failed"; message: string };
+    };
 
 const CONTEXT_EXCEEDED_MESSAGE =
   "The conversation does not fit the model's context window, even after compaction.";
@@ -314,7 +335,11 @@ function completed(stop: "end_turn" | "max_tokens" | "max_steps" | "refusal"): O
 }
 
 function failed(failure: ProviderFailure): Outcome {
-  return { status: "failed", stop_reason: null, error: { code: failure.code, message: failure.message } };
+  return {
+    status: "failed",
+    stop_reason: null,
+    error: { code: failure.code, message: failure.message },
+  };
 }
 
 function safeJson(text: string): unknown {

@@ -1,12 +1,12 @@
 import {
   type ModelProvider,
   type ModelRequest,
-  type ProviderState,
   ProviderFailure,
+  type ProviderState,
   type StopReason,
   type Usage,
 } from "./providers/provider.js";
-import { type TurnEvents, splitUtf8 } from "./turn-events.js";
+import { splitUtf8, type TurnEvents } from "./turn-events.js";
 
 /** Retries of one call before any output (turns.md section 5). */
 export const MAX_RETRIES = 4;

@@ -9,7 +9,8 @@ import type { Tool } from "./tools/tool.js";
 export const AGENTS_MD_BYTES = 32 * 1024;
 
 const PERMISSION_TEXT: Record<Permissions, string> = {
-  read_only: "read-only: you may read, list and search files; you cannot change files or run commands.",
+  read_only:
+    "read-only: you may read, list and search files; you cannot change files or run commands.",
   ask: "ask: reading is free; every file change and every command needs the user's approval, which may be denied.",
   accept_edits:
     "accept edits: you may read and change files in the workspace; every command needs the user's approval.",
@@ -37,7 +38,7 @@ export function systemPrompt(inputs: PromptInputs): string {
     inputs.tools.length > 0
       ? `Tools: ${inputs.tools.map((t) => t.name).join(", ")}. Paths are relative to the workspace; files outside it, and writes under .git/ or .mc/, are refused.`
       : "Tools: none.",
-    "A tool call the user denies returns \"denied by the user\": respect it and do not retry the same action.",
+    'A tool call the user denies returns "denied by the user": respect it and do not retry the same action.',
   ];
   if (inputs.agentsMd !== null) {
     lines.push("", "The workspace's AGENTS.md (project instructions):", "", inputs.agentsMd);

@@ -1,6 +1,7 @@
 import type { Permissions } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
+import { boundedEventText, boundedInput } from "./event-bounds.js";
 import type { ToolCallRequest } from "./model-call.js";
 import { needsApproval, type SessionAllowances } from "./permissions.js";
 import { TOOLS } from "./tools/index.js";
@@ -13,7 +14,6 @@ import {
   type ToolResult,
 } from "./tools/tool.js";
 import type { TurnEvents } from "./turn-events.js";
-import { boundedEventText, boundedInput } from "./event-bounds.js";
 
 export const DENIED_OUTPUT = "denied by the user";
 export const INTERRUPTED_OUTPUT = "The tool call was interrupted by the user.";
@@ -41,13 +41,19 @@ export interface ToolStepResult {
  * execute, report, record. Every failure of the call itself goes back to the model as its
  * result; only a failed history append escapes (as the writer's error).
  */
-export async function runToolCall(call: ToolCallRequest, deps: ToolStepDeps): Promise<ToolStepResult> {
+export async function runToolCall(
+  call: ToolCallRequest,
+  deps: ToolStepDeps,
+): Promise<ToolStepResult> {
   const item_id = deps.newItemId();
   const input = parseArguments(call.arguments);
   const tool = deps.offered.get(call.name);
   await deps.record({ type: "tool_call", item_id, call_id: call.call_id, tool: call.name, input });
   const known = Object.hasOwn(TOOLS, call.name) ? (call.name as ToolName) : null;
-  const settle = async (result: Omit<ToolStepResult, "call_id">, done: Partial<ToolResult> = {}) => {
+  const settle = async (
+    result: Omit<ToolStepResult, "call_id">,
+    done: Partial<ToolResult> = {},
+  ) => {
     if (known)
       await deps.events.emit({
         type: "tool_done",
@@ -71,7 +77,13 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolStepDeps): Pr
 
   if (!known) return fail(`Unknown tool "${safeName(call.name)}".`);
   const announce = (title: string) =>
-    deps.events.emit({ type: "tool_call", item_id, tool: known, title, input: boundedInput(input) });
+    deps.events.emit({
+      type: "tool_call",
+      item_id,
+      tool: known,
+      title,
+      input: boundedInput(input),
+    });
   if (!tool) {
     await announce(`Use ${known}`);
     return fail(`The tool ${known} is not available under the current permissions.`);
@@ -80,7 +92,8 @@ export async function runToolCall(call: ToolCallRequest, deps: ToolStepDeps): Pr
   await announce(planned.ok ? planned.call.title : `Use ${known}`);
   if (!planned.ok) return fail(planned.error);
   const decision = await approve(planned.call, tool, item_id, deps);
-  if (decision === "deny") return settle({ output: DENIED_OUTPUT, is_error: true, status: "denied" });
+  if (decision === "deny")
+    return settle({ output: DENIED_OUTPUT, is_error: true, status: "denied" });
   if (decision === "cancelled")
     return settle({ output: INTERRUPTED_OUTPUT, is_error: true, status: "interrupted" });
   const result = await execute(planned.call, item_id, deps);
@@ -129,7 +142,9 @@ async function approve(
     command: request.command === null ? null : boundedEventText(request.command),
     path: request.path,
     diff,
-    truncated: diff !== request.diff || (request.command !== null && boundedEventText(request.command) !== request.command),
+    truncated:
+      diff !== request.diff ||
+      (request.command !== null && boundedEventText(request.command) !== request.command),
   });
   const decision = await deps.approvals.wait(approval_id, deps.toolContext.signal);
   await deps.events.emit({ type: "approval_resolved", approval_id, decision });
@@ -138,7 +153,11 @@ async function approve(
   return decision;
 }
 
-async function execute(call: PlannedCall, item_id: string, deps: ToolStepDeps): Promise<ToolResult> {
+async function execute(
+  call: PlannedCall,
+  item_id: string,
+  deps: ToolStepDeps,
+): Promise<ToolResult> {
   try {
     return await call.execute(withOutput(deps, item_id));
   } catch (error) {

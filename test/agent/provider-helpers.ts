@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ProviderOptions } from "../../src/agent/providers/index.js";
 import {
   type ContextItem,
   type ModelRequest,
@@ -8,7 +9,6 @@ import {
   type StreamEvent,
   type TransportBounds,
 } from "../../src/agent/providers/provider.js";
-import type { ProviderOptions } from "../../src/agent/providers/index.js";
 import type { Credential } from "../../src/models/auth.js";
 import type { Provider, ProviderType } from "../../src/models/providers.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
-import { startReady } from "../helpers/child.js";
 import { text, toolCall } from "../fixtures/chat-completions-server.js";
+import { startReady } from "../helpers/child.js";
 import { runTurn, TURN_CAPS, type TurnWorld, turnWorld, typesOf } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
@@ -81,7 +81,10 @@ describe("turns: the basics", () => {
     const { child, server, box } = world;
     const { session } = await child.call("session.create", {});
     await import("node:fs").then((fs) => fs.writeFileSync(`${box.workspace}/notes.txt`, "alpha\n"));
-    server.reply(toolCall("read_file", { path: "notes.txt" }, { text: "Reading." }), text("It says alpha."));
+    server.reply(
+      toolCall("read_file", { path: "notes.txt" }, { text: "Reading." }),
+      text("It says alpha."),
+    );
     const first = await runTurn(child, "What is in notes.txt?");
     assert.equal(first.result.steps, 2);
     await child.close();

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
+import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
 import type { ChildOptions, Frame, Sandbox, TestChild } from "../helpers/child.js";
 import { nextId, sandbox, startReady } from "../helpers/child.js";
-import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
-import { cacheDoc, type CacheModelFixture, writeCache, writeConfig } from "../models/fixtures.js";
+import { type CacheModelFixture, cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 
 /** Every capability a turn-driving frontend negotiates. */
 export const TURN_CAPS = [
@@ -63,7 +63,11 @@ export async function turnWorld(options: WorldOptions = {}): Promise<TurnWorld> 
     ...(options.model === null ? {} : { model: options.model ?? "demo/demo-1" }),
     ...(options.effort ? { effort: options.effort } : {}),
   });
-  writeCache(box, "demo", cacheDoc("demo", { type: "openai-compatible", base_url: server.baseUrl }, models));
+  writeCache(
+    box,
+    "demo",
+    cacheDoc("demo", { type: "openai-compatible", base_url: server.baseUrl }, models),
+  );
   const child = await startReady(box, TURN_CAPS, {
     testMethods: true,
     ...options.child,
@@ -109,7 +113,11 @@ export function startTurn(
   id = nextId("turn"),
 ): StartedTurn {
   const response = child.waitFor((f) => f.id === id, 60_000);
-  child.send({ id, method: "turn.start", params: { input, ...(permissions ? { permissions } : {}) } });
+  child.send({
+    id,
+    method: "turn.start",
+    params: { input, ...(permissions ? { permissions } : {}) },
+  });
   return {
     id,
     response,

@@ -1,9 +1,9 @@
 import { messagesBody } from "./anthropic-format.js";
 import { MessagesReader } from "./anthropic-reader.js";
 import { failure, statusFailure, thrownFailure } from "./http-failures.js";
-import type { ModelProvider, ProviderFailure, StreamEvent, Usage } from "./provider.js";
-import type { ProviderOptions } from "./index.js";
 import { CallGuard, SDK_TIMEOUT_MS } from "./http-transport.js";
+import type { ProviderOptions } from "./index.js";
+import type { ModelProvider, ProviderFailure, StreamEvent, Usage } from "./provider.js";
 
 /** The OAuth beta Claude's own tokens need, exactly as the catalog refresh sends it. */
 export const OAUTH_BETA = "oauth-2025-04-20";

@@ -4,8 +4,8 @@ import { needsRenewal, renewCodexCredential } from "../../models/refresh/codex-t
 import { RefreshFailure } from "../../models/refresh/failure.js";
 import { credentialPaths } from "../../store/credentials.js";
 import { failure, HttpFailure } from "./http-failures.js";
-import type { ModelProvider, ModelRequest, ProviderFailure } from "./provider.js";
 import type { ProviderOptions } from "./index.js";
+import type { ModelProvider, ModelRequest, ProviderFailure } from "./provider.js";
 import { type ResponsesEndpoint, responsesCall } from "./responses.js";
 import { responsesBody } from "./responses-format.js";
 

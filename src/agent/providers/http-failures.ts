@@ -1,5 +1,5 @@
-import { type FailureCode, ProviderFailure } from "./provider.js";
 import type { CallGuard } from "./http-transport.js";
+import { type FailureCode, ProviderFailure } from "./provider.js";
 
 /**
  * Failure mapping shared by every SDK-based provider. Messages are fixed sentences per code (an

@@ -3,8 +3,8 @@ import { selectModel } from "../../models/selection.js";
 import type { HandlerTable } from "../handler.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
-import type { ModelServices } from "./model-services.js";
 import { commitFault, httpBounds } from "../test-switches.js";
+import type { ModelServices } from "./model-services.js";
 
 /** model.catalog, model.catalog.status, model.select and model.refresh. */
 export function modelHandlers(

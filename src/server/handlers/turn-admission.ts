@@ -1,5 +1,5 @@
-import type { ContextItem } from "../../agent/providers/provider.js";
 import { contextFromRecords } from "../../agent/context.js";
+import type { ContextItem } from "../../agent/providers/provider.js";
 import { type Credential, discoverCredential } from "../../models/auth.js";
 import type { Provider } from "../../models/providers.js";
 import { ProtocolError } from "../../protocol/codes.js";
@@ -41,8 +41,7 @@ export async function admitTurn(
   const provider = services.providers.find((p) => p.id === choice?.provider);
   if (!choice || !provider) throw new ProtocolError("model_unavailable");
   const credential = await discoverCredential(provider, { env: state.env, paths: services.paths });
-  if (credential === null)
-    throw new ProtocolError("authentication_unavailable");
+  if (credential === null) throw new ProtocolError("authentication_unavailable");
   if (signal.aborted) throw new ProtocolError("shutting_down");
   const id = attachment.session_id;
   const writer = await SessionWriter.acquire({

@@ -9,8 +9,8 @@ import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
-import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
+import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
@@ -39,7 +39,8 @@ export function turnHandlers(
       const admitted = await admitTurn(state, services, ctx.signal, {
         fault: appendFault(state.env, options.testMethods),
       });
-      if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
+      if (admitted.createdSession)
+        state.attachment = { session_id: admitted.sessionId, saved: true };
       const interrupt = new AbortController();
       const signal = AbortSignal.any([ctx.signal, interrupt.signal]);
       const turnId = `t-${randomUUID()}`;
