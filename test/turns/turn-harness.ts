@@ -78,16 +78,18 @@ export async function turnWorld(options: WorldOptions = {}): Promise<TurnWorld> 
       ...options.child?.env,
     },
   });
-  return {
+  const world: TurnWorld = {
     box,
     server,
     child,
+    // The world's current child: a test may replace it with a new one on the same store.
     close: async () => {
-      await child.close();
+      await world.child.close();
       await server.close();
       box.cleanup();
     },
   };
+  return world;
 }
 
 /** The events the child sent so far for one turn request, in arrival order. */
