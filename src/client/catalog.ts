@@ -1,8 +1,9 @@
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { CatalogNotice, ModelChoice, ProviderStatus } from "../protocol/schemas/models.js";
-import type { AgentClient } from "./client.js";
+import type { Caller } from "./caller.js";
 import type { CallOptions } from "./connection.js";
 import { ClientError, isRemote } from "./errors.js";
+import { followCursor, withCursor } from "./pager.js";
 
 /** Proof of which catalog read a selection is based on; stale after any refresh or restart. */
 export interface CatalogGuard {
@@ -37,23 +38,23 @@ interface CatalogPage {
 export const CATALOG_READ_ATTEMPTS = 3;
 
 export async function readCatalog(
-  client: AgentClient,
+  client: Caller,
   epoch: number,
   options: CallOptions,
 ): Promise<CatalogRead> {
   const pages = await readAllPages((cursor) =>
-    client.call("model.catalog", cursor ? { cursor } : {}, options),
+    client.call("model.catalog", withCursor({}, cursor), options),
   );
   return merge(pages, epoch);
 }
 
 export async function readCatalogStatus(
-  client: AgentClient,
+  client: Caller,
   epoch: number,
   options: CallOptions,
 ): Promise<CatalogStatusRead> {
   const pages = await readAllPages((cursor) =>
-    client.call("model.catalog.status", cursor ? { cursor } : {}, options),
+    client.call("model.catalog.status", withCursor({}, cursor), options),
   );
   const providers = new Map<string, ProviderStatus>();
   for (const page of pages) for (const p of page.providers ?? []) providers.set(p.provider, p);
@@ -86,22 +87,16 @@ async function followRevision<P extends CatalogPage>(
   fetchPage: (cursor: string | null) => Promise<P>,
 ): Promise<P[] | null> {
   const pages: P[] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    let page: P;
-    try {
-      page = await fetchPage(cursor);
-    } catch (error) {
-      if (isRemote(error, "stale_revision")) return null;
-      throw error;
+  try {
+    for await (const page of followCursor(fetchPage, "catalog")) {
+      if (pages[0] && page.revision !== pages[0].revision) return null;
+      pages.push(page);
     }
-    if (pages[0] && page.revision !== pages[0].revision) return null;
-    pages.push(page);
-    if (page.complete) return pages;
-    if (page.cursor === null)
-      throw new ClientError("protocol_violation", "An incomplete catalog page had no cursor.");
-    cursor = page.cursor;
+  } catch (error) {
+    if (isRemote(error, "stale_revision")) return null;
+    throw error;
   }
+  return pages;
 }
 
 function merge(pages: CatalogPage[], epoch: number): CatalogRead {

@@ -1,6 +1,7 @@
-import type { Capability } from "../protocol/constants.js";
+import type { Capability } from "../protocol/capabilities.js";
 import { METHODS, type MethodName, type ParamsOf, type ResultOf } from "../protocol/methods.js";
 import type { SessionEntry, SessionEvent } from "../protocol/schemas/sessions.js";
+import type { TurnResult } from "../protocol/schemas/turns.js";
 import {
   type CatalogRead,
   type CatalogStatusRead,
@@ -14,6 +15,7 @@ import { readHistory } from "./history.js";
 import type { Negotiated } from "./negotiate.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
 import { type SpawnOptions, startChild, stopChild } from "./spawn.js";
+import { runTurn, type TurnOptions } from "./turn.js";
 
 /**
  * A typed handle on one backend child. Every method of the protocol is reachable through
@@ -125,6 +127,14 @@ export class AgentClient {
     // Every admitted refresh, even failed or cancelled, kills earlier guards.
     this.guardEpoch += 1;
     return refreshProvider(this, provider, () => this.guardEpoch, options);
+  }
+
+  /**
+   * One turn on the attached session: events to `onEvent`, approvals through `onApproval`,
+   * `signal` as turn.interrupt; resolves with the turn's result (the truth, not the deltas).
+   */
+  turn(input: string, options: TurnOptions = {}): Promise<TurnResult> {
+    return runTurn(this, input, options);
   }
 
   /** Explicit selection; needs a guard from a catalog read after the latest refresh. */

@@ -1,13 +1,35 @@
 import type { ChildProcess } from "node:child_process";
+import type { Capability } from "../protocol/capabilities.js";
 import { LIMITS } from "../protocol/constants.js";
 import { FrameSplitter } from "../protocol/framing.js";
-import { METHODS, type MethodName, type ParamsOf, type ResultOf } from "../protocol/methods.js";
+import {
+  isNotificationName,
+  METHODS,
+  type MethodName,
+  NOTIFICATIONS,
+  type NotificationName,
+  type NotificationParamsOf,
+  type ParamsOf,
+  type ResultOf,
+} from "../protocol/methods.js";
 import { ClientError, RemoteError } from "./errors.js";
 import { decodeResponse } from "./response.js";
+
+/** A notification the child wrote about one of this client's requests. */
+export type Notification = {
+  [N in NotificationName]: { method: N; params: NotificationParamsOf<N> };
+}[NotificationName];
 
 export interface CallOptions {
   /** Aborting sends `operation.cancel` (when negotiated) and still awaits the terminal response. */
   signal?: AbortSignal;
+  /** Called with the request's ID as soon as its frame is written (e.g. for turn.interrupt). */
+  onSent?: (id: string) => void;
+  /**
+   * Receives the notifications about this request (turn.event for turn.start), in order, all
+   * before the call settles. It must not throw; whatever it throws is dropped.
+   */
+  onNotification?: (notification: Notification) => void;
 }
 
 /** Sees every frame as it crosses the pipe (for logs and tests); must not throw. */
@@ -17,11 +39,12 @@ interface Pending {
   method: MethodName;
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
+  onNotification?: ((notification: Notification) => void) | undefined;
 }
 
 export interface ConnectionOptions {
-  /** Whether `operation.cancel` may be sent for aborted calls. */
-  canCancel: () => boolean;
+  /** What was negotiated (empty before initialize): cancellation and notifications need it. */
+  capabilities: () => ReadonlySet<Capability>;
   trace?: Tracer;
 }
 
@@ -109,6 +132,7 @@ export class Connection {
       const settle = () => signal?.removeEventListener("abort", onAbort);
       this.pending.set(id, {
         method,
+        onNotification: options.onNotification,
         resolve: (value) => {
           settle();
           resolve(value as ResultOf<M>);
@@ -120,13 +144,15 @@ export class Connection {
       });
       signal?.addEventListener("abort", onAbort, { once: true });
       this.write(line);
+      options.onSent?.(id);
     });
   }
 
   /** Asks the child to cancel `id`; the original call still settles with its own response. */
   private cancel(id: string, method: MethodName): void {
     const loopMethod = METHODS[method].admission === "loop";
-    if (!this.pending.has(id) || loopMethod || !this.options.canCancel()) return;
+    const canCancel = this.options.capabilities().has("operation.cancel");
+    if (!this.pending.has(id) || loopMethod || !canCancel) return;
     // The acknowledgement (or operation_missing when it already finished) carries no outcome.
     this.call("operation.cancel", { request_id: id }).catch(() => {});
   }
@@ -174,6 +200,7 @@ export class Connection {
   private onFrame(bytes: Uint8Array): void {
     const response = decodeResponse(bytes);
     if (response.kind === "malformed") return this.violation(response.reason);
+    if (response.kind === "notification") return this.onNotification(response);
     if (response.id === null)
       return this.violation(
         `an uncorrelated error (${response.kind === "error" ? response.code : ""})`,
@@ -197,6 +224,28 @@ export class Connection {
           `The child's ${call.method} result does not match its schema.`,
         ),
       );
+  }
+
+  /**
+   * Routes a notification to the call it belongs to. Only a known notification, negotiated,
+   * within its schema and naming a pending request of the right method is accepted: anything
+   * else is a protocol violation, like a response to a request never sent.
+   */
+  private onNotification(frame: { method: string; params: Record<string, unknown> }): void {
+    if (!isNotificationName(frame.method)) return this.violation("an unknown notification");
+    const spec = NOTIFICATIONS[frame.method];
+    if (!this.options.capabilities().has(spec.capability))
+      return this.violation(`${frame.method} without the ${spec.capability} capability`);
+    const checked = spec.params.safeParse(frame.params);
+    if (!checked.success) return this.violation(`${frame.method} params outside their schema`);
+    const call = this.pending.get(checked.data.request_id);
+    if (call?.method !== spec.request)
+      return this.violation(`${frame.method} for a request it is not about`);
+    try {
+      call.onNotification?.({ method: frame.method, params: checked.data });
+    } catch {
+      // A listener's own failure is not the child's; see CallOptions.onNotification.
+    }
   }
 
   /** A child that breaks the protocol cannot be trusted with correlation: stop it. */

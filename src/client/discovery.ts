@@ -3,8 +3,9 @@ import type {
   SessionEntry,
   SessionNotice,
 } from "../protocol/schemas/sessions.js";
-import type { AgentClient } from "./client.js";
+import type { RestartableCaller } from "./caller.js";
 import { ClientError, isRemote } from "./errors.js";
+import { followCursor, withCursor } from "./pager.js";
 
 /** What a progress display may show while discovery runs. Never the result. */
 export type DiscoveryEvent =
@@ -54,7 +55,7 @@ type ScanOutcome =
  * deliberately; an exhausted child is replaced and the scan started again in the new one.
  */
 export async function discoverSessions(
-  client: AgentClient,
+  client: RestartableCaller,
   options: DiscoveryOptions,
 ): Promise<DiscoveryResult> {
   const maxStale = options.maxStaleRetries ?? 3;
@@ -85,34 +86,35 @@ export async function discoverSessions(
 }
 
 async function scanOnce(
-  client: AgentClient,
+  client: RestartableCaller,
   attempt: number,
   options: DiscoveryOptions,
 ): Promise<ScanOutcome> {
   const rows: SessionEntry[] = [];
-  let cursor: string | null = null;
-  for (let pages = 1; ; pages += 1) {
-    let page: Awaited<ReturnType<typeof client.call<"session.discover">>>;
-    try {
-      const params = cursor ? { cursor } : {};
-      page = await client.call("session.discover", params, { signal: options.signal });
-    } catch (error) {
-      if (isRemote(error, "stale_revision")) return { kind: "restart", reason: "stale_revision" };
-      if (isRemote(error, "child_exhausted")) return { kind: "restart", reason: "child_exhausted" };
-      throw error;
+  const signal = options.signal ? { signal: options.signal } : {};
+  let pages = 0;
+  try {
+    const chain = followCursor(
+      (cursor) => client.call("session.discover", withCursor({}, cursor), signal),
+      "discovery",
+    );
+    for await (const page of chain) {
+      pages += 1;
+      rows.push(...page.sessions);
+      options.onProgress?.({
+        kind: "page",
+        progress: page.progress,
+        pages,
+        provisional: Object.freeze([...rows]),
+        attempt,
+      });
+      // Notices carry running totals; the completing page's are the scan's totals.
+      if (page.complete) return { kind: "complete", sessions: rows, notices: page.notices };
     }
-    rows.push(...page.sessions);
-    options.onProgress?.({
-      kind: "page",
-      progress: page.progress,
-      pages,
-      provisional: Object.freeze([...rows]),
-      attempt,
-    });
-    // Notices carry running totals; the completing page's are the scan's totals.
-    if (page.complete) return { kind: "complete", sessions: rows, notices: page.notices };
-    if (page.cursor === null)
-      throw new ClientError("protocol_violation", "An incomplete discovery page had no cursor.");
-    cursor = page.cursor;
+  } catch (error) {
+    if (isRemote(error, "stale_revision")) return { kind: "restart", reason: "stale_revision" };
+    if (isRemote(error, "child_exhausted")) return { kind: "restart", reason: "child_exhausted" };
+    throw error;
   }
+  throw new ClientError("protocol_violation", "A discovery scan ended without completing.");
 }

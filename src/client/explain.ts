@@ -103,6 +103,11 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   model_unavailable: "Pick one of the selectable choices listed by the catalog.",
   catalog_unavailable: "Inspect the backend's model cache folder (permissions, symlinks).",
   catalog_limit: "Refresh the provider's catalog to replace the oversized cache.",
+  attachment_required: "Create or open a session first.",
+  authentication_unavailable:
+    "Configure the model provider's credentials, then restart the backend.",
+  turn_missing: "Nothing to interrupt: the turn already ended.",
+  approval_missing: "Nothing to decide: that approval already ended.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

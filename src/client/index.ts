@@ -6,8 +6,8 @@
  *   await client.close();
  */
 
+export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
-export type { Capability } from "../protocol/constants.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 export type {
   ModelChoice,
@@ -15,10 +15,18 @@ export type {
   ProviderStatus,
 } from "../protocol/schemas/models.js";
 export type { SessionEntry, SessionEvent, SessionNotice } from "../protocol/schemas/sessions.js";
+export type {
+  Decision,
+  Permissions,
+  TurnEventBody,
+  TurnEventParams,
+  TurnResult,
+} from "../protocol/schemas/turns.js";
+export type { Caller } from "./caller.js";
 export type { CatalogGuard, CatalogRead, CatalogStatusRead } from "./catalog.js";
 export { CATALOG_READ_ATTEMPTS } from "./catalog.js";
 export { AgentClient } from "./client.js";
-export type { CallOptions, Tracer } from "./connection.js";
+export type { CallOptions, Notification, Tracer } from "./connection.js";
 export type { DiscoveryEvent, DiscoveryOptions, DiscoveryResult } from "./discovery.js";
 export {
   CLIENT_ERROR_CODES,
@@ -35,9 +43,16 @@ export {
   explainRefresh,
   RECOVERY_ACTIONS,
 } from "./explain.js";
-export type { DiscoverExtension, Limits, Negotiated, RefreshExtension } from "./negotiate.js";
+export type {
+  DiscoverExtension,
+  Limits,
+  Negotiated,
+  RefreshExtension,
+  TurnExtension,
+} from "./negotiate.js";
 export type { RefreshReport } from "./refresh.js";
 export { DEFAULT_COMMAND, type SpawnOptions } from "./spawn.js";
+export type { ApprovalRequest, TurnOptions } from "./turn.js";
 
 import { AgentClient } from "./client.js";
 import type { SpawnOptions } from "./spawn.js";

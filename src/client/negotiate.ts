@@ -1,22 +1,23 @@
 import type { z } from "zod";
-import { type Capability, EXTENSION_PARAMETERS } from "../protocol/constants.js";
+import type { Capability } from "../protocol/capabilities.js";
 import {
-  DiscoverExtension as DiscoverExtensionSchema,
-  type InitializeResult,
-  Limits as LimitsSchema,
-  RefreshExtension as RefreshExtensionSchema,
-} from "../protocol/schemas/lifecycle.js";
+  type DiscoverExtension as DiscoverExtensionSchema,
+  EXTENSION_NAMES,
+  EXTENSION_SPECS,
+  type Extensions,
+  type RefreshExtension as RefreshExtensionSchema,
+} from "../protocol/extensions.js";
+import { type InitializeResult, Limits as LimitsSchema } from "../protocol/schemas/lifecycle.js";
+import type { TurnExtension as TurnExtensionType } from "../protocol/schemas/turns.js";
 import { ClientError } from "./errors.js";
 
 export type Limits = z.infer<typeof LimitsSchema>;
 export type DiscoverExtension = z.infer<typeof DiscoverExtensionSchema>;
 export type RefreshExtension = z.infer<typeof RefreshExtensionSchema>;
+export type TurnExtension = TurnExtensionType;
 
 /** The extension parameter objects, each decoded by its own schema. */
-export interface NegotiatedExtensions {
-  "session.discover"?: DiscoverExtension;
-  "model.refresh"?: RefreshExtension;
-}
+export type NegotiatedExtensions = Extensions;
 
 export interface Negotiated {
   server: InitializeResult["server"];
@@ -24,11 +25,6 @@ export interface Negotiated {
   limits: Limits;
   extensions: NegotiatedExtensions;
 }
-
-const EXTENSION_SCHEMAS = {
-  "session.discover": DiscoverExtensionSchema,
-  "model.refresh": RefreshExtensionSchema,
-} as const;
 
 /**
  * Checks an initialize result against what was asked: exactly the requested capabilities, the
@@ -45,16 +41,13 @@ export function decodeNegotiation(
     throw violation("negotiated a different capability set than was asked");
   const limits = LimitsSchema.parse(result.limits);
   const extensions: NegotiatedExtensions = {};
-  for (const [name, schema] of Object.entries(EXTENSION_SCHEMAS) as [
-    keyof NegotiatedExtensions,
-    (typeof EXTENSION_SCHEMAS)[keyof NegotiatedExtensions],
-  ][]) {
+  for (const name of EXTENSION_NAMES) {
     const raw = result.extensions[name];
-    const expected = asked.includes(name) && EXTENSION_PARAMETERS[name] !== undefined;
+    const expected = (asked as string[]).includes(name);
     if (expected !== (raw !== undefined))
       throw violation(`${expected ? "omitted" : "sent"} the ${name} extension parameters`);
     if (raw !== undefined) {
-      const decoded = schema.safeParse(raw);
+      const decoded = EXTENSION_SPECS[name].schema.safeParse(raw);
       if (!decoded.success) throw violation(`sent malformed ${name} extension parameters`);
       Object.assign(extensions, { [name]: decoded.data });
     }

@@ -1,5 +1,6 @@
 import type { ResultOf } from "../protocol/methods.js";
 import type { ModelRefreshResult } from "../protocol/schemas/models.js";
+import type { Caller } from "./caller.js";
 import {
   type CatalogGuard,
   type CatalogRead,
@@ -7,7 +8,6 @@ import {
   readCatalog,
   readCatalogStatus,
 } from "./catalog.js";
-import type { AgentClient } from "./client.js";
 import type { CallOptions } from "./connection.js";
 import { ClientError, RemoteError } from "./errors.js";
 
@@ -31,7 +31,7 @@ export interface RefreshReport {
  * A cancelled refresh rejects with `operation_cancelled` (nothing claims it completed).
  */
 export async function refreshProvider(
-  client: AgentClient,
+  client: Caller,
   provider: string,
   epoch: () => number,
   options: CallOptions,
@@ -71,7 +71,7 @@ export interface SelectRequest {
 
 /** Explicit selection only; a guard from before a refresh or restart is refused unsent. */
 export function selectModel(
-  client: AgentClient,
+  client: Caller,
   request: SelectRequest,
   options: CallOptions,
 ): Promise<ResultOf<"model.select">> {

@@ -1,15 +1,19 @@
 import type { ErrorCode } from "../protocol/codes.js";
-import { ErrorFrame, SuccessFrame } from "../protocol/schemas/common.js";
+import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
 
-/** One decoded inbound frame, or why it is not a protocol response. */
+/** One decoded inbound frame, or why it is not a protocol frame. */
 export type Response =
   | { kind: "result"; id: string; result: Record<string, unknown> }
   | { kind: "error"; id: string | null; code: ErrorCode; message: string }
+  | { kind: "notification"; method: string; params: Record<string, unknown> }
   | { kind: "malformed"; reason: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Decodes one line from the child strictly: exactly `{id, result}` or `{id, error}`. */
+/**
+ * Decodes one line from the child strictly: exactly `{id, result}`, `{id, error}` or a
+ * notification `{method, params}` (whether its method and params are valid is the caller's).
+ */
 export function decodeResponse(bytes: Uint8Array): Response {
   let value: unknown;
   try {
@@ -24,5 +28,7 @@ export function decodeResponse(bytes: Uint8Array): Response {
     const { id, error } = failure.data;
     return { kind: "error", id, code: error.code, message: error.message };
   }
+  const notification = NotificationFrame.safeParse(value);
+  if (notification.success) return { kind: "notification", ...notification.data };
   return { kind: "malformed", reason: "a frame that is not a response envelope" };
 }

@@ -1,6 +1,6 @@
 import { spawn as spawnProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { Capability } from "../protocol/constants.js";
+import type { Capability } from "../protocol/capabilities.js";
 import { LIMITS, SERVER_INFO } from "../protocol/constants.js";
 import { Connection, type Tracer } from "./connection.js";
 import { ClientError, isRemote, RemoteError } from "./errors.js";
@@ -29,6 +29,8 @@ export const DEFAULT_COMMAND: readonly string[] = [
   "stdio",
 ];
 
+const NONE: ReadonlySet<Capability> = new Set();
+
 /** Extra time past the child's cleanup bound before close() kills it. */
 const KILL_GRACE_MS = 1000;
 
@@ -53,7 +55,7 @@ export async function startChild(
   }
   let negotiated: Negotiated | null = null;
   const connection = new Connection(proc, {
-    canCancel: () => negotiated?.capabilities.has("operation.cancel") ?? false,
+    capabilities: () => negotiated?.capabilities ?? NONE,
     ...(options.trace ? { trace: options.trace } : {}),
   });
   try {

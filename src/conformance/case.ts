@@ -1,4 +1,4 @@
-import { CAPABILITIES } from "../protocol/constants.js";
+import { SEED_CAPABILITIES } from "../protocol/capabilities.js";
 import { type ChildOptions, type Sandbox, sandbox, TestChild } from "./harness.js";
 
 /**
@@ -73,7 +73,7 @@ export async function runCase(c: ConformanceCase, options: RunOptions = {}): Pro
   const ctx: CaseContext = {
     box,
     spawn: spawnChild,
-    async ready(capabilities = [...CAPABILITIES], extra = {}) {
+    async ready(capabilities = [...SEED_CAPABILITIES], extra = {}) {
       const child = spawnChild(extra);
       const init = await child.initialize(capabilities);
       if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SEED_CAPABILITIES } from "../protocol/capabilities.js";
 import { ERROR_CODES } from "../protocol/codes.js";
-import { CAPABILITIES } from "../protocol/constants.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { requestsIn, type SentRequest } from "./wire-audit.js";
 
@@ -232,7 +232,7 @@ export class TestChild {
     return frame.error.code;
   }
 
-  initialize(capabilities: string[] = [...CAPABILITIES]): Promise<Frame> {
+  initialize(capabilities: string[] = [...SEED_CAPABILITIES]): Promise<Frame> {
     return this.request("initialize", {
       protocol_version: 1,
       client: { name: "mc-agent-tests", version: "1.0.0" },
@@ -312,7 +312,7 @@ export function sandbox(prefix = "mc-test-"): Sandbox {
 /** Starts a child in a sandbox and initializes it with the given capabilities. */
 export async function startReady(
   box: Sandbox,
-  capabilities: string[] = [...CAPABILITIES],
+  capabilities: string[] = [...SEED_CAPABILITIES],
   extra: Partial<ChildOptions> = {},
 ): Promise<TestChild> {
   const child = new TestChild({ cwd: box.workspace, home: box.home, ...extra });

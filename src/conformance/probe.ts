@@ -1,4 +1,4 @@
-import { CAPABILITIES } from "../protocol/constants.js";
+import { CAPABILITIES, type Capability } from "../protocol/capabilities.js";
 import { type ChildOptions, sandbox, TestChild } from "./harness.js";
 
 /**
@@ -24,5 +24,5 @@ export async function probeCapabilities(
       }
     }),
   );
-  return offered.filter((c): c is (typeof CAPABILITIES)[number] => c !== null);
+  return offered.filter((c): c is Capability => c !== null);
 }

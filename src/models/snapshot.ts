@@ -21,6 +21,8 @@ export interface CatalogSnapshot {
   choices: ModelChoice[];
   notices: CatalogNotice[];
   providers: ProviderStatus[];
+  /** Each choice's `context_window` from its cache (null when the cache gives none). */
+  contextWindows: ReadonlyMap<string, number | null>;
 }
 
 export interface SnapshotInputs {
@@ -59,9 +61,16 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
   const notices: CatalogNotice[] = inputs.settingsInvalid
     ? [{ code: "configuration_invalid" }]
     : [];
+  const choices = enabled.flatMap((id) => choiceFor(id, byProvider));
   return {
     revision: revisionOf(inputs.revisionSeed, scans),
-    choices: enabled.flatMap((id) => choiceFor(id, byProvider)),
+    choices,
+    contextWindows: new Map(
+      choices.map((c) => [
+        c.id,
+        byProvider.get(c.provider)?.models.get(c.model)?.context_window ?? null,
+      ]),
+    ),
     notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
     providers: scans.map((scan) => statusFor(scan, usage)),
   };

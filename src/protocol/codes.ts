@@ -28,6 +28,10 @@ export const ERROR_CODES = [
   "model_unavailable",
   "catalog_unavailable",
   "catalog_limit",
+  "attachment_required",
+  "authentication_unavailable",
+  "turn_missing",
+  "approval_missing",
   "internal_error",
 ] as const;
 
@@ -66,6 +70,10 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   model_unavailable: "That model is not a selectable choice.",
   catalog_unavailable: "A model catalog cache cannot be read safely.",
   catalog_limit: "A model catalog cache exceeds its bounds.",
+  attachment_required: "No session is attached; create or open one first.",
+  authentication_unavailable: "The model's provider has no usable credentials.",
+  turn_missing: "No running turn has that request ID.",
+  approval_missing: "No pending approval has that ID.",
   internal_error: "Internal error.",
 };
 

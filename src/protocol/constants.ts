@@ -16,29 +16,6 @@ export const LIMITS = {
   cleanup_ms: 2000,
 } as const;
 
-export const BASE_CAPABILITIES = [
-  "session.list",
-  "session.create",
-  "session.open",
-  "session.history",
-  "model.catalog",
-  "model.select",
-] as const;
-
-export const EXTENSION_CAPABILITIES = [
-  "session.discover",
-  "model.catalog.status",
-  "model.refresh",
-  "operation.cancel",
-] as const;
-
-export const CAPABILITIES = [...BASE_CAPABILITIES, ...EXTENSION_CAPABILITIES] as const;
-export type Capability = (typeof CAPABILITIES)[number];
-
-export function isCapability(name: string): name is Capability {
-  return (CAPABILITIES as readonly string[]).includes(name);
-}
-
 /** The extension parameter objects, exactly as the extension contract fixes them. */
 export const DISCOVER_EXTENSION = {
   consistency: "provisional_until_complete",
@@ -58,12 +35,6 @@ export const REFRESH_EXTENSION = {
   models: 2048,
   preferences: "unchanged",
 } as const;
-
-/** Extensions that carry a parameter object in `initialize.extensions`. */
-export const EXTENSION_PARAMETERS: Partial<Record<Capability, object>> = {
-  "session.discover": DISCOVER_EXTENSION,
-  "model.refresh": REFRESH_EXTENSION,
-};
 
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

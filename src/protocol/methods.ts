@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import type { Capability } from "./constants.js";
 import { EmptyParams } from "./schemas/common.js";
 import {
   CancelParams,
@@ -33,28 +32,45 @@ import {
   SessionOpenParams,
   SessionOpenResult,
 } from "./schemas/sessions.js";
+import {
+  TurnApproveParams,
+  TurnApproveResult,
+  TurnEventParams,
+  TurnInterruptParams,
+  TurnInterruptResult,
+  TurnResult,
+  TurnStartParams,
+} from "./schemas/turns.js";
 
 /**
  * How a method is admitted:
  * - `loop`: answered at once on the protocol loop, never counted or remembered (status, shutdown);
  * - `initialize`: the handshake;
- * - `control`: answered at once, counted, exempt from the active bound (operation.cancel);
+ * - `control`: answered at once, counted, exempt from the active bound (operation.cancel,
+ *   turn.interrupt, turn.approve);
  * - `worker`: the single session worker, `busy` while it runs;
+ * - `turn`: the session worker too, but never cancelled by operation.cancel (only by shutdown or
+ *   EOF), and its handler's result is always the answer: a turn ends with its own result;
  * - `listing`: runs beside the worker, bounded only by the active limit;
  * - `scan`: like listing, but one at a time (session.discover).
  */
-export type Admission = "loop" | "initialize" | "control" | "worker" | "listing" | "scan";
+export type Admission = "loop" | "initialize" | "control" | "worker" | "turn" | "listing" | "scan";
 
+/** A request: sent by the client, answered by the child with exactly one response. */
 export interface MethodSpec {
   params: z.ZodType;
   result: z.ZodType;
-  capability: Capability | null;
+  /** The capability that makes it callable (src/protocol/capabilities.ts derives the list). */
+  capability: string | null;
   admission: Admission;
   /** Reachable only in test builds (MC_AGENT_TEST_METHODS=1); absent from the schema and docs. */
   testOnly?: boolean;
 }
 
-/** The one table of methods: dispatch, capability checks, the JSON Schema and the SDK read it. */
+/**
+ * The one table of requests (client to child): dispatch, capability checks, the JSON Schema and
+ * the SDK read it. Notifications (child to client) are in NOTIFICATIONS below.
+ */
 export const METHODS = {
   initialize: {
     params: InitializeParams,
@@ -124,6 +140,24 @@ export const METHODS = {
     capability: "model.refresh",
     admission: "worker",
   },
+  "turn.start": {
+    params: TurnStartParams,
+    result: TurnResult,
+    capability: "turn",
+    admission: "turn",
+  },
+  "turn.interrupt": {
+    params: TurnInterruptParams,
+    result: TurnInterruptResult,
+    capability: "turn",
+    admission: "control",
+  },
+  "turn.approve": {
+    params: TurnApproveParams,
+    result: TurnApproveResult,
+    capability: "turn",
+    admission: "control",
+  },
   "test.sleep": {
     params: TestSleepParams,
     result: TestSleepResult,
@@ -152,3 +186,26 @@ export function isMethodName(name: string): name is MethodName {
 export const PUBLIC_METHOD_NAMES = (Object.keys(METHODS) as MethodName[]).filter(
   (name) => !(METHODS[name] as MethodSpec).testOnly,
 );
+
+/** A notification: written by the child, `{"method", "params"}` with no `id`, never answered. */
+export interface NotificationSpec {
+  params: z.ZodType;
+  /** Never written unless this capability was negotiated. */
+  capability: string;
+  /** The request it belongs to: its params' `request_id` names an active request of this method. */
+  request: MethodName;
+}
+
+/** The one table of notifications (child to client). Clients never send any. */
+export const NOTIFICATIONS = {
+  "turn.event": { params: TurnEventParams, capability: "turn", request: "turn.start" },
+} as const satisfies Record<string, NotificationSpec>;
+
+export type NotificationName = keyof typeof NOTIFICATIONS;
+export type NotificationParamsOf<N extends NotificationName> = z.infer<
+  (typeof NOTIFICATIONS)[N]["params"]
+>;
+
+export function isNotificationName(name: string): name is NotificationName {
+  return Object.hasOwn(NOTIFICATIONS, name);
+}

@@ -1,6 +1,7 @@
-import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/codes.js";
+import { CAPABILITIES, methodsOf } from "../protocol/capabilities.js";
+import { type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
-import { decodeFrame, encodeError, encodeResult, type Request } from "../protocol/envelope.js";
+import { decodeFrame, type Request } from "../protocol/envelope.js";
 import type { FrameEvent } from "../protocol/framing.js";
 import {
   isMethodName,
@@ -9,22 +10,33 @@ import {
   type MethodSpec,
   type ParamsOf,
 } from "../protocol/methods.js";
-import type { Handler, HandlerTable } from "./handler.js";
+import type { ControlHandler, Handler, HandlerTable, RequestContext } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";
 import { log } from "./log.js";
 import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } from "./operations.js";
+import { type FrameSink, Outbound } from "./outbound.js";
 import type { ServerState } from "./state.js";
 
 export interface DispatcherOptions {
   state: ServerState;
   handlers: HandlerTable;
-  /** Writes one encoded frame (with its LF). */
-  write: (line: string) => void;
+  /** Writes one encoded frame (with its LF); resolves when the output has room again. */
+  write: FrameSink;
   /** Whether test-only methods are reachable in this child. */
   testMethods: boolean;
   /** Called once, after the shutdown answer (if any) was written. */
   onStopped: () => void;
+  /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
+  childRequests?: number;
 }
+
+/** Methods the dispatcher answers itself: they need no handler. */
+const BUILT_IN: ReadonlySet<MethodName> = new Set<MethodName>([
+  "initialize",
+  "status",
+  "shutdown",
+  "operation.cancel",
+]);
 
 /**
  * Admission and dispatch: decides for every frame whether it is admitted, answers it or hands it
@@ -33,10 +45,12 @@ export interface DispatcherOptions {
 export class Dispatcher {
   private readonly state: ServerState;
   private readonly ops = new OperationRegistry();
+  private readonly out: Outbound;
   /** IDs of admitted requests (never status/shutdown); bounded by `child_requests`. */
   private readonly usedIds = new Set<string>();
   /** IDs of shutdown requests not yet answered: held while the shutdown drains. */
   private readonly pendingShutdowns = new Set<string>();
+  private readonly childRequests: number;
   private admitted = 0;
   private workerHolder: string | null = null;
   private scanHolder: string | null = null;
@@ -45,13 +59,15 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.state = options.state;
+    this.out = new Outbound(options.write, options.state);
+    this.childRequests = options.childRequests ?? LIMITS.child_requests;
     this.results = lifecycleResults(this.state, () => this.implementedCapabilities());
   }
 
   handle(event: FrameEvent): void {
-    if (event.kind === "oversized") return this.reply(null, "frame_too_large");
+    if (event.kind === "oversized") return this.out.error(null, "frame_too_large");
     const decoded = decodeFrame(event.bytes);
-    if (!decoded.ok) return this.reply(decoded.id, decoded.code);
+    if (!decoded.ok) return this.out.error(decoded.id, decoded.code);
     this.admit(decoded.request);
   }
 
@@ -64,17 +80,17 @@ export class Dispatcher {
     const { id, method } = request;
     const spec = this.specFor(method);
     if (spec?.admission === "loop") return this.answerLoop(request);
-    if (this.isTaken(id)) return this.reply(id, "duplicate_request_id");
-    if (this.admitted >= LIMITS.child_requests) return this.reply(id, "child_exhausted");
+    if (this.isTaken(id)) return this.out.error(id, "duplicate_request_id");
+    if (this.admitted >= this.childRequests) return this.out.error(id, "child_exhausted");
     this.usedIds.add(id);
     this.admitted += 1;
     const refusal = this.refusal(request, spec);
-    if (refusal) return this.reply(id, refusal);
+    if (refusal) return this.out.error(id, refusal);
     // The checks above proved `spec` exists and the method is known.
     this.run(request, method as MethodName, spec as MethodSpec);
   }
 
-  /** An ID used by an admitted request, or held by an active one (a draining shutdown too). */
+  /** An ID held by an active request (a draining shutdown's included), or used by an admitted one. */
   private isTaken(id: string): boolean {
     return this.usedIds.has(id) || this.ops.has(id) || this.pendingShutdowns.has(id);
   }
@@ -94,31 +110,32 @@ export class Dispatcher {
       if (this.state.phase === "ready") return "already_initialized";
     } else {
       if (this.state.phase !== "ready") return "not_initialized";
-      if (spec.capability && !this.state.negotiated.has(spec.capability))
+      if (spec.capability && !this.state.negotiated.has(spec.capability as never))
         return "unsupported_capability";
     }
     if (!spec.params.safeParse(request.params).success) return "invalid_params";
+    const method = request.method as MethodName;
+    if (!BUILT_IN.has(method) && !this.options.handlers[method]) return "unsupported_capability";
     if (spec.admission === "initialize" || spec.admission === "control") return null;
     if (this.ops.size >= LIMITS.active_requests) return "busy";
-    if (spec.admission === "worker" && this.workerHolder !== null) return "busy";
+    if (holdsWorker(spec) && this.workerHolder !== null) return "busy";
     if (spec.admission === "scan" && this.scanHolder !== null) return "busy";
-    if (!this.handlerFor(request.method as MethodName)) return "unsupported_capability";
     return null;
   }
 
   private answerLoop(request: Request): void {
     const { id, method } = request;
-    if (this.isTaken(id)) return this.reply(id, "duplicate_request_id");
+    if (this.isTaken(id)) return this.out.error(id, "duplicate_request_id");
     // Each loop method is checked against its own params schema from the table.
     const params = METHODS[method as "status" | "shutdown"].params;
-    if (!params.safeParse(request.params).success) return this.reply(id, "invalid_params");
+    if (!params.safeParse(request.params).success) return this.out.error(id, "invalid_params");
     if (method === "status") {
       const status = this.results.status({
         worker: this.workerHolder === null ? "idle" : "busy",
         active: this.ops.list().map((op) => ({ id: op.id, method: op.method })),
-        requestsLeft: Math.max(0, LIMITS.child_requests - this.admitted),
+        requestsLeft: Math.max(0, this.childRequests - this.admitted),
       });
-      return this.send(id, "status", status);
+      return this.out.result(id, "status", status);
     }
     void this.shutdown(id);
   }
@@ -131,94 +148,98 @@ export class Dispatcher {
         this.results.initialize(params as ParamsOf<"initialize">),
       );
     if (spec.admission === "control")
-      return this.settleSync(id, method, () => this.cancelRequest(params));
-    const handler = this.handlerFor(method) as Handler<MethodName>;
+      return this.settleSync(id, method, () => this.control(id, method, params));
+    this.start(id, method, spec, params);
+  }
+
+  /** Registers an asynchronous operation and settles it with exactly one terminal response. */
+  private start(id: string, method: MethodName, spec: MethodSpec, params: unknown): void {
+    const handler = this.options.handlers[method] as Handler<MethodName>;
     const controller = new AbortController();
+    // A turn is interrupted by turn.interrupt, never by operation.cancel, and always ends with
+    // its own result: shutdown's abort asks it to stop, it still answers.
+    const turn = spec.admission === "turn";
     let finish: () => void = () => {};
     const op: ActiveOperation = {
       id,
       method,
       controller,
-      cancellable: true,
+      cancellable: !turn,
       committed: false,
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
     };
     this.ops.add(op);
-    if (spec.admission === "worker") this.workerHolder = id;
+    if (holdsWorker(spec)) this.workerHolder = id;
     if (spec.admission === "scan") this.scanHolder = id;
-    const release = () => {
+    const settle = (answer: () => void) => {
+      if (this.ops.get(id) !== op) return; // already answered by the shutdown cleanup bound
+      // The answer matches the effect: a committed request (or a turn) answers its own result.
+      if (!turn && endsCancelled(op)) this.out.error(id, "operation_cancelled");
+      else answer();
       if (this.workerHolder === id) this.workerHolder = null;
       if (this.scanHolder === id) this.scanHolder = null;
       this.ops.remove(id);
       finish();
     };
-    const context = { id, signal: controller.signal, state: this.state, commit: commitFor(op) };
+    const context: RequestContext = {
+      id,
+      signal: controller.signal,
+      state: this.state,
+      commit: commitFor(op),
+      notify: (params) =>
+        this.ops.get(id) === op
+          ? this.out.notification("turn.event", params, id)
+          : Promise.reject(new Error(`${method} notified after its answer`)),
+    };
     Promise.resolve()
       .then(() => handler(params as never, context))
       .then(
-        (result) => {
-          if (!this.ops.has(id)) return; // already answered by the shutdown cleanup bound
-          // The answer matches the effect: a committed request answers its result.
-          if (endsCancelled(op)) this.reply(id, "operation_cancelled");
-          else this.send(id, method, result);
-          release();
-        },
-        (error: unknown) => {
-          if (!this.ops.has(id)) return;
-          if (endsCancelled(op)) this.reply(id, "operation_cancelled");
-          else this.replyError(id, method, error);
-          release();
-        },
+        (result) => settle(() => this.out.result(id, method, result)),
+        (error: unknown) => settle(() => this.out.failure(id, method, error)),
       );
   }
 
   private settleSync(id: string, method: MethodName, produce: () => unknown): void {
     try {
-      this.send(id, method, produce());
+      this.out.result(id, method, produce());
     } catch (error) {
-      this.replyError(id, method, error);
+      this.out.failure(id, method, error);
     }
   }
 
-  private cancelRequest(params: unknown): unknown {
-    const { request_id } = METHODS["operation.cancel"].params.parse(params);
-    if (!this.ops.cancel(request_id)) throw new ProtocolError("operation_missing");
-    return { state: "cancelling", request_id };
+  /** A control method, on the loop: operation.cancel itself, or the method's own handler. */
+  private control(id: string, method: MethodName, params: unknown): unknown {
+    if (method === "operation.cancel") {
+      const { request_id } = METHODS["operation.cancel"].params.parse(params);
+      if (!this.ops.cancel(request_id)) throw new ProtocolError("operation_missing");
+      return { state: "cancelling", request_id };
+    }
+    const handler = this.options.handlers[method] as ControlHandler<MethodName>;
+    const result = handler(params as never, { id, state: this.state });
+    if (result instanceof Promise) {
+      void result.catch(() => {});
+      throw new Error(`the ${method} handler is asynchronous; control handlers must not be`);
+    }
+    return result;
   }
 
-  private handlerFor(method: MethodName): Handler<MethodName> | undefined {
-    return this.options.handlers[method] as Handler<MethodName> | undefined;
-  }
-
-  /** Capabilities this build can serve: those whose methods all have handlers. */
+  /** Capabilities this build can serve: those whose every method is built in or handled. */
   private implementedCapabilities(): Set<string> {
-    const implemented = new Set<string>(["operation.cancel"]);
-    for (const [name, spec] of Object.entries(METHODS) as [MethodName, MethodSpec][]) {
-      if (
-        spec.capability &&
-        spec.capability !== "operation.cancel" &&
-        this.options.handlers[name]
-      ) {
-        implemented.add(spec.capability);
-      }
-    }
-    return implemented;
+    return new Set(
+      CAPABILITIES.filter((capability) =>
+        methodsOf(capability).every((name) => BUILT_IN.has(name) || this.options.handlers[name]),
+      ),
+    );
   }
 
-  /** Stops admitting, cancels in-flight work, waits at most `cleanup_ms`, answers, stops. */
+  /** Stops admitting, aborts in-flight work, waits at most `cleanup_ms`, answers, stops. */
   private shutdown(id: string | null): Promise<void> {
     if (!this.stopping) {
       this.state.phase = "shutting_down";
       this.ops.cancelAll();
-      this.stopping = this.drain().then(() => {
-        // Whatever did not drain in time still gets its one terminal response.
-        for (const op of this.ops.list()) {
-          this.reply(op.id, "operation_cancelled");
-          this.ops.remove(op.id);
-        }
-      });
+      this.stopping = this.drain().then(() => this.answerOverdue());
       // Deferred past the microtasks that write the shutdown answers below.
       void this.stopping.then(() => setImmediate(() => this.options.onStopped()));
     }
@@ -226,10 +247,24 @@ export class Dispatcher {
       this.pendingShutdowns.add(id);
       return this.stopping.then(() => {
         this.pendingShutdowns.delete(id);
-        this.send(id, "shutdown", { state: "stopped" });
+        this.out.result(id, "shutdown", { state: "stopped" });
       });
     }
     return this.stopping;
+  }
+
+  /** Whatever did not drain in time still gets its one terminal response. */
+  private answerOverdue(): void {
+    for (const op of this.ops.list()) {
+      if (op.cancellable) {
+        this.out.error(op.id, "operation_cancelled");
+      } else {
+        // A turn never answers operation_cancelled; one that overran the bound is a bug.
+        log("error", `${op.method} did not end within the cleanup bound`);
+        this.out.error(op.id, "internal_error");
+      }
+      this.ops.remove(op.id);
+    }
   }
 
   private async drain(): Promise<void> {
@@ -242,25 +277,8 @@ export class Dispatcher {
     await Promise.race([Promise.all(pending), bound]);
     clearTimeout(timer);
   }
+}
 
-  private send(id: string, method: MethodName, result: unknown): void {
-    const checked = METHODS[method].result.safeParse(result);
-    if (!checked.success) {
-      log("error", `${method} produced a result outside its schema`);
-      log("debug", JSON.stringify(checked.error.issues));
-      return this.reply(id, "internal_error");
-    }
-    this.options.write(encodeResult(id, checked.data));
-  }
-
-  private replyError(id: string, method: string, error: unknown): void {
-    if (error instanceof ProtocolError) return this.reply(id, error.code, error.message);
-    log("error", `${method} failed unexpectedly`);
-    log("debug", error instanceof Error ? (error.stack ?? error.message) : String(error));
-    this.reply(id, "internal_error");
-  }
-
-  private reply(id: string | null, code: ErrorCode, message = DEFAULT_MESSAGES[code]): void {
-    this.options.write(encodeError(id, code, message));
-  }
+function holdsWorker(spec: MethodSpec): boolean {
+  return spec.admission === "worker" || spec.admission === "turn";
 }

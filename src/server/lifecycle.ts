@@ -1,13 +1,11 @@
-import { ProtocolError } from "../protocol/codes.js";
 import {
   CAPABILITIES,
   type Capability,
-  EXTENSION_PARAMETERS,
+  extensionParameters,
   isCapability,
-  LIMITS,
-  PROTOCOL_VERSION,
-  SERVER_INFO,
-} from "../protocol/constants.js";
+} from "../protocol/capabilities.js";
+import { ProtocolError } from "../protocol/codes.js";
+import { LIMITS, PROTOCOL_VERSION, SERVER_INFO } from "../protocol/constants.js";
 import type {
   InitializeParams,
   InitializeResult,
@@ -45,7 +43,7 @@ export function lifecycleResults(state: ServerState, implemented: () => Set<stri
       state.phase = "ready";
       const extensions: Record<string, object> = {};
       for (const name of negotiated) {
-        const parameters = EXTENSION_PARAMETERS[name];
+        const parameters = extensionParameters(name);
         if (parameters) extensions[name] = parameters;
       }
       return {

@@ -1,4 +1,4 @@
-import type { Capability } from "../protocol/constants.js";
+import type { Capability } from "../protocol/capabilities.js";
 import type { Attachment, Selection } from "../protocol/schemas/lifecycle.js";
 
 /** What the child knows about itself; shared by the dispatcher and the domain handlers. */

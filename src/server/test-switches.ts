@@ -38,6 +38,16 @@ export function turnBounds(env: NodeJS.ProcessEnv, testMethods: boolean): Transp
   };
 }
 
+/**
+ * The turn engine's retry backoff (500 ms, doubling) as a factor: a test build may scale it with
+ * MC_AGENT_TEST_BACKOFF_PERCENT (a positive integer, percent), so that retry tests need not wait
+ * seconds; `Retry-After` values are always honoured as sent.
+ */
+export function retryBackoffScale(env: NodeJS.ProcessEnv, testMethods: boolean): number {
+  const percent = testMethods ? positiveInteger(env.MC_AGENT_TEST_BACKOFF_PERCENT) : null;
+  return percent === null ? 1 : percent / 100;
+}
+
 /** A failure a test build injects at the cache commit (MC_AGENT_TEST_COMMIT_FAULT). */
 export function commitFault(env: NodeJS.ProcessEnv, testMethods: boolean): CommitFault | null {
   const value = env.MC_AGENT_TEST_COMMIT_FAULT;

@@ -1,40 +1,86 @@
 /**
- * Ordered, back-pressured frame output. `Writable.write` keeps order; when it reports a full
- * buffer the writer asks the input side to pause, so a client that stops reading cannot make
- * the child queue unbounded responses: no new requests are read until stdout drains.
+ * Ordered, back-pressured frame output. `Writable.write` keeps every frame in call order.
+ * Producers of notifications await `write`: it resolves at once while the buffer is under the
+ * high-water mark and otherwise on `drain`, so a streaming turn waits for a slow reader instead
+ * of buffering without bound. The input side keeps flowing (an interrupt or status is never
+ * stuck behind output): responses are bounded by admission instead (at most `active_requests`
+ * in flight, each at most `frame_bytes`). Only a client that keeps sending without ever reading
+ * pushes the buffer to the ceiling; then input is paused until stdout drains.
  */
+export interface WriterBounds {
+  /** Producers wait while more than this many bytes are buffered. */
+  highWaterBytes: number;
+  /** Input is paused while more than this many bytes are buffered. */
+  ceilingBytes: number;
+}
+
+/** One frame's worth of high water; the ceiling leaves room for every admitted answer twice. */
+export const WRITER_BOUNDS: WriterBounds = {
+  highWaterBytes: 1_048_576,
+  ceilingBytes: 32 * 1_048_576,
+};
+
+const RESOLVED = Promise.resolve();
+
 export class FrameWriter {
-  private waiting = false;
+  private drained: Promise<void> | null = null;
+  private release: () => void = () => {};
+  private paused = false;
   private closed = false;
 
   constructor(
-    private readonly stream: NodeJS.WritableStream,
-    private readonly onPressure: (paused: boolean) => void,
+    private readonly stream: NodeJS.WritableStream & { readonly writableLength: number },
+    /** Asked to pause (true) or resume (false) input at the ceiling. */
+    private readonly onCeiling: (paused: boolean) => void,
+    private readonly bounds: WriterBounds = WRITER_BOUNDS,
   ) {
-    stream.on("error", () => {
-      // The reader went away (EPIPE): nothing more can be delivered.
+    const close = () => {
+      // The reader went away (EPIPE): nothing more can be delivered; nobody may wait on it.
       this.closed = true;
-    });
+      this.release();
+    };
+    stream.on("error", close);
+    stream.on("close", close);
   }
 
-  write(line: string): void {
-    if (this.closed) return;
+  /** Writes one frame; resolves when the buffer has room for more. */
+  write(line: string): Promise<void> {
+    if (this.closed) return RESOLVED;
     const ok = this.stream.write(line);
-    if (!ok && !this.waiting) {
-      this.waiting = true;
-      this.onPressure(true);
-      this.stream.once("drain", () => {
-        this.waiting = false;
-        this.onPressure(false);
-      });
+    const buffered = this.stream.writableLength;
+    if (buffered > this.bounds.ceilingBytes && !this.paused) {
+      this.paused = true;
+      this.onCeiling(true);
+      void this.untilDrained(); // resumes input on drain, whoever waits
     }
+    // `drain` comes only after a write reported a full buffer (`ok` false).
+    if (ok || buffered <= this.bounds.highWaterBytes) return RESOLVED;
+    return this.untilDrained();
   }
 
   /** Resolves once everything written so far has been handed to the OS (or the pipe closed). */
   flush(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.closed) return RESOLVED;
     return new Promise((resolve) => {
       this.stream.write("", () => resolve());
     });
+  }
+
+  private untilDrained(): Promise<void> {
+    this.drained ??= new Promise<void>((resolve) => {
+      const onDrain = () => this.release();
+      this.release = () => {
+        this.stream.off("drain", onDrain);
+        this.drained = null;
+        this.release = () => {};
+        if (this.paused) {
+          this.paused = false;
+          this.onCeiling(false);
+        }
+        resolve();
+      };
+      this.stream.once("drain", onDrain);
+    });
+    return this.drained;
   }
 }

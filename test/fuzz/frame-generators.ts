@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { CAPABILITIES, LIMITS } from "../../src/protocol/constants.js";
+import { CAPABILITIES } from "../../src/protocol/capabilities.js";
+import { LIMITS } from "../../src/protocol/constants.js";
 import { METHODS } from "../../src/protocol/methods.js";
 import { SESSION_ID_POOL } from "./store-generators.js";
 

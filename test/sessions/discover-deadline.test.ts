@@ -8,6 +8,9 @@ import type { Clock } from "../../src/sessions/slicer.js";
 import { StoreBuilder } from "../fixtures/store-builder.js";
 import { sandbox } from "../helpers/child.js";
 
+/** Discovery never notifies; a call would be a bug. */
+const noNotify = () => Promise.reject(new Error("discovery notified"));
+
 const MiB = 1024 * 1024;
 
 /**
@@ -37,7 +40,13 @@ async function followAll(
   do {
     const params = cursor ? { cursor } : {};
     const page = SessionDiscoverResult.parse(
-      await handler(params, { id: "r", signal, state, commit: (effect) => effect() }),
+      await handler(params, {
+        id: "r",
+        signal,
+        state,
+        commit: (effect) => effect(),
+        notify: noNotify,
+      }),
     );
     pages.push(page);
     cursor = page.cursor;
@@ -95,7 +104,10 @@ describe("session.discover deadline", () => {
         const clock: Clock = () => (readings++ === 0 ? 0 : elapsed);
         const handler = discoveryHandler(state, { clock });
         return SessionDiscoverResult.parse(
-          await handler({}, { id: "r", signal, state, commit: (effect) => effect() }),
+          await handler(
+            {},
+            { id: "r", signal, state, commit: (effect) => effect(), notify: noNotify },
+          ),
         );
       };
       const short = await firstStep(DISCOVER_EXTENSION.step_ms - 1);

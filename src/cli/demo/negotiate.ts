@@ -1,5 +1,5 @@
 import { type AgentClient, type Capability, isRemote } from "../../client/index.js";
-import { CAPABILITIES } from "../../protocol/constants.js";
+import { SEED_CAPABILITIES } from "../../protocol/capabilities.js";
 import { connect } from "../connect.js";
 import type { Terminal } from "../terminal.js";
 
@@ -18,7 +18,8 @@ export async function negotiateAll(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<DemoNegotiation> {
-  const wanted = [...CAPABILITIES];
+  // The seed's capabilities: the walkthrough has no turn step (yet).
+  const wanted = [...SEED_CAPABILITIES];
   try {
     return { client: await connect(term, wanted, { env, cwd }), missing: [] };
   } catch (error) {

@@ -31,6 +31,11 @@ export const SuccessFrame = z.strictObject({
   result: z.record(z.string(), z.unknown()),
 });
 export const ErrorFrame = z.strictObject({ id: RequestId.nullable(), error: ErrorObject });
+/** Child to client only; a frame without `id` from a client stays `invalid_request`. */
+export const NotificationFrame = z.strictObject({
+  method: z.string(),
+  params: z.record(z.string(), z.unknown()),
+});
 
 export type RequestFrame = z.infer<typeof RequestFrame>;
 export type ErrorObject = z.infer<typeof ErrorObject>;

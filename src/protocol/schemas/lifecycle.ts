@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Extensions } from "../extensions.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 
 export const InitializeParams = z.strictObject({
@@ -20,29 +21,8 @@ export const Limits = z.strictObject({
   cleanup_ms: z.number().int(),
 });
 
-export const DiscoverExtension = z.strictObject({
-  consistency: z.literal("provisional_until_complete"),
-  ordering: z.literal("directory"),
-  step_directory_entries: z.number().int(),
-  step_lines: z.number().int(),
-  step_bytes: z.number().int(),
-  record_bytes: z.number().int(),
-  step_ms: z.number().int(),
-  page_entries: z.number().int(),
-  page_bytes: z.number().int(),
-});
-
-export const RefreshExtension = z.strictObject({
-  providers_per_request: z.number().int(),
-  cache_bytes: z.number().int(),
-  models: z.number().int(),
-  preferences: z.literal("unchanged"),
-});
-
-export const Extensions = z.strictObject({
-  "session.discover": DiscoverExtension.optional(),
-  "model.refresh": RefreshExtension.optional(),
-});
+// The extension parameter objects live with the extension table.
+export { DiscoverExtension, Extensions, RefreshExtension } from "../extensions.js";
 
 export const InitializeResult = z.strictObject({
   protocol_version: z.literal(1),

@@ -3,6 +3,7 @@
  * turn.event notification. Names and shapes are fixed by the design (shared/design/turns.md).
  */
 import { z } from "zod";
+import { utf8Length } from "../paging.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 
 export const PERMISSIONS = ["read_only", "ask", "accept_edits", "full_access"] as const;
@@ -30,15 +31,27 @@ export const TURN_EXTENSION = {
   tools: [...TOOL_NAMES],
 } as const;
 
-const utf8Bytes = (text: string) => Buffer.byteLength(text, "utf8");
+export const TurnExtension = z.strictObject({
+  input_bytes: z.number().int(),
+  max_steps: z.number().int(),
+  event_bytes: z.number().int(),
+  tool_output_bytes: z.number().int(),
+  tool_stream_bytes: z.number().int(),
+  shell_timeout_ms: z.number().int(),
+  permissions: z.array(Permissions),
+  tools: z.array(z.enum(TOOL_NAMES)),
+});
+export type TurnExtension = z.infer<typeof TurnExtension>;
 
+// utf8Length, not Buffer: the protocol layer runs wherever the client SDK does.
 export const TurnStartParams = z.strictObject({
   input: z
     .string()
     .min(1)
-    .refine((text) => utf8Bytes(text) <= TURN_EXTENSION.input_bytes, "input too long"),
+    .refine((text) => utf8Length(text) <= TURN_EXTENSION.input_bytes, "input too long"),
   permissions: Permissions.optional(),
 });
+export type TurnStartParams = z.infer<typeof TurnStartParams>;
 
 export const Usage = z.strictObject({
   input_tokens: z.number().int().min(0),
@@ -88,6 +101,8 @@ export const TurnResult = z.discriminatedUnion("status", [
   }),
 ]);
 
+export type TurnResult = z.infer<typeof TurnResult>;
+
 export const TurnInterruptParams = z.strictObject({ request_id: RequestId });
 export const TurnInterruptResult = z.strictObject({
   state: z.literal("interrupting"),
@@ -96,6 +111,7 @@ export const TurnInterruptResult = z.strictObject({
 
 export const DECISIONS = ["allow_once", "allow_session", "deny"] as const;
 export const Decision = z.enum(DECISIONS);
+export type Decision = z.infer<typeof Decision>;
 export const ApprovalId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
 export const TurnApproveParams = z.strictObject({ approval_id: ApprovalId, decision: Decision });
 export const TurnApproveResult = z.strictObject({
@@ -106,6 +122,10 @@ export const TurnApproveResult = z.strictObject({
 
 const ItemId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
 const Text = z.string();
+/** A delta's piece of text: a long text is split over deltas of at most `event_bytes` each. */
+const DeltaText = z
+  .string()
+  .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes");
 const ToolName = z.enum(TOOL_NAMES);
 
 /** Every event a turn streams, by `type`. */
@@ -118,9 +138,9 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     permissions: Permissions,
     created_session: z.boolean(),
   }),
-  z.strictObject({ type: z.literal("message_delta"), item_id: ItemId, text: Text }),
+  z.strictObject({ type: z.literal("message_delta"), item_id: ItemId, text: DeltaText }),
   z.strictObject({ type: z.literal("message_done"), item_id: ItemId, text: Text }),
-  z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId, text: Text }),
+  z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId, text: DeltaText }),
   z.strictObject({
     type: z.literal("tool_call"),
     item_id: ItemId,
@@ -148,7 +168,7 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     type: z.literal("tool_output_delta"),
     item_id: ItemId,
     stream: z.enum(["stdout", "stderr"]),
-    text: Text,
+    text: DeltaText,
   }),
   z.strictObject({
     type: z.literal("tool_done"),

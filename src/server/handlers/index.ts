@@ -1,17 +1,21 @@
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { sessionHandlers } from "./sessions.js";
 import { testHandlers } from "./testing.js";
+import { turnHandlers } from "./turns.js";
 
 /**
  * Every domain's handlers, merged. A method without a handler here is not implemented: its
  * capability is refused at initialize with `unsupported_capability`.
  */
 export function buildHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
+  const models = createModelServices(state);
   return {
     ...sessionHandlers(state),
-    ...modelHandlers(state, options),
+    ...modelHandlers(state, models, options),
+    ...turnHandlers(state, models, options),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

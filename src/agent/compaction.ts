@@ -1,0 +1,103 @@
+import { callModel } from "./model-call.js";
+import type { ContextItem, ModelProvider, Usage } from "./providers/provider.js";
+import { ProviderFailure } from "./providers/provider.js";
+import type { TurnEvents } from "./turn-events.js";
+
+/** Proactive compaction starts when the next call would pass this share of the window. */
+export const COMPACT_AT = 0.85;
+/** What the summary call may take of the window (the rest is the summary's own room). */
+const SUMMARY_SOURCE_SHARE = 0.7;
+
+export const SUMMARY_INSTRUCTION = [
+  "The conversation so far is about to be replaced by your summary, because it no longer fits",
+  "the model's context window. Write that summary now, for yourself to continue the work from:",
+  "the user's goals and requests (the latest one included, with the progress made on it), the",
+  "decisions taken and why, the files read or changed (with paths), commands run and their",
+  "results that still matter, and the open problems and next steps. Be complete but concise;",
+  "do not call tools; answer with the summary only.",
+].join(" ");
+
+/** About four characters a token: the estimate used before the provider reports real counts. */
+export function estimateTokens(items: readonly ContextItem[], system = ""): number {
+  let chars = system.length;
+  for (const item of items) {
+    if (item.kind === "tool_call")
+      chars += item.tool.length + (JSON.stringify(item.input)?.length ?? 0);
+    else if (item.kind === "tool_result") chars += item.output.length;
+    else chars += item.text.length;
+    chars += 16; // role and framing overhead per item
+  }
+  return Math.ceil(chars / 4);
+}
+
+export interface CompactionInputs {
+  provider: ModelProvider;
+  model: string;
+  effort: string | null;
+  system: string;
+  context: readonly ContextItem[];
+  contextWindow: number | null;
+  signal: AbortSignal;
+  events: TurnEvents;
+  newItemId: () => string;
+  backoffScale?: number;
+}
+
+export type CompactionOutcome =
+  | { kind: "compacted"; summary: string; usage: Usage | null }
+  | { kind: "interrupted" }
+  | { kind: "failed"; failure: ProviderFailure };
+
+/**
+ * One extra call to the same model, without tools, for a summary of the conversation so far
+ * (turns.md section 10). When even the summary call would not fit, its oldest items are left
+ * out (a previous summary is always kept) so that the newest work is what gets summarised.
+ */
+export async function summarise(inputs: CompactionInputs): Promise<CompactionOutcome> {
+  const source = fitForSummary(inputs.context, inputs.contextWindow, inputs.system);
+  const outcome = await callModel({
+    provider: inputs.provider,
+    request: {
+      model: inputs.model,
+      effort: inputs.effort,
+      system: inputs.system,
+      context: [...source, { kind: "user", text: SUMMARY_INSTRUCTION }],
+      tools: [],
+    },
+    signal: inputs.signal,
+    events: inputs.events,
+    newItemId: inputs.newItemId,
+    silent: true,
+    ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
+  });
+  if (outcome.kind === "interrupted") return { kind: "interrupted" };
+  if (outcome.kind === "failed") return { kind: "failed", failure: outcome.failure };
+  const summary = outcome.text.trim();
+  if (summary === "")
+    return {
+      kind: "failed",
+      failure: new ProviderFailure("invalid_response", "The model returned an empty summary."),
+    };
+  return { kind: "compacted", summary, usage: outcome.usage };
+}
+
+function fitForSummary(
+  context: readonly ContextItem[],
+  window: number | null,
+  system: string,
+): ContextItem[] {
+  const items = [...context];
+  if (window === null) return items;
+  const budget = window * SUMMARY_SOURCE_SHARE;
+  const keepFirst = items[0]?.kind === "summary" ? 1 : 0;
+  while (estimateTokens(items, system) > budget) {
+    // Cut whole steps (up to the next user or assistant item), so that no tool result is
+    // left without its call; the newest step always stays.
+    const next = items.findIndex(
+      (item, i) => i > keepFirst && (item.kind === "user" || item.kind === "assistant"),
+    );
+    if (next === -1) break;
+    items.splice(keepFirst, next - keepFirst);
+  }
+  return items;
+}

@@ -1,0 +1,80 @@
+import type { ReplayRecord } from "../sessions/turn-records.js";
+import type { ContextItem, ProviderState } from "./providers/provider.js";
+
+/** What the model is told of a call whose result was never recorded (its writer was killed). */
+export const LOST_RESULT = "The tool call was interrupted before it produced a result.";
+
+type ToolCallItem = Extract<ContextItem, { kind: "tool_call" }>;
+type ToolResultItem = Extract<ContextItem, { kind: "tool_result" }>;
+
+/**
+ * The provider-neutral context from a session's records (those since its latest compaction).
+ * Turn bookkeeping is skipped. The tool calls of one model step come out together, followed by
+ * their results in call order, whatever order they were recorded in; a call without a recorded
+ * result (a killed writer) gets an interrupted one, because every API requires each call
+ * answered; a result without its call is dropped.
+ */
+export function contextFromRecords(records: readonly ReplayRecord[]): ContextItem[] {
+  const items: ContextItem[] = [];
+  let calls: ToolCallItem[] = [];
+  const results = new Map<string, ToolResultItem>();
+  const closeStep = () => {
+    items.push(...calls);
+    for (const call of calls)
+      items.push(
+        results.get(call.call_id) ?? {
+          kind: "tool_result",
+          call_id: call.call_id,
+          output: LOST_RESULT,
+          is_error: true,
+        },
+      );
+    calls = [];
+    results.clear();
+  };
+  for (const record of records) {
+    if (record.type === "tool_call") {
+      calls.push({
+        kind: "tool_call",
+        call_id: record.call_id,
+        tool: record.tool,
+        input: record.input,
+      });
+      continue;
+    }
+    if (record.type === "tool_result") {
+      if (calls.some((call) => call.call_id === record.call_id))
+        results.set(record.call_id, {
+          kind: "tool_result",
+          call_id: record.call_id,
+          output: record.output,
+          is_error: record.status !== "completed",
+        });
+      continue;
+    }
+    closeStep();
+    if (record.type === "user_message") items.push({ kind: "user", text: record.text });
+    if (record.type === "assistant_message")
+      items.push({
+        kind: "assistant",
+        text: record.text,
+        // A message another tool wrote may name no model: it then replays as nobody's.
+        model: record.model ?? "",
+        ...(isState(record.provider_state) ? { provider_state: record.provider_state } : {}),
+      });
+    if (record.type === "compaction") {
+      items.length = 0;
+      items.push({ kind: "summary", text: record.summary });
+    }
+  }
+  closeStep();
+  return items;
+}
+
+function isState(value: unknown): value is ProviderState {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as ProviderState).provider === "string"
+  );
+}

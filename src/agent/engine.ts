@@ -1,0 +1,351 @@
+import type { z } from "zod";
+import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
+import type { TurnRecordBody } from "../sessions/turn-records.js";
+import type { ApprovalBroker } from "./approvals.js";
+import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
+import { callModel } from "./model-call.js";
+import type { SessionAllowances } from "./permissions.js";
+import {
+  type ContextItem,
+  type ModelProvider,
+  ProviderFailure,
+  type Usage,
+} from "./providers/provider.js";
+import { runToolCall } from "./tool-step.js";
+import { offeredTools, toolSpecs } from "./tools/index.js";
+import type { ToolContext } from "./tools/tool.js";
+import type { TurnEvents } from "./turn-events.js";
+
+type Result = z.infer<typeof TurnResult>;
+
+export interface TurnModel {
+  /** `provider/model`. */
+  id: string;
+  /** The provider's own name for it. */
+  name: string;
+  effort: string | null;
+  contextWindow: number | null;
+}
+
+export interface TurnInputs {
+  turnId: string;
+  sessionId: string;
+  createdSession: boolean;
+  input: string;
+  permissions: Permissions;
+  model: TurnModel;
+  provider: ModelProvider;
+  system: (tools: ReturnType<typeof offeredTools>) => string;
+  /** The session's context before this turn (from its records). */
+  history: ContextItem[];
+  events: TurnEvents;
+  approvals: ApprovalBroker;
+  allowances: SessionAllowances;
+  /** Appends one record of this turn (the writer fills ts, cwd, turn_id). */
+  record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
+  toolContext: Omit<ToolContext, "onOutput" | "signal">;
+  /** Fires on interrupt, shutdown or EOF. */
+  signal: AbortSignal;
+  backoffScale?: number;
+}
+
+/** A history append failed: the turn ends `history_write_failed`, nothing more is written. */
+export class TurnWriteFailed extends Error {}
+
+/**
+ * One turn (turns.md section 5): call the model, stream its reply, run the tools it asks for,
+ * until it ends without a tool call, a length stop, a refusal, `max_steps` calls, an interrupt
+ * or a failure. Always returns the turn's one result; every event is emitted before it.
+ */
+export async function runTurn(inputs: TurnInputs): Promise<Result> {
+  const run = new TurnRun(inputs);
+  return run.execute();
+}
+
+class TurnRun {
+  private readonly usage: Usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_input_tokens: 0,
+    reasoning_tokens: 0,
+  };
+  private steps = 0;
+  private items = 0;
+  private context: ContextItem[];
+  private readonly tools;
+  /** The provider's input count of the previous call, and the context length it saw. */
+  private lastInputTokens: number | null = null;
+  private lengthAtLastCall = 0;
+
+  constructor(private readonly inputs: TurnInputs) {
+    this.context = [...inputs.history, { kind: "user", text: inputs.input }];
+    this.tools = offeredTools(inputs.permissions);
+  }
+
+  async execute(): Promise<Result> {
+    const { inputs } = this;
+    await inputs.events.emit({
+      type: "turn_started",
+      session_id: inputs.sessionId,
+      model: inputs.model.id,
+      effort: inputs.model.effort,
+      permissions: inputs.permissions,
+      created_session: inputs.createdSession,
+    });
+    try {
+      await inputs.record({
+        type: "turn_start",
+        model: inputs.model.id,
+        effort: inputs.model.effort,
+        permissions: inputs.permissions,
+      });
+      await inputs.record({ type: "user_message", text: inputs.input }, true);
+      const outcome = await this.loop();
+      await inputs.record(
+        {
+          type: "turn_end",
+          status: outcome.status,
+          stop_reason: outcome.stop_reason,
+          usage: this.usage,
+          ...(outcome.error ? { error_code: outcome.error.code } : {}),
+        },
+        true,
+      );
+      return this.result(outcome);
+    } catch (error) {
+      if (!(error instanceof TurnWriteFailed)) throw error;
+      return this.result({
+        status: "failed",
+        stop_reason: null,
+        error: {
+          code: "history_write_failed",
+          message: "The session's history could not be written; nothing half-written was kept.",
+        },
+      });
+    }
+  }
+
+  private result(outcome: Outcome): Result {
+    return {
+      turn_id: this.inputs.turnId,
+      session_id: this.inputs.sessionId,
+      usage: { ...this.usage },
+      steps: this.steps,
+      ...outcome,
+    } as Result;
+  }
+
+  private async loop(): Promise<Outcome> {
+    const { inputs } = this;
+    const specs = toolSpecs(this.tools);
+    const offered = new Map(this.tools.map((tool) => [tool.name as string, tool]));
+    for (;;) {
+      if (inputs.signal.aborted) return INTERRUPTED;
+      if (this.steps >= TURN_EXTENSION.max_steps) return completed("max_steps");
+      this.steps += 1;
+      const system = inputs.system(this.tools);
+      const proactive = await this.compactIfNeeded(system);
+      if (proactive) return proactive;
+      let outcome = await this.call(system, specs);
+      if (outcome.kind === "failed" && outcome.failure.code === "context_exceeded") {
+        // The provider's own too-long answer: compact once, then the same call again.
+        const reactive = await this.compact(system);
+        if (reactive) return reactive;
+        outcome = await this.call(system, specs);
+      }
+      if (outcome.kind !== "done") {
+        if (outcome.text) await this.recordAssistant(outcome.text, { interrupted: true });
+        if (outcome.kind === "interrupted") return INTERRUPTED;
+        return failed(outcome.failure);
+      }
+      if (outcome.usage) {
+        this.lastInputTokens = outcome.usage.input_tokens;
+        await this.addUsage(outcome.usage);
+      }
+      if (outcome.text || outcome.toolCalls.length > 0 || outcome.provider_state)
+        await this.recordAssistant(outcome.text, {
+          ...(outcome.provider_state ? { provider_state: outcome.provider_state } : {}),
+        });
+      // Calls are run whatever the stop reason says: some compatible servers end a step that
+      // asks for tools with "stop", and every recorded call must get its result.
+      if (outcome.toolCalls.length === 0)
+        return completed(outcome.stop === "tool_use" ? "end_turn" : outcome.stop);
+      for (const call of outcome.toolCalls) {
+        this.context.push({
+          kind: "tool_call",
+          call_id: call.call_id,
+          tool: call.name,
+          input: safeJson(call.arguments),
+        });
+      }
+      for (const call of outcome.toolCalls) {
+        if (inputs.signal.aborted) return INTERRUPTED;
+        const result = await runToolCall(call, {
+          offered,
+          permissions: inputs.permissions,
+          allowances: inputs.allowances,
+          approvals: inputs.approvals,
+          events: inputs.events,
+          record: inputs.record,
+          toolContext: { ...inputs.toolContext, signal: inputs.signal },
+          newItemId: () => this.newItemId(),
+        });
+        this.context.push({
+          kind: "tool_result",
+          call_id: result.call_id,
+          output: result.output,
+          is_error: result.is_error,
+        });
+      }
+      if (inputs.signal.aborted) return INTERRUPTED;
+    }
+  }
+
+  private call(system: string, tools: ReturnType<typeof toolSpecs>) {
+    const { inputs } = this;
+    this.lengthAtLastCall = this.context.length;
+    return callModel({
+      provider: inputs.provider,
+      request: {
+        model: inputs.model.name,
+        effort: inputs.model.effort,
+        system,
+        context: this.context,
+        tools,
+        conversation_id: inputs.sessionId,
+      },
+      signal: inputs.signal,
+      events: inputs.events,
+      newItemId: () => this.newItemId(),
+      ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
+    });
+  }
+
+  /** The next call's size: the last reported input plus an estimate of what came since. */
+  private estimate(system: string): number {
+    if (this.lastInputTokens === null) return estimateTokens(this.context, system);
+    return this.lastInputTokens + estimateTokens(this.context.slice(this.lengthAtLastCall));
+  }
+
+  /** Proactive compaction past 85% of a known window; an outcome only when the turn ends. */
+  private async compactIfNeeded(system: string): Promise<Outcome | null> {
+    const window = this.inputs.model.contextWindow;
+    if (window === null || this.estimate(system) <= window * COMPACT_AT) return null;
+    return this.compact(system);
+  }
+
+  /**
+   * Replaces the context by a summary of it plus this turn's input (always kept whole), with a
+   * `compaction` record and a `compacted` event; null when the turn goes on.
+   */
+  private async compact(system: string): Promise<Outcome | null> {
+    const { inputs } = this;
+    const tokensBefore = this.estimate(system);
+    const outcome = await summarise({
+      provider: inputs.provider,
+      model: inputs.model.name,
+      effort: inputs.model.effort,
+      system,
+      context: this.context,
+      contextWindow: inputs.model.contextWindow,
+      signal: inputs.signal,
+      events: inputs.events,
+      newItemId: () => this.newItemId(),
+      ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
+    });
+    if (outcome.kind === "interrupted") return INTERRUPTED;
+    if (outcome.kind === "failed") return failed(outcome.failure);
+    if (outcome.usage) await this.addUsage(outcome.usage);
+    await inputs.record({
+      type: "compaction",
+      summary: outcome.summary,
+      tokens_before: tokensBefore,
+    });
+    this.context = [
+      { kind: "summary", text: outcome.summary },
+      { kind: "user", text: inputs.input },
+    ];
+    this.lastInputTokens = null;
+    const tokensAfter = estimateTokens(this.context, system);
+    await inputs.events.emit({
+      type: "compacted",
+      tokens_before: tokensBefore,
+      tokens_after: tokensAfter,
+    });
+    const window = inputs.model.contextWindow;
+    if (window !== null && tokensAfter > window)
+      return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
+    return null;
+  }
+
+  private async recordAssistant(text: string, extra: Record<string, unknown>): Promise<void> {
+    const model = this.inputs.model.id;
+    await this.inputs.record({
+      type: "assistant_message",
+      text,
+      model,
+      ...extra,
+    } as TurnRecordBody);
+    this.context.push({
+      kind: "assistant",
+      text,
+      model,
+      ...(extra.provider_state ? { provider_state: extra.provider_state as never } : {}),
+    });
+  }
+
+  private async addUsage(usage: Usage): Promise<void> {
+    this.usage.input_tokens += usage.input_tokens;
+    this.usage.output_tokens += usage.output_tokens;
+    this.usage.cached_input_tokens += usage.cached_input_tokens;
+    this.usage.reasoning_tokens += usage.reasoning_tokens;
+    await this.inputs.events.emit({
+      type: "usage",
+      ...usage,
+      context_window: this.inputs.model.contextWindow,
+    });
+  }
+
+  private newItemId(): string {
+    this.items += 1;
+    return `${this.inputs.turnId}.${this.items}`;
+  }
+}
+
+type Outcome =
+  | {
+      status: "completed";
+      stop_reason: "end_turn" | "max_tokens" | "max_steps" | "refusal";
+      error: null;
+    }
+  | { status: "interrupted"; stop_reason: "interrupted"; error: null }
+  | {
+      status: "failed";
+      stop_reason: null;
+      error: { code: ProviderFailure["code"] | "history_write_failed"; message: string };
+    };
+
+const CONTEXT_EXCEEDED_MESSAGE =
+  "The conversation does not fit the model's context window, even after compaction.";
+
+const INTERRUPTED: Outcome = { status: "interrupted", stop_reason: "interrupted", error: null };
+
+function completed(stop: "end_turn" | "max_tokens" | "max_steps" | "refusal"): Outcome {
+  return { status: "completed", stop_reason: stop, error: null };
+}
+
+function failed(failure: ProviderFailure): Outcome {
+  return {
+    status: "failed",
+    stop_reason: null,
+    error: { code: failure.code, message: failure.message },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,194 @@
+import {
+  type ModelProvider,
+  type ModelRequest,
+  ProviderFailure,
+  type ProviderState,
+  type StopReason,
+  type Usage,
+} from "./providers/provider.js";
+import { splitUtf8, type TurnEvents } from "./turn-events.js";
+
+/** Retries of one call before any output (turns.md section 5). */
+export const MAX_RETRIES = 4;
+/** A `Retry-After` longer than this is not waited for: the call fails `rate_limited` at once. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+/** Backoff without `Retry-After`: 500 ms, doubling. */
+const BACKOFF_MS = 500;
+/**
+ * One message item carries at most this much JSON-encoded text, so its `message_done` (the whole
+ * text) stays well inside `frame_bytes`; a longer reply continues in a new item.
+ */
+export const MESSAGE_ITEM_BYTES = 512 * 1024;
+
+export interface ToolCallRequest {
+  call_id: string;
+  name: string;
+  arguments: string;
+}
+
+export type CallOutcome =
+  | {
+      kind: "done";
+      text: string;
+      toolCalls: ToolCallRequest[];
+      stop: StopReason;
+      usage: Usage | null;
+      provider_state?: ProviderState;
+    }
+  /** Aborted (interrupt, shutdown, EOF); `text` is what was streamed before. */
+  | { kind: "interrupted"; text: string }
+  | { kind: "failed"; failure: ProviderFailure; text: string };
+
+export interface CallOptions {
+  provider: ModelProvider;
+  request: Omit<ModelRequest, "signal">;
+  signal: AbortSignal;
+  events: TurnEvents;
+  newItemId: () => string;
+  /** Test builds shorten the backoff; production passes 1. */
+  backoffScale?: number;
+  /** A compaction's summary call: its text is not a reply, so no message events. */
+  silent?: boolean;
+}
+
+/** One model call, streamed to the client, retried before any output as the contract says. */
+export async function callModel(options: CallOptions): Promise<CallOutcome> {
+  for (let attempt = 0; ; attempt++) {
+    const stream = new StreamedReply(options);
+    try {
+      return await stream.run();
+    } catch (error) {
+      const text = await stream.finish();
+      if (options.signal.aborted) return { kind: "interrupted", text };
+      const failure = asFailure(error);
+      const delay = retryDelay(failure, attempt, options.backoffScale ?? 1);
+      if (stream.producedOutput || delay === null) return { kind: "failed", failure, text };
+      await options.events.emit({
+        type: "retry",
+        attempt: attempt + 1,
+        reason: failure.code as "rate_limited" | "remote_unavailable",
+        delay_ms: delay,
+      });
+      if (!(await sleep(delay, options.signal))) return { kind: "interrupted", text: "" };
+    }
+  }
+}
+
+/** The delay before the next attempt, or null when this failure is not retried. */
+function retryDelay(failure: ProviderFailure, attempt: number, scale: number): number | null {
+  if (attempt >= MAX_RETRIES) return null;
+  if (failure.code !== "rate_limited" && failure.code !== "remote_unavailable") return null;
+  if (failure.retryAfterMs !== null) {
+    return failure.retryAfterMs > MAX_RETRY_AFTER_MS ? null : Math.round(failure.retryAfterMs);
+  }
+  return Math.round(BACKOFF_MS * 2 ** attempt * scale);
+}
+
+function asFailure(error: unknown): ProviderFailure {
+  if (error instanceof ProviderFailure) return error;
+  return new ProviderFailure("invalid_response", "The model's answer could not be read.");
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** One attempt's stream: deltas to the client as they come, the whole reply at the end. */
+class StreamedReply {
+  producedOutput = false;
+  private text = "";
+  private itemText = "";
+  private itemBytes = 0;
+  private itemId: string | null = null;
+  private reasoningId: string | null = null;
+
+  constructor(private readonly options: CallOptions) {}
+
+  async run(): Promise<CallOutcome> {
+    const { provider, request, signal, events } = this.options;
+    const toolCalls: ToolCallRequest[] = [];
+    let usage: Usage | null = null;
+    for await (const event of provider.stream({ ...request, signal })) {
+      if (signal.aborted) break;
+      switch (event.type) {
+        case "text_delta":
+          await this.addText(event.text);
+          break;
+        case "reasoning_delta":
+          this.producedOutput = true;
+          if (this.options.silent) break;
+          this.reasoningId ??= this.options.newItemId();
+          await events.delta("reasoning_delta", this.reasoningId, event.text);
+          break;
+        case "tool_call":
+          this.producedOutput = true;
+          toolCalls.push({ call_id: event.call_id, name: event.name, arguments: event.arguments });
+          break;
+        case "usage":
+          usage = event.usage;
+          break;
+        case "done": {
+          const text = await this.finish();
+          return {
+            kind: "done",
+            text,
+            toolCalls,
+            stop: event.stop,
+            usage,
+            ...(event.provider_state ? { provider_state: event.provider_state } : {}),
+          };
+        }
+      }
+    }
+    if (signal.aborted) throw new Error("aborted");
+    throw new ProviderFailure("invalid_response", "The model's stream ended without a finish.");
+  }
+
+  /** Closes the open message item (its `message_done`) and returns the whole text. */
+  async finish(): Promise<string> {
+    await this.closeItem();
+    return this.text;
+  }
+
+  private async addText(text: string): Promise<void> {
+    if (this.options.silent) {
+      this.producedOutput ||= text.length > 0;
+      this.text += text;
+      return;
+    }
+    // A huge delta is taken in pieces so that one piece always fits an item.
+    for (const piece of splitUtf8(text, 64 * 1024)) await this.addPiece(piece);
+  }
+
+  private async addPiece(text: string): Promise<void> {
+    this.producedOutput = true;
+    const bytes = Buffer.byteLength(JSON.stringify(text)) - 2;
+    if (this.itemId !== null && this.itemBytes + bytes > MESSAGE_ITEM_BYTES) await this.closeItem();
+    this.itemId ??= this.options.newItemId();
+    this.text += text;
+    this.itemText += text;
+    this.itemBytes += bytes;
+    await this.options.events.delta("message_delta", this.itemId, text);
+  }
+
+  private async closeItem(): Promise<void> {
+    if (this.itemId === null) return;
+    const item_id = this.itemId;
+    const text = this.itemText;
+    this.itemId = null;
+    this.itemText = "";
+    this.itemBytes = 0;
+    await this.options.events.emit({ type: "message_done", item_id, text });
+  }
+}

@@ -1,0 +1,74 @@
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { platform, release } from "node:os";
+import { join } from "node:path";
+import type { Permissions } from "../protocol/schemas/turns.js";
+import type { Tool } from "./tools/tool.js";
+
+/** AGENTS.md is included up to this many bytes (turns.md section 5). */
+export const AGENTS_MD_BYTES = 32 * 1024;
+
+const PERMISSION_TEXT: Record<Permissions, string> = {
+  read_only:
+    "read-only: you may read, list and search files; you cannot change files or run commands.",
+  ask: "ask: reading is free; every file change and every command needs the user's approval, which may be denied.",
+  accept_edits:
+    "accept edits: you may read and change files in the workspace; every command needs the user's approval.",
+  full_access: "full access: you may read and change files and run commands in the workspace.",
+};
+
+export interface PromptInputs {
+  workspace: string;
+  permissions: Permissions;
+  tools: Tool[];
+  agentsMd: string | null;
+  now: Date;
+}
+
+/** The system prompt: who the agent is, where it works, what it may do, the project's own rules. */
+export function systemPrompt(inputs: PromptInputs): string {
+  const lines = [
+    "You are mc-agent, a coding agent working in the user's workspace on their machine.",
+    "Work carefully: read before you change, keep changes small and focused, and say plainly what you did.",
+    "",
+    `Workspace: ${inputs.workspace}`,
+    `Platform: ${platform()} ${release()}`,
+    `Date: ${inputs.now.toISOString().slice(0, 10)}`,
+    `Permissions: ${PERMISSION_TEXT[inputs.permissions]}`,
+    inputs.tools.length > 0
+      ? `Tools: ${inputs.tools.map((t) => t.name).join(", ")}. Paths are relative to the workspace; files outside it, and writes under .git/ or .mc/, are refused.`
+      : "Tools: none.",
+    'A tool call the user denies returns "denied by the user": respect it and do not retry the same action.',
+  ];
+  if (inputs.agentsMd !== null) {
+    lines.push("", "The workspace's AGENTS.md (project instructions):", "", inputs.agentsMd);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The workspace's AGENTS.md, at most `AGENTS_MD_BYTES` of it, or null when there is none or it
+ * is not a regular file (a FIFO must never block a turn: it is opened non-blocking and refused).
+ */
+export async function readAgentsMd(workspace: string): Promise<string | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(join(workspace, "AGENTS.md"), constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return null;
+    const buffer = Buffer.alloc(AGENTS_MD_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead <= AGENTS_MD_BYTES) return buffer.subarray(0, bytesRead).toString("utf8");
+    // Cut on a UTF-8 boundary: never inside a multi-byte sequence.
+    let end = AGENTS_MD_BYTES;
+    while (end > 0 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+    return `${buffer.subarray(0, end).toString("utf8")}\n[AGENTS.md truncated at 32 KiB]`;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}

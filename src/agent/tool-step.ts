@@ -1,0 +1,186 @@
+import type { Permissions } from "../protocol/schemas/turns.js";
+import type { TurnRecordBody } from "../sessions/turn-records.js";
+import type { ApprovalBroker } from "./approvals.js";
+import { boundedEventText, boundedInput } from "./event-bounds.js";
+import type { ToolCallRequest } from "./model-call.js";
+import { needsApproval, type SessionAllowances } from "./permissions.js";
+import { TOOLS } from "./tools/index.js";
+import {
+  type PlannedCall,
+  type Tool,
+  type ToolContext,
+  ToolError,
+  type ToolName,
+  type ToolResult,
+} from "./tools/tool.js";
+import type { TurnEvents } from "./turn-events.js";
+
+export const DENIED_OUTPUT = "denied by the user";
+export const INTERRUPTED_OUTPUT = "The tool call was interrupted by the user.";
+
+export interface ToolStepDeps {
+  offered: ReadonlyMap<string, Tool>;
+  permissions: Permissions;
+  allowances: SessionAllowances;
+  approvals: ApprovalBroker;
+  events: TurnEvents;
+  record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
+  toolContext: Omit<ToolContext, "onOutput">;
+  newItemId: () => string;
+}
+
+export interface ToolStepResult {
+  call_id: string;
+  output: string;
+  is_error: boolean;
+  status: "completed" | "failed" | "denied" | "interrupted";
+}
+
+/**
+ * One tool call from the model: validate, plan, announce, ask when the permissions say so,
+ * execute, report, record. Every failure of the call itself goes back to the model as its
+ * result; only a failed history append escapes (as the writer's error).
+ */
+export async function runToolCall(
+  call: ToolCallRequest,
+  deps: ToolStepDeps,
+): Promise<ToolStepResult> {
+  const item_id = deps.newItemId();
+  const input = parseArguments(call.arguments);
+  const tool = deps.offered.get(call.name);
+  await deps.record({ type: "tool_call", item_id, call_id: call.call_id, tool: call.name, input });
+  const known = Object.hasOwn(TOOLS, call.name) ? (call.name as ToolName) : null;
+  const settle = async (
+    result: Omit<ToolStepResult, "call_id">,
+    done: Partial<ToolResult> = {},
+  ) => {
+    if (known)
+      await deps.events.emit({
+        type: "tool_done",
+        item_id,
+        status: result.status,
+        summary: boundedEventText(done.summary ?? result.output),
+        exit_code: done.exit_code ?? null,
+        diff: done.diff ? boundedEventText(done.diff) : null,
+      });
+    await deps.record({
+      type: "tool_result",
+      item_id,
+      call_id: call.call_id,
+      status: result.status,
+      output: result.output,
+      ...(done.exit_code !== undefined ? { exit_code: done.exit_code } : {}),
+    });
+    return { call_id: call.call_id, ...result };
+  };
+  const fail = (output: string) => settle({ output, is_error: true, status: "failed" });
+
+  if (!known) return fail(`Unknown tool "${safeName(call.name)}".`);
+  const announce = (title: string) =>
+    deps.events.emit({
+      type: "tool_call",
+      item_id,
+      tool: known,
+      title,
+      input: boundedInput(input),
+    });
+  if (!tool) {
+    await announce(`Use ${known}`);
+    return fail(`The tool ${known} is not available under the current permissions.`);
+  }
+  const planned = await plan(tool, input, deps);
+  await announce(planned.ok ? planned.call.title : `Use ${known}`);
+  if (!planned.ok) return fail(planned.error);
+  const decision = await approve(planned.call, tool, item_id, deps);
+  if (decision === "deny")
+    return settle({ output: DENIED_OUTPUT, is_error: true, status: "denied" });
+  if (decision === "cancelled")
+    return settle({ output: INTERRUPTED_OUTPUT, is_error: true, status: "interrupted" });
+  const result = await execute(planned.call, item_id, deps);
+  return settle(
+    { output: result.output, is_error: result.status !== "completed", status: result.status },
+    result,
+  );
+}
+
+function parseArguments(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { invalid_json: text.slice(0, 256) };
+  }
+}
+
+type Planned = { ok: true; call: PlannedCall } | { ok: false; error: string };
+
+async function plan(tool: Tool, input: unknown, deps: ToolStepDeps): Promise<Planned> {
+  try {
+    return { ok: true, call: await tool.plan(input, withOutput(deps, null)) };
+  } catch (error) {
+    return { ok: false, error: toolErrorText(error) };
+  }
+}
+
+async function approve(
+  call: PlannedCall,
+  tool: Tool,
+  item_id: string,
+  deps: ToolStepDeps,
+): Promise<"allow" | "deny" | "cancelled"> {
+  const request = call.approval;
+  if (!request || !needsApproval(deps.permissions, tool.kind)) return "allow";
+  if (deps.allowances.allows(request)) return "allow";
+  const approval_id = deps.approvals.newId();
+  const diff = request.diff === null ? null : boundedEventText(request.diff);
+  await deps.events.emit({
+    type: "approval_requested",
+    approval_id,
+    item_id,
+    kind: request.kind,
+    title: call.title,
+    command: request.command === null ? null : boundedEventText(request.command),
+    path: request.path,
+    diff,
+    truncated:
+      diff !== request.diff ||
+      (request.command !== null && boundedEventText(request.command) !== request.command),
+  });
+  const decision = await deps.approvals.wait(approval_id, deps.toolContext.signal);
+  await deps.events.emit({ type: "approval_resolved", approval_id, decision });
+  if (decision === "allow_session") deps.allowances.remember(request);
+  if (decision === "allow_once" || decision === "allow_session") return "allow";
+  return decision;
+}
+
+async function execute(
+  call: PlannedCall,
+  item_id: string,
+  deps: ToolStepDeps,
+): Promise<ToolResult> {
+  try {
+    return await call.execute(withOutput(deps, item_id));
+  } catch (error) {
+    const output = toolErrorText(error);
+    const status = deps.toolContext.signal.aborted ? "interrupted" : "failed";
+    return { status, output, summary: output, exit_code: null, diff: null };
+  }
+}
+
+function withOutput(deps: ToolStepDeps, item_id: string | null): ToolContext {
+  return {
+    ...deps.toolContext,
+    onOutput: (stream, text) =>
+      item_id === null ? Promise.resolve() : deps.events.output(item_id, stream, text),
+  };
+}
+
+function toolErrorText(error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  // Anything else is our bug or an OS error: the model gets a generic line, never a host path.
+  return "The tool failed unexpectedly.";
+}
+
+function safeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.-]/g, "?").slice(0, 64);
+}

@@ -1,0 +1,61 @@
+import { EXTENSION_NAMES, EXTENSION_SPECS, type ExtensionName } from "./extensions.js";
+import {
+  METHODS,
+  type MethodSpec,
+  NOTIFICATIONS,
+  type NotificationSpec,
+  PUBLIC_METHOD_NAMES,
+} from "./methods.js";
+
+type RequestCapability = (typeof METHODS)[keyof typeof METHODS]["capability"];
+type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]["capability"];
+
+/** Every capability name: those the method and notification tables use, nothing hand-kept. */
+export type Capability = Exclude<RequestCapability | NotificationCapability, null>;
+
+function collect(): Capability[] {
+  const names = new Set<Capability>();
+  for (const name of PUBLIC_METHOD_NAMES) {
+    const capability = (METHODS[name] as MethodSpec).capability;
+    if (capability) names.add(capability as Capability);
+  }
+  for (const spec of Object.values(NOTIFICATIONS) as NotificationSpec[])
+    names.add(spec.capability as Capability);
+  return [...names];
+}
+
+/** Every capability of this protocol, derived from the tables, in table order. */
+export const CAPABILITIES: readonly Capability[] = Object.freeze(collect());
+
+/**
+ * The seed contract's capabilities (the base and its four extensions), without ours: a child
+ * that implements the seed alone is still complete for the seed's conformance cases.
+ */
+export const SEED_CAPABILITIES: readonly Capability[] = Object.freeze(
+  CAPABILITIES.filter(
+    (name) =>
+      !(EXTENSION_NAMES as readonly string[]).includes(name) ||
+      EXTENSION_SPECS[name as ExtensionName].contract === "seed",
+  ),
+);
+
+export function isCapability(name: string): name is Capability {
+  return (CAPABILITIES as readonly string[]).includes(name);
+}
+
+/** The parameter object a negotiated extension advertises in `initialize.extensions`, if any. */
+export function extensionParameters(name: Capability): object | undefined {
+  return (EXTENSION_NAMES as readonly string[]).includes(name)
+    ? EXTENSION_SPECS[name as ExtensionName].parameters
+    : undefined;
+}
+
+/** The request methods a capability makes callable (public ones only). */
+export function methodsOf(capability: Capability): (keyof typeof METHODS)[] {
+  return PUBLIC_METHOD_NAMES.filter((name) => METHODS[name].capability === capability);
+}
+
+// Compile-time check: every extension in the extension table is a capability of the tables.
+const extensionsAreCapabilities: Exclude<ExtensionName, Capability> extends never ? true : never =
+  true;
+void extensionsAreCapabilities;

@@ -1,0 +1,40 @@
+import { Catalog, type PagePosition } from "../../models/catalog.js";
+import { type Provider, resolveProviders } from "../../models/providers.js";
+import { type CredentialPaths, credentialPaths } from "../../store/credentials.js";
+import { type LoadedSettings, loadSettings } from "../../store/settings.js";
+import { CursorStore } from "../cursors.js";
+import { log } from "../log.js";
+import type { ServerState } from "../state.js";
+
+/** What the model handlers and the turn handlers share: settings read once, one catalog. */
+export interface ModelServices {
+  settings: LoadedSettings;
+  providers: Provider[];
+  paths: CredentialPaths;
+  catalog: Catalog;
+}
+
+/**
+ * Settings are read once, here, at child start; the user's configured preferred model and
+ * effort become the initial selection (their own choice, applied as written, never replaced by
+ * another model).
+ */
+export function createModelServices(state: ServerState): ModelServices {
+  const settings = loadSettings(state.home, state.cwd);
+  if (settings.invalid.global) log("warn", "the global settings file is invalid and ignored");
+  if (settings.invalid.project) log("warn", "the project settings file is invalid and ignored");
+  state.selection = { ...settings.preferred };
+  const providers = resolveProviders(settings);
+  const paths = credentialPaths(state.home, state.env);
+  const catalog = new Catalog({
+    home: state.home,
+    env: state.env,
+    settings,
+    providers,
+    paths,
+    selection: () => state.selection,
+    catalogCursors: new CursorStore<PagePosition>("mc"),
+    statusCursors: new CursorStore<PagePosition>("ms"),
+  });
+  return { settings, providers, paths, catalog };
+}

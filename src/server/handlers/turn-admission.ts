@@ -1,0 +1,76 @@
+import { contextFromRecords } from "../../agent/context.js";
+import type { ContextItem } from "../../agent/providers/provider.js";
+import { type Credential, discoverCredential } from "../../models/auth.js";
+import type { Provider } from "../../models/providers.js";
+import { ProtocolError } from "../../protocol/codes.js";
+import { openExact } from "../../sessions/open.js";
+import { readReplay } from "../../sessions/replay.js";
+import { Slicer } from "../../sessions/slicer.js";
+import { type AcquireOptions, SessionWriter } from "../../sessions/writer.js";
+import type { ServerState } from "../state.js";
+import type { ModelServices } from "./model-services.js";
+
+/** Everything a turn needs once it is admitted. */
+export interface AdmittedTurn {
+  sessionId: string;
+  createdSession: boolean;
+  model: { id: string; name: string; effort: string | null; contextWindow: number | null };
+  provider: Provider;
+  credential: Credential | null;
+  writer: SessionWriter;
+  history: ContextItem[];
+}
+
+/**
+ * turns.md section 3's refusals, in order, each before anything is written: no attachment, no
+ * usable selection (against a fresh catalog snapshot), no credentials, a live writer, a saved
+ * history that no longer revalidates. On success the caller owns the writer (and its lock).
+ */
+export async function admitTurn(
+  state: ServerState,
+  services: ModelServices,
+  signal: AbortSignal,
+  writerOptions: Pick<AcquireOptions, "fault"> = {},
+): Promise<AdmittedTurn> {
+  const attachment = state.attachment;
+  if (attachment === null) throw new ProtocolError("attachment_required");
+  const selected = state.selection;
+  if (selected.model === null) throw new ProtocolError("model_unavailable");
+  const snapshot = await services.catalog.fresh();
+  const choice = snapshot.choices.find((c) => c.id === selected.model);
+  const provider = services.providers.find((p) => p.id === choice?.provider);
+  if (!choice || !provider) throw new ProtocolError("model_unavailable");
+  const credential = await discoverCredential(provider, { env: state.env, paths: services.paths });
+  if (credential === null) throw new ProtocolError("authentication_unavailable");
+  if (signal.aborted) throw new ProtocolError("shutting_down");
+  const id = attachment.session_id;
+  const writer = await SessionWriter.acquire({
+    home: state.home,
+    cwd: state.cwd,
+    id,
+    create: !attachment.saved,
+    ...writerOptions,
+  });
+  try {
+    if (attachment.saved) await openExact(state.home, state.cwd, id, new Slicer(signal));
+    const history = attachment.saved ? contextFromRecords(await readReplay(state.home, id)) : [];
+    const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
+    return {
+      sessionId: id,
+      createdSession: !attachment.saved,
+      model: {
+        id: choice.id,
+        name: choice.model,
+        effort,
+        contextWindow: snapshot.contextWindows.get(choice.id) ?? null,
+      },
+      provider,
+      credential,
+      writer,
+      history,
+    };
+  } catch (error) {
+    await writer.close();
+    throw error;
+  }
+}

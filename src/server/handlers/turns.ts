@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { ApprovalBroker } from "../../agent/approvals.js";
+import { runTurn, TurnWriteFailed } from "../../agent/engine.js";
+import { SessionAllowances } from "../../agent/permissions.js";
+import { createModelProvider } from "../../agent/providers/index.js";
+import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
+import { shellEnvironment } from "../../agent/tools/shell-env.js";
+import { TurnEvents } from "../../agent/turn-events.js";
+import { ProtocolError } from "../../protocol/codes.js";
+import type { Attachment } from "../../protocol/schemas/lifecycle.js";
+import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
+import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
+import type { TurnRecordBody } from "../../sessions/turn-records.js";
+import type { SessionWriter } from "../../sessions/writer.js";
+import type { HandlerTable } from "../handler.js";
+import type { ServerState } from "../state.js";
+import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
+import type { ModelServices } from "./model-services.js";
+import { admitTurn } from "./turn-admission.js";
+
+interface RunningTurn {
+  interrupt(): void;
+  approvals: ApprovalBroker;
+}
+
+/** turn.start, turn.interrupt and turn.approve (docs/turns.md). */
+export function turnHandlers(
+  state: ServerState,
+  services: ModelServices,
+  options: { testMethods: boolean },
+): HandlerTable {
+  const running = new Map<string, RunningTurn>();
+  const allowances = new AttachmentAllowances();
+  const credentialVariables = services.providers.flatMap((p) =>
+    p.api_key_env ? [p.api_key_env] : [],
+  );
+  return {
+    "turn.start": async (params, ctx) => {
+      const admitted = await admitTurn(state, services, ctx.signal, {
+        fault: appendFault(state.env, options.testMethods),
+      });
+      if (admitted.createdSession)
+        state.attachment = { session_id: admitted.sessionId, saved: true };
+      const interrupt = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, interrupt.signal]);
+      const turnId = `t-${randomUUID()}`;
+      const approvals = new ApprovalBroker(turnId);
+      // An interrupt, a shutdown or EOF settles every pending approval as cancelled first.
+      signal.addEventListener("abort", () => approvals.cancelAll(), { once: true });
+      running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals });
+      try {
+        const agentsMd = await readAgentsMd(state.cwd);
+        const permissions = params.permissions ?? "ask";
+        const now = new Date();
+        return await runTurn({
+          turnId,
+          sessionId: admitted.sessionId,
+          createdSession: admitted.createdSession,
+          input: params.input,
+          permissions,
+          model: admitted.model,
+          provider: createModelProvider({
+            provider: admitted.provider,
+            credential: admitted.credential,
+            bounds: turnBounds(state.env, options.testMethods),
+            home: state.home,
+            env: state.env,
+          }),
+          system: (tools) =>
+            systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
+          history: admitted.history,
+          events: new TurnEvents(ctx.notify, ctx.id, turnId),
+          approvals,
+          allowances: allowances.for(state.attachment),
+          record: recorder(admitted.writer, turnId),
+          toolContext: {
+            workspace: state.cwd,
+            env: shellEnvironment(state.env, credentialVariables),
+            limits: TURN_EXTENSION,
+          },
+          signal,
+          backoffScale: retryBackoffScale(state.env, options.testMethods),
+        });
+      } finally {
+        running.delete(ctx.id);
+        await admitted.writer.close();
+      }
+    },
+
+    "turn.interrupt": (params) => {
+      const turn = running.get(params.request_id);
+      if (!turn) throw new ProtocolError("turn_missing");
+      turn.interrupt();
+      return { state: "interrupting", request_id: params.request_id };
+    },
+
+    "turn.approve": (params) => {
+      for (const turn of running.values()) {
+        if (turn.approvals.decide(params.approval_id, params.decision))
+          return { approval_id: params.approval_id, decision: params.decision, state: "applied" };
+      }
+      throw new ProtocolError("approval_missing");
+    },
+  };
+}
+
+/** The writer's append for one turn; a failed append ends the turn `history_write_failed`. */
+function recorder(writer: SessionWriter, turnId: string) {
+  return async (body: TurnRecordBody, sync = false) => {
+    try {
+      await writer.append(body, turnId, { sync });
+    } catch (error) {
+      if (error instanceof HistoryWriteFailed) throw new TurnWriteFailed();
+      throw error;
+    }
+  };
+}
+
+/**
+ * `allow_session` lasts for the rest of this child's attachment: a new `session.create` or
+ * `session.open` (a new attachment object) starts with none. The first turn of a lazy handle
+ * replaces the attachment with its saved form before it asks, so its allowances carry on.
+ */
+class AttachmentAllowances {
+  private attachment: Attachment | null = null;
+  private current = new SessionAllowances();
+
+  for(attachment: Attachment | null): SessionAllowances {
+    if (attachment !== this.attachment) this.current = new SessionAllowances();
+    this.attachment = attachment;
+    return this.current;
+  }
+}

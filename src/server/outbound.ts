@@ -1,0 +1,86 @@
+import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/codes.js";
+import { LIMITS } from "../protocol/constants.js";
+import { encodeError, encodeResult } from "../protocol/envelope.js";
+import {
+  METHODS,
+  type MethodName,
+  NOTIFICATIONS,
+  type NotificationName,
+  type NotificationParamsOf,
+} from "../protocol/methods.js";
+import { utf8Length } from "../protocol/paging.js";
+import { log } from "./log.js";
+import type { ServerState } from "./state.js";
+
+/** Writes one encoded frame (with its LF); resolves when the output buffer has room again. */
+export type FrameSink = (line: string) => Promise<void>;
+
+/** A notification the child refused to write: always a bug of the code that asked for it. */
+export class NotificationRefused extends Error {
+  override readonly name = "NotificationRefused";
+}
+
+/**
+ * Every frame the child writes goes through here: results and notifications are checked against
+ * their schemas, and no frame over `frame_bytes` is ever written.
+ */
+export class Outbound {
+  constructor(
+    private readonly sink: FrameSink,
+    private readonly state: ServerState,
+  ) {}
+
+  result(id: string, method: MethodName, result: unknown): void {
+    const checked = METHODS[method].result.safeParse(result);
+    if (!checked.success) {
+      log("error", `${method} produced a result outside its schema`);
+      log("debug", JSON.stringify(checked.error.issues));
+      return this.error(id, "internal_error");
+    }
+    const line = encodeResult(id, checked.data);
+    if (utf8Length(line) - 1 > LIMITS.frame_bytes) {
+      log("error", `${method} produced a result over the frame byte limit`);
+      return this.error(id, "internal_error");
+    }
+    void this.sink(line);
+  }
+
+  error(id: string | null, code: ErrorCode, message = DEFAULT_MESSAGES[code]): void {
+    void this.sink(encodeError(id, code, message));
+  }
+
+  /** A handler's failure: its ProtocolError, or `internal_error` (logged) for anything else. */
+  failure(id: string, method: string, error: unknown): void {
+    if (error instanceof ProtocolError) return this.error(id, error.code, error.message);
+    log("error", `${method} failed unexpectedly`);
+    log("debug", error instanceof Error ? (error.stack ?? error.message) : String(error));
+    this.error(id, "internal_error");
+  }
+
+  /** Checks and writes a notification; throws NotificationRefused, writing nothing, if bad. */
+  notification<N extends NotificationName>(
+    name: N,
+    params: NotificationParamsOf<N>,
+    requestId: string,
+  ): Promise<void> {
+    const spec = NOTIFICATIONS[name];
+    if (!this.state.negotiated.has(spec.capability))
+      return refuse(`${name} without the ${spec.capability} capability`);
+    const checked = spec.params.safeParse(params);
+    if (!checked.success) {
+      log("debug", JSON.stringify(checked.error.issues));
+      return refuse(`${name} params outside the notification schema`);
+    }
+    if (checked.data.request_id !== requestId)
+      return refuse(`${name} for another request than its own`);
+    const line = `${JSON.stringify({ method: name, params: checked.data })}\n`;
+    if (utf8Length(line) - 1 > LIMITS.frame_bytes)
+      return refuse(`${name} over the frame byte limit`);
+    return this.sink(line);
+  }
+}
+
+function refuse(what: string): Promise<never> {
+  log("error", `refused to write ${what}`);
+  return Promise.reject(new NotificationRefused(`refused to write ${what}`));
+}

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { describe, test } from "node:test";
+import { FrameWriter } from "../../src/server/writer.js";
+import { within } from "../helpers/fakes.js";
+
+/** A sink that holds every chunk until `flowOne` or `flowAll` lets it through. */
+function slowSink(highWaterMark: number) {
+  const held: (() => void)[] = [];
+  const received: string[] = [];
+  const stream = new Writable({
+    highWaterMark,
+    decodeStrings: false,
+    write(chunk: string, _encoding, callback) {
+      held.push(() => {
+        received.push(chunk);
+        callback();
+      });
+    },
+  });
+  const flowAll = async () => {
+    while (held.length > 0) {
+      held.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { stream, received, flowAll };
+}
+
+const settled = async (promise: Promise<void>) => {
+  let done = false;
+  void promise.then(() => {
+    done = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  return done;
+};
+
+describe("FrameWriter", () => {
+  test("resolves at once under the high-water mark, waits for drain above it, keeps order", async () => {
+    const sink = slowSink(8);
+    const pauses: boolean[] = [];
+    const writer = new FrameWriter(sink.stream, (p) => pauses.push(p), {
+      highWaterBytes: 20,
+      ceilingBytes: 1000,
+    });
+    assert.equal(await settled(writer.write("a".repeat(10))), true, "10 bytes buffered");
+    assert.equal(await settled(writer.write("b".repeat(10))), true, "20 bytes: at the mark");
+    const third = writer.write("c");
+    assert.equal(await settled(third), false, "21 bytes: one past the mark waits");
+    await sink.flowAll();
+    await within(third);
+    assert.deepEqual(sink.received, ["a".repeat(10), "b".repeat(10), "c"]);
+    assert.deepEqual(pauses, [], "input is never paused under the ceiling");
+  });
+
+  test("input pauses only past the ceiling and resumes on drain", async () => {
+    const sink = slowSink(8);
+    const pauses: boolean[] = [];
+    const writer = new FrameWriter(sink.stream, (p) => pauses.push(p), {
+      highWaterBytes: 10,
+      ceilingBytes: 30,
+    });
+    void writer.write("x".repeat(30));
+    assert.deepEqual(pauses, [], "at the ceiling");
+    void writer.write("y");
+    assert.deepEqual(pauses, [true], "one byte past it");
+    await sink.flowAll();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(pauses, [true, false]);
+  });
+
+  test("a closed stream releases every waiting producer", async () => {
+    const sink = slowSink(4);
+    const writer = new FrameWriter(sink.stream, () => {}, { highWaterBytes: 4, ceilingBytes: 100 });
+    const waiting = writer.write("0123456789");
+    assert.equal(await settled(waiting), false);
+    sink.stream.destroy(new Error("EPIPE"));
+    await within(waiting);
+    assert.equal(await settled(writer.write("more")), true);
+  });
+});
