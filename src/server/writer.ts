@@ -14,10 +14,14 @@ export interface WriterBounds {
   ceilingBytes: number;
 }
 
-/** One frame's worth of high water; the ceiling leaves room for every admitted answer twice. */
+/**
+ * One frame's worth of high water. The ceiling is four frames: a streaming turn alone stays
+ * under two (high water plus one frame), so only a client that also leaves megabytes of answers
+ * unread meets it; buffered frames cost about three times their bytes in memory.
+ */
 export const WRITER_BOUNDS: WriterBounds = {
   highWaterBytes: 1_048_576,
-  ceilingBytes: 32 * 1_048_576,
+  ceilingBytes: 4 * 1_048_576,
 };
 
 const RESOLVED = Promise.resolve();

@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CAPABILITIES, methodsOf, SEED_CAPABILITIES } from "../src/protocol/capabilities.js";
+import { EXTENSION_NAMES, EXTENSION_SPECS, Extensions } from "../src/protocol/extensions.js";
+import { buildProtocolSchema } from "../src/protocol/json-schema.js";
+
+test("capabilities derive from the tables: the seed's ten plus turn", () => {
+  assert.equal(SEED_CAPABILITIES.length, 10);
+  assert.deepEqual(
+    CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
+    ["turn"],
+  );
+  assert.deepEqual(methodsOf("turn"), ["turn.start", "turn.interrupt", "turn.approve"]);
+});
+
+test("each extension's advertised parameters match its own schema, and the extensions object", () => {
+  for (const name of EXTENSION_NAMES) {
+    const spec = EXTENSION_SPECS[name];
+    assert.deepEqual(spec.schema.parse(spec.parameters), spec.parameters, name);
+  }
+  assert.ok(Extensions.safeParse({ turn: EXTENSION_SPECS.turn.parameters }).success);
+  assert.ok(!Extensions.safeParse({ other: {} }).success);
+});
+
+test("the published schema has the notification frame and turn.event", () => {
+  const schema = buildProtocolSchema() as {
+    frames: Record<string, unknown>;
+    notifications: Record<string, { capability: string; request: string }>;
+  };
+  assert.ok(schema.frames.notification);
+  assert.equal(schema.notifications["turn.event"]?.capability, "turn");
+  assert.equal(schema.notifications["turn.event"]?.request, "turn.start");
+});
