@@ -136,6 +136,7 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
         }
         const { result } = await finishTurn(child, turn);
         assert.equal(result.status, "completed", "busy refusals do not disturb the turn");
+        server.reply(text("Free again."));
         assert.equal((await runTurn(child, "Once more.")).result.status, "completed");
       });
     },

@@ -58,7 +58,7 @@ export const TURN_WIRE_CASES: ConformanceCase[] = [
         assert.equal(broken.result.error?.code, "invalid_response");
         const secrets = [KIT_KEY, origin, origin.replace("http://", ""), ctx.box.root, "://"];
         const problems = auditWire({ sent: child.sent, received: child.frames, secrets });
-        assert.deepEqual(problems, [], "no frame carries a credential, URL or path");
+        assert.equal(problems.length, 0, `leaks: ${problems.slice(0, 3).join("\n")}`);
         for (const request of server.requests) {
           assert.ok(!request.raw.includes(KIT_KEY), "the key is never in a request body");
           assert.equal(request.headers.authorization, `Bearer ${KIT_KEY}`, "only in its header");
