@@ -136,7 +136,7 @@ export const TURN_PERSISTENCE_CASES: ConformanceCase[] = [
     id: "turns.persistence.kill9",
     tier: "MUST",
     clause:
-      "turns.md §8: A history whose last turn has turn_start and no turn_end (a killed writer) reads as that turn interrupted; a dead writer's lock is taken over; torn tails are ignored by readers and cut by the next writer.",
+      "turns.md §8: A history whose last turn has turn_start and no turn_end (a killed writer) reads as that turn interrupted; nothing repairs it but the next turn's writer, which appends normally; a lock whose pid is dead is taken over.",
     title: "kill -9 while streaming, while an approval waits, after a tool: valid, listed, goes on",
     async run(ctx) {
       await withTurnWorld(ctx, async (world) => {

@@ -198,4 +198,35 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
       });
     },
   },
+  {
+    id: "turns.eof.during_turn",
+    tier: "MUST",
+    clause:
+      "turns.md §7: EOF on stdin does it (interrupts and records the turn) with no response; base: EOF does what shutdown does, without the shutdown answer (the turn still gets its result).",
+    title: "stdin closed while a turn streams: the turn's interrupted result, no more, exit 0",
+    async run(ctx) {
+      await withTurnWorld(ctx, async (world) => {
+        const { child, server } = world;
+        const { session } = await child.call("session.create", {});
+        server.reply(stall(text(LONG_REPLY), 4));
+        const turn = startTurn(child, "Tell me a long story.");
+        await turn.event("message_delta");
+        const framesBefore = child.frames.length;
+        child.closeStdin();
+        const { result } = await finishTurn(child, turn);
+        assert.equal(result.status, "interrupted");
+        await assertCleanExit(child, 15_000);
+        const after = child.frames.slice(framesBefore).filter((f) => "id" in f);
+        assert.deepEqual(
+          after.map((f) => f.id),
+          [turn.id],
+          "the turn's result is the only response after EOF",
+        );
+        const next = await world.respawn();
+        const records = await historyOf(next, session.id);
+        const end = records.at(-1);
+        assert.deepEqual([end?.type, end?.status], ["turn_end", "interrupted"]);
+      });
+    },
+  },
 ];
