@@ -13,6 +13,7 @@ import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 import { SCALE_CASES } from "./cases/scale-edges.js";
 import { SESSION_CASES } from "./cases/sessions.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
+import { TURN_CASES } from "./cases/turns.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -33,6 +34,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "refresh-faults": REFRESH_FAULT_CASES,
   "refresh-kill": REFRESH_KILL_CASES,
   scale: SCALE_CASES,
+  turns: TURN_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

@@ -1,14 +1,22 @@
 import { isRequestId } from "../protocol/constants.js";
 import { isPlainObject } from "../protocol/envelope.js";
-import { isMethodName, METHODS, type MethodSpec } from "../protocol/methods.js";
-import { ErrorFrame, SuccessFrame } from "../protocol/schemas/common.js";
+import {
+  isMethodName,
+  isNotificationName,
+  METHODS,
+  type MethodSpec,
+  NOTIFICATIONS,
+} from "../protocol/methods.js";
+import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
 import type { Frame } from "./harness.js";
 
 /**
  * Checks that hold for every exchange with any child, whatever the case was about: no more
  * responses to an ID than requests sent with it, no response to an ID never sent, every frame
- * inside the envelope schema, every result inside its method's result schema, and no error
- * message naming a path, file, URL or a forbidden word (credentials, history content).
+ * inside the envelope schema, every result inside its method's result schema, every
+ * notification inside its own schema and belonging to a request still running (sent with the
+ * notification's request method, not yet answered), and no error message naming a path, file,
+ * URL or a forbidden word (credentials, history content).
  * The conformance runner applies it to every case; the fuzzer applies it to every batch.
  */
 export interface AuditInput {
@@ -74,6 +82,10 @@ export function auditWire(input: AuditInput): string[] {
   }
   const seen = new Map<string, number>();
   for (const frame of input.received) {
+    if (isNotificationFrame(frame)) {
+      problems.push(...notificationProblems(frame, input, methods, seen));
+      continue;
+    }
     problems.push(...frameProblems(frame, input, methods));
     if (frame.id === null || typeof frame.id !== "string") continue;
     const count = (seen.get(frame.id) ?? 0) + 1;
@@ -86,6 +98,51 @@ export function auditWire(input: AuditInput): string[] {
           : `${count} responses to ID "${frame.id}", sent ${expected} time(s)`,
       );
     }
+  }
+  return problems;
+}
+
+/** A frame the child wrote without an `id` but with a `method`: a notification. */
+function isNotificationFrame(frame: Frame): boolean {
+  return !("id" in frame) && "method" in frame;
+}
+
+/**
+ * A notification is `{"method", "params"}` of a known notification, inside its params schema,
+ * and names (by `params.request_id`) a request of its method that has not been answered yet:
+ * every event of a turn comes before the turn's result.
+ */
+function notificationProblems(
+  frame: Frame,
+  input: AuditInput,
+  methods: Map<string, string | null>,
+  answered: Map<string, number>,
+): string[] {
+  const text = JSON.stringify(frame);
+  const problems: string[] = [];
+  for (const secret of input.secrets ?? []) {
+    if (secret && text.includes(secret))
+      problems.push(`a notification carries a credential: ${text}`);
+  }
+  const envelope = NotificationFrame.safeParse(frame);
+  if (!envelope.success) return [...problems, `bad notification frame: ${text}`];
+  const { method, params } = envelope.data;
+  if (!isNotificationName(method))
+    return [...problems, `unknown notification "${method}": ${text}`];
+  const spec = NOTIFICATIONS[method];
+  const checked = spec.params.safeParse(params);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    return [
+      ...problems,
+      `${method} params outside its schema (${issue?.path.join(".")}: ${issue?.message}): ${text}`,
+    ];
+  }
+  const owner = params.request_id;
+  if (typeof owner !== "string" || methods.get(owner) !== spec.request) {
+    problems.push(`${method} names no ${spec.request} request that was sent: ${text}`);
+  } else if ((answered.get(owner) ?? 0) > 0) {
+    problems.push(`${method} after the response to its request "${owner}": ${text}`);
   }
   return problems;
 }

@@ -129,6 +129,29 @@ describe("mc-agent conformance", () => {
     assert.match(report(run).cases[0]?.error ?? "", /status result outside its schema/);
   });
 
+  test("fails a child whose turn events have a gap in seq", async () => {
+    const run = await kit(["--filter", "turns.text", "--", process.execPath, BROKEN, "drop-event"]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stdout, /^FAIL MUST\s+turns\.text\.streamed_and_saved/m);
+    assert.match(run.stdout, /seq counts from 0 without gaps/);
+  });
+
+  test("fails a child whose turn results carry the provider key", async () => {
+    const run = await kit([
+      "--json",
+      "--filter",
+      "turns.wire",
+      "--",
+      process.execPath,
+      BROKEN,
+      "leak-key",
+    ]);
+    assert.equal(run.code, 1, run.stdout);
+    const [outcome] = report(run).cases;
+    assert.equal(outcome?.id, "turns.wire.no_leaks");
+    assert.match(outcome?.error ?? "", /carries a credential/);
+  });
+
   test("usage errors exit 2", async () => {
     const run = await kit(["--tier", "MAYBE"]);
     assert.equal(run.code, 2);

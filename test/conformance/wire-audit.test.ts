@@ -73,4 +73,52 @@ describe("wire audit", () => {
     });
     assert.match(problems[0] as string, /^a frame carries a credential/);
   });
+
+  test("notifications: inside their schema, of a request sent, before its response", () => {
+    const turnSent = requestsIn(
+      `${JSON.stringify({ id: "t1", method: "turn.start", params: { input: "hi" } })}\n${JSON.stringify({ id: "a", method: "status", params: {} })}\n`,
+    );
+    const event = (request_id: string, extra: Record<string, unknown> = {}) =>
+      ({
+        method: "turn.event",
+        params: {
+          request_id,
+          turn_id: "t-1",
+          seq: 0,
+          event: { type: "message_delta", item_id: "t-1.1", text: "hi" },
+          ...extra,
+        },
+      }) as unknown as Frame;
+    const result = {
+      turn_id: "t-1",
+      session_id: "s1",
+      usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, reasoning_tokens: 0 },
+      steps: 1,
+      status: "completed",
+      stop_reason: "end_turn",
+      error: null,
+    };
+    assert.deepEqual(
+      auditWire({ sent: turnSent, received: [event("t1"), { id: "t1", result }] }),
+      [],
+    );
+    const problems = auditWire({
+      sent: turnSent,
+      received: [
+        event("a"),
+        event("t1", { seq: -1 }),
+        { method: "turn.other", params: {} } as unknown as Frame,
+        { id: "t1", result },
+        event("t1"),
+        event("t1", { note: "sk-secret" }),
+      ],
+      secrets: ["sk-secret"],
+    });
+    assert.match(problems[0] as string, /^turn\.event names no turn\.start request/);
+    assert.match(problems[1] as string, /^turn\.event params outside its schema \(seq/);
+    assert.match(problems[2] as string, /^unknown notification "turn\.other"/);
+    assert.match(problems[3] as string, /^turn\.event after the response to its request "t1"/);
+    assert.match(problems[4] as string, /^a notification carries a credential/);
+    assert.equal(problems.length, 6, problems.join("\n"));
+  });
 });

@@ -1,0 +1,17 @@
+import type { ConformanceCase } from "../case.js";
+import { TURN_ADMISSION_CASES } from "./turns-admission.js";
+import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
+import { TURN_FLOW_CASES } from "./turns-flow.js";
+import { TURN_PERSISTENCE_CASES } from "./turns-persistence.js";
+import { TURN_RUNNING_CASES } from "./turns-running.js";
+import { TURN_WIRE_CASES } from "./turns-wire.js";
+
+/** The `turn` extension's cases (shared/design/turns.md, docs/turns.md), by area. */
+export const TURN_CASES: ConformanceCase[] = [
+  ...TURN_ADMISSION_CASES,
+  ...TURN_FLOW_CASES,
+  ...TURN_RUNNING_CASES,
+  ...TURN_PERSISTENCE_CASES,
+  ...TURN_COMPACTION_CASES,
+  ...TURN_WIRE_CASES,
+];
