@@ -48,6 +48,7 @@ export const DEFAULT_PROVIDER_MODELS: Record<WorldProvider, CacheModelFixture[]>
   ],
   demo: [
     { id: "demo-1", name: "Demo 1", efforts: ["low", "medium", "high"], default_effort: "medium" },
+    { id: "demo-2", name: "Demo 2" },
   ],
 };
 
