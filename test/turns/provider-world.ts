@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
 import { type ScriptedServer, startScriptedServer } from "../fixtures/scripted-sse.js";
-import type { Sandbox, TestChild } from "../helpers/child.js";
+import type { ChildOptions, Sandbox, TestChild } from "../helpers/child.js";
 import { sandbox, startReady } from "../helpers/child.js";
 import { type FakeServer, json, startServer } from "../models/fake-server.js";
 import { type CacheModelFixture, cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
@@ -63,6 +63,8 @@ export interface ProviderWorldOptions {
   env?: Record<string, string>;
   /** Runs before the child starts: credential files, AGENTS.md, workspace files. */
   setup?: (box: Sandbox) => void;
+  /** After `setup`: more options for the child (e.g. `unprivilegedChild`'s command). */
+  childOptions?: (box: Sandbox) => Partial<ChildOptions>;
 }
 
 export interface ProviderWorld {
@@ -109,8 +111,10 @@ export async function providerWorld(options: ProviderWorldOptions): Promise<Prov
     ...(options.effort ? { effort: options.effort } : {}),
   });
   options.setup?.(box);
+  const extra = options.childOptions?.(box);
   const child = await startReady(box, TURN_CAPS, {
     testMethods: true,
+    ...extra,
     env: {
       ...(side.chat ? { DEMO_KEY } : {}),
       MC_AGENT_TEST_BACKOFF_PERCENT: "1",

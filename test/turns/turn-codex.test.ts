@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { bodies, responsesReply } from "../fixtures/responses-server.js";
 import type { Sandbox } from "../helpers/child.js";
+import { unprivilegedChild } from "../helpers/unprivileged.js";
 import { json } from "../models/fake-server.js";
 import { writeJson } from "../models/fixtures.js";
 import { assertNothingLeaked, BODY_MARKER, forbiddenOf } from "./leaks.js";
@@ -12,6 +13,7 @@ import {
   codexAuthPath,
   jwt,
   type ProviderWorld,
+  type ProviderWorldOptions,
   providerWorld,
   selectModel,
 } from "./provider-world.js";
@@ -54,7 +56,7 @@ afterEach(async () => {
 
 async function codexWorld(
   access: string,
-  options: { effort?: string; setup?: (box: Sandbox) => void } = {},
+  options: Pick<ProviderWorldOptions, "effort" | "setup" | "childOptions"> = {},
 ) {
   world = await providerWorld({
     providers: ["codex"],
@@ -70,6 +72,7 @@ async function codexWorld(
       ],
     },
     ...(options.effort ? { effort: options.effort } : {}),
+    ...(options.childOptions ? { childOptions: options.childOptions } : {}),
     setup: options.setup ?? ((box) => writeJson(codexAuthPath(box), codexFile(access))),
   });
   await world.child.call("session.create", {});
@@ -186,6 +189,35 @@ describe("turns on codex (ChatGPT backend)", () => {
     });
     assert.ok(Date.parse(lastRefresh) >= before - 1000, "last_refresh is the renewal's time");
     assert.equal(statSync(path).mode & 0o777, 0o600);
+    assertClean(w, [old, renewed]);
+  });
+
+  test("renewed tokens that cannot be saved: the turn goes on, stderr says so, no secret", async (t) => {
+    const old = token("old", 30);
+    const renewed = token("new", HOUR_S);
+    let skip: string | null = null;
+    const { world: w, server } = await codexWorld(old, {
+      childOptions: (box) => {
+        const run = unprivilegedChild(box);
+        if ("skip" in run) {
+          skip = run.skip;
+          return {};
+        }
+        // The folder of Codex's file is read-only for the child: the rewrite must fail.
+        chmodSync(join(box.home, "no-codex"), 0o500);
+        return run.options;
+      },
+    });
+    if (skip) return t.skip(skip);
+    renewsTo(w, renewed);
+    server.script(responsesReply({ text: ["Fresh."] }));
+    const before = readFileSync(codexAuthPath(w.box));
+    const { result } = await runTurn(w.child, "Go");
+    chmodSync(join(w.box.home, "no-codex"), 0o700);
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+    assert.equal(server.seen[0]?.headers.authorization, `Bearer ${renewed}`);
+    assert.deepEqual(readFileSync(codexAuthPath(w.box)), before);
+    assert.match(w.child.stderr, /renewed credentials could not be saved/);
     assertClean(w, [old, renewed]);
   });
 
