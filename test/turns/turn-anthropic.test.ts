@@ -277,7 +277,7 @@ describe("turns on anthropic (Messages API)", () => {
   test("interrupt while streaming ends the turn interrupted", async () => {
     const { world: w, server } = await anthropicWorld();
     server.script(
-      anthropicReply({ text: Array.from({ length: 200 }, (_, i) => `w${i} `), gapMs: 20 }),
+      anthropicReply({ text: Array.from({ length: 1000 }, (_, i) => `w${i} `), gapMs: 20 }),
     );
     const turn = startTurn(w.child, "Talk");
     await turn.event("message_delta");

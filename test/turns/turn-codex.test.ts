@@ -348,7 +348,7 @@ describe("turns on codex (ChatGPT backend)", () => {
     const access = token("a1", HOUR_S);
     const { world: w, server } = await codexWorld(access);
     server.script(
-      responsesReply({ text: Array.from({ length: 200 }, (_, i) => `w${i} `), gapMs: 20 }),
+      responsesReply({ text: Array.from({ length: 1000 }, (_, i) => `w${i} `), gapMs: 20 }),
     );
     const turn = startTurn(w.child, "Talk");
     await turn.event("message_delta");

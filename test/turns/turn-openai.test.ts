@@ -195,7 +195,7 @@ describe("turns on openai (Responses API)", () => {
 
   test("interrupt while streaming: interrupted, the partial reply kept", async () => {
     const { world: w, server } = await openaiWorld();
-    const words = Array.from({ length: 200 }, (_, i) => `word${i} `);
+    const words = Array.from({ length: 1000 }, (_, i) => `word${i} `);
     server.script(responsesReply({ text: words, gapMs: 20 }));
     const turn = startTurn(w.child, "Talk a lot");
     await turn.event("message_delta");
