@@ -13,6 +13,7 @@ import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable } from "../handler.js";
+import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
@@ -65,6 +66,8 @@ export function turnHandlers(
             bounds: turnBounds(state.env, options.testMethods),
             home: state.home,
             env: state.env,
+            // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
+            log,
           }),
           system: (tools) =>
             systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
