@@ -148,7 +148,9 @@ class TurnRun {
       if (proactive) return proactive;
       let outcome = await this.call(system, specs);
       if (outcome.kind === "failed" && outcome.failure.code === "context_exceeded") {
-        // The provider's own too-long answer: compact once, then the same call again.
+        // The provider's own too-long answer: compact once, then the same call again. Text it
+        // streamed before saying so (Anthropic's stop reason) was shown, so it is recorded.
+        if (outcome.text) await this.recordAssistant(outcome.text, { interrupted: true });
         const reactive = await this.compact(system);
         if (reactive) return reactive;
         outcome = await this.call(system, specs);
