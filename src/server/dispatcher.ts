@@ -2,6 +2,7 @@ import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/cod
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame, encodeError, encodeResult, type Request } from "../protocol/envelope.js";
 import type { FrameEvent } from "../protocol/framing.js";
+import { checkWire } from "../protocol/raw-json.js";
 import {
   isMethodName,
   METHODS,
@@ -232,13 +233,13 @@ export class Dispatcher {
   }
 
   private send(id: string, method: MethodName, result: unknown): void {
-    const checked = METHODS[method].result.safeParse(result);
-    if (!checked.success) {
+    const checked = checkWire(METHODS[method].result, result);
+    if (!checked.ok) {
       log("error", `${method} produced a result outside its schema`);
-      log("debug", JSON.stringify(checked.error.issues));
+      log("debug", JSON.stringify(checked.issues));
       return this.reply(id, "internal_error");
     }
-    this.options.write(encodeResult(id, checked.data));
+    this.options.write(encodeResult(id, checked.value));
   }
 
   private replyError(id: string, method: string, error: unknown): void {

@@ -1,5 +1,6 @@
 import { ProtocolError } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+import type { Wire } from "../protocol/raw-json.js";
 import type { ServerState } from "./state.js";
 
 /** What a handler gets besides its parsed params. */
@@ -13,7 +14,7 @@ export interface RequestContext {
 export type Handler<M extends MethodName> = (
   params: ParamsOf<M>,
   ctx: RequestContext,
-) => Promise<ResultOf<M>> | ResultOf<M>;
+) => Promise<Wire<ResultOf<M>>> | Wire<ResultOf<M>>;
 
 export type HandlerTable = { [M in MethodName]?: Handler<M> };
 
