@@ -68,7 +68,10 @@ export const HISTORY_FIDELITY_CASES: ConformanceCase[] = [
       const frame = await child.request("session.history", { id: "stored" });
       assertVerbatim(child, frame, records);
       const events = frame.result?.events as Record<string, unknown>[];
-      assert.ok(Object.hasOwn(events[1] ?? {}, "__proto__"), "the __proto__ field is an event field");
+      assert.ok(
+        Object.hasOwn(events[1] ?? {}, "__proto__"),
+        "the __proto__ field is an event field",
+      );
       assert.equal(frame.result?.complete, true);
     },
   },
