@@ -76,6 +76,9 @@ describe("session.history sends records as stored", () => {
       const rest = Array.from({ length: 20 }, (_, i) => roomyRecord(i + 1, size));
       store.raw("exact.jsonl", `${[roomyRecord(0, first), ...rest].join("\n")}\n`);
       store.raw("over.jsonl", `${[roomyRecord(0, first + 1), ...rest].join("\n")}\n`);
+      // One event alone: at most PAGE_BYTES - ENVELOPE (32,662) bytes of text.
+      store.raw("alone.jsonl", `${roomyRecord(0, PAGE_BYTES - ENVELOPE)}\n`);
+      store.raw("too-big.jsonl", `${roomyRecord(0, PAGE_BYTES - ENVELOPE + 1)}\n`);
       const child = await startSessions(box);
       children.push(child);
       const exact = await child.request("session.history", { id: "exact" });
@@ -85,6 +88,9 @@ describe("session.history sends records as stored", () => {
       assert.equal(Buffer.byteLength(resultText(child, exact)), PAGE_BYTES - slack);
       const over = await child.request("session.history", { id: "over" });
       assert.equal(eventCount(over), k - 1, "one byte more: one less");
+      assert.equal(eventCount(await child.request("session.history", { id: "alone" })), 1);
+      const tooBig = await child.request("session.history", { id: "too-big" });
+      assert.equal(tooBig.error?.code, "discovery_page_bytes");
       // The continuation carries the rest, verbatim.
       const next = await child.request("session.history", { id: "exact", cursor });
       assert.ok(resultText(child, next).startsWith(`{"events":[${rest.slice(k - 1).join(",")}`));
