@@ -2,7 +2,6 @@ import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/cod
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame, encodeError, encodeResult, type Request } from "../protocol/envelope.js";
 import type { FrameEvent } from "../protocol/framing.js";
-import { checkWire } from "../protocol/raw-json.js";
 import {
   isMethodName,
   METHODS,
@@ -10,6 +9,7 @@ import {
   type MethodSpec,
   type ParamsOf,
 } from "../protocol/methods.js";
+import { checkWire } from "../protocol/raw-json.js";
 import type { Handler, HandlerTable } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";
 import { log } from "./log.js";

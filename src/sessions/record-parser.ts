@@ -5,11 +5,17 @@ import type { ParseReply, ParseRequest } from "./record-worker.js";
 /**
  * Parses a record on the calling thread when it is small (a few hundred microseconds at most),
  * or on one shared worker thread when it is large: JSON.parse of a 7 MiB record takes 10-45 ms,
- * far longer than the loop may be held. The worker is created on first need and never keeps
- * the process alive. Both paths run the same `factsOf`, so a record's verdict never depends on
+ * far longer than the loop may be held. The worker is created on first need and keeps the
+ * process alive only while it holds a request. Both paths run the same `factsOf`, so a record's verdict never depends on
  * its size or on which reader asks.
  */
 export const OFF_THREAD_BYTES = 256 * 1024;
+/**
+ * A record that opens more arrays and objects than this also goes to the worker, whatever its
+ * size: JSON.parse pays about 100 ns a nesting level (a 256 KiB record nested 131,000 deep holds
+ * the loop 11-17 ms), where flat text of the same size takes a fraction of a millisecond.
+ */
+export const LOOP_OPENERS = 10_000;
 
 interface Pending {
   resolve: (facts: RecordFacts) => void;
@@ -29,10 +35,11 @@ class ParseThread {
 
   constructor(script: URL) {
     this.thread = new Worker(script);
-    this.thread.unref();
     this.thread.on("message", (reply: ParseReply) => this.settle(reply));
     this.thread.on("error", () => this.die());
     this.thread.on("exit", () => this.die());
+    // After the listeners (adding a message listener refs the thread's port again).
+    this.thread.unref();
   }
 
   parse(bytes: Uint8Array, keepEventBytes: number, wantUserLine: boolean): Promise<RecordFacts> {
@@ -41,6 +48,8 @@ class ParseThread {
     const copy = new Uint8Array(bytes);
     const request: ParseRequest = { id, bytes: copy, keepEventBytes, wantUserLine };
     return new Promise((resolve, reject) => {
+      // Held only while it holds a request: an idle parser never keeps the process alive.
+      if (this.pending.size === 0) this.thread.ref();
       this.pending.set(id, { resolve, reject });
       this.thread.postMessage(request, [copy.buffer]);
     });
@@ -49,6 +58,7 @@ class ParseThread {
   private settle(reply: ParseReply): void {
     const waiter = this.pending.get(reply.id);
     this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.thread.unref();
     if (reply.facts) waiter?.resolve(reply.facts);
     else waiter?.reject(new Error("the record parser failed on a record"));
   }
@@ -85,6 +95,24 @@ export function parseRecord(
   keepEventBytes = 0,
   wantUserLine = true,
 ): RecordFacts | Promise<RecordFacts> {
-  if (to - from <= OFF_THREAD_BYTES) return factsOf(source, from, to, keepEventBytes, wantUserLine);
+  const bytes = to - from;
+  const onLoop =
+    bytes <= LOOP_OPENERS ||
+    (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS));
+  if (onLoop) return factsOf(source, from, to, keepEventBytes, wantUserLine);
   return shared.parse(source.subarray(from, to), keepEventBytes, wantUserLine);
 }
+
+/** Whether the record has more than `limit` `[` and `{` bytes (in strings too: an upper bound). */
+function opensMoreThan(record: Buffer, limit: number): boolean {
+  let count = 0;
+  for (const opener of OPENERS) {
+    for (let at = record.indexOf(opener); at !== -1; at = record.indexOf(opener, at + 1)) {
+      count += 1;
+      if (count > limit) return true;
+    }
+  }
+  return false;
+}
+
+const OPENERS = [0x5b, 0x7b];

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { factsOf } from "../../src/sessions/record-facts.js";
 import {
+  LOOP_OPENERS,
   OFF_THREAD_BYTES,
   parseRecord,
   RecordParserPool,
@@ -48,6 +49,21 @@ describe("records at any nesting depth", () => {
     const broken = bytesOf(`${record.slice(0, -2)}}`);
     const verdict = await within(Promise.resolve(parseRecord(broken, 0, broken.length, 32_768)));
     assert.equal(verdict.valid, false, "an unbalanced deep record is invalid, not an error");
+  });
+
+  it("leave the loop at more than 10,000 openings, with the same verdict as on it", async () => {
+    // deep(n) opens n arrays and one object.
+    const atBound = bytesOf(deep(LOOP_OPENERS - 1));
+    const past = bytesOf(deep(LOOP_OPENERS));
+    const onLoop = parseRecord(atBound, 0, atBound.length, 32_768);
+    assert.ok(!(onLoop instanceof Promise), "10,000 openings are parsed on the loop");
+    const offLoop = parseRecord(past, 0, past.length, 32_768);
+    assert.ok(offLoop instanceof Promise, "10,001 go to the parser thread");
+    const facts = await within(offLoop);
+    assert.ok(onLoop.valid && facts.valid);
+    assert.equal(facts.event?.text, past.toString());
+    const flat = bytesOf(`{"type":"x","ts":"${TS}","t":"${"x".repeat(200_000)}"}`);
+    assert.ok(!(parseRecord(flat, 0, flat.length) instanceof Promise), "flat 200 KB stays");
   });
 
   it("trims only the JSON whitespace around the object, counting its bytes", () => {
