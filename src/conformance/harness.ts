@@ -45,6 +45,8 @@ export function nextId(prefix = "r"): string {
 export class TestChild {
   readonly frames: Frame[] = [];
   readonly rawLines: string[] = [];
+  /** The line each frame was parsed from (to check what the child wrote, byte for byte). */
+  private readonly lines = new WeakMap<Frame, string>();
   /** stdout lines that were not JSON. */
   readonly garbage: string[] = [];
   /** Every line in (">> ") and out ("<< "), in order, for failure reports. */
@@ -123,6 +125,7 @@ export class TestChild {
         continue;
       }
       this.frames.push(frame);
+      if (typeof frame === "object" && frame !== null) this.lines.set(frame, line);
       // Newest waiter first: a duplicate ID's immediate error belongs to the latest request.
       const waiter = this.waiters.findLast((w) => w.match(frame));
       if (waiter) {
@@ -131,6 +134,13 @@ export class TestChild {
       }
       lf = this.buffer.indexOf("\n");
     }
+  }
+
+  /** The exact line (without its LF) that a received frame was parsed from. */
+  lineOf(frame: Frame): string {
+    const line = this.lines.get(frame);
+    if (line === undefined) throw new Error("not a frame this child wrote");
+    return line;
   }
 
   /** Writes raw text (add the LF yourself) or one frame object. */

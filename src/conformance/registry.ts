@@ -6,6 +6,7 @@ import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { CAPABILITY_CASES } from "./cases/capabilities.js";
 import { FAULT_CASES } from "./cases/faults.js";
 import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
+import { HISTORY_FIDELITY_CASES } from "./cases/history-fidelity.js";
 import { BASE_CASES } from "./cases/index.js";
 import { MODEL_CASES } from "./cases/models.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
@@ -23,6 +24,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   base: BASE_CASES,
   capabilities: CAPABILITY_CASES,
   sessions: SESSION_CASES,
+  "history-fidelity": HISTORY_FIDELITY_CASES,
   models: MODEL_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   "cancel-commit": CANCEL_COMMIT_CASES,

@@ -152,7 +152,7 @@ function frameProblems(
   input: AuditInput,
   methods: Map<string, string | null>,
 ): string[] {
-  const text = JSON.stringify(frame);
+  const text = frameText(frame);
   const problems: string[] = [];
   for (const secret of input.secrets ?? []) {
     if (secret && text.includes(secret)) problems.push(`a frame carries a credential: ${text}`);
@@ -177,6 +177,19 @@ function frameProblems(
     );
   }
   return problems;
+}
+
+/**
+ * The frame as text for the checks and reports. A history event may nest deeper than
+ * JSON.stringify can recurse (JSON.parse, which read it, is iterative); such a frame is then
+ * described by its envelope alone (the event content is never a credential's place).
+ */
+function frameText(frame: Frame): string {
+  try {
+    return JSON.stringify(frame);
+  } catch {
+    return `(a frame too deeply nested to print, id ${JSON.stringify(frame.id)})`;
+  }
 }
 
 const FILE_HINTS = [".jsonl", ".json", ".lock", "://", "\\"];

@@ -1,5 +1,6 @@
 import type { ErrorCode } from "./codes.js";
 import { isRequestId } from "./constants.js";
+import { wireText } from "./raw-json.js";
 
 export interface Request {
   id: string;
@@ -42,8 +43,9 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A success frame; a RawJson anywhere in `result` is written verbatim (see raw-json.ts). */
 export function encodeResult(id: string, result: unknown): string {
-  return `${JSON.stringify({ id, result })}\n`;
+  return `${wireText({ id, result })}\n`;
 }
 
 export function encodeError(id: string | null, code: ErrorCode, message: string): string {

@@ -1,3 +1,5 @@
+import { jsonBytes, utf8Length } from "./raw-json.js";
+
 /**
  * The one pager: fills a page with items while both the entry bound and the byte bound of the
  * serialized result hold. Sessions, history events and catalog choices all page through it.
@@ -15,7 +17,8 @@ export interface PageFill<T> {
 
 /**
  * `envelopeBytes` is the serialized size of the result with an empty item array and the largest
- * cursor it may carry; each item costs its JSON length plus a separating comma.
+ * cursor it may carry; each item costs its JSON length plus a separating comma (a RawJson item
+ * its text's length: what the encoder writes).
  * Throws `PageOverflow` when the first item alone cannot fit an empty page.
  */
 export function fillPage<T>(
@@ -27,7 +30,7 @@ export function fillPage<T>(
   let used = envelopeBytes;
   for (const item of offered) {
     if (items.length >= bounds.entries) return { items, stoppedBy: "page_entries" };
-    const cost = utf8Length(JSON.stringify(item)) + (items.length > 0 ? 1 : 0);
+    const cost = jsonBytes(item) + (items.length > 0 ? 1 : 0);
     if (used + cost > bounds.bytes) {
       if (items.length === 0) throw new PageOverflow();
       return { items, stoppedBy: "page_bytes" };
@@ -53,7 +56,7 @@ export class PageBuilder<T> {
   /** Whether the item fits; adds it if so. Throws `PageOverflow` if it can never fit. */
   tryAdd(item: T): boolean {
     if (this.items.length >= this.bounds.entries) return false;
-    const size = utf8Length(JSON.stringify(item));
+    const size = jsonBytes(item);
     const cost = size + (this.items.length > 0 ? 1 : 0);
     if (this.used + cost > this.bounds.bytes) {
       if (this.envelopeBytes + size > this.bounds.bytes) throw new PageOverflow();
@@ -75,9 +78,4 @@ export class PageOverflow extends Error {
   }
 }
 
-const encoder = new TextEncoder();
-export function utf8Length(text: string): number {
-  // Fast path: pure ASCII strings have one byte per code unit.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for the ASCII range
-  return /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length;
-}
+export { utf8Length };

@@ -1,5 +1,6 @@
 import { ProtocolError } from "../protocol/codes.js";
 import type { METHODS, MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+import type { Wire } from "../protocol/raw-json.js";
 import type { TurnEventParams } from "../protocol/schemas/turns.js";
 import type { ServerState } from "./state.js";
 
@@ -43,7 +44,7 @@ export type Commit = <T>(effect: () => T) => T;
 export type Handler<M extends MethodName> = (
   params: ParamsOf<M>,
   ctx: RequestContext,
-) => Promise<ResultOf<M>> | ResultOf<M>;
+) => Promise<Wire<ResultOf<M>>> | Wire<ResultOf<M>>;
 
 /** Answered at once (turn.interrupt, turn.approve): returns its result or throws ProtocolError. */
 export type ControlHandler<M extends MethodName> = (

@@ -2,6 +2,7 @@ import { fstatSync } from "node:fs";
 import { ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
 import { PageBuilder, utf8Length } from "../protocol/paging.js";
+import { RawJson } from "../protocol/raw-json.js";
 import type { SessionEvent, SessionHistoryResult } from "../protocol/schemas/sessions.js";
 import { fileSignature } from "../store/inventory.js";
 import { primaryName, sessionsDir } from "../store/layout.js";
@@ -18,6 +19,8 @@ import { RECORD_BYTES } from "./validate.js";
  * `session.history`: a validated history's events, page by page. The first page validates the
  * whole history exactly as `session.open` does; continuations reopen the file at a byte offset
  * and require its signature (identity, length, times) to be unchanged, else `stale_revision`.
+ * Each event is sent as stored: the record's own text, spliced into the frame (RawJson), and a
+ * page pays exactly that text's bytes.
  */
 export interface HistoryPosition {
   id: string;
@@ -25,8 +28,10 @@ export interface HistoryPosition {
   signature: string;
 }
 
+export type StoredEventJson = RawJson<SessionEvent>;
+
 export interface HistoryPage {
-  events: SessionEvent[];
+  events: StoredEventJson[];
   next: HistoryPosition | null;
 }
 
@@ -68,7 +73,7 @@ async function readPage(
   position: HistoryPosition,
   slicer: Slicer,
 ): Promise<HistoryPage> {
-  const page = new PageBuilder<SessionEvent>(ENVELOPE_BYTES, {
+  const page = new PageBuilder<StoredEventJson>(ENVELOPE_BYTES, {
     entries: LIMITS.page_entries,
     bytes: LIMITS.page_bytes,
   });
@@ -92,7 +97,8 @@ async function readPage(
       return { events: page.items, next };
     }
     if (page.full) return { events: page.items, next };
-    const event = facts.event;
+    const { text, head, bytes } = facts.event;
+    const event = new RawJson(text, head, bytes);
     if (!withPageBytesError(() => page.tryAdd(event))) return { events: page.items, next };
   }
 }

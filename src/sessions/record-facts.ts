@@ -17,9 +17,22 @@ export type RecordFacts =
       title: string | null;
       /** A `user_message`'s first line, cut to 80 characters. */
       userLine: string | null;
-      /** The parsed event, when asked for and small enough to page (else null). */
-      event: SessionEvent | null;
+      /** The record as stored, when asked for and small enough to page (else null). */
+      event: StoredEvent | null;
     };
+
+/**
+ * A record's own JSON text, for `session.history` to send as stored: never re-serialised, so
+ * extra fields (`__proto__` too), number spellings, escapes, key order and any nesting depth
+ * survive. Only the JSON whitespace around the object is left out (a CRLF file's CR).
+ * `head` is the record's `SessionEvent` fields, what the result schema checks.
+ */
+export interface StoredEvent {
+  text: string;
+  /** The UTF-8 length of `text`. */
+  bytes: number;
+  head: SessionEvent;
+}
 
 export const TS_MAX_CHARS = 64;
 export const TITLE_FROM_MESSAGE_CHARS = 80;
@@ -27,7 +40,9 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * The facts of the record `source[from, to)`.
- * `keepEventBytes`: keep the parsed event when its compact JSON is at most this long (0: never).
+ * `keepEventBytes`: keep the record's text when it is at most this many bytes (0: never).
+ * Nothing here depends on the record's nesting depth: JSON.parse is iterative, and the parsed
+ * value is only ever read at its top level (never serialised, cloned or walked).
  * `wantUserLine`: extract a user message's first line (only the first message's is ever used).
  */
 export function factsOf(
@@ -60,8 +75,23 @@ export function factsOf(
       wantUserLine && event.type === "user_message" && typeof event.text === "string"
         ? firstLineCut(event.text)
         : null,
-    event: keepEventBytes > 0 && JSON.stringify(event).length <= keepEventBytes ? event : null,
+    event: keepEventBytes > 0 ? storedEvent(text, to - from, event, keepEventBytes) : null,
   };
+}
+
+function storedEvent(
+  text: string,
+  bytes: number,
+  event: SessionEvent,
+  keepBytes: number,
+): StoredEvent | null {
+  // The text parsed as an object: what trim() drops is JSON whitespace, one byte a character.
+  const trimmed = text.trim();
+  const trimmedBytes = bytes - (text.length - trimmed.length);
+  if (trimmedBytes > keepBytes) return null;
+  const head: SessionEvent = { type: event.type, ts: event.ts };
+  if (event.cwd !== undefined) head.cwd = event.cwd;
+  return { text: trimmed, bytes: trimmedBytes, head };
 }
 
 const REPLACEMENT = "\uFFFD";

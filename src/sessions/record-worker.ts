@@ -1,5 +1,5 @@
 import { parentPort } from "node:worker_threads";
-import { factsOf } from "./record-facts.js";
+import { factsOf, type RecordFacts } from "./record-facts.js";
 
 /**
  * The worker thread that parses large records, so that a multi-megabyte JSON.parse (tens of
@@ -12,15 +12,24 @@ export interface ParseRequest {
   wantUserLine: boolean;
 }
 
+/** The facts, or null when parsing threw (that request fails alone; the thread lives on). */
+export interface ParseReply {
+  id: number;
+  facts: RecordFacts | null;
+}
+
 parentPort?.on("message", (request: ParseRequest) => {
-  parentPort?.postMessage({
-    id: request.id,
-    facts: factsOf(
+  const reply: ParseReply = { id: request.id, facts: null };
+  try {
+    reply.facts = factsOf(
       Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.length),
       0,
       request.bytes.length,
       request.keepEventBytes,
       request.wantUserLine,
-    ),
-  });
+    );
+  } catch {
+    // factsOf does not throw on any input; should it ever, only this request fails.
+  }
+  parentPort?.postMessage(reply);
 });

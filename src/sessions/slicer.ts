@@ -6,7 +6,7 @@ import { ProtocolError } from "../protocol/codes.js";
  * the event loop, so `status`, `shutdown` and `operation.cancel` are answered promptly while a
  * history is read. The clock is consulted only every 32 KiB of work (reading the clock per
  * small record costs more than parsing it); the largest record parsed on the loop is 256 KiB
- * (larger ones go to a worker thread), about 2 ms at most. Cancellation is observed at every
+ * with at most 10,000 openings (others go to a worker thread), about 2 ms at most. Cancellation is observed at every
  * yield.
  */
 export const SLICE_MS = 2;

@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { z } from "zod";
+import { encodeResult } from "../src/protocol/envelope.js";
+import { PageBuilder } from "../src/protocol/paging.js";
+import { checkWire, jsonBytes, RawJson, wireText } from "../src/protocol/raw-json.js";
+import { SessionEvent, SessionHistoryResult } from "../src/protocol/schemas/sessions.js";
+
+const TS = "2026-01-01T00:00:00.000Z";
+const stored = `{"type":"x","ts":"${TS}","__proto__":{"p":1},"n":1e400,"big":123456789012345678901234}`;
+const raw = new RawJson(stored, { type: "x", ts: TS });
+
+describe("raw JSON in results", () => {
+  test("wireText writes exactly what JSON.stringify writes when nothing is raw", () => {
+    const values: unknown[] = [
+      { a: 1, b: [1, "two", null, true, { c: undefined, d: [] }], e: undefined },
+      [undefined, () => 1, Symbol("s"), Number.NaN, -0, 1e21, 'ü\u2028"\\', new Date(0)],
+      { "": { "\u0000": "x" }, nested: { deeper: { deepest: [[[]]] } } },
+      Object.assign(Object.create(null), { z: 1, a: 2 }),
+      JSON.parse('{"__proto__":{"own":true},"k":[1,2]}'),
+      "text",
+      42,
+      null,
+    ];
+    for (const value of values) assert.equal(wireText(value), JSON.stringify(value));
+  });
+
+  test("a RawJson is written verbatim, wherever it is", () => {
+    const result = { events: [raw, raw], cursor: null, complete: true };
+    assert.equal(
+      encodeResult("r1", result),
+      `{"id":"r1","result":{"events":[${stored},${stored}],"cursor":null,"complete":true}}\n`,
+    );
+  });
+
+  test("the schema checks each RawJson's view, and the checked result keeps the RawJson", () => {
+    const checked = checkWire(SessionHistoryResult, {
+      events: [raw],
+      cursor: null,
+      complete: true,
+    });
+    assert.ok(checked.ok);
+    assert.equal((checked.value as { events: unknown[] }).events[0], raw);
+    const badView = new RawJson(stored, { type: 1, ts: TS });
+    const refused = checkWire(SessionHistoryResult, {
+      events: [badView],
+      cursor: null,
+      complete: true,
+    });
+    assert.equal(refused.ok, false, "a view outside SessionEvent fails the check");
+    const badEnvelope = checkWire(SessionHistoryResult, {
+      events: [raw],
+      cursor: 7,
+      complete: true,
+    });
+    assert.equal(badEnvelope.ok, false, "the rest of the result is checked as before");
+  });
+
+  test("a result without RawJson comes back as the schema's output", () => {
+    const schema = z.strictObject({ events: z.array(SessionEvent) });
+    const value = { events: [{ type: "x", ts: TS, extra: 1 }] };
+    const checked = checkWire(schema, value);
+    assert.ok(checked.ok);
+    assert.deepEqual(checked.value, schema.parse(value));
+  });
+
+  test("a page pays a RawJson its UTF-8 bytes: fits at the bound, not one byte past", () => {
+    const text = `{"type":"ü","ts":"${TS}"}`;
+    const item = new RawJson(text, { type: "ü", ts: TS });
+    assert.equal(jsonBytes(item), Buffer.byteLength(text));
+    const envelope = 10;
+    const fitting = new PageBuilder<RawJson>(envelope, {
+      entries: 10,
+      bytes: envelope + 2 * item.bytes + 1,
+    });
+    assert.ok(fitting.tryAdd(item) && fitting.tryAdd(item));
+    const tight = new PageBuilder<RawJson>(envelope, {
+      entries: 10,
+      bytes: envelope + 2 * item.bytes,
+    });
+    assert.ok(tight.tryAdd(item));
+    assert.equal(tight.tryAdd(item), false);
+  });
+});
