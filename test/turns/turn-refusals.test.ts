@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { text, toolCall } from "../fixtures/chat-completions-server.js";
+import { treeSnapshot } from "../helpers/tree.js";
 import { cacheFile } from "../models/fixtures.js";
 import {
   answersTo,
@@ -31,9 +32,16 @@ async function refusedUnchanged(
   params: unknown = { input: "Do something" },
 ): Promise<void> {
   const before = storeDigest(w.box);
+  const entries = [treeSnapshot(w.box.home), treeSnapshot(w.box.workspace)];
   const calls = w.server.requests.length;
   assert.equal(await w.child.errorCode("turn.start", params), code);
   assert.deepEqual(storeDigest(w.box), before, `${code}: nothing is written`);
+  // Not even a lock made and removed again: folders keep their mtimes.
+  assert.deepEqual(
+    [treeSnapshot(w.box.home), treeSnapshot(w.box.workspace)],
+    entries,
+    `${code}: no entry is created or removed`,
+  );
   assert.equal(w.server.requests.length, calls, "the model is never called");
 }
 
@@ -88,6 +96,16 @@ describe("turns: refusals before anything is written", () => {
     const { result } = await runTurn(world.child, "Go on");
     assert.equal(result.status, "completed");
     assert.ok(!storeDigest(world.box).has(lockPath(world.box, id)), "the lock is removed");
+  });
+
+  test("session_locked comes before session_invalid, and a foreign entry as the lock is locked", async () => {
+    world = await turnWorld();
+    const id = await savedSession(world);
+    rewriteHistory(world, id, (lines) => [lines[0] as string, "{not json", ...lines.slice(1)]);
+    mkdirSync(lockPath(world.box, id));
+    await refusedUnchanged(world, "session_locked");
+    rmdirSync(lockPath(world.box, id));
+    await refusedUnchanged(world, "session_invalid");
   });
 
   test("session_invalid: a bad line appeared in the saved history after open", async () => {
