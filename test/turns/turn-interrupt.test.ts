@@ -13,7 +13,14 @@ import {
   settled,
   stalledTurn,
 } from "./turn-control-fixtures.js";
-import { runTurn, startTurn, type TurnWorld, turnWorld, typesOf } from "./turn-harness.js";
+import {
+  eventsOf,
+  runTurn,
+  startTurn,
+  type TurnWorld,
+  turnWorld,
+  typesOf,
+} from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -74,6 +81,35 @@ describe("turns: interrupt", () => {
       { role: "user", content: "Tell me a story" },
       { role: "assistant", content: STALLED_TEXT },
       { role: "user", content: "Go on" },
+    ]);
+  });
+
+  test("right behind turn.start, in the same read: acknowledged, the model is never called", async () => {
+    world = await turnWorld();
+    const { child, server, box } = world;
+    const { session } = await child.call("session.create", {});
+    server.reply(text("An answer nobody should see"));
+    const id = "t-behind";
+    const turn = { id, response: child.waitFor((f) => f.id === id, 30_000) };
+    const ack = child.waitFor((f) => f.id === "int-behind");
+    child.send(
+      `${JSON.stringify({ id, method: "turn.start", params: { input: "Never mind" } })}\n` +
+        `${JSON.stringify({ id: "int-behind", method: "turn.interrupt", params: { request_id: id } })}\n`,
+    );
+    assert.deepEqual((await ack).result, { state: "interrupting", request_id: id });
+    const { result, events } = await settled(child, {
+      ...turn,
+      events: () => eventsOf(child, id),
+      event: () => Promise.reject(new Error("unused")),
+    });
+    assertInterrupted(result);
+    assert.equal(result.steps, 0);
+    assert.deepEqual(typesOf(events), ["turn_started"]);
+    assert.equal(server.requests.length, 0);
+    assert.deepEqual(shapes(recordsOf(box, session.id)), [
+      "turn_start",
+      "user_message",
+      "turn_end:interrupted:interrupted",
     ]);
   });
 
