@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { groupRuns } from "../../src/agent/tools/process-group.js";
-import { custom, text, toolCall } from "../fixtures/chat-completions-server.js";
+import { custom, fail, text, toolCall } from "../fixtures/chat-completions-server.js";
 import type { TestChild } from "../helpers/child.js";
 import {
   answersTo,
@@ -206,6 +206,20 @@ describe("turns: interrupt", () => {
     assert.ok(!events.some((e) => String(e.event.text ?? "").includes("late")));
   });
 
+  test("during a retry's wait: the turn ends interrupted without waiting it out", async () => {
+    world = await turnWorld();
+    const { child, server } = world;
+    await child.call("session.create", {});
+    server.reply(fail(429, { retryAfter: 50 }));
+    const turn = startTurn(child, "Try hard");
+    const retry = await turn.event("retry");
+    assert.equal(retry.event.delay_ms, 50_000);
+    const { result, events } = await interruptTurn(child, turn);
+    assertInterrupted(result);
+    assert.deepEqual(typesOf(events), ["turn_started", "retry"]);
+    assert.equal(server.requests.length, 1, "no second attempt");
+  });
+
   test("while an approval waits: cancelled, the tool interrupted, the turn interrupted", async () => {
     world = await turnWorld();
     const { child, server } = world;
@@ -266,6 +280,44 @@ describe("turns: shutdown and EOF during a turn", () => {
     assert.equal(events.find((e) => e.event.type === "tool_done")?.event.status, "interrupted");
     assert.equal(groupRuns(pgid), false);
     assert.equal((await child.exited).code, 0);
+  });
+
+  test("shutdown while an approval waits: cancelled, interrupted, then stopped", async () => {
+    world = await turnWorld();
+    const { child, server } = world;
+    await child.call("session.create", {});
+    server.reply(toolCall("shell", { command: "echo never" }));
+    const turn = startTurn(child, "Run it", "ask");
+    const asked = await turn.event("approval_requested");
+    const stopped = await child.request("shutdown", {}, "bye-approval");
+    assert.deepEqual(stopped.result, { state: "stopped" });
+    const { result, events } = await settled(child, turn);
+    assertInterrupted(result);
+    const resolved = events.find((e) => e.event.type === "approval_resolved");
+    assert.deepEqual(resolved?.event, {
+      type: "approval_resolved",
+      approval_id: asked.event.approval_id,
+      decision: "cancelled",
+    });
+    assert.ok(!events.some((e) => e.event.type === "tool_output_delta"), "nothing ran");
+    assert.equal((await child.exited).code, 0);
+  });
+
+  test("EOF during a shell command: the group is gone and the child exits 0", async () => {
+    world = await turnWorld();
+    const { child, server, box } = world;
+    const { session } = await child.call("session.create", {});
+    server.reply(toolCall("shell", { command: "echo $$; sleep 30" }));
+    const turn = startTurn(child, "Run the long job", "full_access");
+    const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
+    const pgid = Number(String(output.event.text).trim());
+    child.closeStdin();
+    assert.deepEqual(await exitWithin(child, 30_000), { code: 0, signal: null });
+    assert.equal(groupRuns(pgid), false, "the command did not outlive the child");
+    assert.deepEqual(shapes(recordsOf(box, session.id)).slice(-2), [
+      "tool_result:interrupted",
+      "turn_end:interrupted:interrupted",
+    ]);
   });
 
   test("EOF: the child exits 0 and the history ends with the turn interrupted", async () => {
