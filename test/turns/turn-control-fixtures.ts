@@ -138,3 +138,16 @@ export function assertInterrupted(result: TurnResultShape): void {
 export function answersTo(child: TestChild, id: string): Frame[] {
   return child.frames.filter((f) => f.id === id);
 }
+
+/** `promise`, or a failure naming `what` after a generous bound. */
+export async function within<T>(promise: Promise<T>, what: string, ms = 30_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

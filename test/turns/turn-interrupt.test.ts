@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { groupRuns } from "../../src/agent/tools/process-group.js";
-import { custom, fail, text, toolCall } from "../fixtures/chat-completions-server.js";
-import type { TestChild } from "../helpers/child.js";
+import { answerEvents, custom, fail, text, toolCall } from "../fixtures/chat-completions-server.js";
 import {
   answersTo,
   assertInterrupted,
@@ -12,6 +11,7 @@ import {
   STALLED_TEXT,
   settled,
   stalledTurn,
+  within,
 } from "./turn-control-fixtures.js";
 import {
   eventsOf,
@@ -27,17 +27,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-/** The child's exit, or "still running" after a generous bound. */
-async function exitWithin(child: TestChild, ms: number) {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise((resolve) => {
-    timer = setTimeout(() => resolve("still running"), ms);
-  });
-  const exit = await Promise.race([child.exited, bound]);
-  clearTimeout(timer);
-  return exit;
-}
 
 /** The record types of a saved session after its `session_meta`, with key fields. */
 function shapes(records: Record<string, unknown>[]): string[] {
@@ -82,6 +71,28 @@ describe("turns: interrupt", () => {
       { role: "assistant", content: STALLED_TEXT },
       { role: "user", content: "Go on" },
     ]);
+  });
+
+  test("the interrupt aborts the model's stream: its connection is closed", async () => {
+    world = await turnWorld();
+    const { child, server } = world;
+    await child.call("session.create", {});
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    server.reply(
+      custom(({ request, res, socket }) => {
+        socket.on("close", () => closed());
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        for (const line of answerEvents({ text: "Some words" }, request.body.model).slice(0, 3))
+          res.write(line);
+      }),
+    );
+    const turn = startTurn(child, "Talk");
+    await turn.event("message_delta");
+    assertInterrupted((await interruptTurn(child, turn)).result);
+    await within(connectionClosed, "the connection to close");
   });
 
   test("right behind turn.start, in the same read: acknowledged, the model is never called", async () => {
@@ -175,7 +186,7 @@ describe("turns: interrupt", () => {
     // The request is read and never answered: the call waits on the model.
     server.reply(custom(() => asked()));
     const turn = startTurn(child, "Are you there?");
-    await seen;
+    await within(seen, "the model call");
     const { result, events } = await interruptTurn(child, turn);
     assertInterrupted(result);
     assert.deepEqual(typesOf(events), ["turn_started"]);
@@ -243,6 +254,15 @@ describe("turns: interrupt", () => {
       "approval_missing",
     );
     assert.deepEqual(readdirSync(world.box.workspace), [], "nothing was written");
+    // The next turn shows the model its call answered as interrupted, and asks for nothing else.
+    server.reply(text("Understood, I will not write it."));
+    assert.equal((await runTurn(child, "Never mind the file")).result.status, "completed");
+    const messages = server.requests[1]?.body.messages.slice(1);
+    assert.equal(messages.length, 4);
+    assert.equal(messages[1].tool_calls[0].function.name, "write_file");
+    assert.equal(messages[2].tool_call_id, messages[1].tool_calls[0].id);
+    assert.match(messages[2].content, /interrupted/);
+    assert.deepEqual(messages[3], { role: "user", content: "Never mind the file" });
   });
 });
 
@@ -258,7 +278,7 @@ describe("turns: shutdown and EOF during a turn", () => {
     assertInterrupted(result);
     const at = (id: string) => child.frames.findIndex((f) => f.id === id);
     assert.ok(at(turn.id) < at("bye"), "the turn's result comes before the shutdown's answer");
-    assert.equal((await child.exited).code, 0);
+    assert.equal((await within(child.exited, "the exit")).code, 0);
     assert.deepEqual(shapes(recordsOf(box, session.id)).slice(-2), [
       "assistant:true",
       "turn_end:interrupted:interrupted",
@@ -279,7 +299,7 @@ describe("turns: shutdown and EOF during a turn", () => {
     assertInterrupted(result);
     assert.equal(events.find((e) => e.event.type === "tool_done")?.event.status, "interrupted");
     assert.equal(groupRuns(pgid), false);
-    assert.equal((await child.exited).code, 0);
+    assert.equal((await within(child.exited, "the exit")).code, 0);
   });
 
   test("shutdown while an approval waits: cancelled, interrupted, then stopped", async () => {
@@ -300,7 +320,7 @@ describe("turns: shutdown and EOF during a turn", () => {
       decision: "cancelled",
     });
     assert.ok(!events.some((e) => e.event.type === "tool_output_delta"), "nothing ran");
-    assert.equal((await child.exited).code, 0);
+    assert.equal((await within(child.exited, "the exit")).code, 0);
   });
 
   test("EOF during a shell command: the group is gone and the child exits 0", async () => {
@@ -312,7 +332,7 @@ describe("turns: shutdown and EOF during a turn", () => {
     const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
     const pgid = Number(String(output.event.text).trim());
     child.closeStdin();
-    assert.deepEqual(await exitWithin(child, 30_000), { code: 0, signal: null });
+    assert.deepEqual(await within(child.exited, "the exit"), { code: 0, signal: null });
     assert.equal(groupRuns(pgid), false, "the command did not outlive the child");
     assert.deepEqual(shapes(recordsOf(box, session.id)).slice(-2), [
       "tool_result:interrupted",
@@ -326,7 +346,7 @@ describe("turns: shutdown and EOF during a turn", () => {
     const { session } = await child.call("session.create", {});
     const turn = await stalledTurn(world);
     child.closeStdin();
-    assert.deepEqual(await exitWithin(child, 30_000), { code: 0, signal: null });
+    assert.deepEqual(await within(child.exited, "the exit"), { code: 0, signal: null });
     // Stdout stays open while the turn drains: if it answered, the answer is its result.
     for (const frame of answersTo(child, turn.id)) assertInterrupted(frame.result as never);
     const records = recordsOf(box, session.id);

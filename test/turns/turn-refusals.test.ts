@@ -16,6 +16,7 @@ import {
   savedSession,
   stalledTurn,
   storeDigest,
+  within,
 } from "./turn-control-fixtures.js";
 import { runTurn, startTurn, type TurnWorld, turnWorld } from "./turn-harness.js";
 
@@ -89,7 +90,7 @@ describe("turns: refusals before anything is written", () => {
       await refusedUnchanged(world, "session_locked");
     } finally {
       holder.kill("SIGKILL");
-      await gone;
+      await within(gone, "the holder to exit");
     }
     // The same lock, now of a dead process, is taken over by the next turn and removed after.
     world.server.reply(text("Taken over."));
@@ -158,6 +159,21 @@ describe("turns: refusals before anything is written", () => {
     assert.equal(result.status, "completed");
     assert.equal(world.server.requests[0]?.body.messages.at(-1).content, atBound);
   });
+
+  test("child_exhausted: a turn.start past the child's request bound", async () => {
+    world = await turnWorld();
+    const { child } = world;
+    await child.call("session.create", {});
+    const status = await child.request("status", {});
+    const left = (status.result as { requests_left: number }).requests_left;
+    // Each filler is admitted and counted (and answered turn_missing).
+    const filler = (i: number) =>
+      `${JSON.stringify({ id: `fill-${i}`, method: "turn.interrupt", params: { request_id: "x" } })}\n`;
+    const last = child.waitFor((f) => f.id === `fill-${left - 1}`, 60_000);
+    await child.sendBytes(Buffer.from(Array.from({ length: left }, (_, i) => filler(i)).join("")));
+    assert.equal((await last).error?.code, "turn_missing");
+    await refusedUnchanged(world, "child_exhausted");
+  });
 });
 
 describe("turns: busy rules while a turn runs", () => {
@@ -219,7 +235,7 @@ describe("turns: busy rules while a turn runs", () => {
     const frame = await turn.response;
     assertInterrupted(frame.result as never);
     assert.deepEqual((await stopped).result, { state: "stopped" });
-    assert.equal((await child.exited).code, 0);
+    assert.equal((await within(child.exited, "the exit")).code, 0);
   });
 
   test("operation.cancel naming a running turn is operation_missing; the turn goes on", async () => {
