@@ -193,12 +193,18 @@ export class Dispatcher {
           ? this.out.notification("turn.event", params, id)
           : Promise.reject(new Error(`${method} notified after its answer`)),
     };
-    Promise.resolve()
-      .then(() => handler(params as never, context))
-      .then(
-        (result) => settle(() => this.out.result(id, method, result)),
-        (error: unknown) => settle(() => this.out.failure(id, method, error)),
-      );
+    // Started at once, not in a later microtask: a request read right behind this one (a
+    // turn.interrupt behind its turn.start) finds what the handler set up synchronously.
+    let answer: Promise<unknown>;
+    try {
+      answer = Promise.resolve(handler(params as never, context));
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (result) => settle(() => this.out.result(id, method, result)),
+      (error: unknown) => settle(() => this.out.failure(id, method, error)),
+    );
   }
 
   private settleSync(id: string, method: MethodName, produce: () => unknown): void {

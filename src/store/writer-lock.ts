@@ -88,6 +88,17 @@ export class WriterLock {
     throw new SessionLocked();
   }
 
+  /**
+   * Whether `acquire` would now refuse with `SessionLocked` (a live or foreign lock), judged
+   * without writing anything: admission refuses such a turn before it touches the store.
+   */
+  static async heldElsewhere(root: string, id: string, timing = LOCK_TIMING): Promise<boolean> {
+    const path = join(root, lockName(id));
+    // A lock that cannot even be read is left to `acquire`, which reports it as it does.
+    const seen = await readLock(path).catch((): LockState => ({ kind: "missing" }));
+    return seen.kind !== "missing" && !takeable(seen, path, timing);
+  }
+
   /** The exclusive create with our content, or null when a lock already exists. */
   private static createExclusive(path: string, timing: LockTiming): WriterLock | null {
     const fd = createWithContent(path);

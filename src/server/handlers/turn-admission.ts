@@ -7,6 +7,8 @@ import { openExact } from "../../sessions/open.js";
 import { readReplay } from "../../sessions/replay.js";
 import { Slicer } from "../../sessions/slicer.js";
 import { type AcquireOptions, SessionWriter } from "../../sessions/writer.js";
+import { sessionsDir } from "../../store/layout.js";
+import { WriterLock } from "../../store/writer-lock.js";
 import type { ServerState } from "../state.js";
 import type { ModelServices } from "./model-services.js";
 
@@ -44,6 +46,13 @@ export async function admitTurn(
   if (credential === null) throw new ProtocolError("authentication_unavailable");
   if (signal.aborted) throw new ProtocolError("shutting_down");
   const id = attachment.session_id;
+  // Judged before the lock too, so that these refusals write nothing (not even a lock made and
+  // removed again), in their order; under the lock below they are checked again.
+  if (attachment.saved) {
+    if (await WriterLock.heldElsewhere(sessionsDir(state.home), id))
+      throw new ProtocolError("session_locked");
+    await openExact(state.home, state.cwd, id, new Slicer(signal));
+  }
   const writer = await SessionWriter.acquire({
     home: state.home,
     cwd: state.cwd,

@@ -17,7 +17,7 @@ import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
-import { admitTurn } from "./turn-admission.js";
+import { type AdmittedTurn, admitTurn } from "./turn-admission.js";
 
 interface RunningTurn {
   interrupt(): void;
@@ -37,18 +37,26 @@ export function turnHandlers(
   );
   return {
     "turn.start": async (params, ctx) => {
-      const admitted = await admitTurn(state, services, ctx.signal, {
-        fault: appendFault(state.env, options.testMethods),
-      });
-      if (admitted.createdSession)
-        state.attachment = { session_id: admitted.sessionId, saved: true };
       const interrupt = new AbortController();
       const signal = AbortSignal.any([ctx.signal, interrupt.signal]);
       const turnId = `t-${randomUUID()}`;
       const approvals = new ApprovalBroker(turnId);
       // An interrupt, a shutdown or EOF settles every pending approval as cancelled first.
       signal.addEventListener("abort", () => approvals.cancelAll(), { once: true });
+      // Registered before admission: an interrupt sent right behind turn.start finds its turn,
+      // which then is refused as it would have been, or starts already interrupted.
       running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals });
+      let admitted: AdmittedTurn;
+      try {
+        admitted = await admitTurn(state, services, ctx.signal, {
+          fault: appendFault(state.env, options.testMethods),
+        });
+      } catch (error) {
+        running.delete(ctx.id);
+        throw error;
+      }
+      if (admitted.createdSession)
+        state.attachment = { session_id: admitted.sessionId, saved: true };
       try {
         const agentsMd = await readAgentsMd(state.cwd);
         const permissions = params.permissions ?? "ask";
