@@ -93,14 +93,19 @@ export async function discoveredIds(child: TestChild): Promise<string[]> {
 }
 
 /**
- * The session is listed by `session.list` and `session.discover` (not busy), opens exactly, and
- * its history reads whole; returns the history's records.
+ * The session is listed by `session.list` and `session.discover`, opens exactly, and its history
+ * reads whole; returns the history's records. `busy` is the listing's hint: true exactly while a
+ * lock file exists, even a dead writer's (docs/store.md, "Locks").
  */
-export async function assertListedAndReadable(child: TestChild, id: string): Promise<DiskRecord[]> {
+export async function assertListedAndReadable(
+  child: TestChild,
+  id: string,
+  busy = false,
+): Promise<DiskRecord[]> {
   const list = await child.call("session.list", {});
   const entry = list.sessions.find((s) => s.id === id);
   assert.ok(entry, "session.list lists the session");
-  assert.equal(entry.busy, false);
+  assert.equal(entry.busy, busy, "the busy hint follows the lock file");
   assert.deepEqual(list.notices, [], "no history omitted as invalid");
   assert.ok((await discoveredIds(child)).includes(id), "session.discover lists the session");
   const opened = await child.call("session.open", { id });
