@@ -5,8 +5,14 @@ import type { TurnEvents } from "./turn-events.js";
 
 /** Proactive compaction starts when the next call would pass this share of the window. */
 export const COMPACT_AT = 0.85;
-/** What the summary call may take of the window (the rest is the summary's own room). */
-const SUMMARY_SOURCE_SHARE = 0.7;
+/**
+ * What the summary call may take of the window (the rest is the instruction's and the summary's
+ * own room). Above the 85% trigger, so that a compaction at the trigger summarises the whole
+ * conversation (the user's first request included) instead of leaving its oldest part out.
+ */
+const SUMMARY_SOURCE_SHARE = 0.9;
+/** Summary calls per compaction: one answered too long is tried again without its older half. */
+const SUMMARY_ATTEMPTS = 3;
 
 export const SUMMARY_INSTRUCTION = [
   "The conversation so far is about to be replaced by your summary, because it no longer fits",
@@ -51,35 +57,59 @@ export type CompactionOutcome =
 /**
  * One extra call to the same model, without tools, for a summary of the conversation so far
  * (turns.md section 10). When even the summary call would not fit, its oldest items are left
- * out (a previous summary is always kept) so that the newest work is what gets summarised.
+ * out (a previous summary is always kept) so that the newest work is what gets summarised: by
+ * the estimate first, and again by halves when the provider answers that it is too long (the
+ * only signal there is for a model without a known window).
  */
 export async function summarise(inputs: CompactionInputs): Promise<CompactionOutcome> {
-  const source = fitForSummary(inputs.context, inputs.contextWindow, inputs.system);
-  const outcome = await callModel({
-    provider: inputs.provider,
-    request: {
-      model: inputs.model,
-      effort: inputs.effort,
-      system: inputs.system,
-      context: [...source, { kind: "user", text: SUMMARY_INSTRUCTION }],
-      tools: [],
-    },
-    signal: inputs.signal,
-    events: inputs.events,
-    newItemId: inputs.newItemId,
-    silent: true,
-    ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
-  });
-  if (outcome.kind === "interrupted") return { kind: "interrupted" };
-  if (outcome.kind === "failed") return { kind: "failed", failure: outcome.failure };
-  const summary = outcome.text.trim();
-  if (summary === "")
-    return {
-      kind: "failed",
-      failure: new ProviderFailure("invalid_response", "The model returned an empty summary."),
-    };
-  return { kind: "compacted", summary, usage: outcome.usage };
+  let source = fitForSummary(inputs.context, inputs.contextWindow, inputs.system);
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await callModel({
+      provider: inputs.provider,
+      request: {
+        model: inputs.model,
+        effort: inputs.effort,
+        system: inputs.system,
+        context: [...source, { kind: "user", text: SUMMARY_INSTRUCTION }],
+        tools: [],
+      },
+      signal: inputs.signal,
+      events: inputs.events,
+      newItemId: inputs.newItemId,
+      silent: true,
+      ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
+    });
+    if (outcome.kind === "interrupted") return { kind: "interrupted" };
+    if (outcome.kind === "failed") {
+      const tooLong = outcome.failure.code === "context_exceeded";
+      const shorter = tooLong && attempt < SUMMARY_ATTEMPTS ? withoutOlderHalf(source) : null;
+      if (shorter) {
+        source = shorter;
+        continue;
+      }
+      return { kind: "failed", failure: outcome.failure };
+    }
+    const summary = outcome.text.trim();
+    if (summary === "")
+      return {
+        kind: "failed",
+        failure: new ProviderFailure("invalid_response", "The model returned an empty summary."),
+      };
+    return { kind: "compacted", summary, usage: outcome.usage };
+  }
 }
+
+/** Where whole steps start (a user or assistant item after the kept first one). */
+function stepStarts(items: readonly ContextItem[], keepFirst: number): number[] {
+  const starts: number[] = [];
+  items.forEach((item, i) => {
+    if (i > keepFirst && (item.kind === "user" || item.kind === "assistant")) starts.push(i);
+  });
+  return starts;
+}
+
+/** A previous summary, first, is never left out. */
+const keptFirst = (items: readonly ContextItem[]) => (items[0]?.kind === "summary" ? 1 : 0);
 
 function fitForSummary(
   context: readonly ContextItem[],
@@ -89,15 +119,22 @@ function fitForSummary(
   const items = [...context];
   if (window === null) return items;
   const budget = window * SUMMARY_SOURCE_SHARE;
-  const keepFirst = items[0]?.kind === "summary" ? 1 : 0;
+  const keepFirst = keptFirst(items);
   while (estimateTokens(items, system) > budget) {
     // Cut whole steps (up to the next user or assistant item), so that no tool result is
     // left without its call; the newest step always stays.
-    const next = items.findIndex(
-      (item, i) => i > keepFirst && (item.kind === "user" || item.kind === "assistant"),
-    );
-    if (next === -1) break;
+    const next = stepStarts(items, keepFirst)[0];
+    if (next === undefined) break;
     items.splice(keepFirst, next - keepFirst);
   }
   return items;
+}
+
+/** The items without the older half of their steps, or null when only the newest is left. */
+function withoutOlderHalf(items: readonly ContextItem[]): ContextItem[] | null {
+  const keepFirst = keptFirst(items);
+  const starts = stepStarts(items, keepFirst);
+  if (starts.length === 0) return null;
+  const cut = starts[Math.floor((starts.length - 1) / 2)] as number;
+  return [...items.slice(0, keepFirst), ...items.slice(cut)];
 }

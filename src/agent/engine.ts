@@ -242,6 +242,11 @@ class TurnRun {
    */
   private async compact(system: string): Promise<Outcome | null> {
     const { inputs } = this;
+    const window = inputs.model.contextWindow;
+    // What compaction keeps (the system prompt and this turn's input) past the window already:
+    // no summary can help, so none is asked for.
+    if (window !== null && estimateTokens([{ kind: "user", text: inputs.input }], system) > window)
+      return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
     const tokensBefore = this.estimate(system);
     const outcome = await summarise({
       provider: inputs.provider,
@@ -274,7 +279,6 @@ class TurnRun {
       tokens_before: tokensBefore,
       tokens_after: tokensAfter,
     });
-    const window = inputs.model.contextWindow;
     if (window !== null && tokensAfter > window)
       return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
     return null;

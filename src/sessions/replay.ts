@@ -13,7 +13,8 @@ import { RECORD_BYTES } from "./validate.js";
 /**
  * The records the turn engine builds its next context from (turns.md sections 5, 8 and 10):
  * the history read in constant memory beyond what is kept, keeping, in file order,
- * - the latest `compaction` record and every record after it (everything, without one);
+ * - the latest `compaction` record and every record after it (everything, without one), with
+ *   the `user_message` of the compaction's own turn right after it (that input stays whole);
  * - of those, the turn records that match their schema (turn-records.ts), and the
  *   `user_message` / `assistant_message` records other tools write (no `turn_id`);
  * - nothing else: `session_meta`, `title`, `mode`, `model`, unknown types, and records of a
@@ -65,6 +66,13 @@ async function collect(reader: RecordReader, options: ReplayOptions): Promise<Re
   const allowance = { bytes: Number.POSITIVE_INFINITY };
   let kept: ReplayRecord[] = [];
   let keptBytes = 0;
+  /** The latest turn input: a compaction in its turn keeps it after the summary. */
+  let input: { record: ReplayRecord; bytes: number } | null = null;
+  const keep = (record: ReplayRecord, bytes: number) => {
+    keptBytes += bytes;
+    if (keptBytes > maxBytes) throw new ReplayTooLarge();
+    kept.push(record);
+  };
   for (;;) {
     await slicer.pause();
     const read = reader.next(allowance);
@@ -77,14 +85,18 @@ async function collect(reader: RecordReader, options: ReplayOptions): Promise<Re
     const record = asReplayRecord(event);
     if (record === null) continue;
     const bytes = read.to - read.from;
-    // Every later context is the latest summary and what follows it (turns.md section 10).
+    if (record.type === "user_message") input = { record, bytes };
+    // Every later context is the latest summary and what follows it (turns.md section 10); the
+    // turn that compacted keeps its input whole after the summary, as the engine did.
     if (record.type === "compaction") {
       kept = [];
       keptBytes = 0;
+      const own = input?.record.turn_id !== undefined && input.record.turn_id === record.turn_id;
+      keep(record, bytes);
+      if (own && input) keep(input.record, input.bytes);
+      continue;
     }
-    keptBytes += bytes;
-    if (keptBytes > maxBytes) throw new ReplayTooLarge();
-    kept.push(record);
+    keep(record, bytes);
   }
 }
 

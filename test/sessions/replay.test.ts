@@ -77,16 +77,45 @@ describe("readReplay", () => {
       tokens_before: 9,
     });
     write("compacted", [
-      { type: "user_message", ...base, text: "one" },
+      { type: "user_message", ...base, turn_id: "t0", text: "one" },
       compaction("first"),
-      { type: "user_message", ...base, text: "two" },
+      { type: "user_message", ...base, turn_id: "t0", text: "two" },
       compaction("second"),
       { type: "title", ts: "t", title: "skipped" },
-      { type: "user_message", ...base, text: "three" },
+      { type: "user_message", ...base, turn_id: "t2", text: "three" },
     ]);
     const records = await readReplay(home, "compacted");
     assert.deepEqual(types(records), ["compaction", "user_message"]);
     assert.equal((records[0] as { summary: string }).summary, "second");
+    assert.equal((records[1] as { text: string }).text, "three");
+  });
+
+  it("a compaction keeps its own turn's input right after it (the engine kept it whole)", async () => {
+    const turn = (id: string) => ({ ...base, turn_id: id });
+    write("own-input", [
+      { type: "user_message", ...turn("t1"), text: "earlier" },
+      { type: "user_message", ...turn("t2"), text: "the input" },
+      { type: "tool_call", ...turn("t2"), item_id: "i1", call_id: "c1", tool: "shell", input: {} },
+      {
+        type: "tool_result",
+        ...turn("t2"),
+        item_id: "i1",
+        call_id: "c1",
+        status: "completed",
+        output: "x",
+      },
+      { type: "compaction", ...turn("t2"), summary: "s", tokens_before: 9 },
+      { type: "assistant_message", ...turn("t2"), text: "done", model: "m/m" },
+    ]);
+    const records = await readReplay(home, "own-input");
+    assert.deepEqual(types(records), ["compaction", "user_message", "assistant_message"]);
+    assert.equal((records[1] as { text: string }).text, "the input");
+    // A foreign message (no turn_id) or another turn's input is not carried over.
+    write("other-input", [
+      { type: "user_message", ts: "t", text: "foreign" },
+      { type: "compaction", ...turn("t3"), summary: "s", tokens_before: 9 },
+    ]);
+    assert.deepEqual(types(await readReplay(home, "other-input")), ["compaction"]);
   });
 
   it("drops a torn tail; a bad line elsewhere, or a bad last line with its LF, is session_invalid", async () => {

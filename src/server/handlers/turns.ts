@@ -9,7 +9,7 @@ import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
-import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
+import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable } from "../handler.js";
@@ -115,13 +115,18 @@ export function turnHandlers(
   };
 }
 
-/** The writer's append for one turn; a failed append ends the turn `history_write_failed`. */
+/**
+ * The writer's append for one turn. A failed append ends the turn `history_write_failed`, and so
+ * does a record over the 8 MiB record bound (a reply or a tool call input that large): it is
+ * never written, and the turn still ends with its result rather than an internal error.
+ */
 function recorder(writer: SessionWriter, turnId: string) {
   return async (body: TurnRecordBody, sync = false) => {
     try {
       await writer.append(body, turnId, { sync });
     } catch (error) {
-      if (error instanceof HistoryWriteFailed) throw new TurnWriteFailed();
+      if (error instanceof HistoryWriteFailed || error instanceof RecordTooLarge)
+        throw new TurnWriteFailed();
       throw error;
     }
   };
