@@ -49,6 +49,9 @@ export interface TurnInputs {
   backoffScale?: number;
 }
 
+export const HISTORY_WRITE_FAILED_MESSAGE =
+  "The session's history could not be written; nothing half-written was kept.";
+
 /** A history append failed: the turn ends `history_write_failed`, nothing more is written. */
 export class TurnWriteFailed extends Error {}
 
@@ -119,7 +122,7 @@ class TurnRun {
         stop_reason: null,
         error: {
           code: "history_write_failed",
-          message: "The session's history could not be written; nothing half-written was kept.",
+          message: HISTORY_WRITE_FAILED_MESSAGE,
         },
       });
     }

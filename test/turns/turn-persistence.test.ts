@@ -241,6 +241,31 @@ describe("turns: a failed append truncates back (history_write_failed)", () => {
   }
 });
 
+describe("turns: a lazy handle whose history cannot be created", () => {
+  test("enospc on session_meta: a failed result, the handle stays unsaved, no file left", async () => {
+    world = await turnWorld({ env: { MC_AGENT_TEST_APPEND_FAULT: "enospc:session_meta" } });
+    const { child, server, box } = world;
+    const { session } = await child.call("session.create", {});
+    server.reply(text("never asked"));
+    const { result, events } = await runTurn(child, "Hello");
+    assert.equal(result.status, "failed");
+    assert.equal(result.error?.code, "history_write_failed");
+    assert.equal(result.steps, 0);
+    assert.deepEqual(
+      events.map((e) => [e.event.type, e.event.created_session]),
+      [["turn_started", false]],
+    );
+    assert.equal(server.requests.length, 0, "the model is never called");
+    assert.equal(exists(historyPath(box, session.id)), false);
+    assert.equal(exists(lockPath(box, session.id)), false);
+    const status = await child.request("status", {});
+    assert.deepEqual((status.result as { attachment: unknown }).attachment, {
+      session_id: session.id,
+      saved: false,
+    });
+  });
+});
+
 describe("turns: a full disk during an append", () => {
   test("a small tmpfs as MC_HOME fills up mid-turn: history_write_failed, whole records kept", async (t) => {
     const box = sandbox("mc-turn-full-");

@@ -3,6 +3,7 @@ import type { ContextItem } from "../../agent/providers/provider.js";
 import { type Credential, discoverCredential } from "../../models/auth.js";
 import type { Provider } from "../../models/providers.js";
 import { ProtocolError } from "../../protocol/codes.js";
+import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
 import { openExact } from "../../sessions/open.js";
 import { readReplay } from "../../sessions/replay.js";
 import { Slicer } from "../../sessions/slicer.js";
@@ -21,6 +22,20 @@ export interface AdmittedTurn {
   credential: Credential | null;
   writer: SessionWriter;
   history: ContextItem[];
+}
+
+/**
+ * A lazy handle's history could not be created (a full disk at its `session_meta`): everything
+ * else admitted the turn, so it answers a `history_write_failed` result, and the handle stays
+ * unsaved (the writer removed the file).
+ */
+export class FirstSaveFailed extends Error {
+  constructor(
+    readonly sessionId: string,
+    readonly model: AdmittedTurn["model"],
+  ) {
+    super("the session's history could not be created");
+  }
 }
 
 /**
@@ -53,26 +68,34 @@ export async function admitTurn(
       throw new ProtocolError("session_locked");
     await openExact(state.home, state.cwd, id, new Slicer(signal));
   }
-  const writer = await SessionWriter.acquire({
-    home: state.home,
-    cwd: state.cwd,
-    id,
-    create: !attachment.saved,
-    ...writerOptions,
-  });
+  const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
+  const model = {
+    id: choice.id,
+    name: choice.model,
+    effort,
+    contextWindow: snapshot.contextWindows.get(choice.id) ?? null,
+  };
+  let writer: SessionWriter;
+  try {
+    writer = await SessionWriter.acquire({
+      home: state.home,
+      cwd: state.cwd,
+      id,
+      create: !attachment.saved,
+      ...writerOptions,
+    });
+  } catch (error) {
+    if (error instanceof HistoryWriteFailed && !attachment.saved)
+      throw new FirstSaveFailed(id, model);
+    throw error;
+  }
   try {
     if (attachment.saved) await openExact(state.home, state.cwd, id, new Slicer(signal));
     const history = attachment.saved ? contextFromRecords(await readReplay(state.home, id)) : [];
-    const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
     return {
       sessionId: id,
       createdSession: !attachment.saved,
-      model: {
-        id: choice.id,
-        name: choice.model,
-        effort,
-        contextWindow: snapshot.contextWindows.get(choice.id) ?? null,
-      },
+      model,
       provider,
       credential,
       writer,

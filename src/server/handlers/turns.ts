@@ -1,23 +1,24 @@
 import { randomUUID } from "node:crypto";
 import { ApprovalBroker } from "../../agent/approvals.js";
-import { runTurn, TurnWriteFailed } from "../../agent/engine.js";
+import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
 import { SessionAllowances } from "../../agent/permissions.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { shellEnvironment } from "../../agent/tools/shell-env.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
+import type { ResultOf } from "../../protocol/methods.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
-import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
+import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
-import type { HandlerTable } from "../handler.js";
+import type { HandlerTable, RequestContext } from "../handler.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
-import { type AdmittedTurn, admitTurn } from "./turn-admission.js";
+import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 
 interface RunningTurn {
   interrupt(): void;
@@ -53,7 +54,8 @@ export function turnHandlers(
         });
       } catch (error) {
         running.delete(ctx.id);
-        throw error;
+        if (!(error instanceof FirstSaveFailed)) throw error;
+        return firstSaveFailed(error, turnId, params.permissions ?? "ask", ctx);
       }
       if (admitted.createdSession)
         state.attachment = { session_id: admitted.sessionId, saved: true };
@@ -146,4 +148,30 @@ class AttachmentAllowances {
     this.attachment = attachment;
     return this.current;
   }
+}
+
+/** The admitted turn whose lazy handle could not be saved: its start, then its failed result. */
+async function firstSaveFailed(
+  failure: FirstSaveFailed,
+  turnId: string,
+  permissions: Permissions,
+  ctx: RequestContext,
+): Promise<ResultOf<"turn.start">> {
+  await new TurnEvents(ctx.notify, ctx.id, turnId).emit({
+    type: "turn_started",
+    session_id: failure.sessionId,
+    model: failure.model.id,
+    effort: failure.model.effort,
+    permissions,
+    created_session: false,
+  });
+  return {
+    turn_id: turnId,
+    session_id: failure.sessionId,
+    status: "failed",
+    stop_reason: null,
+    error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
+    usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 },
+    steps: 0,
+  };
 }
