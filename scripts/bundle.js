@@ -10,6 +10,8 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   target: "node20",
   external: ["undici"],
   legalComments: "none",

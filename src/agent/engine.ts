@@ -163,6 +163,8 @@ class TurnRun {
         if (outcome.kind === "interrupted") return INTERRUPTED;
         return failed(outcome.failure);
       }
+      // A reply no record can hold fails the turn as its append would, without building it.
+      if (outcome.overflow) throw new TurnWriteFailed();
       if (outcome.usage) {
         this.lastInputTokens = outcome.usage.input_tokens;
         await this.addUsage(outcome.usage);

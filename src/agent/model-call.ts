@@ -1,3 +1,4 @@
+import { RECORD_BYTES } from "../sessions/validate.js";
 import {
   type ModelProvider,
   type ModelRequest,
@@ -30,6 +31,8 @@ export type CallOutcome =
   | {
       kind: "done";
       text: string;
+      /** The reply passed the record bound: its text was streamed but not kept (`text` is ""). */
+      overflow: boolean;
       toolCalls: ToolCallRequest[];
       stop: StopReason;
       usage: Usage | null;
@@ -38,6 +41,12 @@ export type CallOutcome =
   /** Aborted (interrupt, shutdown, EOF); `text` is what was streamed before. */
   | { kind: "interrupted"; text: string }
   | { kind: "failed"; failure: ProviderFailure; text: string };
+
+/**
+ * A reply's text is kept up to this many JSON-encoded bytes: past it, no history record could
+ * hold it (RECORD_BYTES), so it is streamed to the client and dropped, and memory stays bounded.
+ */
+export const REPLY_TEXT_BYTES = RECORD_BYTES;
 
 export interface CallOptions {
   provider: ModelProvider;
@@ -58,7 +67,7 @@ export async function callModel(options: CallOptions): Promise<CallOutcome> {
     try {
       return await stream.run();
     } catch (error) {
-      const text = await stream.finish();
+      const text = await stream.finishKept();
       if (options.signal.aborted) return { kind: "interrupted", text };
       const failure = asFailure(error);
       const delay = retryDelay(failure, attempt, options.backoffScale ?? 1);
@@ -108,6 +117,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 class StreamedReply {
   producedOutput = false;
   private text = "";
+  private textBytes = 0;
+  private overflow = false;
   private itemText = "";
   private itemBytes = 0;
   private itemId: string | null = null;
@@ -143,6 +154,7 @@ class StreamedReply {
           return {
             kind: "done",
             text,
+            overflow: this.overflow,
             toolCalls,
             stop: event.stop,
             usage,
@@ -155,6 +167,12 @@ class StreamedReply {
     throw new ProviderFailure("invalid_response", "The model's stream ended without a finish.");
   }
 
+  /** Like `finish`, but a reply past the record bound keeps nothing (it cannot be recorded). */
+  async finishKept(): Promise<string> {
+    const text = await this.finish();
+    return this.overflow ? "" : text;
+  }
+
   /** Closes the open message item (its `message_done`) and returns the whole text. */
   async finish(): Promise<string> {
     await this.closeItem();
@@ -164,7 +182,7 @@ class StreamedReply {
   private async addText(text: string): Promise<void> {
     if (this.options.silent) {
       this.producedOutput ||= text.length > 0;
-      this.text += text;
+      this.keep(text, Buffer.byteLength(JSON.stringify(text)) - 2);
       return;
     }
     // A huge delta is taken in pieces so that one piece always fits an item.
@@ -176,10 +194,18 @@ class StreamedReply {
     const bytes = Buffer.byteLength(JSON.stringify(text)) - 2;
     if (this.itemId !== null && this.itemBytes + bytes > MESSAGE_ITEM_BYTES) await this.closeItem();
     this.itemId ??= this.options.newItemId();
-    this.text += text;
+    this.keep(text, bytes);
     this.itemText += text;
     this.itemBytes += bytes;
     await this.options.events.delta("message_delta", this.itemId, text);
+  }
+
+  /** Keeps the reply's text until it passes the record bound, then none of it. */
+  private keep(text: string, bytes: number): void {
+    if (this.overflow) return;
+    this.textBytes += bytes;
+    this.overflow = this.textBytes > REPLY_TEXT_BYTES;
+    this.text = this.overflow ? "" : this.text + text;
   }
 
   private async closeItem(): Promise<void> {
