@@ -28,6 +28,7 @@ export async function turnMemory(server: BenchServer): Promise<BenchRow[]> {
     timeoutMs: 600_000,
   });
   try {
+    const idle = peakRssMb(child.proc.pid);
     // A short turn first: the model SDK loaded and the code warm, as in any session.
     await deltasPerSecond(server, CHAT_COMPLETIONS, child, 100);
     const before = peakRssMb(child.proc.pid);
@@ -55,7 +56,7 @@ export async function turnMemory(server: BenchServer): Promise<BenchRow[]> {
         baseline: before,
         unit: "MB",
         baselineName: "the same child's peak after one short turn",
-        note: `target under 100 MB (${peak < 100 ? "met" : "missed"}); ${mib(deltaBytes)} MiB of message_delta and ${mib(outputBytes)} MiB of tool_output_delta reached the client (1 MiB a call streams); ${calls.summaries} compactions`,
+        note: `target under 100 MB (${peak < 100 ? "met" : "missed"}); ${idle.toFixed(0)} MB after initialize, before any model call; ${mib(deltaBytes)} MiB of message_delta and ${mib(outputBytes)} MiB of tool_output_delta reached the client (1 MiB a call streams); ${calls.summaries} compactions`,
       },
     ];
   } finally {

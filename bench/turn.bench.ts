@@ -1,3 +1,4 @@
+import { schedulingNoise } from "./bench-support.js";
 import { type Bench, type BenchRow, median, percentile } from "./report.js";
 import { CHAT_COMPLETIONS, WIRE_FORMATS, type WireFormat } from "./turn-formats.js";
 import { deltasPerSecond, firstDeltaMs, pollStatus } from "./turn-measure.js";
@@ -109,6 +110,7 @@ async function statusRows(server: BenchServer): Promise<BenchRow[]> {
   const child = await childStreamer(CHAT_COMPLETIONS, server);
   try {
     const idle = await pollStatus(child, STATUS_EVERY_MS, delay(2000));
+    const noise = schedulingNoise(2000);
     const turn = deltasPerSecond(server, CHAT_COMPLETIONS, child, STATUS_DELTAS);
     const during = await pollStatus(child, STATUS_EVERY_MS, turn);
     await turn;
@@ -125,10 +127,10 @@ async function statusRows(server: BenchServer): Promise<BenchRow[]> {
       {
         name: `status round trip p99 while a turn streams ${STATUS_DELTAS} deltas at full speed`,
         figure: p99,
-        baseline: percentile(idle, 99),
+        baseline: noise.p99,
         unit: "ms",
-        baselineName: "status p99 against the same child, idle",
-        note: `target under 20 ms (${p99 < 20 ? "met" : "missed"})`,
+        baselineName: "p99 timer lateness of a pure 2 ms-slice CPU loop (machine scheduling noise)",
+        note: `target under 20 ms (${p99 < 20 ? "met" : "missed"}); idle p99 ${percentile(idle, 99).toFixed(2)} ms`,
       },
     ];
   } finally {
