@@ -79,8 +79,9 @@ export class FrameWriter {
   /**
    * Frames written in one go (a streamed chunk's many deltas are all produced before the loop
    * turns) leave in one `writev` when it ends instead of one write call each: at a hundred
-   * thousand deltas a second the calls were about a seventh of the child's time. `nextTick` runs once
-   * the producing chain yields, so no frame waits for anything but the code already running.
+   * thousand deltas a second the calls were about a seventh of the child's time. `nextTick`
+   * runs once the producing chain yields, so no frame waits for anything but the code already
+   * running.
    */
   private batch(): void {
     if (this.corked) return;
