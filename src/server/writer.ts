@@ -31,9 +31,14 @@ export class FrameWriter {
   private release: () => void = () => {};
   private paused = false;
   private closed = false;
+  private corked = false;
 
   constructor(
-    private readonly stream: NodeJS.WritableStream & { readonly writableLength: number },
+    private readonly stream: NodeJS.WritableStream & {
+      readonly writableLength: number;
+      cork(): void;
+      uncork(): void;
+    },
     /** Asked to pause (true) or resume (false) input at the ceiling. */
     private readonly onCeiling: (paused: boolean) => void,
     private readonly bounds: WriterBounds = WRITER_BOUNDS,
@@ -50,6 +55,7 @@ export class FrameWriter {
   /** Writes one frame; resolves when the buffer has room for more. */
   write(line: string): Promise<void> {
     if (this.closed) return RESOLVED;
+    this.batch();
     const ok = this.stream.write(line);
     const buffered = this.stream.writableLength;
     if (buffered > this.bounds.ceilingBytes && !this.paused) {
@@ -67,6 +73,23 @@ export class FrameWriter {
     if (this.closed) return RESOLVED;
     return new Promise((resolve) => {
       this.stream.write("", () => resolve());
+    });
+  }
+
+  /**
+   * Frames written in one go (a streamed chunk's many deltas are all produced before the loop
+   * turns) leave in one `writev` when it ends instead of one write call each: at a hundred
+   * thousand deltas a second the calls were about a seventh of the child's time. `nextTick`
+   * runs once the producing chain yields, so no frame waits for anything but the code already
+   * running.
+   */
+  private batch(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.stream.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.stream.uncork();
     });
   }
 

@@ -18,9 +18,13 @@ function slowSink(highWaterMark: number) {
       });
     },
   });
+  // Until nothing more comes for a turn of the loop: the writer hands frames over at the end of
+  // the tick they were written in.
   const flowAll = async () => {
-    while (held.length > 0) {
-      held.shift()?.();
+    for (let quiet = 0; quiet < 2; ) {
+      const next = held.shift();
+      quiet = next ? 0 : quiet + 1;
+      next?.();
       await new Promise((r) => setImmediate(r));
     }
   };
@@ -68,6 +72,27 @@ describe("FrameWriter", () => {
     await sink.flowAll();
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(pauses, [true, false]);
+  });
+
+  test("frames written in one tick leave together at its end, in order", async () => {
+    const batches: string[][] = [];
+    const stream = new Writable({
+      decodeStrings: false,
+      writev(chunks, callback) {
+        batches.push(chunks.map((c) => c.chunk as string));
+        callback();
+      },
+    });
+    const writer = new FrameWriter(stream, () => {});
+    void writer.write("a\n");
+    void writer.write("b\n");
+    void writer.write("c\n");
+    assert.deepEqual(batches, [], "nothing leaves before the tick ends");
+    await new Promise((r) => process.nextTick(r));
+    assert.deepEqual(batches, [["a\n", "b\n", "c\n"]]);
+    void writer.write("d\n");
+    await within(writer.flush());
+    assert.deepEqual(batches.flat(), ["a\n", "b\n", "c\n", "d\n", ""]);
   });
 
   test("a closed stream releases every waiting producer", async () => {

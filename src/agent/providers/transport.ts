@@ -17,6 +17,13 @@ export const ERROR_BODY_BYTES = 65_536;
  * are small; a server that sends a whole tool call at once stays far below the 8 MiB record bound.
  */
 export const STREAM_LINE_BYTES = 8 * 1_048_576;
+/**
+ * The longest stretch a stream is processed without giving the event loop a turn. A body read
+ * ahead is parsed and sent on entirely in promise callbacks, which never let the loop read
+ * stdin: without this a status or an interrupt waited for the whole buffer (300 ms and more at
+ * full speed, docs/benchmarks.md).
+ */
+const SLICE_MS = 4;
 /** Far beyond any call: the SDKs take a number, and the idle bound is the real clock. */
 export const SDK_TIMEOUT_MS = 2_147_483_647;
 
@@ -105,6 +112,7 @@ export class CallGuard {
     try {
       this.arm();
       const iterator = (await start())[Symbol.asyncIterator]();
+      let slice = performance.now();
       try {
         for (;;) {
           this.arm();
@@ -113,6 +121,10 @@ export class CallGuard {
           // After an abort the SDK may still hand out what it had buffered: none of it counts.
           if (next.done || this.cancelled) break;
           yield next.value;
+          if (performance.now() - slice > SLICE_MS) {
+            await new Promise((resolve) => setImmediate(resolve));
+            slice = performance.now();
+          }
         }
       } finally {
         // Unfinished (an error, or the consumer stopped early): the SDK aborts its request.

@@ -1,0 +1,160 @@
+import { schedulingNoise } from "./bench-support.js";
+import { type Bench, type BenchRow, median, percentile } from "./report.js";
+import { CHAT_COMPLETIONS, WIRE_FORMATS, type WireFormat } from "./turn-formats.js";
+import { deltasPerSecond, firstDeltaMs, pollStatus } from "./turn-measure.js";
+import { turnMemory } from "./turn-memory.js";
+import { type BenchServer, startBenchServer } from "./turn-server.js";
+import { childStreamer, relayStreamer, type Streamer } from "./turn-world.js";
+
+/**
+ * Issues 13 and 14: what the child adds to a model's stream on its way to the client, for each
+ * wire format, against the barest relay of the same stream (bench/turn-relay); the child's
+ * memory over a turn of 50 MB; and how quickly it answers `status` while a turn streams.
+ * MC_BENCH_TURN_SCALE scales the sample counts (e.g. 0.2 for a quick look).
+ */
+const SCALE = Number(process.env.MC_BENCH_TURN_SCALE ?? 1);
+const scaled = (n: number) => Math.max(2, Math.round(n * SCALE));
+const ROUNDS = 3;
+const LATENCY_SAMPLES = scaled(100);
+const WARMUP = scaled(10);
+const THROUGHPUT_ROUNDS = 5;
+const THROUGHPUT_DELTAS = scaled(20_000);
+const STATUS_DELTAS = scaled(150_000);
+const STATUS_EVERY_MS = 5;
+
+interface FormatFigures {
+  format: WireFormat;
+  /** Per round: [child, relay] p50 and p99. */
+  p50: [number, number][];
+  p99: [number, number][];
+  /** Per round: [child, relay] deltas/s. */
+  rates: [number, number][];
+}
+
+async function measureFormat(server: BenchServer, format: WireFormat): Promise<FormatFigures> {
+  const child = await childStreamer(format, server);
+  const relay = relayStreamer(format, server);
+  const pair: Streamer[] = [child, relay];
+  const figures: FormatFigures = { format, p50: [], p99: [], rates: [] };
+  try {
+    for (let i = 0; i < WARMUP; i++) for (const s of pair) await firstDeltaMs(server, format, s);
+    for (let round = 0; round < ROUNDS; round++) {
+      const samples: [number[], number[]] = [[], []];
+      for (let i = 0; i < LATENCY_SAMPLES; i++) {
+        // Alternating who goes first, so that machine noise hits both alike.
+        const order = i % 2 === 0 ? [0, 1] : [1, 0];
+        for (const k of order)
+          samples[k as 0 | 1].push(await firstDeltaMs(server, format, pair[k] as Streamer));
+      }
+      figures.p50.push([median(samples[0]), median(samples[1])]);
+      figures.p99.push([percentile(samples[0], 99), percentile(samples[1], 99)]);
+    }
+    await deltasPerSecond(server, format, child, THROUGHPUT_DELTAS);
+    await deltasPerSecond(server, format, relay, THROUGHPUT_DELTAS);
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      const c = await deltasPerSecond(server, format, child, THROUGHPUT_DELTAS);
+      const r = await deltasPerSecond(server, format, relay, THROUGHPUT_DELTAS);
+      figures.rates.push([c, r]);
+    }
+  } finally {
+    await child.close();
+    await relay.close();
+  }
+  return figures;
+}
+
+const col = (pairs: [number, number][], k: 0 | 1) => median(pairs.map((p) => p[k]));
+const spread = (pairs: [number, number][]) => {
+  const ratios = pairs.map(([c, r]) => c / r);
+  return `${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}`;
+};
+
+function formatRows(f: FormatFigures): BenchRow[] {
+  const label = `${f.format.name} (${f.format.provider})`;
+  const relay = "bare SSE relay in Node (node:http, JSON.parse, one NDJSON line per event)";
+  const p50: [number, number] = [col(f.p50, 0), col(f.p50, 1)];
+  const p99: [number, number] = [col(f.p99, 0), col(f.p99, 1)];
+  const added = p99[0] - p99[1];
+  const rates: [number, number] = [col(f.rates, 0), col(f.rates, 1)];
+  const ratio = rates[0] / rates[1];
+  return [
+    {
+      name: `${label}: server's first byte to first message_delta read, p50 (median of ${ROUNDS} rounds of ${LATENCY_SAMPLES})`,
+      figure: p50[0],
+      baseline: p50[1],
+      unit: "ms",
+      baselineName: `${relay}, its first delta line`,
+      note: `lower is better; added ${(p50[0] - p50[1]).toFixed(2)} ms`,
+    },
+    {
+      name: `${label}: server's first byte to first message_delta read, p99 (median of ${ROUNDS} rounds of ${LATENCY_SAMPLES})`,
+      figure: p99[0],
+      baseline: p99[1],
+      unit: "ms",
+      baselineName: "the same relay, p99",
+      note: `added ${added.toFixed(2)} ms; target under 2 ms added (${added < 2 ? "met" : "missed"})`,
+    },
+    {
+      name: `${label}: delta throughput, ${THROUGHPUT_DELTAS} deltas of 16 characters (median of ${THROUGHPUT_ROUNDS})`,
+      figure: rates[0],
+      baseline: rates[1],
+      unit: "deltas/s",
+      baselineName: "the same relay",
+      note: `target ratio at least 0.5 (${ratio >= 0.5 ? "met" : "missed"}); the rounds' ratios: ${spread(f.rates)}`,
+    },
+  ];
+}
+
+/** status round trips on one child: idle, then while a long turn streams at full speed. */
+async function statusRows(server: BenchServer): Promise<BenchRow[]> {
+  const child = await childStreamer(CHAT_COMPLETIONS, server);
+  try {
+    const idle = await pollStatus(child, STATUS_EVERY_MS, delay(2000));
+    const noise = schedulingNoise(2000);
+    const turn = deltasPerSecond(server, CHAT_COMPLETIONS, child, STATUS_DELTAS);
+    const during = await pollStatus(child, STATUS_EVERY_MS, turn);
+    await turn;
+    const p99 = percentile(during, 99);
+    return [
+      {
+        name: `status round trip p50 while a turn streams ${STATUS_DELTAS} deltas at full speed`,
+        figure: median(during),
+        baseline: median(idle),
+        unit: "ms",
+        baselineName: "status p50 against the same child, idle",
+        note: `${during.length} samples, one every ${STATUS_EVERY_MS} ms`,
+      },
+      {
+        name: `status round trip p99 while a turn streams ${STATUS_DELTAS} deltas at full speed`,
+        figure: p99,
+        baseline: noise.p99,
+        unit: "ms",
+        baselineName: "p99 timer lateness of a pure 2 ms-slice CPU loop (machine scheduling noise)",
+        note: `target under 20 ms (${p99 < 20 ? "met" : "missed"}); idle p99 ${percentile(idle, 99).toFixed(2)} ms`,
+      },
+    ];
+  } finally {
+    await child.close();
+  }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const bench: Bench = {
+  title: "Turns: the child's cost on a model's stream (issues 13 and 14)",
+  async run() {
+    const server = await startBenchServer();
+    try {
+      const rows: BenchRow[] = [];
+      for (const format of WIRE_FORMATS)
+        rows.push(...formatRows(await measureFormat(server, format)));
+      rows.push(...(await turnMemory(server)));
+      rows.push(...(await statusRows(server)));
+      return rows;
+    } finally {
+      await server.close();
+    }
+  },
+};
+
+export default bench;
