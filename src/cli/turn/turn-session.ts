@@ -1,0 +1,126 @@
+import {
+  type AgentClient,
+  type Capability,
+  type CatalogRead,
+  isRemote,
+  type Permissions,
+} from "../../client/index.js";
+import { PERMISSIONS } from "../../protocol/schemas/turns.js";
+import { UsageError } from "../args.js";
+import { connect } from "../connect.js";
+import { ActionableError } from "../failure.js";
+import type { Terminal } from "../terminal.js";
+
+/** The options exec and chat share. */
+export const TURN_OPTIONS = {
+  permissions: { type: "string" },
+  session: { type: "string" },
+  model: { type: "string" },
+  effort: { type: "string" },
+} as const;
+
+export const TURN_OPTIONS_HELP = [
+  "  --permissions <p>  read_only | ask (default) | accept_edits | full_access",
+  "  --session <id>     Continue a saved session of this folder (exact open); default: a new one",
+  '  --model <id>       Use this model (one of the choices "mc-agent models" lists) instead of',
+  '                     the configured one ("model" in MC_HOME/config.json)',
+  "  --effort <level>   With --model: its reasoning effort (default: the model's own)",
+];
+
+export interface TurnSession {
+  client: AgentClient;
+  sessionId: string;
+  /** The model turns will use, and its effort (null: the model's default or none). */
+  model: string;
+  effort: string | null;
+}
+
+export interface TurnSessionOptions {
+  session?: string;
+  model?: string;
+  effort?: string;
+}
+
+/** Reads --permissions (default: the backend's `ask`). */
+export function permissionsOf(raw: string | boolean | undefined): Permissions | undefined {
+  if (raw === undefined || typeof raw === "boolean") return undefined;
+  const known: readonly string[] = PERMISSIONS;
+  if (!known.includes(raw))
+    throw new UsageError(`--permissions must be one of ${PERMISSIONS.join(", ")}`);
+  return raw as Permissions;
+}
+
+/**
+ * Starts the child for this folder, attaches a session (a new lazy one, saved by its first
+ * turn, or the exact `--session`), and makes sure a usable model is selected: `--model`, else
+ * the child's initial selection from settings. Says exactly what to do when there is none.
+ */
+export async function openTurnSession(
+  term: Terminal,
+  options: TurnSessionOptions,
+): Promise<TurnSession> {
+  if (options.effort !== undefined && options.model === undefined)
+    throw new UsageError("--effort goes with --model");
+  const capabilities: Capability[] = [
+    options.session ? "session.open" : "session.create",
+    "model.catalog",
+    "turn",
+    ...(options.model ? (["model.select"] as const) : []),
+  ];
+  const client = await connect(term, capabilities);
+  try {
+    const sessionId = options.session
+      ? (await client.open(options.session)).id
+      : (await client.call("session.create", {})).session.id;
+    const selection = await chooseModel(client, options);
+    return { client, sessionId, ...selection };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+async function chooseModel(
+  client: AgentClient,
+  options: TurnSessionOptions,
+): Promise<{ model: string; effort: string | null }> {
+  const catalog = await client.catalog();
+  if (options.model !== undefined) {
+    if (!catalog.choices.some((c) => c.id === options.model)) throw noModel(catalog, options.model);
+    try {
+      const { selection } = await client.select(
+        options.model,
+        options.effort ?? null,
+        catalog.guard,
+      );
+      return { model: options.model, effort: selection.effort };
+    } catch (error) {
+      if (isRemote(error, "invalid_params"))
+        throw new UsageError(`${options.model} does not offer the effort "${options.effort}"`);
+      throw error;
+    }
+  }
+  const { model, effort } = (await client.call("status", {})).selection;
+  if (model === null || !catalog.choices.some((c) => c.id === model)) throw noModel(catalog, model);
+  return { model, effort };
+}
+
+function noModel(catalog: CatalogRead, wanted: string | null): ActionableError {
+  const ids = catalog.choices.map((c) => c.id);
+  const what =
+    wanted === null
+      ? "no model is selected"
+      : `the model "${wanted}" is not a selectable choice here`;
+  if (ids.length === 0)
+    return new ActionableError(
+      "model_unavailable",
+      `${what}, and no model is selectable yet`,
+      'Run "mc-agent models": it says for each provider what to do (credentials, "mc-agent refresh <provider>", enabled_models).',
+    );
+  const shown = ids.length > 5 ? `${ids.slice(0, 5).join(", ")}, …` : ids.join(", ");
+  return new ActionableError(
+    "model_unavailable",
+    what,
+    `Pass --model <id> or set "model" in MC_HOME/config.json (default ~/.mc) to one of: ${shown} (all: "mc-agent models").`,
+  );
+}
