@@ -56,7 +56,10 @@ class TerminalReader implements LineReader {
         rl.close();
       });
       // Ctrl-D on an empty line, or the terminal went away: the end of input.
-      rl.once("close", () => resolve(answer));
+      rl.once("close", () => {
+        if (answer.kind === "end") this.output.write("\n");
+        resolve(answer);
+      });
       rl.setPrompt(prompt);
       rl.prompt();
     });
