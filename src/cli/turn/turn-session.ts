@@ -30,7 +30,7 @@ export const TURN_OPTIONS_HELP = [
 export interface TurnSession {
   client: AgentClient;
   sessionId: string;
-  /** The model turns will use, and its effort (null: the model's default or none). */
+  /** The model turns will use, and its effort (null: the model has none). */
   model: string;
   effort: string | null;
 }
@@ -85,24 +85,33 @@ async function chooseModel(
   options: TurnSessionOptions,
 ): Promise<{ model: string; effort: string | null }> {
   const catalog = await client.catalog();
-  if (options.model !== undefined) {
-    if (!catalog.choices.some((c) => c.id === options.model)) throw noModel(catalog, options.model);
-    try {
-      const { selection } = await client.select(
-        options.model,
-        options.effort ?? null,
-        catalog.guard,
-      );
-      return { model: options.model, effort: selection.effort };
-    } catch (error) {
-      if (isRemote(error, "invalid_params"))
-        throw new UsageError(`${options.model} does not offer the effort "${options.effort}"`);
-      throw error;
-    }
+  // --model and --effort, else the child's initial selection (the settings' preference).
+  const { model: wanted, effort } = options.model
+    ? { model: options.model, effort: options.effort ?? null }
+    : (await client.call("status", {})).selection;
+  const choice = catalog.choices.find((c) => c.id === wanted);
+  if (wanted === null || !choice) throw noModel(catalog, wanted);
+  if (options.model) await selectExplicitly(client, choice.id, effort, catalog);
+  // What turns will use: the chosen effort, else the model's default (none without efforts).
+  return {
+    model: choice.id,
+    effort: choice.efforts.length === 0 ? null : (effort ?? choice.default_effort),
+  };
+}
+
+async function selectExplicitly(
+  client: AgentClient,
+  model: string,
+  effort: string | null,
+  catalog: CatalogRead,
+): Promise<void> {
+  try {
+    await client.select(model, effort, catalog.guard);
+  } catch (error) {
+    if (isRemote(error, "invalid_params"))
+      throw new UsageError(`${model} does not offer the effort "${effort}"`);
+    throw error;
   }
-  const { model, effort } = (await client.call("status", {})).selection;
-  if (model === null || !catalog.choices.some((c) => c.id === model)) throw noModel(catalog, model);
-  return { model, effort };
 }
 
 function noModel(catalog: CatalogRead, wanted: string | null): ActionableError {
