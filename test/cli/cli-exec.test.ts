@@ -124,6 +124,21 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.match(told.content, /denied by the user/);
   });
 
+  it("Ctrl-C at the approval question interrupts the turn; nothing is applied", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
+    server.reply(toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "x" }));
+    const p = pty("exec", "Change it");
+    await p.waitFor("[n] deny: ", 30_000);
+    p.type("\x03");
+    assert.equal(await p.done, 130, p.output);
+    assert.ok(p.output.includes("  approval cancelled"), p.output);
+    assert.match(p.output, /↳ interrupted: /);
+    assert.doesNotMatch(p.output, /\n {2}denied/);
+    assert.equal(notes(), "alpha\nbeta\n");
+    assert.equal(server.requests.length, 1, "no model call after the interrupt");
+  });
+
   it("off a terminal an approval is denied, saying which --permissions would allow it", async () => {
     writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
     const edit = { path: "notes.txt", old_text: "beta", new_text: "gamma" };
@@ -203,6 +218,31 @@ describe("mc-agent exec (real child, loopback model)", () => {
       assert.equal(wrong.code, 2, `${args.join(" ")}: ${wrong.stderr}`);
       assert.match(wrong.stderr, /\(usage_error\)\. Run "mc-agent exec --help"\.\n$/);
     }
+  });
+
+  it('"-" reads the prompt from stdin, up to input_bytes exactly; one byte more is a usage error', async () => {
+    const limit = 262_144;
+    server.reply(text("Read it all."));
+    const exact = `${"é".repeat(limit / 2 - 1)}ab`; // multi-byte, and exactly the bound
+    assert.equal(Buffer.byteLength(exact), limit);
+    const ok = await runCli(["exec", "-"], {
+      cwd: box.workspace,
+      env,
+      input: exact,
+      timeoutMs: 40_000,
+    });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(server.requests[0]?.body.messages.at(-1).content, exact);
+    const over = await runCli(["exec", "-"], { cwd: box.workspace, env, input: `${exact}c` });
+    assert.equal(over.code, 2);
+    assert.equal(
+      over.stderr,
+      'mc-agent: the prompt is over 262144 bytes (the backend\'s input_bytes) (usage_error). Run "mc-agent exec --help".\n',
+    );
+    const empty = await runCli(["exec", "-"], { cwd: box.workspace, env, input: " \n" });
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /the prompt is empty/);
+    assert.equal(server.requests.length, 1, "neither reached the model");
   });
 
   it("Ctrl-C interrupts the turn, waits for its result, exits 130; the history shows it", async (t) => {

@@ -4,6 +4,7 @@ import type { Terminal } from "../terminal.js";
 import { HumanView } from "../turn/human-view.js";
 import { JsonView } from "../turn/json-view.js";
 import { lineReader } from "../turn/line-reader.js";
+import { promptInput } from "../turn/prompt-input.js";
 import { exitCodeOf, runTurn } from "../turn/run-turn.js";
 import {
   openTurnSession,
@@ -14,7 +15,7 @@ import {
 
 export const execCommand: Command = {
   spec: {
-    usage: "mc-agent exec [options] <prompt...>",
+    usage: "mc-agent exec [options] <prompt...> | -",
     summary: "Run one turn of the agent in the current folder and print its reply.",
     help: [
       "Options:",
@@ -27,7 +28,8 @@ export const execCommand: Command = {
       "terminal (allow once / deny / allow for the session). Without a terminal to ask on they",
       "are denied; choose --permissions accept_edits or full_access to allow them unasked.",
       "Ctrl-C interrupts the turn and waits for it to end; a second Ctrl-C exits at once.",
-      'Words of the prompt that start with "-" go after "--": mc-agent exec -- -v is noisy.',
+      'The prompt "-" reads it from stdin (git diff | mc-agent exec - ); a prompt that starts',
+      'with "-" goes after "--" (mc-agent exec -- "-v: what does it do?").',
       "Exit codes: 0 completed, 1 failed or refused, 2 usage, 130 interrupted.",
     ].join("\n"),
     options: { ...TURN_OPTIONS, json: { type: "boolean" } },
@@ -36,7 +38,7 @@ export const execCommand: Command = {
   async run(args, term) {
     const permissions = permissionsOf(args.values.permissions);
     const json = args.values.json === true;
-    const input = args.positionals.join(" ");
+    const input = await promptInput(args.positionals, process.stdin);
     const opened = await openTurnSession(term, {
       ...stringOption("session", args.values.session),
       ...stringOption("model", args.values.model),

@@ -66,7 +66,9 @@ function render(term: Terminal, event: SessionEvent): string[] {
     case "tool_result":
     case "turn_end":
     case "compaction":
-      return [`${time}  ${turnRecord(term, event, text)}`];
+      // Only this backend's turn records (they carry turn_id); other writers' stay opaque.
+      if (typeof event.turn_id === "string") return [`${time}  ${turnRecord(term, event, text)}`];
+      return [`${time}  ${term.dim(`[${event.type}]`)}`];
     case "title":
       return [`${time}  ${term.dim(`title: ${text("title")}`)}`];
     case "mode":

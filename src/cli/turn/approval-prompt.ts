@@ -44,20 +44,22 @@ export function approvalPrompt(
       );
       return "deny";
     }
-    const decision = await ask(term, reader, interrupt);
+    const decision = await ask(term, reader);
+    if (decision === "interrupted") {
+      // The interrupt cancels the approval; "deny" only covers an answer racing it.
+      interrupt();
+      return "deny";
+    }
     note(term, `  ${SAID[decision]}`, "2");
     return decision;
   };
 }
 
-async function ask(term: Terminal, reader: LineReader, interrupt: () => void): Promise<Decision> {
+async function ask(term: Terminal, reader: LineReader): Promise<Decision | "interrupted"> {
   const question = term.paintNote("Allow? [y] once · [a] for this session · [n] deny: ", "1");
   for (;;) {
     const answer = await reader.ask(question);
-    if (answer.kind === "interrupt") {
-      interrupt();
-      return "deny";
-    }
+    if (answer.kind === "interrupt") return "interrupted";
     if (answer.kind === "end") return "deny";
     const decision = ANSWERS[answer.text.trim().toLowerCase()];
     if (decision) return decision;

@@ -32,12 +32,11 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const controller = new AbortController();
   const interrupt = () => {
+    freshLine(term, view);
     if (controller.signal.aborted) {
-      view.pause();
       term.note("mc-agent: interrupted twice; exiting without waiting for the turn to end.");
       process.exit(INTERRUPTED_EXIT);
     }
-    view.pause();
     term.note(term.paintNote("Interrupting… (Ctrl-C again exits at once)", "33"));
     controller.abort();
   };
@@ -52,4 +51,13 @@ export async function runTurn(
   } finally {
     process.off("SIGINT", interrupt);
   }
+}
+
+/**
+ * Ends the view's line, then on a terminal clears the line the terminal may have echoed "^C"
+ * on, so the note that follows starts clean.
+ */
+function freshLine(term: Terminal, view: TurnView): void {
+  view.pause();
+  if (term.live) term.io.err.write("\r\x1b[2K");
 }
