@@ -204,6 +204,18 @@ describe("mc-agent exec (real child, loopback model)", () => {
       'mc-agent: no model is selected (model_unavailable). Pass --model <id> or set "model" in MC_HOME/config.json (default ~/.mc) to one of: demo/demo-1, demo/demo-2 (all: "mc-agent models").\n',
     );
     assert.equal(server.requests.length, 0);
+    // A fresh home: nothing enabled, nothing cached; the step is how to enable a model.
+    const fresh = sandbox("mc-cli-fresh-");
+    closers.push(() => fresh.cleanup());
+    const bare = await runCli(["exec", "Hello"], {
+      cwd: fresh.workspace,
+      env: { PATH: process.env.PATH, HOME: fresh.home, MC_HOME: fresh.home },
+    });
+    assert.equal(bare.code, 1);
+    assert.match(
+      bare.stderr,
+      /^mc-agent: no model is selected, and no model is selectable yet \(model_unavailable\)\. To get one, enable a model: add "<provider>\/<model>" to "enabled_models" in MC_HOME\/config\.json .+, then run "mc-agent refresh <provider>"; "mc-agent models" shows every provider's status\.\n$/,
+    );
     server.reply(text("With demo-2."));
     const chosen = await run("exec", "--model", "demo/demo-2", "Hello");
     assert.equal(chosen.code, 0, chosen.stderr);

@@ -1,12 +1,13 @@
 import {
   type AgentClient,
   type Capability,
-  type CatalogRead,
+  type CatalogStatusRead,
   isRemote,
   type Permissions,
 } from "../../client/index.js";
 import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { UsageError } from "../args.js";
+import { stepToFirstModel } from "../commands/next-step.js";
 import { connect } from "../connect.js";
 import { ActionableError } from "../failure.js";
 import type { Terminal } from "../terminal.js";
@@ -63,7 +64,7 @@ export async function openTurnSession(
     throw new UsageError("--effort goes with --model");
   const capabilities: Capability[] = [
     options.session ? "session.open" : "session.create",
-    "model.catalog",
+    "model.catalog.status",
     "turn",
     ...(options.model ? (["model.select"] as const) : []),
   ];
@@ -84,11 +85,11 @@ async function chooseModel(
   client: AgentClient,
   options: TurnSessionOptions,
 ): Promise<{ model: string; effort: string | null }> {
-  const catalog = await client.catalog();
+  const catalog = await client.catalogStatus();
   // --model and --effort, else the child's initial selection (the settings' preference).
   const { model: wanted, effort } = options.model
     ? { model: options.model, effort: options.effort ?? null }
-    : (await client.call("status", {})).selection;
+    : catalog.selection;
   const choice = catalog.choices.find((c) => c.id === wanted);
   if (wanted === null || !choice) throw noModel(catalog, wanted);
   if (options.model) await selectExplicitly(client, choice.id, effort, catalog);
@@ -103,7 +104,7 @@ async function selectExplicitly(
   client: AgentClient,
   model: string,
   effort: string | null,
-  catalog: CatalogRead,
+  catalog: CatalogStatusRead,
 ): Promise<void> {
   try {
     await client.select(model, effort, catalog.guard);
@@ -114,7 +115,7 @@ async function selectExplicitly(
   }
 }
 
-function noModel(catalog: CatalogRead, wanted: string | null): ActionableError {
+function noModel(catalog: CatalogStatusRead, wanted: string | null): ActionableError {
   const ids = catalog.choices.map((c) => c.id);
   const what =
     wanted === null
@@ -124,7 +125,7 @@ function noModel(catalog: CatalogRead, wanted: string | null): ActionableError {
     return new ActionableError(
       "model_unavailable",
       `${what}, and no model is selectable yet`,
-      'Run "mc-agent models": it says for each provider what to do (credentials, "mc-agent refresh <provider>", enabled_models).',
+      `To get one, ${stepToFirstModel(catalog.providers)}; "mc-agent models" shows every provider's status.`,
     );
   const shown = ids.length > 5 ? `${ids.slice(0, 5).join(", ")}, …` : ids.join(", ");
   return new ActionableError(
