@@ -129,7 +129,9 @@ export class HumanView implements TurnView {
   private toolDone(event: Body<"tool_done">): void {
     const color = event.status === "completed" ? DIM : event.status === "failed" ? RED : YELLOW;
     const outcome =
-      event.status === "completed" ? event.summary : `${event.status}: ${event.summary}`;
+      event.status === "completed" || event.summary === event.status
+        ? event.summary
+        : `${event.status}: ${event.summary}`;
     if (this.openTool === event.item_id) {
       this.term.io.err.write(`${this.note(" · ", DIM)}${this.note(outcome, color)}\n`);
       this.atLineStart = true;
