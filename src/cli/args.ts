@@ -13,6 +13,8 @@ export interface CommandSpec {
   options?: Record<string, { type: "boolean" | "string"; short?: string }>;
   /** Names of the required positional arguments, in order. */
   positionals?: string[];
+  /** After them, one or more words of this name (`<prompt...>`); none allowed when absent. */
+  rest?: string;
 }
 
 export interface Parsed {
@@ -35,9 +37,10 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Parsed {
     throw new UsageError(firstSentence(error));
   }
   const help = parsed.values.help === true;
-  const wanted = spec.positionals ?? [];
-  if (!help && parsed.positionals.length !== wanted.length) {
-    const missing = wanted[parsed.positionals.length];
+  const wanted = spec.rest ? [...(spec.positionals ?? []), spec.rest] : (spec.positionals ?? []);
+  const count = parsed.positionals.length;
+  if (!help && (count < wanted.length || (count > wanted.length && !spec.rest))) {
+    const missing = wanted[count];
     throw new UsageError(missing ? `missing <${missing}>` : "too many arguments");
   }
   return { help, values: parsed.values as Parsed["values"], positionals: parsed.positionals };

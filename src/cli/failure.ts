@@ -13,6 +13,10 @@ export function reportFailure(error: unknown, term: Terminal, command?: string):
     term.note(`mc-agent: ${error.message} (usage_error). Run "${help}".`);
     return 2;
   }
+  if (error instanceof ActionableError) {
+    term.note(`mc-agent: ${error.message} (${error.code}). ${error.advice}`);
+    return 1;
+  }
   if (error instanceof RemoteError || error instanceof ClientError) {
     term.note(`mc-agent: ${withoutStop(error.message)} (${error.code}). ${adviceFor(error.code)}`);
     return 1;
@@ -28,4 +32,16 @@ function withoutStop(text: string): string {
 
 function firstLine(text: string): string {
   return text.split("\n")[0] ?? text;
+}
+
+/** A failure the CLI itself diagnosed, with its code and what to do. */
+export class ActionableError extends Error {
+  override readonly name = "ActionableError";
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly advice: string,
+  ) {
+    super(message);
+  }
 }

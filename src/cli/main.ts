@@ -9,6 +9,8 @@ import { Terminal } from "./terminal.js";
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import("./commands/demo.js")).demoCommand,
+  exec: async () => (await import("./commands/exec.js")).execCommand,
+  chat: async () => (await import("./commands/chat.js")).chatCommand,
   sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
   show: async () => (await import("./commands/show.js")).showCommand,
   models: async () => (await import("./commands/models.js")).modelsCommand,
@@ -19,6 +21,8 @@ const USAGE = `Usage: mc-agent <command> [options]
 
 Commands:
   demo               Walk the whole client flow on a throwaway home (start here)
+  exec <prompt...>   Run one turn of the agent in the current folder, print its reply
+  chat               Talk with the agent in the current folder, one turn per line
   sessions           List the saved sessions of the current folder
   show <id>          Open one session exactly and print its history
   models             Cached model catalog: provider status, next steps, choices
@@ -27,7 +31,8 @@ Commands:
   conformance        Check a child command against the protocol (default: this package's)
 
 Run "mc-agent <command> --help" for a command's options.
-Exit codes: 0 ok, 1 the operation failed, 2 usage error. NO_COLOR disables color.
+Exit codes: 0 ok, 1 the operation failed, 2 usage error, 130 interrupted (exec).
+NO_COLOR disables color.
 `;
 
 export async function main(argv: string[]): Promise<number> {

@@ -10,6 +10,8 @@ export interface Io {
 
 export class Terminal {
   readonly color: boolean;
+  /** Color for stderr, decided on its own: stdout may be a file while notes reach a terminal. */
+  readonly noteColor: boolean;
   readonly live: boolean;
   private statusShown = false;
   private spinner: NodeJS.Timeout | null = null;
@@ -17,6 +19,7 @@ export class Terminal {
   constructor(readonly io: Io) {
     const noColor = io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== "";
     this.color = Boolean(io.out.isTTY) && !noColor && io.env.TERM !== "dumb";
+    this.noteColor = Boolean(io.err.isTTY) && !noColor && io.env.TERM !== "dumb";
     this.live = Boolean(io.err.isTTY) && io.env.TERM !== "dumb";
   }
 
@@ -78,6 +81,11 @@ export class Terminal {
   }
   yellow(text: string): string {
     return this.paint(text, "33");
+  }
+
+  /** Painted for stderr (notes, tool lines, prompts): `code` is an SGR code such as "2" (dim). */
+  paintNote(text: string, code: string): string {
+    return this.noteColor ? `\x1b[${code}m${text}\x1b[0m` : text;
   }
 
   private paint(text: string, code: string): string {

@@ -53,6 +53,7 @@ export type {
 export type { RefreshReport } from "./refresh.js";
 export { DEFAULT_COMMAND, type SpawnOptions } from "./spawn.js";
 export type { ApprovalRequest, TurnOptions } from "./turn.js";
+export { adviceForTurn, type TurnFailureCode } from "./turn-advice.js";
 
 import { AgentClient } from "./client.js";
 import type { SpawnOptions } from "./spawn.js";

@@ -24,11 +24,11 @@ describe("mc-agent demo in a clean environment (real child)", () => {
   });
   after(() => box.cleanup());
 
-  it("exits 0, walks all five steps and removes its throwaway home", () => {
+  it("exits 0, walks all six steps and removes its throwaway home", () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, "");
-    for (const step of [1, 2, 3, 4, 5])
-      assert.match(run.stdout, new RegExp(`Step ${step} of 5 · `));
+    for (const step of [1, 2, 3, 4, 5, 6])
+      assert.match(run.stdout, new RegExp(`Step ${step} of 6 · `));
     assert.match(run.stdout, /\nDone/);
     const home = /Throwaway home: (.*)\n/.exec(run.stdout)?.[1] ?? "";
     assert.ok(home.length > 0 && !existsSync(home), "the throwaway home is removed");
@@ -53,7 +53,7 @@ describe("mc-agent demo in a clean environment (real child)", () => {
     assert.match(run.stdout, /status\.attachment → fix-flaky-test/);
   });
 
-  it("steps 3-5: status, deliberate refresh, explicit selection, restart; or says they are not offered", () => {
+  it("steps 3, 4 and 6: status, deliberate refresh, explicit selection, restart; or says they are not offered", () => {
     if (!negotiated.includes("model.refresh")) {
       assert.match(
         run.stdout,
@@ -73,5 +73,43 @@ describe("mc-agent demo in a clean environment (real child)", () => {
     assert.match(run.stdout, /Same child, catalog reread: demo\/demo-1\n/);
     assert.match(run.stdout, /New child \(pid \d+\), catalog: demo\/demo-1, demo\/demo-2\n/);
     assert.match(run.stdout, /Done: every step of the client flow ran against the real child\./);
+  });
+
+  it("step 5: a real turn over the protocol (model call, list_dir, model call), then the saved history", () => {
+    if (!negotiated.includes("turn")) {
+      assert.match(run.stdout, /does not offer .*turn.* yet .* so the turn is skipped/);
+      return;
+    }
+    const step = run.stdout.slice(
+      run.stdout.indexOf("Step 5 of 6"),
+      run.stdout.indexOf("Step 6 of 6"),
+    );
+    assert.match(step, /session\.create → \S+ \(saved: false\)/);
+    assert.match(step, /seq 0 {2}turn_started: demo\/demo-1 \(high\), ask, created_session true\n/);
+    assert.match(step, /seq 1-\d+ {2}message_delta ×\d+: "Let me look at this folder first\."\n/);
+    assert.match(step, /seq \d+ {2}tool_call: list_dir \{"path":"\."\} — "List \."\n/);
+    assert.match(step, /seq \d+ {2}tool_done: completed, 0 entries\n/);
+    // The demo model read the tool result from the request: the workspace is empty.
+    assert.match(
+      step,
+      /message_done: "I looked: this folder is empty, so there is nothing to work on yet\."\n/,
+    );
+    assert.match(
+      step,
+      /turn\.start → completed \(end_turn\), 2 model calls, \d+ in \/ \d+ out tokens\n/,
+    );
+    assert.match(step, /status\.attachment → \S+ \(saved: true\)\n/);
+    const records = [...step.matchAll(/^ {4}(\w+)/gm)].map((m) => m[1]);
+    assert.deepEqual(records, [
+      "session_meta",
+      "turn_start",
+      "user_message",
+      "assistant_message",
+      "tool_call",
+      "tool_result",
+      "assistant_message",
+      "turn_end",
+    ]);
+    assert.match(step, /turn_end: completed \(end_turn\)\n/);
   });
 });

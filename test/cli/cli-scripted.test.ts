@@ -116,14 +116,32 @@ describe("CLI against the scripted child", () => {
 
   it("--help on every command exits 0 without starting a child", async () => {
     env.MC_AGENT_CHILD = JSON.stringify(["/nonexistent"]);
-    for (const command of ["sessions", "show", "models", "refresh", "demo", "stdio"]) {
+    for (const command of [
+      "sessions",
+      "show",
+      "models",
+      "refresh",
+      "demo",
+      "exec",
+      "chat",
+      "stdio",
+    ]) {
       const r = await run(command, "--help");
       assert.equal(r.code, 0, command);
       assert.match(r.stdout, new RegExp(`^Usage: mc-agent ${command}`), command);
     }
     const top = await run("--help");
     assert.equal(top.code, 0);
-    for (const command of ["demo", "sessions", "show", "models", "refresh", "stdio"])
+    for (const command of [
+      "demo",
+      "exec",
+      "chat",
+      "sessions",
+      "show",
+      "models",
+      "refresh",
+      "stdio",
+    ])
       assert.match(top.stdout, new RegExp(`\\n  ${command}`));
   });
 

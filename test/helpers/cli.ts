@@ -10,23 +10,29 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `mc-agent <args>` as a process (pipes, so non-TTY), bounded in time. */
+/** Runs `mc-agent <args>` as a process (pipes, so non-TTY), bounded in time; `input` is its stdin. */
 export function runCli(
   args: string[],
-  options: { cwd: string; env: Record<string, string | undefined>; timeoutMs?: number },
+  options: {
+    cwd: string;
+    env: Record<string, string | undefined>;
+    timeoutMs?: number;
+    input?: string;
+  },
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [CHILD_BIN, ...args], {
       cwd: options.cwd,
       env: options.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (options.input !== undefined) proc.stdin?.end(options.input);
     let stdout = "";
     let stderr = "";
-    proc.stdout.setEncoding("utf8").on("data", (t: string) => {
+    proc.stdout?.setEncoding("utf8").on("data", (t: string) => {
       stdout += t;
     });
-    proc.stderr.setEncoding("utf8").on("data", (t: string) => {
+    proc.stderr?.setEncoding("utf8").on("data", (t: string) => {
       stderr += t;
     });
     const timer = setTimeout(() => {

@@ -8,6 +8,7 @@ import { negotiateAll } from "../demo/negotiate.js";
 import { DEMO_KEY, startDemoProvider } from "../demo/provider.js";
 import { explainCatalog, refreshAndSelect, restartAfterSettings } from "../demo/steps-models.js";
 import { browseSessions } from "../demo/steps-sessions.js";
+import { runDemoTurn } from "../demo/steps-turn.js";
 import type { Terminal } from "../terminal.js";
 
 export const demoCommand: Command = {
@@ -19,9 +20,11 @@ export const demoCommand: Command = {
       "  -h, --help",
       "",
       "Builds a temporary MC_HOME with sample sessions for the current folder, starts an",
-      "OpenAI-compatible provider on 127.0.0.1, and walks the five steps of the client flow with",
-      "commentary. Nothing outside the temporary folder is read or written (your own MC_HOME,",
-      "credentials and the network are not used); it is removed at the end.",
+      "OpenAI-compatible provider on 127.0.0.1 (with a scripted demo model), and walks the six",
+      "steps of the client flow with commentary, a real turn included: the demo model lists the",
+      "current folder (read-only) and says how many entries it saw. Nothing outside the temporary",
+      "folder is written, and nothing but that listing is read (your own MC_HOME, credentials",
+      "and the network are not used); the temporary folder is removed at the end.",
     ].join("\n"),
   },
   async run(_args, term) {
@@ -43,7 +46,8 @@ export const demoCommand: Command = {
         describeNegotiation(ctx);
         await browseSessions(ctx);
         const before = await explainCatalog(ctx);
-        await refreshAndSelect(ctx, before);
+        const selected = await refreshAndSelect(ctx, before);
+        await runDemoTurn(ctx, selected);
         await restartAfterSettings(ctx);
       } finally {
         await client.close();
@@ -105,6 +109,6 @@ function finish(term: Terminal, missing: string[]): void {
     );
   say(
     term,
-    'Next: "mc-agent sessions", "mc-agent models", "mc-agent refresh <provider>" in your own folders.',
+    'Next, in your own folders: "mc-agent models", "mc-agent refresh <provider>", then\n"mc-agent exec <prompt>" or "mc-agent chat"; "mc-agent sessions" and "mc-agent show <id>".',
   );
 }

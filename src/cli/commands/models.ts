@@ -2,7 +2,7 @@ import { type CatalogStatusRead, explain } from "../../client/index.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
 import { plainLength, type Terminal, table } from "../terminal.js";
-import { nextStep } from "./next-step.js";
+import { nextStep, stepToFirstModel } from "./next-step.js";
 
 export const modelsCommand: Command = {
   spec: {
@@ -85,4 +85,9 @@ export function printChoices(term: Terminal, status: CatalogStatusRead): void {
   term.line(
     `Selection: ${model ? `${model}${effort ? ` (${effort})` : ""}` : "none"}; nothing is selected automatically.`,
   );
+  if (status.choices.length === 0) term.line(`Next step: ${stepToFirstModel(status.providers)}.`);
+  else if (!model)
+    term.line(
+      'To use one, pass --model <id> to "mc-agent exec" or "mc-agent chat", or set "model" in MC_HOME/config.json.',
+    );
 }

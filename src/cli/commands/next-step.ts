@@ -18,3 +18,13 @@ export function nextStep(status: ProviderStatus): string | null {
       return `add "${p}/<model>" IDs to "enabled_models" in MC_HOME/config.json; the next mc-agent command starts a fresh backend that reads it`;
   }
 }
+
+/**
+ * What to do when no model is selectable at all: the first in-use provider's next step, or,
+ * when no provider is in use (a fresh MC_HOME), how to enable a model in the first place.
+ */
+export function stepToFirstModel(providers: ProviderStatus[]): string {
+  const stuck = providers.find((p) => p.relevant && p.recovery !== "none");
+  if (stuck) return nextStep(stuck) as string;
+  return 'enable a model: add "<provider>/<model>" to "enabled_models" in MC_HOME/config.json (openai, anthropic, codex or a provider of your own), set up that provider\'s credentials, then run "mc-agent refresh <provider>"';
+}

@@ -58,8 +58,17 @@ function render(term: Terminal, event: SessionEvent): string[] {
       return block(time, term.bold("you"), text("text"));
     case "assistant_message": {
       const model = text("model") ? term.dim(`  [${text("model")}]`) : "";
-      return block(time, term.green("assistant"), text("text") + model);
+      const cut = event.interrupted === true ? term.yellow(" (interrupted)") : "";
+      return block(time, term.green("assistant"), text("text") + cut + model);
     }
+    case "turn_start":
+    case "tool_call":
+    case "tool_result":
+    case "turn_end":
+    case "compaction":
+      // Only this backend's turn records (they carry turn_id); other writers' stay opaque.
+      if (typeof event.turn_id === "string") return [`${time}  ${turnRecord(term, event, text)}`];
+      return [`${time}  ${term.dim(`[${event.type}]`)}`];
     case "title":
       return [`${time}  ${term.dim(`title: ${text("title")}`)}`];
     case "mode":
@@ -72,6 +81,41 @@ function render(term: Terminal, event: SessionEvent): string[] {
       return [`${time}  ${term.dim("session started")}`];
     default:
       return [`${time}  ${term.dim(`[${event.type}]`)}`];
+  }
+}
+
+/** The records a turn writes (docs/turns.md), one short line each. */
+function turnRecord(term: Terminal, event: SessionEvent, text: (key: string) => string): string {
+  switch (event.type) {
+    case "turn_start": {
+      const effort = text("effort") ? ` (${text("effort")})` : "";
+      return term.dim(`turn · ${text("model")}${effort} · ${text("permissions")}`);
+    }
+    case "tool_call": {
+      const input = JSON.stringify(event.input ?? {});
+      return term.dim(`▸ ${text("tool")} ${input.length > 80 ? `${input.slice(0, 79)}…` : input}`);
+    }
+    case "tool_result": {
+      const exit = typeof event.exit_code === "number" ? ` (exit ${event.exit_code})` : "";
+      return term.dim(`↳ ${text("status")}${exit}`);
+    }
+    case "turn_end": {
+      const usage = event.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+      const tokens = usage
+        ? ` · ${usage.input_tokens ?? 0} in / ${usage.output_tokens ?? 0} out tokens`
+        : "";
+      const stop = text("stop_reason") === text("status") ? "" : text("stop_reason");
+      const why = text("error_code") || stop;
+      const line = `turn ${text("status")}${why ? ` (${why})` : ""}${tokens}`;
+      const status = text("status");
+      return status === "completed"
+        ? term.dim(line)
+        : status === "failed"
+          ? term.red(line)
+          : term.yellow(line);
+    }
+    default:
+      return term.dim(`context compacted (${String(event.tokens_before ?? "?")} tokens before)`);
   }
 }
 

@@ -13,9 +13,12 @@ export interface DemoContext {
   missing: Capability[];
 }
 
+/** How many steps the walkthrough has. */
+export const STEPS = 6;
+
 export function heading(term: Terminal, step: number, title: string): void {
   term.line();
-  term.line(term.bold(`Step ${step} of 5 · ${title}`));
+  term.line(term.bold(`Step ${step} of ${STEPS} · ${title}`));
 }
 
 /** Commentary: what the frontend does and why, indented and dimmed. */

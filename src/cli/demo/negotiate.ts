@@ -18,8 +18,8 @@ export async function negotiateAll(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<DemoNegotiation> {
-  // The seed's capabilities: the walkthrough has no turn step (yet).
-  const wanted = [...SEED_CAPABILITIES];
+  // The seed's capabilities and ours the walkthrough shows (turns).
+  const wanted: Capability[] = [...SEED_CAPABILITIES, "turn"];
   try {
     return { client: await connect(term, wanted, { env, cwd }), missing: [] };
   } catch (error) {

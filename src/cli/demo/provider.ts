@@ -1,12 +1,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerChat } from "./demo-model.js";
 
 export const DEMO_KEY = "demo-key-not-a-secret";
 
 /**
  * A local OpenAI-compatible provider on 127.0.0.1 for the demo: `GET /v1/models` (bearer key
- * required) lists demo-1 and demo-2, and a models.dev-shaped document enriches them, so the
- * demo never leaves the machine.
+ * required) lists demo-1 and demo-2, a models.dev-shaped document enriches them, and
+ * `POST /v1/chat/completions` streams the scripted demo model (demo-model.ts), so the demo
+ * never leaves the machine.
  */
 export interface DemoProvider {
   url: string;
@@ -52,10 +54,15 @@ export async function startDemoProvider(): Promise<DemoProvider> {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
+    const authorized = req.headers.authorization === `Bearer ${DEMO_KEY}`;
     if (req.method === "GET" && req.url === "/v1/models") {
-      if (req.headers.authorization !== `Bearer ${DEMO_KEY}`)
-        return send(401, { error: { message: "invalid api key" } });
+      if (!authorized) return send(401, { error: { message: "invalid api key" } });
       return send(200, MODELS);
+    }
+    if (req.method === "POST" && req.url === "/v1/chat/completions") {
+      if (!authorized) return send(401, { error: { message: "invalid api key" } });
+      answerChat(req, res).catch(() => res.destroy());
+      return;
     }
     if (req.method === "GET" && req.url === "/models-dev/api.json") return send(200, MODELS_DEV);
     send(404, { error: { message: "not found" } });

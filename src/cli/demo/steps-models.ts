@@ -37,7 +37,7 @@ function printProviders(ctx: DemoContext, status: CatalogStatusRead): void {
 export async function refreshAndSelect(
   ctx: DemoContext,
   before: CatalogStatusRead | null,
-): Promise<void> {
+): Promise<boolean> {
   const { term, client } = ctx;
   heading(term, 4, "Deliberate refresh, reload, explicit selection");
   say(
@@ -51,7 +51,7 @@ export async function refreshAndSelect(
       "refresh and selection",
     )
   )
-    return;
+    return false;
   const asked = ctx.provider.requests();
   const report = await client.refresh("demo");
   term.line(`  model.refresh → ${explainRefresh(report.result)}`);
@@ -60,7 +60,7 @@ export async function refreshAndSelect(
   );
   if (!report.status || !report.catalog || !report.guard) {
     term.line(term.yellow(`  Reloading failed: ${report.reloadError?.message ?? "no catalog"}`));
-    return;
+    return false;
   }
   printProviders(ctx, report.status);
   const choices = report.catalog.choices.map((c) => c.id);
@@ -89,12 +89,13 @@ export async function refreshAndSelect(
   term.line(
     `  model.select → ${selected.selection.model} (${selected.selection.effort ?? "default effort"})`,
   );
+  return true;
 }
 
-/** Step 5: settings change, then a fresh child reads them. */
+/** Step 6: settings change, then a fresh child reads them. */
 export async function restartAfterSettings(ctx: DemoContext): Promise<void> {
   const { term, client } = ctx;
-  heading(term, 5, "Change settings, restart the child");
+  heading(term, 6, "Change settings, restart the child");
   say(
     term,
     "Settings are read when a child starts. The demo enables demo-2 in config.json (as a\nuser would), then restarts the child; catalog reloads alone never reload settings.",

@@ -1,0 +1,83 @@
+import type { ApprovalRequest, Decision } from "../../client/index.js";
+import type { Terminal } from "../terminal.js";
+import type { LineReader } from "./line-reader.js";
+import type { TurnView } from "./view.js";
+
+/** Diff lines shown before the question; the rest is counted. */
+const DIFF_LINES = 40;
+
+const ANSWERS: Record<string, Decision> = {
+  y: "allow_once",
+  yes: "allow_once",
+  n: "deny",
+  no: "deny",
+  a: "allow_session",
+  always: "allow_session",
+};
+
+const SAID: Record<Decision, string> = {
+  allow_once: "allowed once",
+  allow_session: "allowed for the rest of this session",
+  deny: "denied",
+};
+
+/**
+ * Answers approvals on the terminal: what the model wants to do (command or diff), then a
+ * y/n/a question. Off a terminal nobody can answer, so each approval is denied, saying so and
+ * which --permissions would allow it. Ctrl-C at the question denies and interrupts the turn.
+ */
+export function approvalPrompt(
+  term: Terminal,
+  view: TurnView,
+  reader: LineReader | null,
+  interrupt: () => void,
+): (request: ApprovalRequest) => Promise<Decision> {
+  return async (request) => {
+    view.pause();
+    describe(term, request, !view.showsTools);
+    if (!reader?.interactive) {
+      const needed = request.kind === "edit" ? "accept_edits" : "full_access";
+      note(
+        term,
+        `  denied: no terminal to ask on (rerun with --permissions ${needed} to allow this without asking)`,
+        "33",
+      );
+      return "deny";
+    }
+    const decision = await ask(term, reader);
+    if (decision === "interrupted") {
+      // The interrupt cancels the approval; "deny" only covers an answer racing it.
+      interrupt();
+      return "deny";
+    }
+    note(term, `  ${SAID[decision]}`, "2");
+    return decision;
+  };
+}
+
+async function ask(term: Terminal, reader: LineReader): Promise<Decision | "interrupted"> {
+  const question = term.paintNote("Allow? [y] once · [a] for this session · [n] deny: ", "1");
+  for (;;) {
+    const answer = await reader.ask(question);
+    if (answer.kind === "interrupt") return "interrupted";
+    if (answer.kind === "end") return "deny";
+    const decision = ANSWERS[answer.text.trim().toLowerCase()];
+    if (decision) return decision;
+  }
+}
+
+function describe(term: Terminal, request: ApprovalRequest, titled: boolean): void {
+  if (titled) note(term, `? ${request.title}`, "33");
+  if (request.command !== null) note(term, `  $ ${request.command}`, "1");
+  if (request.diff !== null) {
+    const lines = request.diff.replace(/\n$/, "").split("\n");
+    for (const line of lines.slice(0, DIFF_LINES))
+      note(term, `  ${line}`, line.startsWith("+") ? "32" : line.startsWith("-") ? "31" : "2");
+    if (lines.length > DIFF_LINES) note(term, `  … ${lines.length - DIFF_LINES} more lines`, "2");
+  }
+  if (request.truncated) note(term, "  (shortened: the whole change is larger)", "2");
+}
+
+function note(term: Terminal, text: string, color: string): void {
+  term.io.err.write(`${term.paintNote(text, color)}\n`);
+}

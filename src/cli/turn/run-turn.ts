@@ -1,0 +1,63 @@
+import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
+import type { Terminal } from "../terminal.js";
+import { approvalPrompt } from "./approval-prompt.js";
+import type { LineReader } from "./line-reader.js";
+import type { TurnView } from "./view.js";
+
+/** Exit codes of a turn's result: a person's Ctrl-C is 130, as shells have it. */
+export const INTERRUPTED_EXIT = 130;
+
+export function exitCodeOf(result: TurnResult): number {
+  if (result.status === "completed") return 0;
+  return result.status === "interrupted" ? INTERRUPTED_EXIT : 1;
+}
+
+export interface TurnRun {
+  term: Terminal;
+  view: TurnView;
+  /** Where approvals are asked; null (or not interactive) denies them. */
+  reader: LineReader | null;
+  permissions?: Permissions | undefined;
+}
+
+/**
+ * One turn, shown through `view`. The first Ctrl-C interrupts it through the protocol
+ * (turn.interrupt) and still waits for its result, which says what was kept; a second one
+ * exits at once. Rejects only when the turn was refused before it started.
+ */
+export async function runTurn(
+  client: AgentClient,
+  input: string,
+  { term, view, reader, permissions }: TurnRun,
+): Promise<TurnResult> {
+  const controller = new AbortController();
+  const interrupt = () => {
+    freshLine(term, view);
+    if (controller.signal.aborted) {
+      term.note("mc-agent: interrupted twice; exiting without waiting for the turn to end.");
+      process.exit(INTERRUPTED_EXIT);
+    }
+    term.note(term.paintNote("Interrupting… (Ctrl-C again exits at once)", "33"));
+    controller.abort();
+  };
+  process.on("SIGINT", interrupt);
+  try {
+    return await client.turn(input, {
+      ...(permissions ? { permissions } : {}),
+      onEvent: (event) => view.event(event),
+      onApproval: approvalPrompt(term, view, reader, interrupt),
+      signal: controller.signal,
+    });
+  } finally {
+    process.off("SIGINT", interrupt);
+  }
+}
+
+/**
+ * Ends the view's line, then on a terminal clears the line the terminal may have echoed "^C"
+ * on, so the note that follows starts clean.
+ */
+function freshLine(term: Terminal, view: TurnView): void {
+  view.pause();
+  if (term.live) term.io.err.write("\r\x1b[2K");
+}

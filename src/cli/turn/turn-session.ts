@@ -1,0 +1,136 @@
+import {
+  type AgentClient,
+  type Capability,
+  type CatalogStatusRead,
+  isRemote,
+  type Permissions,
+} from "../../client/index.js";
+import { PERMISSIONS } from "../../protocol/schemas/turns.js";
+import { UsageError } from "../args.js";
+import { stepToFirstModel } from "../commands/next-step.js";
+import { connect } from "../connect.js";
+import { ActionableError } from "../failure.js";
+import type { Terminal } from "../terminal.js";
+
+/** The options exec and chat share. */
+export const TURN_OPTIONS = {
+  permissions: { type: "string" },
+  session: { type: "string" },
+  model: { type: "string" },
+  effort: { type: "string" },
+} as const;
+
+export const TURN_OPTIONS_HELP = [
+  "  --permissions <p>  read_only | ask (default) | accept_edits | full_access",
+  "  --session <id>     Continue a saved session of this folder (exact open); default: a new one",
+  '  --model <id>       Use this model (one of the choices "mc-agent models" lists) instead of',
+  '                     the configured one ("model" in MC_HOME/config.json)',
+  "  --effort <level>   With --model: its reasoning effort (default: the model's own)",
+];
+
+export interface TurnSession {
+  client: AgentClient;
+  sessionId: string;
+  /** The model turns will use, and its effort (null: the model has none). */
+  model: string;
+  effort: string | null;
+}
+
+export interface TurnSessionOptions {
+  session?: string;
+  model?: string;
+  effort?: string;
+}
+
+/** Reads --permissions (default: the backend's `ask`). */
+export function permissionsOf(raw: string | boolean | undefined): Permissions | undefined {
+  if (raw === undefined || typeof raw === "boolean") return undefined;
+  const known: readonly string[] = PERMISSIONS;
+  if (!known.includes(raw))
+    throw new UsageError(`--permissions must be one of ${PERMISSIONS.join(", ")}`);
+  return raw as Permissions;
+}
+
+/**
+ * Starts the child for this folder, attaches a session (a new lazy one, saved by its first
+ * turn, or the exact `--session`), and makes sure a usable model is selected: `--model`, else
+ * the child's initial selection from settings. Says exactly what to do when there is none.
+ */
+export async function openTurnSession(
+  term: Terminal,
+  options: TurnSessionOptions,
+): Promise<TurnSession> {
+  if (options.effort !== undefined && options.model === undefined)
+    throw new UsageError("--effort goes with --model");
+  const capabilities: Capability[] = [
+    options.session ? "session.open" : "session.create",
+    "model.catalog.status",
+    "turn",
+    ...(options.model ? (["model.select"] as const) : []),
+  ];
+  const client = await connect(term, capabilities);
+  try {
+    const sessionId = options.session
+      ? (await client.open(options.session)).id
+      : (await client.call("session.create", {})).session.id;
+    const selection = await chooseModel(client, options);
+    return { client, sessionId, ...selection };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+async function chooseModel(
+  client: AgentClient,
+  options: TurnSessionOptions,
+): Promise<{ model: string; effort: string | null }> {
+  const catalog = await client.catalogStatus();
+  // --model and --effort, else the child's initial selection (the settings' preference).
+  const { model: wanted, effort } = options.model
+    ? { model: options.model, effort: options.effort ?? null }
+    : catalog.selection;
+  const choice = catalog.choices.find((c) => c.id === wanted);
+  if (wanted === null || !choice) throw noModel(catalog, wanted);
+  if (options.model) await selectExplicitly(client, choice.id, effort, catalog);
+  // What turns will use: the chosen effort, else the model's default (none without efforts).
+  return {
+    model: choice.id,
+    effort: choice.efforts.length === 0 ? null : (effort ?? choice.default_effort),
+  };
+}
+
+async function selectExplicitly(
+  client: AgentClient,
+  model: string,
+  effort: string | null,
+  catalog: CatalogStatusRead,
+): Promise<void> {
+  try {
+    await client.select(model, effort, catalog.guard);
+  } catch (error) {
+    if (isRemote(error, "invalid_params"))
+      throw new UsageError(`${model} does not offer the effort "${effort}"`);
+    throw error;
+  }
+}
+
+function noModel(catalog: CatalogStatusRead, wanted: string | null): ActionableError {
+  const ids = catalog.choices.map((c) => c.id);
+  const what =
+    wanted === null
+      ? "no model is selected"
+      : `the model "${wanted}" is not a selectable choice here`;
+  if (ids.length === 0)
+    return new ActionableError(
+      "model_unavailable",
+      `${what}, and no model is selectable yet`,
+      `To get one, ${stepToFirstModel(catalog.providers)}; "mc-agent models" shows every provider's status.`,
+    );
+  const shown = ids.length > 5 ? `${ids.slice(0, 5).join(", ")}, …` : ids.join(", ");
+  return new ActionableError(
+    "model_unavailable",
+    what,
+    `Pass --model <id> or set "model" in MC_HOME/config.json (default ~/.mc) to one of: ${shown} (all: "mc-agent models").`,
+  );
+}
