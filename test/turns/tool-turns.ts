@@ -68,13 +68,10 @@ export async function runApproving(
 ): Promise<TurnRun> {
   const turn = startTurn(child, input, permissions);
   const approvals: Loose[] = [];
+  const fresh = (e: TurnEvent) => !approvals.some((a) => a.approval_id === e.event.approval_id);
   const answering = (async () => {
     for (const decision of decisions) {
-      const asked = await turn.event(
-        "approval_requested",
-        (e) => !approvals.some((a) => a.approval_id === e.event.approval_id),
-        60_000,
-      );
+      const asked = await turn.event("approval_requested", fresh, 60_000);
       approvals.push(asked.event);
       const reply = await child.request("turn.approve", {
         approval_id: asked.event.approval_id,
@@ -87,8 +84,26 @@ export async function runApproving(
       });
     }
   })();
-  const frame = await Promise.race([turn.response, answering.then(() => turn.response)]);
-  await answering;
+  answering.catch(() => {}); // awaited below; a failure there is reported once
+  // The turn ending first means it asked fewer times; an approval past the decisions, more.
+  const first = await Promise.race([
+    turn.response.then((frame) => ({ frame })),
+    answering.then(() => null),
+  ]);
+  if (first) {
+    assert.equal(approvals.length, decisions.length, "the turn asked fewer times than expected");
+    await answering;
+  }
+  const frame =
+    first?.frame ??
+    (await Promise.race([
+      turn.response,
+      turn.event("approval_requested", fresh, 60_000).then((extra) => {
+        throw new assert.AssertionError({
+          message: `an approval past the expected ones: ${JSON.stringify(extra.event)}`,
+        });
+      }),
+    ]));
   assert.ok(frame.result, `turn.start failed: ${JSON.stringify(frame.error)}`);
   const result = frame.result as unknown as TurnResultShape;
   const events = turn.events();
