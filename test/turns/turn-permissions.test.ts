@@ -16,7 +16,7 @@ import {
   runApproving,
   type TurnRun,
 } from "./tool-turns.js";
-import { type TurnWorld, turnWorld, typesOf } from "./turn-harness.js";
+import { startTurn, type TurnWorld, turnWorld, typesOf } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -359,5 +359,41 @@ describe("turns: approval decisions", () => {
       ],
     );
     assert.equal(bodiesOf(run.events, "message_done").at(-1)?.text, "Finished.");
+  });
+
+  test("an edit whose file changed while its approval waited is a tool error, the user's text kept", async () => {
+    world = await turnWorld();
+    const { child, server } = world;
+    const file = join(world.box.workspace, "race.txt");
+    writeFileSync(file, "first\n");
+    await child.call("session.create", {});
+    server.reply(
+      answer({
+        calls: [
+          {
+            name: "edit_file",
+            input: { path: "race.txt", old_text: "first", new_text: "model" },
+            id: "c_race",
+          },
+        ],
+      }),
+      text("I will read it again."),
+    );
+    const turn = startTurn(child, "edit it", "ask");
+    const asked = await turn.event("approval_requested");
+    writeFileSync(file, "user\n");
+    const reply = await child.request("turn.approve", {
+      approval_id: asked.event.approval_id,
+      decision: "allow_once",
+    });
+    assert.equal((reply.result as { state: string }).state, "applied");
+    const frame = await turn.response;
+    assert.equal((frame.result as { status: string }).status, "completed");
+    assert.equal(readFileSync(file, "utf8"), "user\n");
+    assert.equal(
+      resultText(server.requests[1], "c_race"),
+      "race.txt changed since this edit was prepared; read it again",
+    );
+    assert.equal(bodiesOf(turn.events(), "tool_done")[0].status, "failed");
   });
 });

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
+import { startReady } from "../helpers/child.js";
 import {
   bodiesOf,
   itemEvent,
@@ -17,7 +18,7 @@ import {
   resultText,
   runApproving,
 } from "./tool-turns.js";
-import { startTurn, type TurnEvent, type TurnWorld, turnWorld } from "./turn-harness.js";
+import { startTurn, TURN_CAPS, type TurnEvent, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -198,15 +199,31 @@ describe("turns: shell", () => {
     const secrets = {
       OPENAI_API_KEY: "sk-openai-should-not-leak",
       ANTHROPIC_API_KEY: "sk-ant-should-not-leak",
+      OTHER_PROVIDER_TOKEN: "sk-other-should-not-leak",
     };
-    world = await turnWorld({ env: { ...secrets, MC_VISIBLE_TO_SHELL: "yes-visible" } });
+    const env = { ...secrets, MC_VISIBLE_TO_SHELL: "yes-visible" };
+    world = await turnWorld({ env });
+    // A second configured provider: its api_key_env is a credential too, though not in use.
+    const configFile = join(world.box.home, "config.json");
+    const config = JSON.parse(readFileSync(configFile, "utf8"));
+    config.providers.other = {
+      type: "openai-compatible",
+      base_url: world.server.baseUrl,
+      api_key_env: "OTHER_PROVIDER_TOKEN",
+    };
+    writeFileSync(configFile, JSON.stringify(config));
+    await world.child.close();
+    world.child = await startReady(world.box, TURN_CAPS, {
+      testMethods: true,
+      env: { DEMO_KEY: "sk-test-secret-key", ...env },
+    });
     const { child, server } = world;
     const { seen, streamed } = await shellTurn(world, [shell("env", "c_env")]);
     const output = streamed(0);
     assert.match(output, /^MC_VISIBLE_TO_SHELL=yes-visible$/m, "the environment is passed");
     assert.match(output, /^PATH=/m);
     assert.match(seen("c_env"), /MC_VISIBLE_TO_SHELL=yes-visible/);
-    // Neither the configured key variable nor the standard ones, by name or by value, appear
+    // Neither the configured key variables nor the standard ones, by name or by value, appear
     // in any frame the child wrote or in anything the model was sent.
     const forbidden = [
       "DEMO_KEY",
@@ -218,5 +235,21 @@ describe("turns: shell", () => {
     for (const word of forbidden) assert.ok(!everything.includes(word), `${word} leaked`);
     // The key still went where it belongs.
     assert.equal(server.requests[1]?.headers.authorization, "Bearer sk-test-secret-key");
+  });
+
+  test("timeout_ms: shell_timeout_ms is allowed, one past it is a tool error never asked", async () => {
+    world = await turnWorld();
+    const { child, server } = world;
+    await child.call("session.create", {});
+    server.reply(
+      answer({
+        calls: [shell("touch past.txt", "c_past", 600_001), shell("touch at.txt", "c_at", 600_000)],
+      }),
+      text("OK."),
+    );
+    const run = await runApproving(child, "run", "ask", ["deny"]);
+    assert.equal(run.approvals[0].command, "touch at.txt");
+    assert.match(resultText(server.requests[1], "c_past"), /invalid input|at most 600000/);
+    assert.equal(resultText(server.requests[1], "c_at"), "denied by the user");
   });
 });
