@@ -211,7 +211,7 @@ describe("turns: tool errors go back to the model, the turn goes on", () => {
     const next = world.server.requests[1];
     assert.ok(next);
     const seen = (id: string) => resultText(next, id);
-    assert.match(seen("c_json"), /invalid input/);
+    assert.equal(seen("c_json"), "invalid input: the arguments are not valid JSON");
     assert.equal(seen("c_unknown"), 'Unknown tool "launch_rockets".');
     assert.match(seen("c_missing"), /missing\.txt/);
     assert.equal(seen("c_zero"), "old_text was not found in twice.txt");
@@ -247,6 +247,30 @@ describe("turns: tool errors go back to the model, the turn goes on", () => {
     );
     assert.equal(records.at(-1).type, "turn_end");
     assert.equal(records.at(-1).status, "completed");
+  });
+  test("the next turn replays the failed calls exactly as the model saw them in the turn", async () => {
+    world = await turnWorld();
+    await world.child.call("session.create", {});
+    world.server.reply(
+      answer({
+        calls: [
+          { name: "read_file", input: '{"path": "a.txt"', id: "c_json" },
+          { name: "launch_rockets", input: { now: true }, id: "c_unknown" },
+        ],
+      }),
+      text("Sorry."),
+      text("Hello again."),
+    );
+    await runApproving(world.child, "first", "full_access", []);
+    await runApproving(world.child, "second", "full_access", []);
+    const inTurn = world.server.requests[1]?.body.messages.slice(1);
+    const replayed = world.server.requests[2]?.body.messages.slice(1, inTurn.length + 1);
+    assert.deepEqual(replayed, inTurn);
+    // What the model sent is kept (not replaced by an empty object) and it is told plainly.
+    assert.deepEqual(JSON.parse(inTurn[1].tool_calls[0].function.arguments), {
+      invalid_json: '{"path": "a.txt"',
+    });
+    assert.equal(inTurn[2].content, "invalid input: the arguments are not valid JSON");
   });
 });
 
