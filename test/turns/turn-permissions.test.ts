@@ -95,6 +95,9 @@ describe("turns: the permission levels", () => {
       ["failed", "failed"],
     );
     assert.equal(run.events[0]?.event.permissions, "read_only");
+    const system = world.server.requests[0]?.body.messages[0].content;
+    assert.match(system, /^Tools: read_file, list_dir, search\. /m);
+    assert.match(system, /^Permissions: read-only: /m);
     assert.ok(!existsSync(join(ws, "sneaky.txt")));
     assert.ok(!existsSync(join(ws, "ran.txt")));
   });
@@ -230,6 +233,12 @@ describe("turns: approval decisions", () => {
       ["one.txt", "two.txt"],
     );
     await stepTurn(world, "ask", [write("three.txt", "3\n", "c3")], ["allow_once"]);
+    // A decided approval cannot be decided again (nor one of a finished turn).
+    const again = await world.child.errorCode("turn.approve", {
+      approval_id: run.approvals[0].approval_id,
+      decision: "allow_session",
+    });
+    assert.equal(again, "approval_missing");
     assert.equal(readFileSync(join(ws, "three.txt"), "utf8"), "3\n");
   });
 

@@ -137,7 +137,15 @@ describe("turns: shell", () => {
     world = await turnWorld();
     const ws = world.box.workspace;
     const command = "sleep 60 & echo $! > bg.pid; echo $$ > sh.pid; echo started; sleep 60";
-    const { seen, done, record } = await shellTurn(world, [shell(command, "c_slow", 500)]);
+    const { seen, done, record } = await shellTurn(world, [
+      shell(command, "c_slow", 500),
+      shell("echo bye; kill -SEGV $$", "c_signal"),
+    ]);
+    assert.deepEqual(
+      [done(1).status, done(1).exit_code, done(1).summary],
+      ["failed", null, "killed by SIGSEGV"],
+    );
+    assert.equal(seen("c_signal"), "bye\n[killed by signal SIGSEGV]");
     assert.deepEqual(
       [done(0).status, done(0).exit_code, done(0).summary],
       ["failed", null, "timed out after 500 ms"],

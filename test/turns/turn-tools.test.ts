@@ -294,6 +294,13 @@ describe("turns: max_steps", () => {
     // Call n carries the n-1 earlier results.
     const last = world.server.requests[63]?.body.messages;
     assert.equal(last.filter((m: { role: string }) => m.role === "tool").length, 63);
+    // The last call's result was recorded: the next turn shows the model all 64.
+    world.server.reply(text("Stopped."));
+    const next = await runApproving(world.child, "why did you stop?", "ask", []);
+    assert.equal(next.result.stop_reason, "end_turn");
+    const replayed = world.server.requests[64]?.body.messages;
+    assert.equal(replayed.filter((m: { role: string }) => m.role === "tool").length, 64);
+    assert.deepEqual(replayed.at(-1), { role: "user", content: "why did you stop?" });
   });
 });
 
