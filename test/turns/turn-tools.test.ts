@@ -94,6 +94,7 @@ describe("turns: each tool end to end", () => {
     assert.equal(run.done.exit_code, null);
     assert.equal(run.done.diff, null);
     assert.equal(run.seen, "     1\talpha\n     2\tbeta");
+    assert.equal(run.done.summary, "Read 2 lines");
     assert.equal(run.records.result.status, "completed");
   });
 
@@ -106,6 +107,7 @@ describe("turns: each tool end to end", () => {
     assert.equal(run.call.title, "List src");
     assert.equal(run.done.status, "completed");
     assert.equal(run.seen, "file app.ts\ndir lib");
+    assert.equal(run.done.summary, "2 entries");
   });
 
   test("search: path:line:text matches, .git and ignored files skipped", async () => {
@@ -120,6 +122,7 @@ describe("turns: each tool end to end", () => {
     assert.equal(run.call.title, 'Search "needle"');
     assert.equal(run.done.status, "completed");
     assert.equal(run.seen, "a.txt:1:one needle\na.txt:3:needle again");
+    assert.equal(run.done.summary, "2 matches");
   });
 
   test("write_file: the file is created atomically, the diff is on tool_done", async () => {
