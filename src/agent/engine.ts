@@ -11,7 +11,7 @@ import {
   ProviderFailure,
   type Usage,
 } from "./providers/provider.js";
-import { runToolCall } from "./tool-step.js";
+import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
 import type { TurnEvents } from "./turn-events.js";
@@ -182,7 +182,7 @@ class TurnRun {
           kind: "tool_call",
           call_id: call.call_id,
           tool: call.name,
-          input: safeJson(call.arguments),
+          input: parseArguments(call.arguments),
         });
       }
       for (const call of outcome.toolCalls) {
@@ -351,12 +351,4 @@ function failed(failure: ProviderFailure): Outcome {
     stop_reason: null,
     error: { code: failure.code, message: failure.message },
   };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return text.trim() === "" ? {} : JSON.parse(text);
-  } catch {
-    return {};
-  }
 }

@@ -88,6 +88,11 @@ export async function runToolCall(
     await announce(`Use ${known}`);
     return fail(`The tool ${known} is not available under the current permissions.`);
   }
+  if (!isJson(call.arguments)) {
+    // Said plainly: the schema's complaint about a wrapped text would only confuse the model.
+    await announce(`Use ${known}`);
+    return fail(MALFORMED_ARGUMENTS);
+  }
   const planned = await plan(tool, input, deps);
   await announce(planned.ok ? planned.call.title : `Use ${known}`);
   if (!planned.ok) return fail(planned.error);
@@ -103,12 +108,29 @@ export async function runToolCall(
   );
 }
 
-function parseArguments(text: string): unknown {
+export const MALFORMED_ARGUMENTS = "invalid input: the arguments are not valid JSON";
+
+/**
+ * The model's arguments as recorded and as the context replays them: the parsed JSON, or the
+ * start of a text that is not JSON. The engine's context and the records use this one reading,
+ * so the next turn shows the model the same call it saw in this one.
+ */
+export function parseArguments(text: string): unknown {
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);
   } catch {
     return { invalid_json: text.slice(0, 256) };
+  }
+}
+
+function isJson(text: string): boolean {
+  if (text.trim() === "") return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -60,7 +60,7 @@ export const searchTool: Tool<z.infer<typeof SearchInput>> = {
         return {
           status: "completed",
           output: render(found),
-          summary: `${found.matches.length}${found.more ? "+" : ""} matches`,
+          summary: matchCount(found.matches.length, found.more),
           exit_code: null,
           diff: null,
         };
@@ -130,4 +130,9 @@ function render(found: Found): string {
   if (found.matches.length === 0) return "No matches.";
   const note = found.more ? `\n[more matches not shown: the ${SEARCH_MATCHES}-match limit]` : "";
   return `${found.matches.join("\n")}${note}`;
+}
+
+/** "1 match", "3 matches", "200+ matches". */
+function matchCount(count: number, more: boolean): string {
+  return `${count}${more ? "+" : ""} ${count === 1 && !more ? "match" : "matches"}`;
 }

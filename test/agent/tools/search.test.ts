@@ -19,7 +19,9 @@ test("search prints path:line:text in name order, skipping .git, binaries and bi
   assert.equal(found.summary, "3 matches");
   const inSrc = await plan("search", { pattern: "^needle", path: "src" }, ctx);
   assert.equal(inSrc.title, 'Search "^needle" in src');
-  assert.equal((await inSrc.execute(ctx)).output, "src/b.ts:3:needle again");
+  const inSrcFound = await inSrc.execute(ctx);
+  assert.equal(inSrcFound.output, "src/b.ts:3:needle again");
+  assert.equal(inSrcFound.summary, "1 match");
   const oneFile = await call("search", { pattern: "needle", path: "src/b.ts" }, ctx);
   assert.equal(oneFile.output.split("\n").length, 2);
   assert.equal((await call("search", { pattern: "absent" }, ctx)).output, "No matches.");
