@@ -19,6 +19,11 @@ const filters = process.argv.slice(2);
 const files = collect("dist/test")
   .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
   .sort();
+if (files.length === 0) {
+  // node --test with no file falls back to its own search and would run fixtures as tests.
+  console.error(`no test file matches ${filters.join(" ")}`);
+  process.exit(2);
+}
 const concurrency = process.env.MC_TEST_CONCURRENCY ?? "2";
 const result = spawnSync(
   process.execPath,
