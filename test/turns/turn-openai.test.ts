@@ -185,6 +185,34 @@ describe("turns on openai (Responses API)", () => {
     });
   }
 
+  test("context_length_exceeded compacts once (a summary call without tools), then the call again", async () => {
+    const { world: w, server } = await openaiWorld();
+    server.script(
+      {
+        kind: "status",
+        status: 400,
+        body: {
+          error: {
+            message: "Your input exceeds the context window of this model.",
+            type: "invalid_request_error",
+            code: "context_length_exceeded",
+          },
+        },
+      },
+      responsesReply({ text: ["Summary: the user asked for a long answer."] }),
+      responsesReply({ text: ["Here it is."] }),
+    );
+    const { result, events } = await runTurn(w.child, "A long answer, please");
+    assert.equal(result.status, "completed");
+    assert.ok(typesOf(events).includes("compacted"));
+    const sent = bodies(server);
+    assert.equal(sent.length, 3);
+    assert.equal(sent[1]?.tools, undefined, "the summary call offers no tools");
+    assert.match(JSON.stringify(sent[2]?.input), /Summary: the user asked/);
+    const history = await w.child.call("session.history", { id: result.session_id });
+    assert.ok(history.events.some((e) => e.type === "compaction"));
+  });
+
   test("response.incomplete for max_output_tokens completes with max_tokens", async () => {
     const { world: w, server } = await openaiWorld();
     server.script(responsesReply({ text: ["Cut sh"], end: { incomplete: "max_output_tokens" } }));
