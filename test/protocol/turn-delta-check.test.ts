@@ -48,7 +48,7 @@ describe("the fast delta check agrees with the TurnEventParams schema", () => {
       { ...output, stream: "stdout" },
       { text: "reordered", item_id: "a.b:c-d_e", type: "message_delta" },
       { ...message, text: "" },
-      { ...message, text: "ü€😀\u0000\n\"\\" },
+      { ...message, text: 'ü€😀\u0000\n"\\' },
     ]) {
       const params = base(event);
       assert.notEqual(checkDeltaParams(params), null, show(params));
@@ -105,7 +105,9 @@ describe("the fast delta check agrees with the TurnEventParams schema", () => {
       { ...base(message), turn_id: "x".repeat(65) },
       { ...base(message), extra: true },
       { request_id: "r", turn_id: "t", seq: 0 },
-      JSON.parse('{"request_id":"r","turn_id":"t","seq":0,"event":{"type":"message_delta","item_id":"i","text":"x","__proto__":1}}'),
+      JSON.parse(
+        '{"request_id":"r","turn_id":"t","seq":0,"event":{"type":"message_delta","item_id":"i","text":"x","__proto__":1}}',
+      ),
     ];
     for (const params of bad) {
       assert.equal(checkDeltaParams(params), null, show(params));
@@ -152,6 +154,9 @@ describe("the fast delta check agrees with the TurnEventParams schema", () => {
       },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(params, (p) => agrees(p)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(params, (p) => agrees(p)),
+      { numRuns: 3000 },
+    );
   });
 });
