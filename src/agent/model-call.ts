@@ -7,7 +7,7 @@ import {
   type StopReason,
   type Usage,
 } from "./providers/provider.js";
-import { splitUtf8, type TurnEvents } from "./turn-events.js";
+import { EVENT_TEXT_BYTES, jsonTextBytes, splitUtf8, type TurnEvents } from "./turn-events.js";
 
 /** Retries of one call before any output (turns.md section 5). */
 export const MAX_RETRIES = 4;
@@ -123,6 +123,12 @@ class StreamedReply {
   private itemBytes = 0;
   private itemId: string | null = null;
   private reasoningId: string | null = null;
+  /** Text received but not yet sent: it leaves as one `message_delta` (`flush`). */
+  private pending = "";
+  private pendingBytes = 0;
+  private scheduled: NodeJS.Immediate | null = null;
+  /** The last send; whatever is emitted next waits for it, so order and seq hold. */
+  private sending: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: CallOptions) {}
 
@@ -140,6 +146,7 @@ class StreamedReply {
           this.producedOutput = true;
           if (this.options.silent) break;
           this.reasoningId ??= this.options.newItemId();
+          await this.flush();
           await events.delta("reasoning_delta", this.reasoningId, event.text);
           break;
         case "tool_call":
@@ -182,22 +189,53 @@ class StreamedReply {
   private async addText(text: string): Promise<void> {
     if (this.options.silent) {
       this.producedOutput ||= text.length > 0;
-      this.keep(text, Buffer.byteLength(JSON.stringify(text)) - 2);
+      this.keep(text, jsonTextBytes(text));
       return;
     }
     // A huge delta is taken in pieces so that one piece always fits an item.
     for (const piece of splitUtf8(text, 64 * 1024)) await this.addPiece(piece);
   }
 
+  /**
+   * Text pieces that arrive together (the deltas of what was already read, all handed over
+   * before the event loop turns) leave as one `message_delta`: the send waits for the next
+   * turn of the loop (`setImmediate`), or goes at once when the pending text reaches one
+   * event's budget. Nothing waits for more input, so no text is held back by a slow remote;
+   * the producer waits for a send under way, so a slow reader still back-pressures the stream.
+   */
   private async addPiece(text: string): Promise<void> {
     this.producedOutput = true;
-    const bytes = Buffer.byteLength(JSON.stringify(text)) - 2;
+    const bytes = jsonTextBytes(text);
     if (this.itemId !== null && this.itemBytes + bytes > MESSAGE_ITEM_BYTES) await this.closeItem();
     this.itemId ??= this.options.newItemId();
     this.keep(text, bytes);
     this.itemText += text;
     this.itemBytes += bytes;
-    await this.options.events.delta("message_delta", this.itemId, text);
+    this.pending += text;
+    this.pendingBytes += bytes;
+    if (this.pendingBytes >= EVENT_TEXT_BYTES) return this.flush();
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = null;
+      // A failed send surfaces to whoever waits on `sending` next.
+      this.flush().catch(() => {});
+    });
+    await this.sending;
+  }
+
+  /** Sends the pending text (after any send under way); resolves when all sends are done. */
+  private flush(): Promise<void> {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    if (this.pending !== "" && this.itemId !== null) {
+      const itemId = this.itemId;
+      const text = this.pending;
+      this.pending = "";
+      this.pendingBytes = 0;
+      this.sending = this.sending.then(() =>
+        this.options.events.delta("message_delta", itemId, text),
+      );
+    }
+    return this.sending;
   }
 
   /** Keeps the reply's text until it passes the record bound, then none of it. */
@@ -209,6 +247,7 @@ class StreamedReply {
   }
 
   private async closeItem(): Promise<void> {
+    await this.flush();
     if (this.itemId === null) return;
     const item_id = this.itemId;
     const text = this.itemText;

@@ -43,6 +43,18 @@ export class TurnEvents {
  */
 export const EVENT_TEXT_BYTES = Math.floor(TURN_EXTENSION.event_bytes / 6);
 
+/** Text that JSON encodes as itself: printable ASCII without `"` and `\\`. */
+const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * The bytes `text` takes inside a JSON string (without its quotes), exactly: most model text is
+ * plain ASCII, measured without building its encoding.
+ */
+export function jsonTextBytes(text: string): number {
+  if (PLAIN_JSON.test(text)) return text.length;
+  return Buffer.byteLength(JSON.stringify(text)) - 2;
+}
+
 /** Splits text into pieces of at most `maxBytes` UTF-8 bytes, never inside a code point. */
 export function splitUtf8(text: string, maxBytes: number): string[] {
   if (Buffer.byteLength(text, "utf8") <= maxBytes) return text.length > 0 ? [text] : [];

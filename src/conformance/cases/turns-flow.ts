@@ -88,7 +88,8 @@ export const TURN_FLOW_CASES: ConformanceCase[] = [
         assert.equal(started?.effort, null, "a model without efforts runs with effort null");
         assert.equal(started?.permissions, "ask", "permissions default to ask");
         assert.equal(started?.created_session, true, "this turn saved the lazy handle");
-        assert.ok(bodiesOf(events, "message_delta").length > 1, "the text arrives in deltas");
+        // Pieces that reach the child together may leave as one delta (turns.md section 4).
+        assert.ok(bodiesOf(events, "message_delta").length >= 1, "the text arrives in deltas");
         assert.deepEqual(
           bodiesOf(events, "message_done").map((d) => d.text),
           [reply],

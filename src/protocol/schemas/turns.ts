@@ -72,7 +72,9 @@ export const TURN_FAILURE_CODES = [
 ] as const;
 export const TurnFailureCode = z.enum(TURN_FAILURE_CODES);
 
-const TurnId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+/** Turn, item and approval IDs. */
+export const TURN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+const TurnId = z.string().regex(TURN_ID_PATTERN);
 
 const ResultBase = {
   turn_id: TurnId,
@@ -112,7 +114,7 @@ export const TurnInterruptResult = z.strictObject({
 export const DECISIONS = ["allow_once", "allow_session", "deny"] as const;
 export const Decision = z.enum(DECISIONS);
 export type Decision = z.infer<typeof Decision>;
-export const ApprovalId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+export const ApprovalId = z.string().regex(TURN_ID_PATTERN);
 export const TurnApproveParams = z.strictObject({ approval_id: ApprovalId, decision: Decision });
 export const TurnApproveResult = z.strictObject({
   approval_id: ApprovalId,
@@ -120,7 +122,7 @@ export const TurnApproveResult = z.strictObject({
   state: z.literal("applied"),
 });
 
-const ItemId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/);
+const ItemId = z.string().regex(TURN_ID_PATTERN);
 const Text = z.string();
 /** A delta's piece of text: a long text is split over deltas of at most `event_bytes` each. */
 const DeltaText = z
