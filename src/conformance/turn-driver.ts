@@ -133,7 +133,7 @@ export function assertTurnInvariants(
 }
 
 /** The types of a turn's events, in order. */
-export function typesOf(events: TurnEvent[]): string[] {
+export function typesOf(events: readonly { event: { type: string } }[]): string[] {
   return events.map((e) => e.event.type);
 }
 

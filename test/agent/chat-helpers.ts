@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { ChatCompletionsProvider } from "../../src/agent/providers/chat-completions.js";
-import {
-  type ModelRequest,
+import type {
+  ModelRequest,
   ProviderFailure,
-  type StreamEvent,
-  type TransportBounds,
+  StreamEvent,
+  TransportBounds,
 } from "../../src/agent/providers/provider.js";
 import type { ChatServer } from "../fixtures/chat-completions-server.js";
-import { within } from "../helpers/fakes.js";
+import { type Drained, drain as drainStream, textOf } from "./provider-helpers.js";
 
 export const KEY = "sk-chat-secret-456";
 
@@ -31,33 +31,19 @@ export function request(extra: Partial<ModelRequest> = {}): ModelRequest {
   };
 }
 
-export interface Outcome {
-  events: StreamEvent[];
-  failure: ProviderFailure | null;
-}
+export type Outcome = Drained;
 
 /** Drains one model call (bounded), keeping its events and the failure it ended with. */
-export async function drain(
+export function drain(
   provider: { stream(r: ModelRequest): AsyncIterable<StreamEvent> },
   req: ModelRequest = request(),
   ms = 20_000,
 ): Promise<Outcome> {
-  const events: StreamEvent[] = [];
-  const run = async (): Promise<Outcome> => {
-    try {
-      for await (const event of provider.stream(req)) events.push(event);
-      return { events, failure: null };
-    } catch (error) {
-      if (error instanceof ProviderFailure) return { events, failure: error };
-      throw error;
-    }
-  };
-  return within(run(), ms, "the model call");
+  return drainStream(provider.stream(req), ms);
 }
 
-export function joinedText(events: StreamEvent[]): string {
-  return events.map((e) => (e.type === "text_delta" ? e.text : "")).join("");
-}
+/** The text deltas joined. */
+export const joinedText = textOf;
 
 /** Fails the call with `code`, its message free of URL, key, host and body. */
 export function assertFailure(

@@ -1,18 +1,11 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, it } from "node:test";
-import {
-  type ChatServer,
-  stall,
-  startChatServer,
-  text,
-  toolCall,
-} from "../fixtures/chat-completions-server.js";
-import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
+import { describe, it } from "node:test";
+import { stall, text, toolCall } from "../fixtures/chat-completions-server.js";
 import { runCli } from "../helpers/cli.js";
-import { hasScript, PtyRun, shellQuote } from "../helpers/pty.js";
-import { writeTurnHome } from "../helpers/turn-home.js";
+import { hasScript, type PtyRun } from "../helpers/pty.js";
+import { cliTurnWorld } from "./cli-turn-world.js";
 
 const PROMPT = "› ";
 
@@ -28,30 +21,12 @@ async function waitForCount(p: PtyRun, text: string, count: number, ms = 30_000)
 
 /** `mc-agent chat` against the real child and a loopback model: a readline loop on one session. */
 describe("mc-agent chat (real child, loopback model)", () => {
-  let box: Sandbox;
-  let server: ChatServer;
-  let env: Record<string, string | undefined>;
-  const closers: (() => void)[] = [];
-  beforeEach(async () => {
-    box = sandbox("mc-cli-chat-");
-    server = await startChatServer();
-    env = writeTurnHome(box, server.baseUrl);
-  });
-  afterEach(async () => {
-    for (const close of closers.splice(0)) close();
-    await server.close();
-    box.cleanup();
-  });
-  const pty = (...args: string[]) => {
-    const line = `exec ${[process.execPath, CHILD_BIN, ...args].map(shellQuote).join(" ")}`;
-    const p = new PtyRun(line, { cwd: box.workspace, env: { ...env, NO_COLOR: "1" } });
-    closers.push(() => p.kill());
-    return p;
-  };
+  const world = cliTurnWorld("mc-cli-chat-");
+  const { pty } = world;
 
   it("two turns on one session at a terminal, then /exit", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    server.reply(text("Noted: your name is Ada."), text("Your name is Ada."));
+    world.server.reply(text("Noted: your name is Ada."), text("Your name is Ada."));
     const p = pty("chat");
     await waitForCount(p, PROMPT, 1);
     assert.match(p.output, /mc-agent chat · demo\/demo-1 \(low\) · ask · session \S+/);
@@ -63,12 +38,15 @@ describe("mc-agent chat (real child, loopback model)", () => {
     await waitForCount(p, PROMPT, 3);
     p.type("/exit\r");
     assert.equal(await p.done, 0, p.output);
-    assert.deepEqual(server.requests[1]?.body.messages.slice(1), [
+    assert.deepEqual(world.server.requests[1]?.body.messages.slice(1), [
       { role: "user", content: "My name is Ada." },
       { role: "assistant", content: "Noted: your name is Ada." },
       { role: "user", content: "What is my name?" },
     ]);
-    const listed = await runCli(["sessions", "--json"], { cwd: box.workspace, env });
+    const listed = await runCli(["sessions", "--json"], {
+      cwd: world.box.workspace,
+      env: world.env,
+    });
     const { sessions } = JSON.parse(listed.stdout) as { sessions: { title: string }[] };
     assert.deepEqual(
       sessions.map((s) => s.title),
@@ -79,9 +57,9 @@ describe("mc-agent chat (real child, loopback model)", () => {
 
   it("Ctrl-C interrupts a running turn and the chat goes on; Ctrl-C at an empty prompt quits", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    writeFileSync(join(box.workspace, "a.txt"), "alpha\n");
-    server.reply(stall(text("Thinking about a long answer here"), 3));
-    server.reply(toolCall("read_file", { path: "a.txt" }), text("It says alpha."));
+    writeFileSync(join(world.box.workspace, "a.txt"), "alpha\n");
+    world.server.reply(stall(text("Thinking about a long answer here"), 3));
+    world.server.reply(toolCall("read_file", { path: "a.txt" }), text("It says alpha."));
     const p = pty("chat");
     await waitForCount(p, PROMPT, 1);
     p.type("Think hard\r");
@@ -96,25 +74,25 @@ describe("mc-agent chat (real child, loopback model)", () => {
     p.type("\x03");
     assert.equal(await p.done, 0, p.output);
     // The second turn's context has the interrupted one's partial reply.
-    const messages = server.requests[1]?.body.messages.slice(1);
+    const messages = world.server.requests[1]?.body.messages.slice(1);
     assert.equal(messages[0].content, "Think hard");
     assert.equal(messages[1].role, "assistant");
     assert.match(messages[1].content, /^Thinking/);
   });
 
   it("piped input: each line is a turn, approvals are denied, end of input quits", async () => {
-    writeFileSync(join(box.workspace, "a.txt"), "alpha\n");
-    server.reply(text("First."));
-    server.reply(toolCall("shell", { command: "rm a.txt" }), text("I could not."));
+    writeFileSync(join(world.box.workspace, "a.txt"), "alpha\n");
+    world.server.reply(text("First."));
+    world.server.reply(toolCall("shell", { command: "rm a.txt" }), text("I could not."));
     const r = await runCli(["chat"], {
-      cwd: box.workspace,
-      env,
+      cwd: world.box.workspace,
+      env: world.env,
       input: "Hello\n\nRemove a.txt\n",
       timeoutMs: 40_000,
     });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "First.\nI could not.\n");
     assert.match(r.stderr, /denied: no terminal to ask on \(rerun with --permissions full_access/);
-    assert.equal(server.requests.length, 3, "the empty line is no turn");
+    assert.equal(world.server.requests.length, 3, "the empty line is no turn");
   });
 });

@@ -1,71 +1,48 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, it } from "node:test";
-import {
-  type ChatServer,
-  fail,
-  stall,
-  startChatServer,
-  text,
-  toolCall,
-} from "../fixtures/chat-completions-server.js";
-import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
+import { describe, it } from "node:test";
+import { fail, stall, text, toolCall } from "../fixtures/chat-completions-server.js";
+import { sandbox } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
-import { hasScript, PtyRun, shellQuote } from "../helpers/pty.js";
+import { hasScript } from "../helpers/pty.js";
 import { TURN_KEY, writeTurnHome } from "../helpers/turn-home.js";
+import { cliTurnWorld } from "./cli-turn-world.js";
 
 /**
  * `mc-agent exec` against the real child and a loopback Chat Completions server: the reply on
  * stdout, tools and approvals on stderr (answered at a real pty), --json, failures, Ctrl-C.
  */
 describe("mc-agent exec (real child, loopback model)", () => {
-  let box: Sandbox;
-  let server: ChatServer;
-  let env: Record<string, string | undefined>;
-  const closers: (() => void)[] = [];
-  beforeEach(async () => {
-    box = sandbox("mc-cli-exec-");
-    server = await startChatServer();
-    env = writeTurnHome(box, server.baseUrl);
-  });
-  afterEach(async () => {
-    for (const close of closers.splice(0)) close();
-    await server.close();
-    box.cleanup();
-  });
-  const run = (...args: string[]) => runCli(args, { cwd: box.workspace, env, timeoutMs: 40_000 });
-  const pty = (...args: string[]) => {
-    const line = `exec ${[process.execPath, CHILD_BIN, ...args].map(shellQuote).join(" ")}`;
-    const p = new PtyRun(line, { cwd: box.workspace, env: { ...env, NO_COLOR: "1" } });
-    closers.push(() => p.kill());
-    return p;
-  };
+  const world = cliTurnWorld("mc-cli-exec-");
+  const { pty } = world;
+  const run = (...args: string[]) =>
+    runCli(args, { cwd: world.box.workspace, env: world.env, timeoutMs: 40_000 });
   const sessionOf = (stderr: string) => /--session (\S+) \(exec or chat\)/.exec(stderr)?.[1] ?? "";
-  const notes = () => readFileSync(join(box.workspace, "notes.txt"), "utf8");
+  const notes = () => readFileSync(join(world.box.workspace, "notes.txt"), "utf8");
 
   it("streams the reply to stdout, the rest to stderr; --session continues the saved session", async () => {
-    server.reply(text("Hello there, how can I help?"));
+    world.server.reply(text("Hello there, how can I help?"));
     const first = await run("exec", "Say", "hello");
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stdout, "Hello there, how can I help?\n");
     assert.match(first.stderr, /^demo\/demo-1 \(low\) · ask · new session \S+\n/);
     assert.match(first.stderr, /\n✓ 1 step · 12 in \/ 5 out tokens\n/);
-    assert.deepEqual(server.requests[0]?.body.messages.at(-1), {
+    assert.deepEqual(world.server.requests[0]?.body.messages.at(-1), {
       role: "user",
       content: "Say hello",
     });
-    assert.equal(server.requests[0]?.headers.authorization, `Bearer ${TURN_KEY}`);
+    assert.equal(world.server.requests[0]?.headers.authorization, `Bearer ${TURN_KEY}`);
     const id = sessionOf(first.stderr);
     assert.ok(id, first.stderr);
-    server.reply(text("Still here."));
+    world.server.reply(text("Still here."));
     const second = await run("exec", "--session", id, "--permissions", "read_only", "Again");
     assert.equal(second.code, 0, second.stderr);
     assert.match(
       second.stderr,
       new RegExp(`^demo/demo-1 \\(low\\) · read_only · session ${id}\\n`),
     );
-    assert.deepEqual(server.requests[1]?.body.messages.slice(1), [
+    assert.deepEqual(world.server.requests[1]?.body.messages.slice(1), [
       { role: "user", content: "Say hello" },
       { role: "assistant", content: "Hello there, how can I help?" },
       { role: "user", content: "Again" },
@@ -73,8 +50,8 @@ describe("mc-agent exec (real child, loopback model)", () => {
   });
 
   it("a read-only tool is one line with its outcome; shell output is indented under its line", async () => {
-    writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
-    server.reply(
+    writeFileSync(join(world.box.workspace, "notes.txt"), "alpha\nbeta\n");
+    world.server.reply(
       toolCall("read_file", { path: "notes.txt" }, { text: "Let me read it." }),
       toolCall("shell", { command: "printf 'one\\ntwo\\n'" }),
       text("Done."),
@@ -88,8 +65,8 @@ describe("mc-agent exec (real child, loopback model)", () => {
 
   it("an edit approved with y at the terminal is applied", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
-    server.reply(
+    writeFileSync(join(world.box.workspace, "notes.txt"), "alpha\nbeta\n");
+    world.server.reply(
       toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "gamma" }),
       text("Edited."),
     );
@@ -106,8 +83,8 @@ describe("mc-agent exec (real child, loopback model)", () => {
 
   it("an edit denied with n is not applied and the model is told so", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
-    server.reply(
+    writeFileSync(join(world.box.workspace, "notes.txt"), "alpha\nbeta\n");
+    world.server.reply(
       toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "gamma" }),
       text("Understood, I left it."),
     );
@@ -119,15 +96,17 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.match(p.output, /↳ denied: /);
     assert.ok(p.output.includes("Understood, I left it."));
     assert.equal(notes(), "alpha\nbeta\n");
-    const told = server.requests[1]?.body.messages.at(-1);
+    const told = world.server.requests[1]?.body.messages.at(-1);
     assert.equal(told.role, "tool");
     assert.match(told.content, /denied by the user/);
   });
 
   it("Ctrl-C at the approval question interrupts the turn; nothing is applied", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
-    server.reply(toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "x" }));
+    writeFileSync(join(world.box.workspace, "notes.txt"), "alpha\nbeta\n");
+    world.server.reply(
+      toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "x" }),
+    );
     const p = pty("exec", "Change it");
     await p.waitFor("[n] deny: ", 30_000);
     p.type("\x03");
@@ -136,13 +115,13 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.match(p.output, /↳ interrupted: /);
     assert.doesNotMatch(p.output, /\n {2}denied/);
     assert.equal(notes(), "alpha\nbeta\n");
-    assert.equal(server.requests.length, 1, "no model call after the interrupt");
+    assert.equal(world.server.requests.length, 1, "no model call after the interrupt");
   });
 
   it("off a terminal an approval is denied, saying which --permissions would allow it", async () => {
-    writeFileSync(join(box.workspace, "notes.txt"), "alpha\nbeta\n");
+    writeFileSync(join(world.box.workspace, "notes.txt"), "alpha\nbeta\n");
     const edit = { path: "notes.txt", old_text: "beta", new_text: "gamma" };
-    server.reply(toolCall("edit_file", edit), text("Not allowed, then."));
+    world.server.reply(toolCall("edit_file", edit), text("Not allowed, then."));
     const denied = await run("exec", "Change it");
     assert.equal(denied.code, 0, denied.stderr);
     assert.match(
@@ -150,7 +129,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
       /\n {2}denied: no terminal to ask on \(rerun with --permissions accept_edits to allow this without asking\)\n/,
     );
     assert.equal(notes(), "alpha\nbeta\n");
-    server.reply(toolCall("edit_file", edit), text("Done."));
+    world.server.reply(toolCall("edit_file", edit), text("Done."));
     const allowed = await run("exec", "--permissions", "accept_edits", "Change it");
     assert.equal(allowed.code, 0, allowed.stderr);
     assert.doesNotMatch(allowed.stderr, /denied/);
@@ -158,7 +137,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
   });
 
   it("--json: every event as a line in seq order, then the result", async () => {
-    server.reply(toolCall("list_dir", { path: "." }, { text: "Looking." }), text("Empty."));
+    world.server.reply(toolCall("list_dir", { path: "." }, { text: "Looking." }), text("Empty."));
     const r = await run("exec", "--json", "List it");
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout
@@ -182,7 +161,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
   });
 
   it("a failed turn exits 1 with one line: the code and what to do", async () => {
-    server.reply(fail(401));
+    world.server.reply(fail(401));
     const r = await run("exec", "Hello");
     assert.equal(r.code, 1);
     assert.equal(r.stdout, "");
@@ -196,17 +175,17 @@ describe("mc-agent exec (real child, loopback model)", () => {
   });
 
   it("no model: says what to do, exits 1, and asks no provider; usage mistakes exit 2", async () => {
-    env = writeTurnHome(box, server.baseUrl, { model: null });
+    world.env = writeTurnHome(world.box, world.server.baseUrl, { model: null });
     const r = await run("exec", "Hello");
     assert.equal(r.code, 1);
     assert.equal(
       r.stderr,
       'mc-agent: no model is selected (model_unavailable). Pass --model <id> or set "model" in MC_HOME/config.json (default ~/.mc) to one of: demo/demo-1, demo/demo-2 (all: "mc-agent models").\n',
     );
-    assert.equal(server.requests.length, 0);
+    assert.equal(world.server.requests.length, 0);
     // A fresh home: nothing enabled, nothing cached; the step is how to enable a model.
     const fresh = sandbox("mc-cli-fresh-");
-    closers.push(() => fresh.cleanup());
+    world.closeAfter(() => fresh.cleanup());
     const bare = await runCli(["exec", "Hello"], {
       cwd: fresh.workspace,
       env: { PATH: process.env.PATH, HOME: fresh.home, MC_HOME: fresh.home },
@@ -216,11 +195,11 @@ describe("mc-agent exec (real child, loopback model)", () => {
       bare.stderr,
       /^mc-agent: no model is selected, and no model is selectable yet \(model_unavailable\)\. To get one, enable a model: add "<provider>\/<model>" to "enabled_models" in MC_HOME\/config\.json .+, then run "mc-agent refresh <provider>"; "mc-agent models" shows every provider's status\.\n$/,
     );
-    server.reply(text("With demo-2."));
+    world.server.reply(text("With demo-2."));
     const chosen = await run("exec", "--model", "demo/demo-2", "Hello");
     assert.equal(chosen.code, 0, chosen.stderr);
     assert.match(chosen.stderr, /^demo\/demo-2 · ask · new session/);
-    assert.equal(server.requests[0]?.body.model, "demo-2");
+    assert.equal(world.server.requests[0]?.body.model, "demo-2");
     for (const args of [
       ["exec"],
       ["exec", "--permissions", "all", "x"],
@@ -234,32 +213,40 @@ describe("mc-agent exec (real child, loopback model)", () => {
 
   it('"-" reads the prompt from stdin, up to input_bytes exactly; one byte more is a usage error', async () => {
     const limit = 262_144;
-    server.reply(text("Read it all."));
+    world.server.reply(text("Read it all."));
     const exact = `${"é".repeat(limit / 2 - 1)}ab`; // multi-byte, and exactly the bound
     assert.equal(Buffer.byteLength(exact), limit);
     const ok = await runCli(["exec", "-"], {
-      cwd: box.workspace,
-      env,
+      cwd: world.box.workspace,
+      env: world.env,
       input: exact,
       timeoutMs: 40_000,
     });
     assert.equal(ok.code, 0, ok.stderr);
-    assert.equal(server.requests[0]?.body.messages.at(-1).content, exact);
-    const over = await runCli(["exec", "-"], { cwd: box.workspace, env, input: `${exact}c` });
+    assert.equal(world.server.requests[0]?.body.messages.at(-1).content, exact);
+    const over = await runCli(["exec", "-"], {
+      cwd: world.box.workspace,
+      env: world.env,
+      input: `${exact}c`,
+    });
     assert.equal(over.code, 2);
     assert.equal(
       over.stderr,
       'mc-agent: the prompt is over 262144 bytes (the backend\'s input_bytes) (usage_error). Run "mc-agent exec --help".\n',
     );
-    const empty = await runCli(["exec", "-"], { cwd: box.workspace, env, input: " \n" });
+    const empty = await runCli(["exec", "-"], {
+      cwd: world.box.workspace,
+      env: world.env,
+      input: " \n",
+    });
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /the prompt is empty/);
-    assert.equal(server.requests.length, 1, "neither reached the model");
+    assert.equal(world.server.requests.length, 1, "neither reached the model");
   });
 
   it("Ctrl-C interrupts the turn, waits for its result, exits 130; the history shows it", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    server.reply(stall(text("Thinking about a long answer here"), 3));
+    world.server.reply(stall(text("Thinking about a long answer here"), 3));
     const p = pty("exec", "Think");
     await p.waitFor("Thinking", 30_000);
     p.type("\x03");

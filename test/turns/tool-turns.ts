@@ -6,12 +6,7 @@
 import assert from "node:assert/strict";
 import type { SeenRequest } from "../fixtures/chat-completions-server.js";
 import type { TestChild } from "../helpers/child.js";
-import {
-  assertTurnInvariants,
-  startTurn,
-  type TurnEvent,
-  type TurnResultShape,
-} from "./turn-harness.js";
+import { finishTurn, startTurn, type TurnEvent, type TurnResultShape } from "./turn-harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
 type Loose = any;
@@ -94,20 +89,16 @@ export async function runApproving(
     assert.equal(approvals.length, decisions.length, "the turn asked fewer times than expected");
     await answering;
   }
-  const frame =
-    first?.frame ??
-    (await Promise.race([
+  if (!first)
+    await Promise.race([
       turn.response,
       turn.event("approval_requested", fresh, 60_000).then((extra) => {
         throw new assert.AssertionError({
           message: `an approval past the expected ones: ${JSON.stringify(extra.event)}`,
         });
       }),
-    ]));
-  assert.ok(frame.result, `turn.start failed: ${JSON.stringify(frame.error)}`);
-  const result = frame.result as unknown as TurnResultShape;
-  const events = turn.events();
-  assertTurnInvariants(events, result);
+    ]);
+  const { result, events } = await finishTurn(child, turn);
   assert.equal(
     bodiesOf(events, "approval_requested").length,
     decisions.length,

@@ -69,7 +69,7 @@ describe("turns: back-pressure through the real engine", () => {
     assert.equal(result.status, "failed");
     assert.equal(result.error?.code, "history_write_failed");
     const events = turn.events();
-    assertTurnInvariants(events, result);
+    assertTurnInvariants(child, turn.id, events, result);
     const deltas = events.filter((e) => e.event.type === "message_delta");
     const joined = deltas.map((e) => e.event.text).join("");
     assert.equal(joined.length, STREAM_BYTES);

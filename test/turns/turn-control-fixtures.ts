@@ -5,7 +5,7 @@ import { stall, text } from "../fixtures/chat-completions-server.js";
 import type { Frame, Sandbox, TestChild } from "../helpers/child.js";
 import { treeDigest } from "../models/fixtures.js";
 import {
-  assertTurnInvariants,
+  finishTurn,
   runTurn,
   type StartedTurn,
   startTurn,
@@ -107,24 +107,10 @@ export async function settled(
   child: TestChild,
   turn: StartedTurn,
 ): Promise<{ result: TurnResultShape; events: TurnEvent[] }> {
-  const frame = await turn.response;
-  assert.ok(frame.result, `turn.start answered an error: ${JSON.stringify(frame.error)}`);
-  const result = frame.result as unknown as TurnResultShape;
-  const events = turn.events();
-  assertTurnInvariants(events, result);
-  assertOneResultAfterEvents(child, turn.id);
-  return { result, events };
-}
-
-/** Exactly one response for the turn, and no event of it after that response. */
-export function assertOneResultAfterEvents(child: TestChild, id: string): void {
-  assert.equal(answersTo(child, id).length, 1, "one response per admitted turn");
-  const frames = child.frames as unknown as { id?: string; params?: { request_id?: string } }[];
-  const answerAt = frames.findIndex((f) => f.id === id);
-  const lastEventAt = frames.findLastIndex(
-    (f) => f.id === undefined && f.params?.request_id === id,
-  );
-  assert.ok(lastEventAt < answerAt, "every event of the turn comes before its result");
+  const finished = await finishTurn(child, turn);
+  // The driver checks that every event comes before the result; here also that there is one.
+  assert.equal(answersTo(child, turn.id).length, 1, "one response per admitted turn");
+  return finished;
 }
 
 /** Asserts the result of an interrupted turn. */

@@ -1,7 +1,7 @@
-import assert from "node:assert/strict";
+import * as driver from "../../src/conformance/turn-driver.js";
 import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
 import type { ChildOptions, Frame, Sandbox, TestChild } from "../helpers/child.js";
-import { nextId, sandbox, startReady } from "../helpers/child.js";
+import { sandbox, startReady } from "../helpers/child.js";
 import { type CacheModelFixture, cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 
 /** Every capability a turn-driving frontend negotiates. */
@@ -17,13 +17,6 @@ export const TURN_CAPS = [
   "operation.cancel",
   "turn",
 ];
-
-export interface TurnEvent {
-  request_id: string;
-  turn_id: string;
-  seq: number;
-  event: { type: string; [key: string]: unknown };
-}
 
 export interface TurnWorld {
   box: Sandbox;
@@ -92,12 +85,15 @@ export async function turnWorld(options: WorldOptions = {}): Promise<TurnWorld> 
   return world;
 }
 
-/** The events the child sent so far for one turn request, in arrival order. */
-export function eventsOf(child: TestChild, requestId: string): TurnEvent[] {
-  return (child.frames as unknown as { method?: string; params?: TurnEvent }[])
-    .filter((f) => f.method === "turn.event" && f.params?.request_id === requestId)
-    .map((f) => f.params as TurnEvent);
-}
+/**
+ * The turn driving itself is the conformance kit's (src/conformance/turn-driver.ts), so that the
+ * tests and `mc-agent conformance` check turns one way. The tests read event bodies freely, so
+ * here an event's body is loose: any field by name.
+ */
+export type TurnEvent = Omit<driver.TurnEvent, "event"> & {
+  event: { type: string; [key: string]: unknown };
+};
+export type TurnResultShape = driver.TurnResultShape;
 
 export interface StartedTurn {
   id: string;
@@ -108,78 +104,36 @@ export interface StartedTurn {
   events(): TurnEvent[];
 }
 
-export function startTurn(
+type Finished = Promise<{ result: TurnResultShape; events: TurnEvent[] }>;
+
+/** The events the child sent so far for one turn request, in arrival order. */
+export const eventsOf: (child: TestChild, requestId: string) => TurnEvent[] = driver.eventsOf;
+
+export const startTurn: (
   child: TestChild,
   input: string,
   permissions?: string,
-  id = nextId("turn"),
-): StartedTurn {
-  const response = child.waitFor((f) => f.id === id, 60_000);
-  child.send({
-    id,
-    method: "turn.start",
-    params: { input, ...(permissions ? { permissions } : {}) },
-  });
-  return {
-    id,
-    response,
-    events: () => eventsOf(child, id),
-    event: async (type, match = () => true, timeoutMs = 30_000) => {
-      const isIt = (p: TurnEvent | undefined) =>
-        p?.request_id === id && p.event.type === type && match(p);
-      const seen = eventsOf(child, id).find(isIt);
-      if (seen) return seen;
-      const frame = await child.waitFor(
-        (f) => isIt((f as unknown as { params?: TurnEvent }).params),
-        timeoutMs,
-      );
-      return (frame as unknown as { params: TurnEvent }).params;
-    },
-  };
+  id?: string,
+) => StartedTurn = driver.startTurn;
+
+/** Waits for a started turn's result and checks the invariants; fails on an error response. */
+export function finishTurn(child: TestChild, turn: StartedTurn): Finished {
+  return driver.finishTurn(child, turn as driver.StartedTurn);
 }
 
 /** Runs a turn to its result and checks the invariants every turn holds. */
-export async function runTurn(
+export const runTurn: (child: TestChild, input: string, permissions?: string) => Finished =
+  driver.runTurn;
+
+/** The driver's invariants (turns.md sections 3-4) over the events the driver collected. */
+export function assertTurnInvariants(
   child: TestChild,
-  input: string,
-  permissions?: string,
-): Promise<{ result: TurnResultShape; events: TurnEvent[] }> {
-  const turn = startTurn(child, input, permissions);
-  const frame = await turn.response;
-  assert.ok(frame.result, `turn.start failed: ${JSON.stringify(frame.error)}`);
-  const events = turn.events();
-  assertTurnInvariants(events, frame.result as unknown as TurnResultShape);
-  return { result: frame.result as unknown as TurnResultShape, events };
-}
-
-export interface TurnResultShape {
-  turn_id: string;
-  session_id: string;
-  status: string;
-  stop_reason: string | null;
-  error: { code: string; message: string } | null;
-  usage: Record<string, number>;
-  steps: number;
-}
-
-/** Gapless seq from 0, turn_started first, one turn_id, message_done equal to its deltas. */
-export function assertTurnInvariants(events: TurnEvent[], result: TurnResultShape): void {
-  assert.ok(events.length > 0, "a turn sends at least turn_started");
-  events.forEach((e, i) => {
-    assert.equal(e.seq, i, "seq is gapless from 0 in arrival order");
-    assert.equal(e.turn_id, result.turn_id);
-  });
-  assert.equal(events[0]?.event.type, "turn_started");
-  const deltas = new Map<string, string>();
-  for (const { event } of events) {
-    if (event.type === "message_delta")
-      deltas.set(event.item_id as string, (deltas.get(event.item_id as string) ?? "") + event.text);
-    if (event.type === "message_done")
-      assert.equal(event.text, deltas.get(event.item_id as string) ?? "", "message_done = deltas");
-  }
+  requestId: string,
+  events: TurnEvent[],
+  result: TurnResultShape,
+): void {
+  driver.assertTurnInvariants(child, requestId, events as driver.TurnEvent[], result);
 }
 
 /** The types of a turn's events, in order (for compact assertions). */
-export function typesOf(events: TurnEvent[]): string[] {
-  return events.map((e) => e.event.type);
-}
+export const typesOf: (events: TurnEvent[]) => string[] = driver.typesOf;

@@ -16,6 +16,7 @@ import {
 import {
   eventsOf,
   runTurn,
+  type StartedTurn,
   startTurn,
   type TurnWorld,
   turnWorld,
@@ -36,6 +37,21 @@ function shapes(records: Record<string, unknown>[]): string[] {
     if (r.type === "assistant_message") return `assistant:${r.interrupted === true}`;
     return String(r.type);
   });
+}
+
+/**
+ * Starts a full_access turn whose one shell call runs `command` (which prints `$$` first) and
+ * resolves once that line is out, with the command's process group.
+ */
+async function runningCommand(
+  world: TurnWorld,
+  input: string,
+  command: string,
+): Promise<{ turn: StartedTurn; pgid: number }> {
+  world.server.reply(toolCall("shell", { command }));
+  const turn = startTurn(world.child, input, "full_access");
+  const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
+  return { turn, pgid: Number(String(output.event.text).trim()) };
 }
 
 describe("turns: interrupt", () => {
@@ -145,10 +161,7 @@ describe("turns: interrupt", () => {
     world = await turnWorld();
     const { child, server, box } = world;
     const { session } = await child.call("session.create", {});
-    server.reply(toolCall("shell", { command: "echo $$; sleep 30" }));
-    const turn = startTurn(child, "Run the long job", "full_access");
-    const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
-    const pgid = Number(String(output.event.text).trim());
+    const { turn, pgid } = await runningCommand(world, "Run the long job", "echo $$; sleep 30");
     assert.ok(pgid > 1 && groupRuns(pgid), "the command runs in its own group");
     const { result, events } = await interruptTurn(child, turn);
     assertInterrupted(result);
@@ -205,12 +218,13 @@ describe("turns: interrupt", () => {
 
   test("a command that ignores SIGTERM: its group is killed after the grace", async () => {
     world = await turnWorld();
-    const { child, server } = world;
+    const { child } = world;
     await child.call("session.create", {});
-    server.reply(toolCall("shell", { command: "trap '' TERM; echo $$; sleep 30; echo late" }));
-    const turn = startTurn(child, "Run it", "full_access");
-    const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
-    const pgid = Number(String(output.event.text).trim());
+    const { turn, pgid } = await runningCommand(
+      world,
+      "Run it",
+      "trap '' TERM; echo $$; sleep 30; echo late",
+    );
     const { result, events } = await interruptTurn(child, turn);
     assertInterrupted(result);
     assert.equal(groupRuns(pgid), false, "no process of the group runs after the result");
@@ -287,12 +301,9 @@ describe("turns: shutdown and EOF during a turn", () => {
 
   test("shutdown during a command that ignores SIGTERM still drains within the bound", async () => {
     world = await turnWorld();
-    const { child, server } = world;
+    const { child } = world;
     await child.call("session.create", {});
-    server.reply(toolCall("shell", { command: "trap '' TERM; echo $$; sleep 30" }));
-    const turn = startTurn(child, "Run it", "full_access");
-    const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
-    const pgid = Number(String(output.event.text).trim());
+    const { turn, pgid } = await runningCommand(world, "Run it", "trap '' TERM; echo $$; sleep 30");
     const stopped = await child.request("shutdown", {}, "bye-term");
     assert.deepEqual(stopped.result, { state: "stopped" });
     const { result, events } = await settled(child, turn);
@@ -325,12 +336,9 @@ describe("turns: shutdown and EOF during a turn", () => {
 
   test("EOF during a shell command: the group is gone and the child exits 0", async () => {
     world = await turnWorld();
-    const { child, server, box } = world;
+    const { child, box } = world;
     const { session } = await child.call("session.create", {});
-    server.reply(toolCall("shell", { command: "echo $$; sleep 30" }));
-    const turn = startTurn(child, "Run the long job", "full_access");
-    const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
-    const pgid = Number(String(output.event.text).trim());
+    const { pgid } = await runningCommand(world, "Run the long job", "echo $$; sleep 30");
     child.closeStdin();
     assert.deepEqual(await within(child.exited, "the exit"), { code: 0, signal: null });
     assert.equal(groupRuns(pgid), false, "the command did not outlive the child");

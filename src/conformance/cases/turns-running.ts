@@ -11,10 +11,11 @@ import {
   finishTurn,
   historyOf,
   runTurn,
+  type StartedTurn,
   startTurn,
   turnRecords,
 } from "../turn-driver.js";
-import { withTurnWorld } from "../turn-world.js";
+import { type TurnWorld, withTurnWorld } from "../turn-world.js";
 
 /**
  * What happens while a turn runs (turns.md sections 3 and 7): interrupt while the model streams
@@ -24,6 +25,36 @@ import { withTurnWorld } from "../turn-world.js";
  */
 const LONG_REPLY = "This answer is long enough to be cut off by the interrupt, piece by piece.";
 
+/** Starts a turn whose long reply stalls after its first pieces; resolves at its first delta. */
+async function streamingTurn({ child, server }: TurnWorld): Promise<StartedTurn> {
+  server.reply(stall(text(LONG_REPLY), 4));
+  const turn = startTurn(child, "Tell me a long story.");
+  await turn.event("message_delta");
+  return turn;
+}
+
+/**
+ * Starts a turn whose reply `reply` is held after its first pieces, runs `during` once its first
+ * delta is out, then lets the reply finish (whatever `during` did); resolves with the turn.
+ */
+async function whileHeld(
+  { child, server }: TurnWorld,
+  reply: string,
+  input: string,
+  during: (turn: StartedTurn) => Promise<void>,
+): Promise<StartedTurn> {
+  const door = gate();
+  server.reply(held(text(reply), 3, door.wait));
+  const turn = startTurn(child, input);
+  try {
+    await turn.event("message_delta");
+    await during(turn);
+  } finally {
+    door.open();
+  }
+  return turn;
+}
+
 export const TURN_RUNNING_CASES: ConformanceCase[] = [
   {
     id: "turns.interrupt.streaming",
@@ -32,11 +63,10 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
       "turns.md §3, §7: turn.interrupt answers {state: interrupting, request_id}; it aborts the model stream, records what was produced (partial text marked interrupted, the turn's end), then answers the turn interrupted.",
     title: "interrupt while the model streams: interrupting, result interrupted, partial text kept",
     async run(ctx) {
-      await withTurnWorld(ctx, async ({ child, server }) => {
+      await withTurnWorld(ctx, async (world) => {
+        const { child } = world;
         const { session } = await child.call("session.create", {});
-        server.reply(stall(text(LONG_REPLY), 4));
-        const turn = startTurn(child, "Tell me a long story.");
-        await turn.event("message_delta");
+        const turn = await streamingTurn(world);
         const ack = await child.call("turn.interrupt", { request_id: turn.id });
         assert.deepEqual(ack, { state: "interrupting", request_id: turn.id });
         const { result } = await within(finishTurn(child, turn), 15_000, "the interrupted turn");
@@ -104,13 +134,10 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
       "turns.md §3: while a turn runs, model.select, model.refresh, session.open, session.create and a second turn.start are busy (nothing is queued). Listings and reads run beside it; status stays on the protocol loop.",
     title: "busy while a turn runs; status, listings and the catalog answered beside it",
     async run(ctx) {
-      await withTurnWorld(ctx, async ({ child, server }) => {
+      await withTurnWorld(ctx, async (world) => {
+        const { child, server } = world;
         const { session } = await child.call("session.create", {});
-        const door = gate();
-        server.reply(held(text("Done at last."), 3, door.wait));
-        const turn = startTurn(child, "Take your time.");
-        try {
-          await turn.event("message_delta");
+        const turn = await whileHeld(world, "Done at last.", "Take your time.", async (turn) => {
           const catalog = await child.call("model.catalog", {});
           const refused: [string, unknown][] = [
             ["turn.start", { input: "and another" }],
@@ -131,9 +158,7 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
           );
           const list = await child.call("session.list", {});
           assert.equal(list.sessions.find((s) => s.id === session.id)?.busy, true, "locked");
-        } finally {
-          door.open();
-        }
+        });
         const { result } = await finishTurn(child, turn);
         assert.equal(result.status, "completed", "busy refusals do not disturb the turn");
         server.reply(text("Free again."));
@@ -148,18 +173,13 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
       "turns.md §3: operation.cancel naming a turn.start ID is operation_missing (the seed: it cancels no turn).",
     title: "operation.cancel on a running turn's ID: operation_missing, the turn goes on",
     async run(ctx) {
-      await withTurnWorld(ctx, async ({ child, server }) => {
+      await withTurnWorld(ctx, async (world) => {
+        const { child } = world;
         await child.call("session.create", {});
-        const door = gate();
-        server.reply(held(text("Still here."), 3, door.wait));
-        const turn = startTurn(child, "Keep going.");
-        try {
-          await turn.event("message_delta");
+        const turn = await whileHeld(world, "Still here.", "Keep going.", async (turn) => {
           const code = await child.errorCode("operation.cancel", { request_id: turn.id });
           assert.equal(code, "operation_missing");
-        } finally {
-          door.open();
-        }
+        });
         const { result, events } = await finishTurn(child, turn);
         assert.equal(result.status, "completed", "the turn was not cancelled");
         assert.deepEqual(
@@ -176,11 +196,10 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
       'turns.md §7: shutdown during a turn does the same (interrupts it, records it) before {"state":"stopped"}.',
     title: "shutdown while a turn streams: the turn's result first, then stopped, exit 0",
     async run(ctx) {
-      await withTurnWorld(ctx, async ({ child, server }) => {
+      await withTurnWorld(ctx, async (world) => {
+        const { child } = world;
         const { session } = await child.call("session.create", {});
-        server.reply(stall(text(LONG_REPLY), 4));
-        const turn = startTurn(child, "Tell me a long story.");
-        await turn.event("message_delta");
+        const turn = await streamingTurn(world);
         const stopped = await child.request("shutdown", {}, nextId("shutdown"));
         assert.deepEqual(stopped.result, { state: "stopped" });
         const frame = await turn.response;
@@ -206,11 +225,9 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
     title: "stdin closed while a turn streams: the turn's interrupted result, no more, exit 0",
     async run(ctx) {
       await withTurnWorld(ctx, async (world) => {
-        const { child, server } = world;
+        const { child } = world;
         const { session } = await child.call("session.create", {});
-        server.reply(stall(text(LONG_REPLY), 4));
-        const turn = startTurn(child, "Tell me a long story.");
-        await turn.event("message_delta");
+        const turn = await streamingTurn(world);
         const framesBefore = child.frames.length;
         child.closeStdin();
         const { result } = await finishTurn(child, turn);
