@@ -13,9 +13,13 @@ import { checkWire } from "../protocol/raw-json.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
 import { log } from "./log.js";
 import type { ServerState } from "./state.js";
+import type { FrameKind } from "./writer.js";
 
-/** Writes one encoded frame (with its LF); resolves when the output buffer has room again. */
-export type FrameSink = (line: string) => Promise<void>;
+/**
+ * Writes one encoded frame (with its LF) of a kind (an answer, or an event its producer awaits);
+ * resolves when the output buffer has room again.
+ */
+export type FrameSink = (line: string, kind: FrameKind) => Promise<void>;
 
 /** A notification the child refused to write: always a bug of the code that asked for it. */
 export class NotificationRefused extends Error {
@@ -45,11 +49,11 @@ export class Outbound {
       log("error", `${method} produced a result over the frame byte limit`);
       return this.error(id, "internal_error");
     }
-    void this.sink(line);
+    void this.sink(line, "answer");
   }
 
   error(id: string | null, code: ErrorCode, message = DEFAULT_MESSAGES[code]): void {
-    void this.sink(encodeError(id, code, message));
+    void this.sink(encodeError(id, code, message), "answer");
   }
 
   /** A handler's failure: its ProtocolError, or `internal_error` (logged) for anything else. */
@@ -85,7 +89,7 @@ export class Outbound {
     // UTF-16 units: at most 3 bytes each, so a short line needs no exact count.
     if (line.length * 3 > LIMITS.frame_bytes && utf8Length(line) - 1 > LIMITS.frame_bytes)
       return refuse(`${name} over the frame byte limit`);
-    return this.sink(line);
+    return this.sink(line, "event");
   }
 }
 

@@ -35,7 +35,7 @@ export function serveStdio(server: StdioServer): void {
   );
   const dispatcher = new Dispatcher({
     ...server,
-    write: (line) => writer.write(line),
+    write: (line, kind) => writer.write(line, kind),
     onStopped: () => {
       void writer.flush().then(() => process.exit(0));
     },

@@ -4,15 +4,25 @@
  * high-water mark and otherwise on `drain`, so a streaming turn waits for a slow reader instead
  * of buffering without bound. The input side keeps flowing (an interrupt or status is never
  * stuck behind output): responses are bounded by admission instead (at most `active_requests`
- * in flight, each at most `frame_bytes`). Only a client that keeps sending without ever reading
- * pushes the buffer to the ceiling; then input is paused until stdout drains.
+ * in flight, each at most `frame_bytes`). A client that keeps sending without reading gets its
+ * input paused: once more than `answerBytes` of answers wait unwritten (so a flood of `status`
+ * requests behind a stalled reader does only a bounded amount of work, whatever it sends), or
+ * once the whole buffer passes the ceiling; input resumes when they are written.
  */
 export interface WriterBounds {
   /** Producers wait while more than this many bytes are buffered. */
   highWaterBytes: number;
   /** Input is paused while more than this many bytes are buffered. */
   ceilingBytes: number;
+  /**
+   * Input is paused while more than this many bytes of answers (results and errors, not
+   * notifications) wait unwritten, and resumed once at most half as many do.
+   */
+  answerBytes: number;
 }
+
+/** What a frame is: an answer to a request, or a notification (which its producer awaits). */
+export type FrameKind = "answer" | "event";
 
 /**
  * One frame's worth of high water. The ceiling is four frames: a streaming turn alone stays
@@ -22,6 +32,7 @@ export interface WriterBounds {
 export const WRITER_BOUNDS: WriterBounds = {
   highWaterBytes: 1_048_576,
   ceilingBytes: 4 * 1_048_576,
+  answerBytes: 65_536,
 };
 
 const RESOLVED = Promise.resolve();
@@ -32,6 +43,8 @@ export class FrameWriter {
   private paused = false;
   private closed = false;
   private corked = false;
+  /** Bytes (UTF-16 units) of answers handed to the stream and not yet written out. */
+  private answersPending = 0;
 
   constructor(
     private readonly stream: NodeJS.WritableStream & {
@@ -53,16 +66,22 @@ export class FrameWriter {
   }
 
   /** Writes one frame; resolves when the buffer has room for more. */
-  write(line: string): Promise<void> {
+  write(line: string, kind: FrameKind = "event"): Promise<void> {
     if (this.closed) return RESOLVED;
     this.batch();
-    const ok = this.stream.write(line);
-    const buffered = this.stream.writableLength;
-    if (buffered > this.bounds.ceilingBytes && !this.paused) {
-      this.paused = true;
-      this.onCeiling(true);
-      void this.untilDrained(); // resumes input on drain, whoever waits
+    let ok: boolean;
+    if (kind === "answer") {
+      const size = line.length;
+      this.answersPending += size;
+      ok = this.stream.write(line, () => {
+        this.answersPending -= size;
+        this.updateInput();
+      });
+    } else {
+      ok = this.stream.write(line);
     }
+    this.updateInput();
+    const buffered = this.stream.writableLength;
     // `drain` comes only after a write reported a full buffer (`ok` false).
     if (ok || buffered <= this.bounds.highWaterBytes) return RESOLVED;
     return this.untilDrained();
@@ -93,6 +112,25 @@ export class FrameWriter {
     });
   }
 
+  /** Pauses input past either bound, resumes it once both are met again. */
+  private updateInput(): void {
+    const buffered = this.stream.writableLength;
+    if (!this.paused) {
+      const overCeiling = buffered > this.bounds.ceilingBytes;
+      if (!overCeiling && this.answersPending <= this.bounds.answerBytes) return;
+      this.paused = true;
+      this.onCeiling(true);
+      if (overCeiling) void this.untilDrained(); // resumes input on drain, whoever waits
+      return;
+    }
+    const resume =
+      this.closed ||
+      (buffered <= this.bounds.ceilingBytes && this.answersPending <= this.bounds.answerBytes / 2);
+    if (!resume) return;
+    this.paused = false;
+    this.onCeiling(false);
+  }
+
   private untilDrained(): Promise<void> {
     this.drained ??= new Promise<void>((resolve) => {
       const onDrain = () => this.release();
@@ -100,10 +138,7 @@ export class FrameWriter {
         this.stream.off("drain", onDrain);
         this.drained = null;
         this.release = () => {};
-        if (this.paused) {
-          this.paused = false;
-          this.onCeiling(false);
-        }
+        this.updateInput();
         resolve();
       };
       this.stream.once("drain", onDrain);

@@ -47,6 +47,7 @@ describe("FrameWriter", () => {
     const writer = new FrameWriter(sink.stream, (p) => pauses.push(p), {
       highWaterBytes: 20,
       ceilingBytes: 1000,
+      answerBytes: 1000,
     });
     assert.equal(await settled(writer.write("a".repeat(10))), true, "10 bytes buffered");
     assert.equal(await settled(writer.write("b".repeat(10))), true, "20 bytes: at the mark");
@@ -64,6 +65,7 @@ describe("FrameWriter", () => {
     const writer = new FrameWriter(sink.stream, (p) => pauses.push(p), {
       highWaterBytes: 10,
       ceilingBytes: 30,
+      answerBytes: 1000,
     });
     void writer.write("x".repeat(30));
     assert.deepEqual(pauses, [], "at the ceiling");
@@ -72,6 +74,27 @@ describe("FrameWriter", () => {
     await sink.flowAll();
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(pauses, [true, false]);
+  });
+
+  test("answers waiting unwritten pause input past answerBytes, resume at half of it", async () => {
+    const sink = slowSink(4);
+    const pauses: boolean[] = [];
+    const writer = new FrameWriter(sink.stream, (p) => pauses.push(p), {
+      highWaterBytes: 1000,
+      ceilingBytes: 1000,
+      answerBytes: 20,
+    });
+    void writer.write("e".repeat(50), "event");
+    assert.deepEqual(pauses, [], "notifications do not count toward answerBytes");
+    void writer.write("a".repeat(10), "answer");
+    void writer.write("b".repeat(10), "answer");
+    assert.deepEqual(pauses, [], "20 bytes of answers: at the bound");
+    void writer.write("c", "answer");
+    assert.deepEqual(pauses, [true], "one byte past it");
+    await sink.flowAll();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(pauses, [true, false], "resumed once the answers were written");
+    assert.deepEqual(sink.received, ["e".repeat(50), "a".repeat(10), "b".repeat(10), "c"]);
   });
 
   test("frames written in one tick leave together at its end, in order", async () => {
@@ -97,7 +120,11 @@ describe("FrameWriter", () => {
 
   test("a closed stream releases every waiting producer", async () => {
     const sink = slowSink(4);
-    const writer = new FrameWriter(sink.stream, () => {}, { highWaterBytes: 4, ceilingBytes: 100 });
+    const writer = new FrameWriter(sink.stream, () => {}, {
+      highWaterBytes: 4,
+      ceilingBytes: 100,
+      answerBytes: 1000,
+    });
     const waiting = writer.write("0123456789");
     assert.equal(await settled(waiting), false);
     sink.stream.destroy(new Error("EPIPE"));
