@@ -155,18 +155,17 @@ async function approve(
   if (deps.allowances.allows(request)) return "allow";
   const approval_id = deps.approvals.newId();
   const diff = request.diff === null ? null : boundedEventText(request.diff);
+  const command = request.command === null ? null : boundedEventText(request.command);
   await deps.events.emit({
     type: "approval_requested",
     approval_id,
     item_id,
     kind: request.kind,
     title: call.title,
-    command: request.command === null ? null : boundedEventText(request.command),
+    command,
     path: request.path,
     diff,
-    truncated:
-      diff !== request.diff ||
-      (request.command !== null && boundedEventText(request.command) !== request.command),
+    truncated: diff !== request.diff || command !== request.command,
   });
   const decision = await deps.approvals.wait(approval_id, deps.toolContext.signal);
   await deps.events.emit({ type: "approval_resolved", approval_id, decision });
