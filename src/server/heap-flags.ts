@@ -2,20 +2,25 @@ import { setFlagsFromString } from "node:v8";
 
 /**
  * V8 settings for the backend child, which a frontend keeps alive per workspace: its resident
- * memory matters more than its last percent of speed (issue 13 bounds a 20 MB turn's peak RSS
- * at 100 MB). Each one is read by V8 while it runs, so setting it from inside takes effect (flags
- * read only when the heap is set up, such as `--max-semi-space-size`, would not); each was
- * measured on the back-pressure turn (test/turns/turn-backpressure.test.ts):
+ * memory matters (issue 13 bounds a 20 MB turn's peak RSS at 100 MB). Each is read by V8 as it
+ * runs, so setting it from inside takes effect (flags read only when the heap is set up, such as
+ * `--max-semi-space-size`, would not). `bin/mc-agent.js` sets them before the child's modules
+ * load, so the young generation keeps the size it has then. Measured on the back-pressure turn
+ * (test/turns/turn-backpressure.test.ts): peak 135-140 MiB before, 93-97 MiB with all three.
  *
- * - `--semi-space-growth-factor=1`: the young generation keeps the size it starts with instead
- *   of doubling to 2 × 16 MiB under a stream's garbage (about 16-25 MB of the peak);
- * - `--optimize-for-size`: V8's memory-saving heuristics (a smaller young generation, smaller
- *   heap growing steps, so garbage is collected sooner);
+ * - `--semi-space-growth-factor=1`: the young generation stays at its first size instead of
+ *   doubling up to 2 × 16 MiB under a stream's garbage;
+ * - `--optimize-for-size`: V8's memory-saving mode; what matters here is that a full collection
+ *   is due 2 MiB past the live heap instead of 8 MiB or up to four times it (the stream's frames
+ *   outlive the small young generation, and their garbage piled up past 140 MiB without it);
  * - `--liftoff-only`: undici's HTTP parser is WebAssembly; optimising it with TurboFan on the
  *   first model call took about 25 MB for a few tens of milliseconds (the first call's peak).
- *   Its baseline code parses fast enough: headers and chunk sizes are all it reads.
+ *   Its baseline code parses fast enough: headers and chunk sizes are all it reads (free).
  *
- * Called once, first thing in the real child (not in tests' in-process servers).
+ * The cost: about a fifth of the delta throughput at tiny deltas (20,000 of 16 characters),
+ * from the more frequent collections; `--heap-growing-percent` instead of `--optimize-for-size`
+ * cost more and held less. What would lift it is less garbage per streamed byte (about 12 bytes
+ * are allocated per byte today: see the report on issue 13).
  */
 export const CHILD_HEAP_FLAGS = [
   "--semi-space-growth-factor=1",

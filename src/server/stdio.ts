@@ -5,13 +5,11 @@ import { resolveHome } from "../store/home.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
-import { tuneHeapForChild } from "./heap-flags.js";
 import { createState, type ServerState } from "./state.js";
 import { FrameWriter } from "./writer.js";
 
 /** `mc-agent stdio`: the backend child. stdin carries requests, stdout only frames. */
 export function runStdio(): void {
-  tuneHeapForChild();
   const env = process.env;
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";
