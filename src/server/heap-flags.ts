@@ -10,7 +10,8 @@ import { setFlagsFromString } from "node:v8";
  *
  * - `--semi-space-growth-factor=1`: the young generation stays at its first size instead of
  *   doubling up to 2 × 16 MiB under a stream's garbage;
- * - `--optimize-for-size`: V8's memory-saving mode; what matters here is that a full collection
+ * - `--optimize-for-size` (only while a turn runs, see `turnMemoryMode`): V8's memory-saving
+ *   mode; what matters here is that a full collection
  *   is due 2 MiB past the live heap instead of 8 MiB or up to four times it (the stream's frames
  *   outlive the small young generation, and their garbage piled up past 140 MiB without it);
  * - `--liftoff-only`: undici's HTTP parser is WebAssembly; optimising it with TurboFan on the
@@ -22,12 +23,18 @@ import { setFlagsFromString } from "node:v8";
  * cost more and held less. What would lift it is less garbage per streamed byte (about 12 bytes
  * are allocated per byte today: see the report on issue 13).
  */
-export const CHILD_HEAP_FLAGS = [
-  "--semi-space-growth-factor=1",
-  "--optimize-for-size",
-  "--liftoff-only",
-] as const;
+export const CHILD_HEAP_FLAGS = ["--semi-space-growth-factor=1", "--liftoff-only"] as const;
 
 export function tuneHeapForChild(): void {
   for (const flag of CHILD_HEAP_FLAGS) setFlagsFromString(flag);
+}
+
+/**
+ * `--optimize-for-size` only while a turn streams: it is what keeps a stream's garbage from
+ * piling up, and it costs CPU (about a fifth of a stream's throughput, and more for a discovery
+ * scan's JSON.parse garbage, which it would take below its 0.7 target), so the child is in that
+ * mode exactly while a turn runs (one at a time: turns hold the session worker).
+ */
+export function turnMemoryMode(on: boolean): void {
+  setFlagsFromString(on ? "--optimize-for-size" : "--no-optimize-for-size");
 }
