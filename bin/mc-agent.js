@@ -3,6 +3,9 @@
 // bundle, skipping the terminal frontend's modules; everything else goes through the CLI.
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === "stdio") {
+  // Before the child's modules load: the heap keeps the young generation's size it has now.
+  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
+  tuneHeapForChild();
   const { runStdio } = await import("../dist/child/stdio.js");
   runStdio();
 } else {

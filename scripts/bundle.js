@@ -18,6 +18,8 @@ await build({
   logLevel: "warning",
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
+    // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.
+    "heap-flags": "dist/src/server/heap-flags.js",
     "record-worker": "dist/src/sessions/record-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
   },

@@ -14,6 +14,7 @@ import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable, RequestContext } from "../handler.js";
+import { turnMemoryMode } from "../heap-flags.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
@@ -59,6 +60,7 @@ export function turnHandlers(
       }
       if (admitted.createdSession)
         state.attachment = { session_id: admitted.sessionId, saved: true };
+      turnMemoryMode(true);
       try {
         const agentsMd = await readAgentsMd(state.cwd);
         const permissions = params.permissions ?? "ask";
@@ -95,6 +97,7 @@ export function turnHandlers(
           backoffScale: retryBackoffScale(state.env, options.testMethods),
         });
       } finally {
+        turnMemoryMode(false);
         running.delete(ctx.id);
         await admitted.writer.close();
       }

@@ -1,0 +1,40 @@
+import { setFlagsFromString } from "node:v8";
+
+/**
+ * V8 settings for the backend child, which a frontend keeps alive per workspace: its resident
+ * memory matters (issue 13 bounds a 20 MB turn's peak RSS at 100 MB). Each is read by V8 as it
+ * runs, so setting it from inside takes effect (flags read only when the heap is set up, such as
+ * `--max-semi-space-size`, would not). `bin/mc-agent.js` sets them before the child's modules
+ * load, so the young generation keeps the size it has then. Measured on the back-pressure turn
+ * (test/turns/turn-backpressure.test.ts): peak 135-140 MiB before, 93-97 MiB with all three.
+ *
+ * - `--semi-space-growth-factor=1`: the young generation stays at its first size instead of
+ *   doubling up to 2 × 16 MiB under a stream's garbage;
+ * - `--optimize-for-size` (only while a turn runs, see `turnMemoryMode`): V8's memory-saving
+ *   mode; what matters here is that a full collection
+ *   is due 2 MiB past the live heap instead of 8 MiB or up to four times it (the stream's frames
+ *   outlive the small young generation, and their garbage piled up past 140 MiB without it);
+ * - `--liftoff-only`: undici's HTTP parser is WebAssembly; optimising it with TurboFan on the
+ *   first model call took about 25 MB for a few tens of milliseconds (the first call's peak).
+ *   Its baseline code parses fast enough: headers and chunk sizes are all it reads (free).
+ *
+ * The cost: about a fifth of the delta throughput at tiny deltas (20,000 of 16 characters),
+ * from the more frequent collections; `--heap-growing-percent` instead of `--optimize-for-size`
+ * cost more and held less. What would lift it is less garbage per streamed byte (about 12 bytes
+ * are allocated per byte today: see the report on issue 13).
+ */
+export const CHILD_HEAP_FLAGS = ["--semi-space-growth-factor=1", "--liftoff-only"] as const;
+
+export function tuneHeapForChild(): void {
+  for (const flag of CHILD_HEAP_FLAGS) setFlagsFromString(flag);
+}
+
+/**
+ * `--optimize-for-size` only while a turn streams: it is what keeps a stream's garbage from
+ * piling up, and it costs CPU (about a fifth of a stream's throughput, and more for a discovery
+ * scan's JSON.parse garbage, which it would take below its 0.7 target), so the child is in that
+ * mode exactly while a turn runs (one at a time: turns hold the session worker).
+ */
+export function turnMemoryMode(on: boolean): void {
+  setFlagsFromString(on ? "--optimize-for-size" : "--no-optimize-for-size");
+}
