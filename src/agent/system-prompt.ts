@@ -4,6 +4,7 @@ import { platform, release } from "node:os";
 import { join } from "node:path";
 import type { Permissions } from "../protocol/schemas/turns.js";
 import type { Tool } from "./tools/tool.js";
+import { headBytes } from "./tools/utf8-cut.js";
 
 /** AGENTS.md is included up to this many bytes (turns.md section 5). */
 export const AGENTS_MD_BYTES = 32 * 1024;
@@ -62,10 +63,9 @@ export async function readAgentsMd(workspace: string): Promise<string | null> {
     const buffer = Buffer.alloc(AGENTS_MD_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead <= AGENTS_MD_BYTES) return buffer.subarray(0, bytesRead).toString("utf8");
-    // Cut on a UTF-8 boundary: never inside a multi-byte sequence.
-    let end = AGENTS_MD_BYTES;
-    while (end > 0 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end -= 1;
-    return `${buffer.subarray(0, end).toString("utf8")}\n[AGENTS.md truncated at 32 KiB]`;
+    // Cut on a character boundary, never inside a multi-byte sequence.
+    const head = Buffer.from(headBytes(buffer, AGENTS_MD_BYTES));
+    return `${head.toString("utf8")}\n[AGENTS.md truncated at 32 KiB]`;
   } catch {
     return null;
   } finally {
