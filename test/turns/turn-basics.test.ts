@@ -111,6 +111,24 @@ describe("turns: the basics", () => {
     ]);
   });
 
+  test("AGENTS.md is in the system prompt, cut on a character boundary past 32 KiB", async () => {
+    world = await turnWorld();
+    const { child, server, box } = world;
+    const fs = await import("node:fs");
+    await child.call("session.create", {});
+    fs.writeFileSync(`${box.workspace}/AGENTS.md`, "Always run the linter.\n");
+    server.reply(text("Noted."));
+    await runTurn(child, "Hi");
+    assert.match(server.requests[0]?.body.messages[0].content, /Always run the linter\./);
+    // 32767 ASCII bytes, then a 2-byte character across the 32 KiB bound, then more.
+    fs.writeFileSync(`${box.workspace}/AGENTS.md`, `${"a".repeat(32_767)}é${"z".repeat(100)}`);
+    server.reply(text("Noted again."));
+    await runTurn(child, "Hi again");
+    const prompt: string = server.requests[1]?.body.messages[0].content;
+    assert.ok(prompt.includes(`${"a".repeat(32_767)}\n[AGENTS.md truncated at 32 KiB]`));
+    assert.ok(!prompt.includes("é") && !prompt.includes("\uFFFD") && !prompt.includes("zz"));
+  });
+
   test("without the turn capability nothing is callable and no notification is written", async () => {
     world = await turnWorld();
     const plain = await startReady(world.box, ["session.create"], { testMethods: true });
