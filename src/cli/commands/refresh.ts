@@ -43,11 +43,15 @@ async function refreshAndReport(
   provider: string,
   json: boolean,
 ): Promise<number> {
-  term.startSpinner(`Refreshing ${provider}… (Ctrl-C cancels)`);
   try {
     const report = await interruptible(
       term,
-      (signal) => client.refresh(provider, { signal }),
+      (signal) => {
+        // Only now, with the Ctrl-C handler installed, may the line promise that Ctrl-C cancels:
+        // a person (or a test) answering the line at once must not meet the default SIGINT.
+        term.startSpinner(`Refreshing ${provider}… (Ctrl-C cancels)`);
+        return client.refresh(provider, { signal });
+      },
       () => term.startSpinner("Cancelling… waiting for the backend to confirm"),
     );
     term.stopSpinner();
