@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { TOOL_ARGUMENT_BYTES } from "../../src/agent/providers/chat-stream.js";
 import { retryAfterMs } from "../../src/agent/providers/failures.js";
 import type { StreamEvent } from "../../src/agent/providers/provider.js";
-import { ERROR_BODY_BYTES, STREAM_LINE_BYTES } from "../../src/agent/providers/transport.js";
+import { STREAM_LINE_BYTES } from "../../src/agent/providers/sse.js";
+import { ERROR_BODY_BYTES } from "../../src/agent/providers/transport.js";
 import {
   answerEvents,
   type ChatServer,
@@ -146,7 +147,7 @@ describe("Chat Completions failures", () => {
     );
   });
 
-  test("a named thread event is invalid_response, and the SDK never prints its data", async () => {
+  test("a named thread event is invalid_response, and nothing prints its data", async () => {
     const printed: unknown[] = [];
     const original = console.error;
     console.error = (...args: unknown[]) => printed.push(args);

@@ -40,17 +40,22 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
         const guard = new CallGuard(bounds, request.signal);
         try {
           const client = await anthropicClient(guard, endpoint);
-          const events = guard.stream(() => client.messages.create(body, { signal: guard.signal }));
+          const messages = guard.events(() =>
+            client.messages.create(body, { signal: guard.signal }).asResponse(),
+          );
           reader.startSegment();
-          for await (const event of events) {
-            yield* reader.read(event);
+          for await (const { event, data } of messages) {
+            // As the SDK reads the stream: unnamed events and `ping` are skipped.
+            if (event === undefined || event === "ping") continue;
+            if (event === "error") throw inStreamFailure(parsedOrText(data));
+            yield* reader.read(JSON.parse(data));
             if (reader.stopped) break;
           }
           if (guard.cancelled) return;
           if (!reader.stopped) throw failure("invalid_response");
         } catch (error) {
           if (guard.cancelled) return;
-          throw thrownFailure(error, guard, sdk, inStreamFailure);
+          throw thrownFailure(error, guard, sdk);
         } finally {
           guard.close();
         }
@@ -85,12 +90,20 @@ function* finish(reader: MessagesReader, usage: Usage | null): Generator<StreamE
  * An `error` event inside the stream, by the type the API names (the message is matched for a
  * too-long prompt, never repeated).
  */
-function inStreamFailure(error: unknown): ProviderFailure {
-  const body = (error as { error?: { error?: { type?: unknown } } }).error;
-  const type = typeof body?.error?.type === "string" ? body.error.type : null;
-  if (mentionsContextLength(body?.error)) return failure("context_exceeded");
+function inStreamFailure(body: unknown): ProviderFailure {
+  const inner = (body as { error?: { type?: unknown } } | null)?.error;
+  const type = typeof inner?.type === "string" ? inner.type : null;
+  if (mentionsContextLength(inner)) return failure("context_exceeded");
   if (type === "overloaded_error" || type === "api_error") return failure("remote_unavailable");
   if (type === "rate_limit_error") return failure("rate_limited");
   if (type === "request_too_large") return failure("context_exceeded");
   return failure("provider_error", type && /^[a-z_]{1,64}$/.test(type) ? type : undefined);
+}
+
+function parsedOrText(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return data;
+  }
 }

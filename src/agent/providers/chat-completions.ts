@@ -35,17 +35,25 @@ export class ChatCompletionsProvider implements ModelProvider {
     try {
       const client = await openAiClient(guard, { baseUrl, apiKey: this.options.apiKey });
       const assembler = new ChatStreamAssembler();
-      const chunks = guard.stream(() =>
-        client.chat.completions.create(requestBody(request), { signal: guard.signal }),
+      const messages = guard.events(() =>
+        client.chat.completions.create(requestBody(request), { signal: guard.signal }).asResponse(),
       );
-      for await (const chunk of chunks) yield* assembler.accept(chunk);
+      let done = false;
+      for await (const { data } of messages) {
+        // What follows `[DONE]` is read to the end (the connection stays reusable) and ignored.
+        if (done || data.startsWith("[DONE]")) {
+          done = true;
+          continue;
+        }
+        const chunk = JSON.parse(data);
+        if (chunk?.error) throw errorObjectFailure(chunk.error);
+        yield* assembler.accept(chunk);
+      }
       if (guard.cancelled) return;
       yield* assembler.finishEvents();
     } catch (error) {
       if (guard.cancelled) return;
-      throw thrownFailure(error, guard, sdk, (e) =>
-        errorObjectFailure((e as { error?: unknown }).error),
-      );
+      throw thrownFailure(error, guard, sdk);
     } finally {
       guard.close();
     }

@@ -101,18 +101,13 @@ interface SdkErrors {
 }
 
 /**
- * The failure for anything a call threw that is not already a `ProviderFailure`: the transport's
- * own record comes first (a timeout, a reset, a malformed line), then an SDK error with an HTTP
- * status (mapped by `statusFailure`), then an SDK error without one, which is an error the API
- * sent inside the stream (mapped by `inStream`, from the wire format's own vocabulary). Anything
- * else is a stream the SDK could not parse.
+ * The failure for anything a call threw that is not already a `ProviderFailure` (an error the
+ * API sent inside the stream is one, thrown by its reader): the transport's own record comes
+ * first (a timeout, a reset, a malformed line), then an SDK error with an HTTP status (mapped by
+ * `statusFailure`). Anything else is a stream that could not be read (a body that is not JSON
+ * where an event's data must be).
  */
-export function thrownFailure(
-  error: unknown,
-  guard: CallGuard,
-  sdk: SdkErrors,
-  inStream: (error: unknown) => ProviderFailure,
-): ProviderFailure {
+export function thrownFailure(error: unknown, guard: CallGuard, sdk: SdkErrors): ProviderFailure {
   if (error instanceof ProviderFailure) return error;
   if (guard.fault === "timeout" || guard.fault === "connect_timeout")
     return failure("remote_timeout");
@@ -120,8 +115,7 @@ export function thrownFailure(
   if (guard.fault === "malformed") return failure("invalid_response");
   // The SDK saw the connection fail where the transport recorded nothing (it never got to it).
   if (error instanceof sdk.APIConnectionError) return failure("remote_unavailable");
-  if (!(error instanceof sdk.APIError)) return failure("invalid_response");
-  if (typeof error.status === "number")
+  if (error instanceof sdk.APIError && typeof error.status === "number")
     return statusFailure(error.status, error.headers, guard.errorBody);
-  return inStream(error);
+  return failure("invalid_response");
 }

@@ -40,8 +40,14 @@ export async function* responsesCall(
   const reader = new ResponsesReader(context.providerType);
   try {
     const client = await openAiClient(guard, endpoint);
-    const events = guard.stream(() => client.responses.create(body, { signal: guard.signal }));
-    for await (const event of events) {
+    const messages = guard.events(() =>
+      client.responses.create(body, { signal: guard.signal }).asResponse(),
+    );
+    for await (const { data } of messages) {
+      if (data.startsWith("[DONE]")) break;
+      const event = JSON.parse(data);
+      // An `error` object at the top of an event, as the SDK's own reader treats it.
+      if (event?.error) throw errorCodeFailure(stringCode(event.error.code));
       yield* reader.read(event);
       if (reader.finished) return;
     }
@@ -49,14 +55,10 @@ export async function* responsesCall(
     throw failure("invalid_response");
   } catch (error) {
     if (guard.cancelled) return;
-    throw thrownFailure(error, guard, sdk, (e) => errorCodeFailure(apiErrorCode(e)));
+    throw thrownFailure(error, guard, sdk);
   } finally {
     guard.close();
   }
 }
 
-/** The code of an `error` the SDK raised from inside the stream. */
-function apiErrorCode(error: unknown): string | null {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : null;
-}
+const stringCode = (code: unknown) => (typeof code === "string" ? code : null);

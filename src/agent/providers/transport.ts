@@ -2,6 +2,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import type { Agent } from "undici";
 import type { TransportBounds } from "./provider.js";
+import { SseDecoder, type SseMessage } from "./sse.js";
 
 /**
  * The HTTP under every provider, whichever SDK speaks its wire format: undici's fetch through one
@@ -12,11 +13,6 @@ import type { TransportBounds } from "./provider.js";
 
 /** An error answer's body is read at most this far (it only refines the status). */
 export const ERROR_BODY_BYTES = 65_536;
-/**
- * The longest line a streaming answer may send (an SSE `data:` line is one event). Real events
- * are small; a server that sends a whole tool call at once stays far below the 8 MiB record bound.
- */
-export const STREAM_LINE_BYTES = 8 * 1_048_576;
 /**
  * The longest stretch a stream is processed without giving the event loop a turn. A body read
  * ahead is parsed and sent on entirely in promise callbacks, which never let the loop read
@@ -63,7 +59,7 @@ function agentFor(connectMs: number, { Agent }: Undici): Agent {
 /**
  * How the transport under one call failed, when it was the transport: no byte within the idle
  * bound, no connection within the connect bound, a refused, reset or cut connection, or a line
- * that breaks the stream rules (`LineGuard`).
+ * past the stream line bound (`SseDecoder`).
  */
 export type TransportFault = "timeout" | "connect_timeout" | "network" | "malformed";
 
@@ -72,8 +68,8 @@ export type TransportFault = "timeout" | "connect_timeout" | "network" | "malfor
  * the idle bound, or when the call ends), the idle clock, the fetch the SDK is given, and what
  * went wrong underneath, if anything.
  *
- * The idle clock runs only while the call waits on the remote (`stream` arms it around each
- * `next()`), and every byte received meanwhile restarts it. While the consumer holds an event
+ * The idle clock runs only while the call waits on the remote (`events` arms it around each
+ * read of the body), and every byte received meanwhile restarts it. While the consumer holds an event
  * the clock is stopped, so a slow client back-pressuring the stream is never taken for a silent
  * remote, even when the body reads ahead.
  */
@@ -104,36 +100,57 @@ export class CallGuard {
   }
 
   /**
-   * The SDK stream `start` returns, event by event, with the idle clock running from the request
-   * until each event arrives. A stream the SDK ended quietly because the transport aborted it
-   * throws, so that it is never taken for a complete one.
+   * The server-sent events of the successful answer `start` resolves to (the SDK's raw response,
+   * after it turned an error status into its error), with the idle clock running from the
+   * request until each chunk arrives. A line past the bound is a malformed stream; a body the
+   * transport ended (a reset, the idle bound) throws, so that it is never taken for a complete
+   * one. After the caller's abort nothing more is handed out.
    */
-  async *stream<T>(start: () => PromiseLike<AsyncIterable<T>>): AsyncGenerator<T> {
+  async *events(start: () => PromiseLike<Response>): AsyncGenerator<SseMessage> {
     try {
       this.arm();
-      const iterator = (await start())[Symbol.asyncIterator]();
+      const body = (await start()).body;
+      if (!body) throw new Error("the answer has no body");
+      const reader = body.getReader();
+      const decoder = new SseDecoder();
       let slice = performance.now();
       try {
         for (;;) {
           this.arm();
-          const next = await iterator.next();
+          const chunk = await this.read(reader);
           this.disarm();
-          // After an abort the SDK may still hand out what it had buffered: none of it counts.
-          if (next.done || this.cancelled) break;
-          yield next.value;
-          if (performance.now() - slice > SLICE_MS) {
-            await new Promise((resolve) => setImmediate(resolve));
-            slice = performance.now();
+          if (chunk.done || this.cancelled) break;
+          const messages = decoder.feed(chunk.value);
+          if (messages === null) {
+            this.fault ??= "malformed";
+            throw new Error("malformed stream line");
+          }
+          for (const message of messages) {
+            yield message;
+            if (this.cancelled) return;
+            if (performance.now() - slice > SLICE_MS) {
+              await new Promise((resolve) => setImmediate(resolve));
+              slice = performance.now();
+            }
           }
         }
       } finally {
-        // Unfinished (an error, or the consumer stopped early): the SDK aborts its request.
-        await iterator.return?.()?.catch(() => {});
+        // Unfinished (an error, or the consumer stopped early): the connection is let go.
+        reader.cancel().catch(() => {});
       }
     } finally {
       this.disarm();
     }
     if (this.fault && !this.cancelled) throw new Error("the transport ended the stream");
+  }
+
+  private async read(reader: ReadableStreamDefaultReader<Uint8Array>) {
+    try {
+      return await reader.read();
+    } catch (error) {
+      this.noteFault(error);
+      throw error;
+    }
   }
 
   /** The call is over: no clock, no listener, and whatever is still open is torn down. */
@@ -143,7 +160,7 @@ export class CallGuard {
     this.controller.abort();
   }
 
-  /** A fetch for the SDK: undici with the connect bound, its body watched and bounded. */
+  /** A fetch for the SDK: undici with the connect bound; an error's body is bounded. */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const http = await loadUndici();
     let response: Awaited<ReturnType<Undici["fetch"]>>;
@@ -157,9 +174,9 @@ export class CallGuard {
       throw error;
     }
     this.touch();
-    if (!response.body) return response as unknown as Response;
-    const watched = this.watched(response.body, response.ok);
-    return new http.Response(watched, {
+    // A success's body is read by `events`; an error's by the SDK, through `bounded`.
+    if (!response.body || response.ok) return response as unknown as Response;
+    return new http.Response(this.bounded(response.body), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -167,44 +184,33 @@ export class CallGuard {
   };
 
   /**
-   * The body as the SDK reads it: every chunk restarts a running idle clock; a success's lines
-   * are checked (`LineGuard`); an error's body is kept up to `ERROR_BODY_BYTES` and cut there;
-   * a read error (a reset mid-stream) is recorded before the SDK sees it.
+   * An error answer's body as the SDK reads it: kept up to `ERROR_BODY_BYTES` (it refines the
+   * status) and cut there; every chunk restarts a running idle clock; a read error is recorded
+   * before the SDK sees it.
    */
-  private watched(body: ReadableStream<Uint8Array>, ok: boolean): ReadableStream<Uint8Array> {
+  private bounded(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const reader = body.getReader();
-    const lines = new LineGuard();
     const decoder = new TextDecoder();
     let errorBytes = 0;
-    const deliver = (out: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array) => {
-      if (ok) {
-        if (lines.accept(chunk)) return out.enqueue(chunk);
-        this.fault ??= "malformed";
-        out.error(new Error("malformed stream line"));
-        return void reader.cancel().catch(() => {});
-      }
-      const kept = chunk.subarray(0, Math.max(0, ERROR_BODY_BYTES - errorBytes));
-      errorBytes += kept.length;
-      this.errorBody += decoder.decode(kept, { stream: true });
-      out.enqueue(kept);
-      if (errorBytes < ERROR_BODY_BYTES) return;
-      out.close();
-      void reader.cancel().catch(() => {});
-    };
     return new ReadableStream<Uint8Array>({
       pull: async (out) => {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
-          chunk = await reader.read();
+          chunk = await this.read(reader);
         } catch (error) {
-          this.noteFault(error);
           out.error(error);
           return;
         }
         try {
           if (chunk.done) return out.close();
           this.touch();
-          deliver(out, chunk.value);
+          const kept = chunk.value.subarray(0, Math.max(0, ERROR_BODY_BYTES - errorBytes));
+          errorBytes += kept.length;
+          this.errorBody += decoder.decode(kept, { stream: true });
+          out.enqueue(kept);
+          if (errorBytes < ERROR_BODY_BYTES) return;
+          out.close();
+          void reader.cancel().catch(() => {});
         } catch {
           // The SDK cancelled the body while this read was under way: nothing left to deliver.
         }
@@ -246,39 +252,6 @@ function classify(error: unknown): TransportFault {
   }
   return "network";
 }
-
-/**
- * Checks a success's lines as they pass: none longer than `STREAM_LINE_BYTES`, and no
- * `event: thread.*` line. None of our APIs names such events (they are the Assistants API's),
- * and for them the openai SDK prints an unparsable event's data to the console: the remote's
- * body would reach our log.
- */
-class LineGuard {
-  private lineBytes = 0;
-  private head = "";
-
-  /** False once a line breaks a rule. */
-  accept(chunk: Uint8Array): boolean {
-    let start = 0;
-    for (;;) {
-      const lf = chunk.indexOf(10, start);
-      const end = lf === -1 ? chunk.length : lf;
-      this.lineBytes += end - start;
-      const room = LINE_HEAD - this.head.length;
-      if (room > 0)
-        this.head += Buffer.from(chunk.subarray(start, Math.min(end, start + room))).toString(
-          "latin1",
-        );
-      if (this.lineBytes > STREAM_LINE_BYTES || THREAD_EVENT.test(this.head)) return false;
-      if (lf === -1) return true;
-      this.lineBytes = 0;
-      this.head = "";
-      start = lf + 1;
-    }
-  }
-}
-const LINE_HEAD = 16;
-const THREAD_EVENT = /^event: ?thread\./;
 
 /** What every SDK client is built with: our fetch, no retries, no clock of its own, no logging. */
 function sdkBounds(guard: CallGuard) {
