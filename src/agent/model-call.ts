@@ -7,6 +7,7 @@ import {
   type StopReason,
   type Usage,
 } from "./providers/provider.js";
+import { TextBuilder } from "./text-builder.js";
 import { EVENT_TEXT_BYTES, jsonTextBytes, splitUtf8, type TurnEvents } from "./turn-events.js";
 
 /** Retries of one call before any output (turns.md section 5). */
@@ -116,10 +117,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** One attempt's stream: deltas to the client as they come, the whole reply at the end. */
 class StreamedReply {
   producedOutput = false;
-  private text = "";
+  private text = new TextBuilder();
   private textBytes = 0;
   private overflow = false;
-  private itemText = "";
+  private itemText = new TextBuilder();
   private itemBytes = 0;
   private itemId: string | null = null;
   private reasoningId: string | null = null;
@@ -183,7 +184,7 @@ class StreamedReply {
   /** Closes the open message item (its `message_done`) and returns the whole text. */
   async finish(): Promise<string> {
     await this.closeItem();
-    return this.text;
+    return this.text.toString();
   }
 
   private async addText(text: string): Promise<void> {
@@ -209,7 +210,7 @@ class StreamedReply {
     if (this.itemId !== null && this.itemBytes + bytes > MESSAGE_ITEM_BYTES) await this.closeItem();
     this.itemId ??= this.options.newItemId();
     this.keep(text, bytes);
-    this.itemText += text;
+    this.itemText.add(text);
     this.itemBytes += bytes;
     this.pending += text;
     this.pendingBytes += bytes;
@@ -243,16 +244,17 @@ class StreamedReply {
     if (this.overflow) return;
     this.textBytes += bytes;
     this.overflow = this.textBytes > REPLY_TEXT_BYTES;
-    this.text = this.overflow ? "" : this.text + text;
+    if (this.overflow) this.text = new TextBuilder();
+    else this.text.add(text);
   }
 
   private async closeItem(): Promise<void> {
     await this.flush();
     if (this.itemId === null) return;
     const item_id = this.itemId;
-    const text = this.itemText;
+    const text = this.itemText.toString();
     this.itemId = null;
-    this.itemText = "";
+    this.itemText = new TextBuilder();
     this.itemBytes = 0;
     await this.options.events.emit({ type: "message_done", item_id, text });
   }

@@ -1,5 +1,6 @@
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { z } from "zod";
+import { TextBuilder } from "../text-builder.js";
 import type { ThinkingBlock } from "./anthropic-format.js";
 import { failure } from "./failures.js";
 import type { ProviderState, StreamEvent, Usage } from "./provider.js";
@@ -47,7 +48,10 @@ const MessageDelta = z.looseObject({
   usage: InputUsage.nullish(),
 });
 
-type Block = z.infer<typeof BlockStart>["content_block"] & { json: string };
+/** A block as it started, and what its deltas streamed (kept flat: `TextBuilder`). */
+type Block = z.infer<typeof BlockStart>["content_block"] & {
+  streamed: { text: TextBuilder; thinking: TextBuilder; json: TextBuilder };
+};
 
 export class MessagesReader {
   stopped = false;
@@ -75,7 +79,14 @@ export class MessagesReader {
         return [];
       case "content_block_start": {
         const { index, content_block } = parse(BlockStart, event);
-        this.blocks.set(index, { ...content_block, json: "" });
+        const streamed = {
+          text: new TextBuilder(),
+          thinking: new TextBuilder(),
+          json: new TextBuilder(),
+        };
+        streamed.text.add(content_block.text ?? "");
+        streamed.thinking.add(content_block.thinking ?? "");
+        this.blocks.set(index, { ...content_block, streamed });
         return [];
       }
       case "content_block_delta":
@@ -101,13 +112,13 @@ export class MessagesReader {
     if (!block) throw failure("invalid_response");
     switch (delta.type) {
       case "text_delta":
-        block.text = (block.text ?? "") + need(delta.text);
+        block.streamed.text.add(need(delta.text));
         return [{ type: "text_delta", text: delta.text as string }];
       case "input_json_delta":
-        block.json += need(delta.partial_json);
+        block.streamed.json.add(need(delta.partial_json));
         return [];
       case "thinking_delta":
-        block.thinking = (block.thinking ?? "") + need(delta.thinking);
+        block.streamed.thinking.add(need(delta.thinking));
         return [{ type: "reasoning_delta", text: delta.thinking as string }];
       case "signature_delta":
         block.signature = need(delta.signature);
@@ -122,21 +133,24 @@ export class MessagesReader {
     if (!block) throw failure("invalid_response");
     this.blocks.delete(index);
     switch (block.type) {
-      case "text":
-        if (block.text) this.content.push({ type: "text", text: block.text });
+      case "text": {
+        const text = block.streamed.text.toString();
+        if (text) this.content.push({ type: "text", text });
         return [];
+      }
       case "thinking":
         // An unsigned block could not be replayed: the API checks the signature.
         if (!block.signature) return [];
         return this.keepThinking({
           type: "thinking",
-          thinking: block.thinking ?? "",
+          thinking: block.streamed.thinking.toString(),
           signature: block.signature,
         });
       case "redacted_thinking":
         return this.keepThinking({ type: "redacted_thinking", data: need(block.data) });
       case "tool_use": {
-        const args = block.json.trim() === "" ? "{}" : block.json;
+        const json = block.streamed.json.toString();
+        const args = json.trim() === "" ? "{}" : json;
         this.content.push({
           type: "tool_use",
           id: need(block.id),
@@ -150,7 +164,8 @@ export class MessagesReader {
       }
       default: {
         // A server-side block (a pause can follow one): kept as it came, for the continuation.
-        const { json, ...rest } = block;
+        const { streamed, ...rest } = block;
+        const json = streamed.json.toString();
         this.content.push(
           (json ? { ...rest, input: parseObject(json) } : rest) as ContentBlockParam,
         );

@@ -1,6 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import type { Agent } from "undici";
+import { loadUndici, type Undici } from "../../models/undici.js";
 import type { TransportBounds } from "./provider.js";
 import { SseDecoder, type SseMessage } from "./sse.js";
 
@@ -23,17 +24,11 @@ const SLICE_MS = 4;
 /** Far beyond any call: the SDKs take a number, and the idle bound is the real clock. */
 export const SDK_TIMEOUT_MS = 2_147_483_647;
 
-type Undici = typeof import("undici");
 type OpenAiModule = typeof import("openai");
 type AnthropicModule = typeof import("@anthropic-ai/sdk");
-let undici: Promise<Undici> | null = null;
 let openAi: Promise<OpenAiModule> | null = null;
 let anthropic: Promise<AnthropicModule> | null = null;
 /** They load on the first model call, not at child start: listings never need them. */
-function loadUndici(): Promise<Undici> {
-  undici ??= import("undici");
-  return undici;
-}
 export function loadOpenAi(): Promise<OpenAiModule> {
   openAi ??= import("openai");
   return openAi;

@@ -1,6 +1,7 @@
 import type { Agent } from "undici";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { RefreshReason } from "../../protocol/schemas/models.js";
+import { loadUndici, type Undici } from "../undici.js";
 import { RefreshFailure } from "./failure.js";
 import { CATALOG_HTTP_WORKERS, catalogHttpSlots } from "./workers.js";
 
@@ -30,13 +31,6 @@ export const CONTRACT_HTTP_BOUNDS: HttpBounds = {
  * One connection pool per connect bound (in practice one: the contract's, plus a test build's),
  * because undici fixes the connect timeout per agent.
  */
-type Undici = typeof import("undici");
-let undici: Promise<Undici> | null = null;
-/** undici loads on the first refresh, not at child start: most children never refresh. */
-function loadUndici(): Promise<Undici> {
-  undici ??= import("undici");
-  return undici;
-}
 
 const agents = new Map<number, Agent>();
 function agentFor(connectMs: number, { Agent }: Undici): Agent {
