@@ -1,7 +1,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { type Frame, nextId, sandbox, TestChild } from "../src/conformance/harness.js";
+import {
+  type Frame,
+  nextId,
+  type Sandbox,
+  sandbox,
+  TestChild,
+} from "../src/conformance/harness.js";
 import type { WireFormat } from "./turn-formats.js";
 import type { BenchServer } from "./turn-server.js";
 import type { Streamer } from "./turn-world.js";
@@ -68,13 +74,15 @@ interface Notification {
 /**
  * A Codex app-server on a fresh thread whose model is `format`'s (the Responses format: the
  * only wire API Codex speaks), served by `server`. `startupMs` is spawn to the thread started.
+ * Given `home`, a sandbox used before (a warm CODEX_HOME), it is kept at close.
  */
 export async function codexStreamer(
   binary: string,
   format: WireFormat,
   server: BenchServer,
+  home?: Sandbox,
 ): Promise<Streamer & { startupMs: number }> {
-  const box = sandbox("mc-bench-codex-");
+  const box = home ?? sandbox("mc-bench-codex-");
   const codexHome = join(box.home, "codex");
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(join(codexHome, "config.toml"), config(format, server));
@@ -92,7 +100,7 @@ export async function codexStreamer(
     const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
     await proc.exited;
     clearTimeout(timer);
-    box.cleanup();
+    if (!home) box.cleanup();
   };
   try {
     await call(proc, "initialize", {

@@ -50,6 +50,8 @@ export interface ChildWorld {
   timeoutMs?: number;
   /** Another command line for the child (e.g. with `--cpu-prof`). */
   command?: string[];
+  /** A sandbox used before (a warm home), kept at close; default: a fresh one, removed. */
+  box?: Sandbox;
 }
 
 /** A sandbox whose selected model is `format`'s, served by `server`; a child on a fresh session. */
@@ -65,7 +67,7 @@ export async function childStreamer(
     startupMs: number;
   }
 > {
-  const box = sandbox("mc-bench-turn-");
+  const box = options.box ?? sandbox("mc-bench-turn-");
   const base_url = format.baseUrl(server.url);
   const provider =
     format.type === "openai-compatible"
@@ -130,7 +132,7 @@ export async function childStreamer(
     forget: () => forget(proc),
     close: async () => {
       await proc.close();
-      box.cleanup();
+      if (!options.box) box.cleanup();
     },
   };
 }
