@@ -54,7 +54,11 @@ on a warm home (used before, as a user's is) and on a fresh one (a first run). C
 at its first byte, so building and sending the request are outside every figure. Codex is a native (Rust) binary while ours is Node, so start-up
 compares runtimes as much as designs. The model name is unknown to Codex (it warns and uses its
 fallback model metadata). Ours persists the session to its store; Codex writes its rollout too
-(threads are not ephemeral).
+(threads are not ephemeral). On a loaded machine the p99 and start-up rows swing between runs
+(read the rounds' ratios and slowest starts beside them); p50 and throughput hold their ratios.
+Absolute figures of ours differ from the section below, measured at another time: compare
+ratios within a section. Rerun with \`npm run bench -- peer\` (\`MC_BENCH_TURN_SCALE=0.3\` for a
+quick look).
 `;
 
 async function peerRows(server: BenchServer, binary: string): Promise<BenchRow[]> {
