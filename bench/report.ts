@@ -16,6 +16,9 @@ export interface BenchRow {
 
 export interface Bench {
   title: string;
+  /** Prose printed under the section's title: what is compared, how, and the caveats. */
+  about?: string;
+  /** No rows: the bench was skipped (it said why), and the file keeps its previous section. */
   run(): Promise<BenchRow[]>;
 }
 

@@ -21,17 +21,22 @@ const modules = readdirSync(here)
   .filter((f) => filters.length === 0 || filters.some((needle) => f.includes(needle)))
   .sort();
 
-const sections: { title: string; rows: BenchRow[] }[] = [];
+type Section = { title: string; about?: string | undefined; rows: BenchRow[] };
+const sections: Section[] = [];
 for (const file of modules) {
   const bench = (await import(pathToFileURL(join(here, file)).href)).default as Bench;
   process.stderr.write(`bench: ${bench.title} ...\n`);
   const rows = await bench.run();
+  if (rows.length === 0) {
+    process.stderr.write("  no rows: its section in docs/benchmarks.md is left as it was\n");
+    continue;
+  }
   for (const row of rows) {
     process.stderr.write(
       `  ${row.name}: ${fmt(row.figure)} ${row.unit} vs ${fmt(row.baseline)} (${ratio(row)})\n`,
     );
   }
-  sections.push({ title: bench.title, rows });
+  sections.push({ title: bench.title, about: bench.about, rows });
 }
 
 writeFileSync(target, render(mergeWithExisting(sections)));
@@ -51,7 +56,7 @@ function machine(): string {
 }
 
 /** Keeps sections of benches that did not run this time (when filtered). */
-function mergeWithExisting(fresh: { title: string; rows: BenchRow[] }[]): string[] {
+function mergeWithExisting(fresh: Section[]): string[] {
   let previous: string[] = [];
   try {
     const text = readFileSync(target, "utf8");
@@ -60,14 +65,15 @@ function mergeWithExisting(fresh: { title: string; rows: BenchRow[] }[]): string
   } catch {}
   const freshTitles = new Set(fresh.map((s) => s.title));
   const kept = previous.filter((s) => !freshTitles.has(s.trim().slice(4).split("\n")[0] ?? ""));
-  const rendered = fresh.map((s) => renderSection(s.title, s.rows));
+  const rendered = fresh.map(renderSection);
   return [...kept.map((s) => s.trim()), ...rendered].sort();
 }
 
-function renderSection(title: string, rows: BenchRow[]): string {
+function renderSection({ title, about, rows }: Section): string {
   const lines = [
     `### ${title}`,
     "",
+    ...(about ? [about.trim(), ""] : []),
     `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}.`,
     "",
     "| figure | value | baseline | baseline value | ratio | note |",

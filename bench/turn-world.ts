@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import {
   type Frame,
@@ -20,13 +21,14 @@ import type { BenchServer } from "./turn-server.js";
 
 /**
  * Who reads a stream in the turn benchmarks, behind one face: the real child (a turn per reply,
- * its `message_delta` events) or the bare relay (a request per reply, its relayed payloads).
+ * its `message_delta` events), the bare relay (a request per reply, its relayed payloads) or
+ * the peer, Codex app-server (bench/turn-peer-codex: a turn per reply, its message deltas).
  * Both run as their own processes spoken to over real pipes by the same TestChild reader, so the
  * bench process's own reading costs both alike. The harness gives every process spawned this way
  * only PATH and the store variables: no NODE_EXTRA_CA_CERTS (it adds ~90 ms to a Node start).
  */
 export interface Streamer {
-  readonly label: "child" | "relay";
+  readonly label: "child" | "relay" | "codex";
   readonly proc: TestChild;
   /** The reply text a frame carries, or "" when it carries none. */
   deltaOf(frame: Frame): string;
@@ -48,6 +50,8 @@ export interface ChildWorld {
   timeoutMs?: number;
   /** Another command line for the child (e.g. with `--cpu-prof`). */
   command?: string[];
+  /** A sandbox used before (a warm home), kept at close; default: a fresh one, removed. */
+  box?: Sandbox;
 }
 
 /** A sandbox whose selected model is `format`'s, served by `server`; a child on a fresh session. */
@@ -55,8 +59,15 @@ export async function childStreamer(
   format: WireFormat,
   server: BenchServer,
   options: ChildWorld = {},
-): Promise<Streamer & { box: Sandbox; lastResult: () => Record<string, unknown> | undefined }> {
-  const box = sandbox("mc-bench-turn-");
+): Promise<
+  Streamer & {
+    box: Sandbox;
+    lastResult: () => Record<string, unknown> | undefined;
+    /** Spawn to the session.create result (initialize in between). */
+    startupMs: number;
+  }
+> {
+  const box = options.box ?? sandbox("mc-bench-turn-");
   const base_url = format.baseUrl(server.url);
   const provider =
     format.type === "openai-compatible"
@@ -77,16 +88,19 @@ export async function childStreamer(
     format.provider,
     cacheDoc(format.provider, { type: format.type, base_url }, [model]),
   );
+  const spawnedAt = performance.now();
   const proc = await startReady(box, TURN_CAPS, {
     env: format.keyEnv,
     ...(options.command ? { command: options.command } : {}),
   });
   await proc.call("session.create", {});
+  const startupMs = performance.now() - spawnedAt;
   let lastResult: Record<string, unknown> | undefined;
   return {
     label: "child",
     proc,
     box,
+    startupMs,
     lastResult: () => lastResult,
     deltaOf: (frame) => {
       const f = frame as unknown as {
@@ -118,7 +132,7 @@ export async function childStreamer(
     forget: () => forget(proc),
     close: async () => {
       await proc.close();
-      box.cleanup();
+      if (!options.box) box.cleanup();
     },
   };
 }

@@ -1,10 +1,11 @@
 import { schedulingNoise } from "./bench-support.js";
 import { type Bench, type BenchRow, median, percentile } from "./report.js";
 import { CHAT_COMPLETIONS, WIRE_FORMATS, type WireFormat } from "./turn-formats.js";
-import { deltasPerSecond, firstDeltaMs, pollStatus } from "./turn-measure.js";
+import { deltasPerSecond, pollStatus } from "./turn-measure.js";
 import { turnMemory } from "./turn-memory.js";
+import { measurePair, type PairFigures, ratioSpread, sideMedian } from "./turn-pair.js";
 import { type BenchServer, startBenchServer } from "./turn-server.js";
-import { childStreamer, relayStreamer, type Streamer } from "./turn-world.js";
+import { childStreamer, relayStreamer } from "./turn-world.js";
 
 /**
  * Issues 13 and 14: what the child adds to a model's stream on its way to the client, for each
@@ -24,60 +25,35 @@ const STATUS_DELTAS = scaled(400_000);
 const FIRST_TURN_DELTAS = scaled(150_000);
 const STATUS_EVERY_MS = 5;
 
-interface FormatFigures {
+interface FormatFigures extends PairFigures {
   format: WireFormat;
-  /** Per round: [child, relay] p50 and p99. */
-  p50: [number, number][];
-  p99: [number, number][];
-  /** Per round: [child, relay] deltas/s. */
-  rates: [number, number][];
 }
 
 async function measureFormat(server: BenchServer, format: WireFormat): Promise<FormatFigures> {
   const child = await childStreamer(format, server);
   const relay = relayStreamer(format, server);
-  const pair: Streamer[] = [child, relay];
-  const figures: FormatFigures = { format, p50: [], p99: [], rates: [] };
   try {
-    for (let i = 0; i < WARMUP; i++) for (const s of pair) await firstDeltaMs(server, format, s);
-    for (let round = 0; round < ROUNDS; round++) {
-      const samples: [number[], number[]] = [[], []];
-      for (let i = 0; i < LATENCY_SAMPLES; i++) {
-        // Alternating who goes first, so that machine noise hits both alike.
-        const order = i % 2 === 0 ? [0, 1] : [1, 0];
-        for (const k of order)
-          samples[k as 0 | 1].push(await firstDeltaMs(server, format, pair[k] as Streamer));
-      }
-      figures.p50.push([median(samples[0]), median(samples[1])]);
-      figures.p99.push([percentile(samples[0], 99), percentile(samples[1], 99)]);
-    }
-    await deltasPerSecond(server, format, child, THROUGHPUT_DELTAS);
-    await deltasPerSecond(server, format, relay, THROUGHPUT_DELTAS);
-    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-      const c = await deltasPerSecond(server, format, child, THROUGHPUT_DELTAS);
-      const r = await deltasPerSecond(server, format, relay, THROUGHPUT_DELTAS);
-      figures.rates.push([c, r]);
-    }
+    const figures = await measurePair(server, format, [child, relay], {
+      warmup: WARMUP,
+      rounds: ROUNDS,
+      latencySamples: LATENCY_SAMPLES,
+      throughputRounds: THROUGHPUT_ROUNDS,
+      throughputDeltas: THROUGHPUT_DELTAS,
+    });
+    return { format, ...figures };
   } finally {
     await child.close();
     await relay.close();
   }
-  return figures;
 }
-
-const col = (pairs: [number, number][], k: 0 | 1) => median(pairs.map((p) => p[k]));
-const spread = (pairs: [number, number][]) => {
-  const ratios = pairs.map(([c, r]) => c / r);
-  return `${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)}`;
-};
 
 function formatRows(f: FormatFigures): BenchRow[] {
   const label = `${f.format.name} (${f.format.provider})`;
   const relay = "bare SSE relay in Node (node:http, JSON.parse, one NDJSON line per event)";
-  const p50: [number, number] = [col(f.p50, 0), col(f.p50, 1)];
-  const p99: [number, number] = [col(f.p99, 0), col(f.p99, 1)];
+  const p50: [number, number] = [sideMedian(f.p50, 0), sideMedian(f.p50, 1)];
+  const p99: [number, number] = [sideMedian(f.p99, 0), sideMedian(f.p99, 1)];
   const added = p99[0] - p99[1];
-  const rates: [number, number] = [col(f.rates, 0), col(f.rates, 1)];
+  const rates: [number, number] = [sideMedian(f.rates, 0), sideMedian(f.rates, 1)];
   const ratio = rates[0] / rates[1];
   return [
     {
@@ -102,7 +78,7 @@ function formatRows(f: FormatFigures): BenchRow[] {
       baseline: rates[1],
       unit: "deltas/s",
       baselineName: "the same relay",
-      note: `target ratio at least 0.5 (${ratio >= 0.5 ? "met" : "missed"}); the rounds' ratios: ${spread(f.rates)}`,
+      note: `target ratio at least 0.5 (${ratio >= 0.5 ? "met" : "missed"}); the rounds' ratios: ${ratioSpread(f.rates)}`,
     },
   ];
 }
