@@ -5,7 +5,7 @@ import { deltasPerSecond, pollStatus } from "./turn-measure.js";
 import { turnMemory } from "./turn-memory.js";
 import { measurePair, type PairFigures, ratioSpread, sideMedian } from "./turn-pair.js";
 import { type BenchServer, startBenchServer } from "./turn-server.js";
-import { childStreamer, relayStreamer } from "./turn-world.js";
+import { childStreamer, relayStreamer, type Streamer } from "./turn-world.js";
 
 /**
  * Issues 13 and 14: what the child adds to a model's stream on its way to the client, for each
