@@ -1,8 +1,17 @@
+import type { Replay } from "../sessions/replay-window.js";
 import type { ReplayRecord } from "../sessions/turn-records.js";
 import type { ContextItem, ProviderState } from "./providers/provider.js";
 
 /** What the model is told of a call whose result was never recorded (its writer was killed). */
 export const LOST_RESULT = "The tool call was interrupted before it produced a result.";
+
+/**
+ * What the model is told first when a replay cut to its bound starts inside a turn (at a step
+ * boundary), so that the conversation it sees still starts with a user message, as every
+ * provider accepts.
+ */
+export const LEFT_OUT =
+  "The earlier part of this conversation was too long to replay and is left out here.";
 
 type ToolCallItem = Extract<ContextItem, { kind: "tool_call" }>;
 type ToolResultItem = Extract<ContextItem, { kind: "tool_result" }>;
@@ -68,6 +77,18 @@ export function contextFromRecords(records: readonly ReplayRecord[]): ContextIte
     }
   }
   closeStep();
+  return items;
+}
+
+/**
+ * The context from a replay (replay.ts). A replay cut to its bound that starts with no user
+ * message or summary (inside a turn) is led by a note that the older part is left out.
+ */
+export function contextFromReplay(replay: Replay): ContextItem[] {
+  const items = contextFromRecords(replay.records);
+  const first = items[0]?.kind;
+  if (replay.truncated && first !== "user" && first !== "summary")
+    items.unshift({ kind: "user", text: LEFT_OUT });
   return items;
 }
 

@@ -38,6 +38,11 @@ export interface TurnInputs {
   system: (tools: ReturnType<typeof offeredTools>) => string;
   /** The session's context before this turn (from its records). */
   history: ContextItem[];
+  /**
+   * The history was cut to the replay bound (replay.ts): it is far past any model's window, so
+   * the turn compacts before its first model call, whether or not the window is known.
+   */
+  historyTruncated?: boolean;
   events: TurnEvents;
   approvals: ApprovalBroker;
   allowances: SessionAllowances;
@@ -79,10 +84,13 @@ class TurnRun {
   /** The provider's input count of the previous call, and the context length it saw. */
   private lastInputTokens: number | null = null;
   private lengthAtLastCall = 0;
+  /** A compaction is due before the next call whatever the estimate (a truncated replay). */
+  private compactionDue: boolean;
 
   constructor(private readonly inputs: TurnInputs) {
     this.context = [...inputs.history, { kind: "user", text: inputs.input }];
     this.tools = offeredTools(inputs.permissions);
+    this.compactionDue = inputs.historyTruncated === true;
   }
 
   async execute(): Promise<Result> {
@@ -234,8 +242,12 @@ class TurnRun {
     return this.lastInputTokens + estimateTokens(this.context.slice(this.lengthAtLastCall));
   }
 
-  /** Proactive compaction past 85% of a known window; an outcome only when the turn ends. */
+  /**
+   * Proactive compaction past 85% of a known window, or first thing after a truncated replay;
+   * an outcome only when the turn ends.
+   */
   private async compactIfNeeded(system: string): Promise<Outcome | null> {
+    if (this.compactionDue) return this.compact(system);
     const window = this.inputs.model.contextWindow;
     if (window === null || this.estimate(system) <= window * COMPACT_AT) return null;
     return this.compact(system);
@@ -248,6 +260,7 @@ class TurnRun {
   private async compact(system: string): Promise<Outcome | null> {
     const { inputs } = this;
     const window = inputs.model.contextWindow;
+    this.compactionDue = false;
     // What compaction keeps (the system prompt and this turn's input) past the window already:
     // no summary can help, so none is asked for.
     if (window !== null && estimateTokens([{ kind: "user", text: inputs.input }], system) > window)

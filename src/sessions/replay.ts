@@ -5,6 +5,7 @@ import { primaryName, sessionsDir } from "../store/layout.js";
 import { RecordReader } from "../store/record-reader.js";
 import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
 import { isSessionEvent, TS_MAX_CHARS } from "./record-facts.js";
+import { type Replay, ReplayWindow } from "./replay-window.js";
 import { Slicer } from "./slicer.js";
 import { isTornTail } from "./torn-tail.js";
 import { ReplayRecord } from "./turn-records.js";
@@ -19,20 +20,15 @@ import { RECORD_BYTES } from "./validate.js";
  *   `user_message` / `assistant_message` records other tools write (no `turn_id`);
  * - nothing else: `session_meta`, `title`, `mode`, `model`, unknown types, and records of a
  *   turn type that do not match its schema are skipped;
- * - a torn tail ends the history (torn-tail.ts).
+ * - a torn tail ends the history (torn-tail.ts);
+ * - at most `maxBytes` of kept records' lines: past that, the newest that fit, starting at a
+ *   turn boundary, and `truncated` (replay-window.ts). More than any model's context window, so
+ *   the engine compacts before its first call.
  * Errors: `session_missing`; `session_invalid` (unsafe, a bad line other than a torn tail, a
- * record over 8 MiB, unreadable); `ReplayTooLarge` when what it would keep passes `maxBytes`.
+ * record over 8 MiB, unreadable).
  * It does not apply the cwd rule: the engine's admission revalidates the history (exact open).
  */
 export const REPLAY_BYTES = 16 * 1024 * 1024;
-
-/** The kept records' lines passed the replay bound: more than any model's context window. */
-export class ReplayTooLarge extends Error {
-  constructor() {
-    super("the session's context since its last compaction exceeds the replay bound");
-    this.name = "ReplayTooLarge";
-  }
-}
 
 export interface ReplayOptions {
   /** Bytes of kept records' lines (default REPLAY_BYTES). */
@@ -45,14 +41,14 @@ export async function readReplay(
   home: string,
   id: string,
   options: ReplayOptions = {},
-): Promise<ReplayRecord[]> {
+): Promise<Replay> {
   const opened = openPrimary(sessionsDir(home), primaryName(id));
   if (!opened.ok)
     throw new ProtocolError(opened.problem === "missing" ? "session_missing" : "session_invalid");
   try {
     return await collect(new RecordReader(opened.fd, RECORD_BYTES), options);
   } catch (error) {
-    if (error instanceof ProtocolError || error instanceof ReplayTooLarge) throw error;
+    if (error instanceof ProtocolError) throw error;
     if (errorCode(error)?.startsWith("E")) throw new ProtocolError("session_invalid");
     throw error;
   } finally {
@@ -60,27 +56,20 @@ export async function readReplay(
   }
 }
 
-async function collect(reader: RecordReader, options: ReplayOptions): Promise<ReplayRecord[]> {
-  const maxBytes = options.maxBytes ?? REPLAY_BYTES;
+async function collect(reader: RecordReader, options: ReplayOptions): Promise<Replay> {
   const slicer = new Slicer(options.signal ?? new AbortController().signal);
   const allowance = { bytes: Number.POSITIVE_INFINITY };
-  let kept: ReplayRecord[] = [];
-  let keptBytes = 0;
+  const window = new ReplayWindow(options.maxBytes ?? REPLAY_BYTES);
   /** The latest turn input: a compaction in its turn keeps it after the summary. */
   let input: { record: ReplayRecord; bytes: number } | null = null;
-  const keep = (record: ReplayRecord, bytes: number) => {
-    keptBytes += bytes;
-    if (keptBytes > maxBytes) throw new ReplayTooLarge();
-    kept.push(record);
-  };
   for (;;) {
     await slicer.pause();
     const read = reader.next(allowance);
     if (read.kind === "paused") continue;
-    if (read.kind === "end") return kept;
+    if (read.kind === "end") return window.result();
     if (read.kind !== "record") throw new ProtocolError("session_invalid");
     const event = parseEvent(read.source, read.from, read.to);
-    if (isTornTail(read, { valid: event !== null })) return kept;
+    if (isTornTail(read, { valid: event !== null })) return window.result();
     if (event === null) throw new ProtocolError("session_invalid");
     const record = asReplayRecord(event);
     if (record === null) continue;
@@ -89,14 +78,11 @@ async function collect(reader: RecordReader, options: ReplayOptions): Promise<Re
     // Every later context is the latest summary and what follows it (turns.md section 10); the
     // turn that compacted keeps its input whole after the summary, as the engine did.
     if (record.type === "compaction") {
-      kept = [];
-      keptBytes = 0;
       const own = input?.record.turn_id !== undefined && input.record.turn_id === record.turn_id;
-      keep(record, bytes);
-      if (own && input) keep(input.record, input.bytes);
+      window.restart(record, bytes, own && input ? input : undefined);
       continue;
     }
-    keep(record, bytes);
+    window.add(record, bytes);
   }
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { ReplayTooLarge, readReplay } from "../../src/sessions/replay.js";
+import { readReplay } from "../../src/sessions/replay.js";
 import { SessionWriter } from "../../src/sessions/writer.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-replay-")));
@@ -54,7 +54,7 @@ describe("readReplay", () => {
       },
       { type: "turn_end", ...base, status: "completed", stop_reason: "end_turn", usage: USAGE },
     ]);
-    const records = await readReplay(home, "mixed");
+    const records = (await readReplay(home, "mixed")).records;
     assert.deepEqual(types(records), [
       "user_message",
       "assistant_message",
@@ -84,7 +84,7 @@ describe("readReplay", () => {
       { type: "title", ts: "t", title: "skipped" },
       { type: "user_message", ...base, turn_id: "t2", text: "three" },
     ]);
-    const records = await readReplay(home, "compacted");
+    const records = (await readReplay(home, "compacted")).records;
     assert.deepEqual(types(records), ["compaction", "user_message"]);
     assert.equal((records[0] as { summary: string }).summary, "second");
     assert.equal((records[1] as { text: string }).text, "three");
@@ -107,7 +107,7 @@ describe("readReplay", () => {
       { type: "compaction", ...turn("t2"), summary: "s", tokens_before: 9 },
       { type: "assistant_message", ...turn("t2"), text: "done", model: "m/m" },
     ]);
-    const records = await readReplay(home, "own-input");
+    const records = (await readReplay(home, "own-input")).records;
     assert.deepEqual(types(records), ["compaction", "user_message", "assistant_message"]);
     assert.equal((records[1] as { text: string }).text, "the input");
     // A foreign message (no turn_id) or another turn's input is not carried over.
@@ -115,16 +115,16 @@ describe("readReplay", () => {
       { type: "user_message", ts: "t", text: "foreign" },
       { type: "compaction", ...turn("t3"), summary: "s", tokens_before: 9 },
     ]);
-    assert.deepEqual(types(await readReplay(home, "other-input")), ["compaction"]);
+    assert.deepEqual(types((await readReplay(home, "other-input")).records), ["compaction"]);
   });
 
   it("drops a torn tail; a bad line elsewhere, or a bad last line with its LF, is session_invalid", async () => {
     const good = { type: "user_message", ...base, text: "kept" };
     write("torn", [good, '{"type":"assistant_message","ts":"2026'], "");
-    assert.deepEqual(types(await readReplay(home, "torn")), ["user_message"]);
+    assert.deepEqual(types((await readReplay(home, "torn")).records), ["user_message"]);
     // A valid last record without its LF is a record.
     write("no-lf", [good, good], "");
-    assert.equal((await readReplay(home, "no-lf")).length, 2);
+    assert.equal((await readReplay(home, "no-lf")).records.length, 2);
     const invalid = async (id: string) =>
       assert.rejects(
         readReplay(home, id),
@@ -140,14 +140,6 @@ describe("readReplay", () => {
     );
   });
 
-  it("bounds what it keeps: at the bound, and one byte past it", async () => {
-    const record = { type: "user_message", ...base, text: "x".repeat(100) };
-    const line = JSON.stringify(record).length;
-    write("bounded", [record, record]);
-    assert.equal((await readReplay(home, "bounded", { maxBytes: 2 * line })).length, 2);
-    await assert.rejects(readReplay(home, "bounded", { maxBytes: 2 * line - 1 }), ReplayTooLarge);
-  });
-
   it("reads back what the writer wrote, torn tail and all", async () => {
     const cwd = realpathSync(home);
     const writer = await SessionWriter.acquire({ home, cwd, id: "round", create: true });
@@ -158,7 +150,7 @@ describe("readReplay", () => {
     await writer.append({ type: "user_message", text: "q" }, "t9", { sync: true });
     await writer.close();
     writeFileSync(join(sessions, "round.jsonl"), '{"type":"assistant_mes', { flag: "a" });
-    const records = await readReplay(home, "round");
+    const records = (await readReplay(home, "round")).records;
     assert.deepEqual(types(records), ["turn_start", "user_message"]);
     assert.equal(records[1]?.turn_id, "t9");
     assert.equal(records[1]?.cwd, cwd);

@@ -1,4 +1,4 @@
-import { contextFromRecords } from "../../agent/context.js";
+import { contextFromReplay } from "../../agent/context.js";
 import type { ContextItem } from "../../agent/providers/provider.js";
 import { type Credential, discoverCredential } from "../../models/auth.js";
 import type { Provider } from "../../models/providers.js";
@@ -22,6 +22,8 @@ export interface AdmittedTurn {
   credential: Credential | null;
   writer: SessionWriter;
   history: ContextItem[];
+  /** The replay was cut to its bound: the turn compacts before its first model call. */
+  historyTruncated: boolean;
 }
 
 /**
@@ -91,7 +93,9 @@ export async function admitTurn(
   }
   try {
     if (attachment.saved) await openExact(state.home, state.cwd, id, new Slicer(signal));
-    const history = attachment.saved ? contextFromRecords(await readReplay(state.home, id)) : [];
+    const replay = attachment.saved
+      ? await readReplay(state.home, id)
+      : { records: [], truncated: false };
     return {
       sessionId: id,
       createdSession: !attachment.saved,
@@ -99,7 +103,8 @@ export async function admitTurn(
       provider,
       credential,
       writer,
-      history,
+      history: contextFromReplay(replay),
+      historyTruncated: replay.truncated,
     };
   } catch (error) {
     await writer.close();

@@ -84,6 +84,7 @@ export function turnHandlers(
           system: (tools) =>
             systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
           history: admitted.history,
+          historyTruncated: admitted.historyTruncated,
           events: new TurnEvents(ctx.notify, ctx.id, turnId),
           approvals,
           allowances: allowances.for(state.attachment),
