@@ -52,6 +52,8 @@ export interface TurnInputs {
   /** Fires on interrupt, shutdown or EOF. */
   signal: AbortSignal;
   backoffScale?: number;
+  /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
+  betweenSteps?: () => void;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -153,6 +155,7 @@ class TurnRun {
     for (;;) {
       if (inputs.signal.aborted) return INTERRUPTED;
       if (this.steps >= TURN_EXTENSION.max_steps) return completed("max_steps");
+      if (this.steps > 0) inputs.betweenSteps?.();
       this.steps += 1;
       const system = inputs.system(this.tools);
       const proactive = await this.compactIfNeeded(system);

@@ -14,7 +14,7 @@ import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { HandlerTable, RequestContext } from "../handler.js";
-import { turnMemoryMode } from "../heap-flags.js";
+import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
@@ -96,6 +96,7 @@ export function turnHandlers(
           },
           signal,
           backoffScale: retryBackoffScale(state.env, options.testMethods),
+          betweenSteps: collectBetweenSteps,
         });
       } finally {
         turnMemoryMode(false);
