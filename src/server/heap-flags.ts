@@ -19,10 +19,10 @@ import { runInNewContext } from "node:vm";
  *   first model call took about 25 MB for a few tens of milliseconds (the first call's peak).
  *   Its baseline code parses fast enough: headers and chunk sizes are all it reads (free).
  *
- * The cost: about a fifth of the delta throughput at tiny deltas (20,000 of 16 characters),
- * from the more frequent collections; `--heap-growing-percent` instead of `--optimize-for-size`
- * cost more and held less. What would lift it is less garbage per streamed byte (about 12 bytes
- * are allocated per byte today: see the report on issue 13).
+ * The cost: more frequent collections while a turn streams (`--heap-growing-percent` instead of
+ * `--optimize-for-size` cost more and held less). Since streamed answers are read with
+ * eventsource-parser instead of the SDKs' decoders (far less garbage per streamed byte), the
+ * child keeps 0.7-0.9 times a bare relay's delta rate with it on (docs/benchmarks.md).
  */
 export const CHILD_HEAP_FLAGS = ["--semi-space-growth-factor=1", "--liftoff-only"] as const;
 
