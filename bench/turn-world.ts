@@ -57,7 +57,7 @@ export interface ChildWorld {
 /** A sandbox whose selected model is `format`'s, served by `server`; a child on a fresh session. */
 export async function childStreamer(
   format: WireFormat,
-  server: BenchServer,
+  server: Pick<BenchServer, "url">,
   options: ChildWorld = {},
 ): Promise<
   Streamer & {

@@ -38,7 +38,6 @@ const fsyncFile = promisify(fsync);
 const truncateFile = promisify(ftruncate);
 
 const CREATE_FLAGS = constants.O_CREAT | constants.O_EXCL | constants.O_RDWR | constants.O_NOFOLLOW;
-const LF = Buffer.from("\n");
 
 export class SessionWriter {
   private queue: Promise<unknown> = Promise.resolve();
@@ -176,11 +175,11 @@ export class SessionWriter {
     turnId: string | null,
     sync: boolean,
   ): Promise<void> {
-    const line = this.serialise(body, type, turnId);
+    const json = this.serialise(body, type, turnId);
     if (this.broken) throw new HistoryWriteFailed("unrecoverable");
     await this.assertUnchanged();
     if (this.size > this.end) await this.cutTornTail();
-    const data = Buffer.concat(this.needsNewline ? [LF, line, LF] : [line, LF]);
+    const data = lineBytes(json, this.needsNewline);
     try {
       const written = await writeOnce(this.fd, data, this.end, this.fault, type);
       if (written !== data.length) throw new Error("short write");
@@ -194,8 +193,8 @@ export class SessionWriter {
     this.needsNewline = false;
   }
 
-  /** The record's line without its LF, checked against its schema and the record bound. */
-  private serialise(body: Record<string, unknown>, type: string, turnId: string | null): Buffer {
+  /** The record's JSON (its line without the LF), checked against its schema and the bound. */
+  private serialise(body: Record<string, unknown>, type: string, turnId: string | null): string {
     const { ts: _ts, cwd: _cwd, turn_id: _turn, type: _type, ...fields } = body;
     const record: Record<string, unknown> = { type, ts: new Date().toISOString(), cwd: this.cwd };
     if (turnId !== null) {
@@ -203,9 +202,11 @@ export class SessionWriter {
       Object.assign(record, fields);
       if (!TurnRecord.safeParse(record).success) throw new InvalidTurnRecord(type);
     } else Object.assign(record, fields);
-    const line = Buffer.from(JSON.stringify(record));
-    if (line.length > RECORD_BYTES) throw new RecordTooLarge(line.length);
-    return line;
+    const json = JSON.stringify(record);
+    // A string's UTF-8 length is at most three bytes per code unit: most need no count at all.
+    const bytes = json.length * 3 <= RECORD_BYTES ? 0 : Buffer.byteLength(json);
+    if (bytes > RECORD_BYTES) throw new RecordTooLarge(bytes);
+    return json;
   }
 
   /** The lock still ours and the file still the length we left it: else nothing is written. */
@@ -237,6 +238,20 @@ export class SessionWriter {
       this.broken = true;
     }
   }
+}
+
+/**
+ * The bytes one append writes: the record's line and its LF, behind an LF that ends a last line
+ * another writer left open. Encoded once into one buffer: a long reply's record is megabytes, and
+ * each extra copy was time the event loop spent away from status and interrupt.
+ */
+function lineBytes(json: string, leadingNewline: boolean): Buffer {
+  const lead = leadingNewline ? 1 : 0;
+  const data = Buffer.allocUnsafe(lead + Buffer.byteLength(json) + 1);
+  if (lead) data[0] = 10;
+  const written = data.write(json, lead);
+  data[lead + written] = 10;
+  return data;
 }
 
 async function makeFolder(root: string): Promise<void> {
