@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
 import { golden, runCli, scriptedEnv } from "../helpers/cli.js";
@@ -163,6 +165,10 @@ describe("CLI against the scripted child", () => {
     );
     assert.equal(code, 0);
     assert.equal(stderr, "");
+    // The backend child does not outlive the command: it ends once the CLI is gone (and only
+    // then may the sandbox go: it was still writing its request log into it).
+    const pid = Number(readFileSync(join(dir, "spawns.log"), "utf8").trim().split("\n")[0]);
+    await within(untilGone(pid), 10_000, "the scripted child's exit");
   });
 
   it("a malformed MC_AGENT_CHILD is a usage error", async () => {
@@ -172,3 +178,14 @@ describe("CLI against the scripted child", () => {
     assert.match(r.stderr, /MC_AGENT_CHILD/);
   });
 });
+
+async function untilGone(pid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
