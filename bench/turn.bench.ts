@@ -161,8 +161,22 @@ async function startStreamServer(deltas: number): Promise<{ url: string; close()
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const ABOUT = `The baseline is the barest relay Node can run (bench/turn-relay: node:http, a line split,
+JSON.parse of each \`data:\` payload, one NDJSON line out per event), reading the same planned
+stream from the same loopback server (bench/turn-server, in the bench's process) and read back by
+the same frame reader. The child reads each stream as its provider does in a real turn (SDK request,
+eventsource-parser for the body, the turn engine, schema-checked \`turn.event\` frames), with its
+production heap settings (src/server/heap-flags.ts). Latency is the server's first byte (the write
+that ends with the first text delta; the rest is held back) to the first \`message_delta\` read,
+its samples alternating who goes first; each sample is a turn on the same session, whose history
+grows by one turn a sample. The memory turn is one turn of ten model calls, 50 MB streamed in all.
+The status rows time \`status\` round trips against a model server in a process of its own
+(bench/stream-server): in the bench's process, its writes held the loop the round trips are timed
+on. The p99 rows swing between runs on a loaded 2-core machine (read the rounds' ratios).`;
+
 const bench: Bench = {
   title: "Turns: the child's cost on a model's stream (issues 13 and 14)",
+  about: ABOUT,
   async run() {
     const server = await startBenchServer();
     try {
