@@ -132,7 +132,7 @@ export async function statusRows(): Promise<BenchRow[]> {
         baseline: percentile(idle, 99),
         unit: "ms",
         baselineName: "status p99 against the same child, idle",
-        note: `p99 ${percentile(first, 99).toFixed(2)} ms; once per child, the first model call loads undici and the SDK (about 40 ms of the event loop)`,
+        note: `p99 ${percentile(first, 99).toFixed(2)} ms; once per child, the first model call loads undici and the SDK (30-40 ms of the event loop)`,
       },
     ];
   } finally {
@@ -172,7 +172,11 @@ its samples alternating who goes first; each sample is a turn on the same sessio
 grows by one turn a sample. The memory turn is one turn of ten model calls, 50 MB streamed in all.
 The status rows time \`status\` round trips against a model server in a process of its own
 (bench/stream-server): in the bench's process, its writes held the loop the round trips are timed
-on. The p99 rows swing between runs on a loaded 2-core machine (read the rounds' ratios).`;
+on. The p99 rows swing between runs on a loaded 2-core machine (read the rounds' ratios): a
+probe that also timestamped the child's own write of its first frame (same clock) found the child
+writing it 0.36 ms after the first byte at the median and 2-3 ms at the worst of 300 samples,
+while most of the tail past 2 ms lay between that write and this process reading it (its own
+collections and scheduling, which the relay's samples share).`;
 
 const bench: Bench = {
   title: "Turns: the child's cost on a model's stream (issues 13 and 14)",
