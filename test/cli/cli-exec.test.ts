@@ -61,6 +61,13 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.equal(r.stdout, "Let me read it.\nDone.\n");
     assert.match(r.stderr, /\n▸ Read notes\.txt · Read 2 lines\n/);
     assert.match(r.stderr, /\n▸ Run printf 'one\\ntwo\\n'\n {4}one\n {4}two\n {2}↳ exit 0\n/);
+    // The history: a step with text shows it; the step that only ran a command shows no empty
+    // assistant line, just its call and result.
+    const shown = await run("show", sessionOf(r.stderr));
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /assistant: Let me read it\./);
+    assert.match(shown.stdout, /assistant: Done\./);
+    assert.equal(shown.stdout.match(/assistant:/g)?.length, 2, shown.stdout);
   });
 
   it("an edit approved with y at the terminal is applied", async (t) => {

@@ -57,6 +57,8 @@ function render(term: Terminal, event: SessionEvent): string[] {
     case "user_message":
       return block(time, term.bold("you"), text("text"));
     case "assistant_message": {
+      // A step that only called tools has no text: its calls follow on their own lines.
+      if (text("text") === "" && event.interrupted !== true) return [];
       const model = text("model") ? term.dim(`  [${text("model")}]`) : "";
       const cut = event.interrupted === true ? term.yellow(" (interrupted)") : "";
       return block(time, term.green("assistant"), text("text") + cut + model);
