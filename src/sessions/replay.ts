@@ -45,7 +45,14 @@ export async function readReplay(
   const collector = new ReplayCollector(options.maxBytes);
   const slicer = new Slicer(options.signal ?? new AbortController().signal);
   const root = sessionsDir(home);
-  const checked = await validateHistory(root, id, ANY_CWD, slicer, Number.POSITIVE_INFINITY, collector.add);
+  const checked = await validateHistory(
+    root,
+    id,
+    ANY_CWD,
+    slicer,
+    Number.POSITIVE_INFINITY,
+    collector.add,
+  );
   if (checked.kind === "missing") throw new ProtocolError("session_missing");
   if (checked.kind !== "eligible") throw new ProtocolError("session_invalid");
   return collector.result();
