@@ -1,5 +1,7 @@
-import type { ByteAllowance, RecordReader } from "../store/record-reader.js";
+import type { SessionEvent } from "../protocol/schemas/sessions.js";
+import type { ByteAllowance, ReadResult, RecordReader } from "../store/record-reader.js";
 import type { CwdMatcher } from "./cwd.js";
+import { parsedEvent } from "./record-facts.js";
 import { parseRecord } from "./record-parser.js";
 import type { Slicer } from "./slicer.js";
 import { SummaryBuilder } from "./summary.js";
@@ -11,7 +13,9 @@ import { isTornTail } from "./torn-tail.js";
  * rest is never read) and the summary accumulated. `advance` works until the history is decided
  * or the caller's budget (records, bytes, deadline) runs out; the next call resumes exactly
  * there, between records or mid-record. A torn tail (torn-tail.ts) ends the history as if the
- * file ended before it.
+ * file ended before it. A `RecordSink` is handed every record the scan accepts (valid, in scope,
+ * before any torn tail), in file order, so that a reader that needs the records themselves (the
+ * turn's replay) takes them from the same pass that validates the history.
  */
 export type HistoryVerdict = "eligible" | "mismatch" | "invalid" | "over_limit";
 export type AdvanceStop = "done" | "lines" | "bytes" | "deadline";
@@ -22,6 +26,15 @@ export interface WorkBudget extends ByteAllowance {
   /** performance.now() after which the step stops. */
   deadline: number;
 }
+
+/**
+ * The parsed record and its line's bytes (without the LF). Records of a history that is then
+ * refused were handed over too: the sink's result is only for an eligible history.
+ */
+export type RecordSink = (event: SessionEvent, bytes: number) => void;
+
+/** The cwd rule a scan applies (a CwdMatcher; a reader without the rule matches every cwd). */
+export type CwdRule = Pick<CwdMatcher, "matches">;
 
 export function unboundedBudget(): WorkBudget {
   return {
@@ -37,7 +50,8 @@ export class HistoryScan {
 
   constructor(
     private readonly reader: RecordReader,
-    private readonly cwd: CwdMatcher,
+    private readonly cwd: CwdRule,
+    private readonly sink?: RecordSink,
   ) {}
 
   get bytesRead(): number {
@@ -60,16 +74,21 @@ export class HistoryScan {
       else {
         budget.lines -= 1;
         weight += read.to - read.from;
-        const parsed = parseRecord(read.source, read.from, read.to, 0, this.summary.wantsUserLine);
+        const wantUserLine = this.summary.wantsUserLine;
+        const keepValue = this.sink !== undefined;
+        const parsed = parseRecord(read.source, read.from, read.to, 0, wantUserLine, keepValue);
         const facts = parsed instanceof Promise ? await parsed : parsed;
         if (isTornTail(read, facts)) this.verdict = "eligible";
-        else this.apply(facts);
+        else this.apply(facts, read);
       }
     }
     return "done";
   }
 
-  private apply(facts: Awaited<ReturnType<typeof parseRecord>>): void {
+  private apply(
+    facts: Awaited<ReturnType<typeof parseRecord>>,
+    read: Extract<ReadResult, { kind: "record" }>,
+  ): void {
     if (!facts.valid) {
       this.verdict = "invalid";
       return;
@@ -79,5 +98,7 @@ export class HistoryScan {
       return;
     }
     this.summary.add(facts);
+    // A record the worker parsed comes without its value (record-parser.ts): parsed here again.
+    this.sink?.(facts.value ?? parsedEvent(read.source, read.from, read.to), read.to - read.from);
   }
 }

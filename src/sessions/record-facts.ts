@@ -19,6 +19,11 @@ export type RecordFacts =
       userLine: string | null;
       /** The record as stored, when asked for and small enough to page (else null). */
       event: StoredEvent | null;
+      /**
+       * The parsed record, when asked for (else null): what a replay keeps, so that the pass
+       * that validates a history also collects its replay without parsing a record twice.
+       */
+      value: SessionEvent | null;
     };
 
 /**
@@ -44,6 +49,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * Nothing here depends on the record's nesting depth: JSON.parse is iterative, and the parsed
  * value is only ever read at its top level (never serialised, cloned or walked).
  * `wantUserLine`: extract a user message's first line (only the first message's is ever used).
+ * `keepValue`: hand back the parsed value itself.
  */
 export function factsOf(
   source: Buffer,
@@ -51,6 +57,7 @@ export function factsOf(
   to: number,
   keepEventBytes = 0,
   wantUserLine = true,
+  keepValue = false,
 ): RecordFacts {
   const text = utf8Text(source, from, to);
   if (text === null) return { valid: false };
@@ -76,6 +83,7 @@ export function factsOf(
         ? firstLineCut(event.text)
         : null,
     event: keepEventBytes > 0 ? storedEvent(text, to - from, event, keepEventBytes) : null,
+    value: keepValue ? event : null,
   };
 }
 
@@ -92,6 +100,14 @@ function storedEvent(
   const head: SessionEvent = { type: event.type, ts: event.ts };
   if (event.cwd !== undefined) head.cwd = event.cwd;
   return { text: trimmed, bytes: trimmedBytes, head };
+}
+
+/**
+ * The parsed value of the record `source[from, to)`, which factsOf already found valid (so it is
+ * UTF-8 and a `SessionEvent`): for a record whose facts came from the worker without it.
+ */
+export function parsedEvent(source: Buffer, from: number, to: number): SessionEvent {
+  return JSON.parse(source.toString("utf8", from, to)) as SessionEvent;
 }
 
 const REPLACEMENT = "\uFFFD";

@@ -87,19 +87,25 @@ export class RecordParserPool {
 
 const shared = new RecordParserPool(new URL("./record-worker.js", import.meta.url));
 
-/** The facts of the record `source[from, to)`. */
+/**
+ * The facts of the record `source[from, to)`. `keepValue` keeps the parsed value of a record
+ * parsed on the loop only: the worker's value would come back as a structured clone, whose
+ * serialisation walks the value (recursively: a deep record could fail it), so a worker's facts
+ * carry `value: null` and a caller that needs the value parses that record itself.
+ */
 export function parseRecord(
   source: Buffer,
   from: number,
   to: number,
   keepEventBytes = 0,
   wantUserLine = true,
+  keepValue = false,
 ): RecordFacts | Promise<RecordFacts> {
   const bytes = to - from;
   const onLoop =
     bytes <= LOOP_OPENERS ||
     (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS));
-  if (onLoop) return factsOf(source, from, to, keepEventBytes, wantUserLine);
+  if (onLoop) return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
   return shared.parse(source.subarray(from, to), keepEventBytes, wantUserLine);
 }
 

@@ -1,15 +1,12 @@
-import { isUtf8 } from "node:buffer";
 import { ProtocolError } from "../protocol/codes.js";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
-import { primaryName, sessionsDir } from "../store/layout.js";
-import { RecordReader } from "../store/record-reader.js";
-import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
-import { isSessionEvent, TS_MAX_CHARS } from "./record-facts.js";
+import { sessionsDir } from "../store/layout.js";
+import type { CwdRule } from "./history-scan.js";
+import { openExact } from "./open.js";
 import { type Replay, ReplayWindow } from "./replay-window.js";
 import { Slicer } from "./slicer.js";
-import { isTornTail } from "./torn-tail.js";
 import { ReplayRecord } from "./turn-records.js";
-import { RECORD_BYTES } from "./validate.js";
+import { validateHistory } from "./validate.js";
 
 /**
  * The records the turn engine builds its next context from (turns.md sections 5, 8 and 10):
@@ -24,9 +21,11 @@ import { RECORD_BYTES } from "./validate.js";
  * - at most `maxBytes` of kept records' lines: past that, the newest that fit, starting at a
  *   turn boundary, and `truncated` (replay-window.ts). More than any model's context window, so
  *   the engine compacts before its first call.
- * Errors: `session_missing`; `session_invalid` (unsafe, a bad line other than a torn tail, a
- * record over 8 MiB, unreadable).
- * It does not apply the cwd rule: the engine's admission revalidates the history (exact open).
+ * The records come from the history scan that validates the history (history-scan.ts), so
+ * validity, torn tails and the 8 MiB record bound are exactly exact open's.
+ * `readReplay` applies no cwd rule; errors: `session_missing`; `session_invalid` (unsafe, a bad
+ * line other than a torn tail, a record over 8 MiB, unreadable). A turn's admission reads with
+ * `openExactReplay`: exact open's every verdict and the replay from one pass.
  */
 export const REPLAY_BYTES = 16 * 1024 * 1024;
 
@@ -37,69 +36,76 @@ export interface ReplayOptions {
   signal?: AbortSignal;
 }
 
+/** The replay of a history read without the cwd rule (history-scan.ts's validity otherwise). */
 export async function readReplay(
   home: string,
   id: string,
   options: ReplayOptions = {},
 ): Promise<Replay> {
-  const opened = openPrimary(sessionsDir(home), primaryName(id));
-  if (!opened.ok)
-    throw new ProtocolError(opened.problem === "missing" ? "session_missing" : "session_invalid");
-  try {
-    return await collect(new RecordReader(opened.fd, RECORD_BYTES), options);
-  } catch (error) {
-    if (error instanceof ProtocolError) throw error;
-    if (errorCode(error)?.startsWith("E")) throw new ProtocolError("session_invalid");
-    throw error;
-  } finally {
-    closeQuietly(opened.fd);
-  }
-}
-
-async function collect(reader: RecordReader, options: ReplayOptions): Promise<Replay> {
+  const collector = new ReplayCollector(options.maxBytes);
   const slicer = new Slicer(options.signal ?? new AbortController().signal);
-  const allowance = { bytes: Number.POSITIVE_INFINITY };
-  const window = new ReplayWindow(options.maxBytes ?? REPLAY_BYTES);
-  /** The latest turn input: a compaction in its turn keeps it after the summary. */
-  let input: { record: ReplayRecord; bytes: number } | null = null;
-  for (;;) {
-    await slicer.pause();
-    const read = reader.next(allowance);
-    if (read.kind === "paused") continue;
-    if (read.kind === "end") return window.result();
-    if (read.kind !== "record") throw new ProtocolError("session_invalid");
-    const event = parseEvent(read.source, read.from, read.to);
-    if (isTornTail(read, { valid: event !== null })) return window.result();
-    if (event === null) throw new ProtocolError("session_invalid");
-    const record = asReplayRecord(event);
-    if (record === null) continue;
-    const bytes = read.to - read.from;
-    if (record.type === "user_message") input = { record, bytes };
-    // Every later context is the latest summary and what follows it (turns.md section 10); the
-    // turn that compacted keeps its input whole after the summary, as the engine did.
-    if (record.type === "compaction") {
-      const own = input?.record.turn_id !== undefined && input.record.turn_id === record.turn_id;
-      window.restart(record, bytes, own && input ? input : undefined);
-      continue;
-    }
-    window.add(record, bytes);
-  }
+  const root = sessionsDir(home);
+  const checked = await validateHistory(
+    root,
+    id,
+    ANY_CWD,
+    slicer,
+    Number.POSITIVE_INFINITY,
+    collector.add,
+  );
+  if (checked.kind === "missing") throw new ProtocolError("session_missing");
+  if (checked.kind !== "eligible") throw new ProtocolError("session_invalid");
+  return collector.result();
 }
 
 /**
- * The record as a parser-valid event, or null: exactly the readers' validity (record-facts.ts:
- * UTF-8, JSON, a `SessionEvent`, `ts` of at most 64 characters), keeping the parsed value.
+ * Exact open (open.ts: every refusal, in its order) and the replay, from one pass over the
+ * history: what a turn's admission reads under the writer lock.
  */
-function parseEvent(source: Buffer, from: number, to: number): SessionEvent | null {
-  const bytes = source.subarray(from, to);
-  if (!isUtf8(bytes)) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return null;
+export async function openExactReplay(
+  home: string,
+  canonicalCwd: string,
+  id: string,
+  slicer: Slicer,
+  maxBytes = REPLAY_BYTES,
+): Promise<Replay> {
+  const collector = new ReplayCollector(maxBytes);
+  await openExact(home, canonicalCwd, id, slicer, collector.add);
+  return collector.result();
+}
+
+/** A reader without the cwd rule: the replay alone never decides scope. */
+const ANY_CWD: CwdRule = { matches: () => true };
+
+/** Builds the replay record by record, from the records a history scan accepts, in file order. */
+export class ReplayCollector {
+  private readonly window: ReplayWindow;
+  /** The latest turn input: a compaction in its turn keeps it after the summary. */
+  private input: { record: ReplayRecord; bytes: number } | null = null;
+
+  constructor(maxBytes = REPLAY_BYTES) {
+    this.window = new ReplayWindow(maxBytes);
   }
-  return isSessionEvent(value) && value.ts.length <= TS_MAX_CHARS ? value : null;
+
+  /** A RecordSink (history-scan.ts). */
+  readonly add = (event: SessionEvent, bytes: number): void => {
+    const record = asReplayRecord(event);
+    if (record === null) return;
+    if (record.type === "user_message") this.input = { record, bytes };
+    // Every later context is the latest summary and what follows it (turns.md section 10); the
+    // turn that compacted keeps its input whole after the summary, as the engine did.
+    if (record.type === "compaction") {
+      const input = this.input;
+      const own = input?.record.turn_id !== undefined && input.record.turn_id === record.turn_id;
+      this.window.restart(record, bytes, own && input ? input : undefined);
+      return;
+    }
+    this.window.add(record, bytes);
+  };
+
+  result(): Replay {
+    return this.window.result();
+  }
 }
 
 function asReplayRecord(event: SessionEvent): ReplayRecord | null {

@@ -4,8 +4,7 @@ import { fileSignature } from "../store/inventory.js";
 import { primaryName } from "../store/layout.js";
 import { RecordReader } from "../store/record-reader.js";
 import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
-import type { CwdMatcher } from "./cwd.js";
-import { HistoryScan, unboundedBudget } from "./history-scan.js";
+import { type CwdRule, HistoryScan, type RecordSink, unboundedBudget } from "./history-scan.js";
 import type { Slicer } from "./slicer.js";
 import type { SummaryBuilder } from "./summary.js";
 
@@ -14,7 +13,8 @@ export const RECORD_BYTES = 8_388_608;
 
 /**
  * Reads one primary history whole, safely opened, and decides it: the base for `session.list`
- * (with a byte ceiling) and for `session.open` / `session.history` (without one).
+ * (with a byte ceiling) and for `session.open` / `session.history` (without one). A `sink` is
+ * handed each accepted record of the same pass (history-scan.ts).
  */
 export type Validation =
   | { kind: "missing" }
@@ -30,15 +30,16 @@ export type Validation =
 export async function validateHistory(
   root: string,
   id: string,
-  cwd: CwdMatcher,
+  cwd: CwdRule,
   slicer: Slicer,
   maxBytes = Number.POSITIVE_INFINITY,
+  sink?: RecordSink,
 ): Promise<Validation> {
   const opened = openPrimary(root, primaryName(id));
   if (!opened.ok) return { kind: opened.problem === "missing" ? "missing" : "invalid" };
   try {
     if (opened.stats.size > maxBytes) return { kind: "over_history_limit" };
-    const scan = new HistoryScan(new RecordReader(opened.fd, RECORD_BYTES), cwd);
+    const scan = new HistoryScan(new RecordReader(opened.fd, RECORD_BYTES), cwd, sink);
     // One byte past the ceiling: reading it proves the file grew beyond the limit.
     const budget = { ...unboundedBudget(), bytes: maxBytes + 1 };
     const stop = await scan.advance(budget, slicer);

@@ -5,7 +5,7 @@ import type { Provider } from "../../models/providers.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
 import { openExact } from "../../sessions/open.js";
-import { readReplay } from "../../sessions/replay.js";
+import { openExactReplay } from "../../sessions/replay.js";
 import { Slicer } from "../../sessions/slicer.js";
 import { type AcquireOptions, SessionWriter } from "../../sessions/writer.js";
 import { sessionsDir } from "../../store/layout.js";
@@ -64,7 +64,9 @@ export async function admitTurn(
   if (signal.aborted) throw new ProtocolError("shutting_down");
   const id = attachment.session_id;
   // Judged before the lock too, so that these refusals write nothing (not even a lock made and
-  // removed again), in their order; under the lock below they are checked again.
+  // removed again: a lock is an inventory change, turns.md section 8), in their order; under the
+  // lock below they are checked again. Every record is read here: one bad line or foreign cwd
+  // anywhere refuses the history, so no cheaper test decides these refusals.
   if (attachment.saved) {
     if (await WriterLock.heldElsewhere(sessionsDir(state.home), id))
       throw new ProtocolError("session_locked");
@@ -92,9 +94,10 @@ export async function admitTurn(
     throw error;
   }
   try {
-    if (attachment.saved) await openExact(state.home, state.cwd, id, new Slicer(signal));
+    // Revalidated under the lock (another writer may have appended since), and the replay
+    // collected from the same pass over the history.
     const replay = attachment.saved
-      ? await readReplay(state.home, id)
+      ? await openExactReplay(state.home, state.cwd, id, new Slicer(signal))
       : { records: [], truncated: false };
     return {
       sessionId: id,

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import fs, { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createModelServices } from "../../src/server/handlers/model-services.js";
+import { admitTurn } from "../../src/server/handlers/turn-admission.js";
+import { createState } from "../../src/server/state.js";
+import { sandbox } from "../helpers/child.js";
+import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixtures.js";
+
+/**
+ * How often a turn's admission reads a saved history, counted on the real file: every
+ * positional read of the history's descriptors that starts at its first byte begins a pass
+ * (RecordReader reads with readSync from position 0; the writer's tail search reads the end
+ * with its own asynchronous reads). The fs functions are wrapped, not replaced: every call
+ * still reaches the disk.
+ */
+class HistoryReads {
+  passes = 0;
+  bytes = 0;
+  private readonly fds = new Set<number>();
+  private readonly original = { openSync: fs.openSync, readSync: fs.readSync };
+
+  constructor(private readonly path: string) {}
+
+  install(): void {
+    const { openSync, readSync } = this.original;
+    fs.openSync = ((...args: Parameters<typeof openSync>) => {
+      const fd = openSync(...args);
+      if (String(args[0]) === this.path) this.fds.add(fd);
+      return fd;
+    }) as typeof openSync;
+    fs.readSync = ((fd: number, buffer: NodeJS.ArrayBufferView, ...rest: unknown[]) => {
+      const got = (readSync as (...a: unknown[]) => number)(fd, buffer, ...rest);
+      if (this.fds.has(fd)) {
+        if (rest[2] === 0) this.passes += 1;
+        this.bytes += got;
+      }
+      return got;
+    }) as typeof readSync;
+    // The modules import these by name: their ES bindings follow the CommonJS exports.
+    syncBuiltinESMExports();
+  }
+
+  uninstall(): void {
+    fs.openSync = this.original.openSync;
+    fs.readSync = this.original.readSync;
+    syncBuiltinESMExports();
+  }
+}
+
+const USAGE = { input_tokens: 1, output_tokens: 2, cached_input_tokens: 0, reasoning_tokens: 0 };
+const TURNS = 300;
+
+/** A saved history of `TURNS` whole turns, every record in the workspace `cwd`. */
+function writeHistory(path: string, id: string, cwd: string): void {
+  const ts = "2026-01-01T00:00:00.000Z";
+  const lines: object[] = [{ type: "session_meta", ts, cwd, id }];
+  for (let n = 0; n < TURNS; n++) {
+    const at = { ts, cwd, turn_id: `t-${n}` };
+    lines.push(
+      { type: "turn_start", ...at, model: "demo/demo-1", effort: null, permissions: "ask" },
+      { type: "user_message", ...at, text: `question ${n}` },
+      { type: "assistant_message", ...at, text: `answer ${n}`, model: "demo/demo-1" },
+      { type: "turn_end", ...at, status: "completed", stop_reason: "end_turn", usage: USAGE },
+    );
+  }
+  writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+}
+
+describe("turn admission on a saved history", () => {
+  const box = sandbox("mc-admission-reads-");
+  const id = "s-reads";
+  const path = join(box.home, "sessions", `${id}.jsonl`);
+  before(() => {
+    const identity = { type: "openai-compatible", base_url: "http://127.0.0.1:9/v1" };
+    writeConfig(box, demoConfig(identity.base_url, { model: "demo/demo-1" }));
+    writeCache(box, "demo", cacheDoc("demo", identity, [{ id: "demo-1" }]));
+    mkdirSync(join(box.home, "sessions"), { mode: 0o700 });
+    writeHistory(path, id, box.workspace);
+  });
+  after(() => box.cleanup());
+
+  it("reads it twice: once before the lock, once under it for both revalidation and replay", async () => {
+    const state = createState(box.workspace, box.home, { DEMO_KEY: "sk-test" });
+    const services = createModelServices(state);
+    state.attachment = { session_id: id, saved: true };
+    const reads = new HistoryReads(path);
+    reads.install();
+    let admitted: Awaited<ReturnType<typeof admitTurn>>;
+    try {
+      admitted = await admitTurn(state, services, new AbortController().signal);
+    } finally {
+      reads.uninstall();
+    }
+    try {
+      // Before the lock (its refusals write nothing), then one pass under it: not three.
+      assert.equal(reads.passes, 2);
+      assert.equal(reads.bytes, 2 * statSync(path).size);
+      // The one pass under the lock still collected the whole replay.
+      assert.equal(admitted.historyTruncated, false);
+      const users = admitted.history.filter((item) => item.kind === "user");
+      assert.equal(users.length, TURNS, "every turn's input is in the context");
+      assert.deepEqual(users.at(-1), { kind: "user", text: `question ${TURNS - 1}` });
+    } finally {
+      await admitted.writer.close();
+    }
+  });
+});
