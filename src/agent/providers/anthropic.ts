@@ -45,9 +45,10 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
           );
           reader.startSegment();
           for await (const { event, data } of messages) {
-            // As the SDK reads the stream: unnamed events and `ping` are skipped.
+            // As the SDK reads the stream: unnamed events, `ping` and empty data are skipped.
             if (event === undefined || event === "ping") continue;
             if (event === "error") throw inStreamFailure(parsedOrText(data));
+            if (data === "") continue;
             yield* reader.read(JSON.parse(data));
             if (reader.stopped) break;
           }

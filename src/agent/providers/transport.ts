@@ -64,9 +64,9 @@ export type TransportFault = "timeout" | "connect_timeout" | "network" | "malfor
  * went wrong underneath, if anything.
  *
  * The idle clock runs only while the call waits on the remote (`events` arms it around each
- * read of the body), and every byte received meanwhile restarts it. While the consumer holds an event
- * the clock is stopped, so a slow client back-pressuring the stream is never taken for a silent
- * remote, even when the body reads ahead.
+ * read of the body), and every byte received meanwhile restarts it. While the consumer holds an
+ * event the clock is stopped, so a slow client back-pressuring the stream is never taken for a
+ * silent remote, even when the body reads ahead.
  */
 export class CallGuard {
   fault: TransportFault | null = null;
