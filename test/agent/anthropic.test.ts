@@ -3,7 +3,12 @@ import { after, before, describe, test } from "node:test";
 import { createAnthropicProvider } from "../../src/agent/providers/anthropic.js";
 import { maxOutputTokens, thinkingBudget } from "../../src/agent/providers/anthropic-format.js";
 import type { Credential } from "../../src/models/auth.js";
-import { anthropicReply, bodies, startScriptedServer } from "../fixtures/anthropic-server.js";
+import {
+  anthropicEvents,
+  anthropicReply,
+  bodies,
+  startScriptedServer,
+} from "../fixtures/anthropic-server.js";
 import type { Reply, ScriptedServer } from "../fixtures/scripted-sse.js";
 import { ANTHROPIC_FAILURES } from "./anthropic-failures.js";
 import {
@@ -290,6 +295,20 @@ describe("anthropic: the Messages API", () => {
       );
     });
   }
+
+  test("as the SDK read the stream: an unnamed event, an empty data line and a comment are skipped", async () => {
+    const sse = anthropicEvents({ text: ["Hel", "lo"] })
+      .map((e) => `event: ${e.event}\ndata: ${JSON.stringify(e.data)}\n\n`)
+      .join("");
+    const cut = sse.indexOf("event: content_block_delta");
+    const text = `${sse.slice(0, cut)}data: {"not":"named"}\n\nevent: content_block_delta\ndata:\n\n: keep-alive\n\n${sse.slice(cut)}`;
+    const { events, failure } = await call([
+      { kind: "raw", contentType: "text/event-stream", text },
+    ]);
+    assert.equal(failure, null);
+    assert.equal(textOf(events), "Hello");
+    assert.equal(doneOf(events)?.stop, "end_turn");
+  });
 
   test("failure: silence past the idle bound -> remote_timeout; pings keep a slow stream alive", async () => {
     server.script({ kind: "stall" });
