@@ -1,7 +1,8 @@
-import { createServer, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CHAT_COMPLETIONS } from "./turn-formats.js";
 import { replyPieces } from "./turn-measure.js";
+import { writeAll } from "./turn-server.js";
 
 /**
  * A loopback model server in a process of its own, for the status rows of the turn bench:
@@ -28,10 +29,3 @@ server.listen(0, "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
 });
-
-async function writeAll(res: ServerResponse, events: string[]): Promise<void> {
-  for (const event of events) {
-    if (res.destroyed) return;
-    if (!res.write(event)) await new Promise((resolve) => res.once("drain", resolve));
-  }
-}

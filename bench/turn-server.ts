@@ -93,7 +93,8 @@ async function collect(req: IncomingMessage): Promise<SeenCall> {
   return { url: req.url ?? "", body, bytes: raw.length };
 }
 
-async function writeAll(res: ServerResponse, events: string[]): Promise<void> {
+/** Writes each event as its own write, waiting for drain as a real server does. */
+export async function writeAll(res: ServerResponse, events: string[]): Promise<void> {
   for (const event of events) {
     if (res.destroyed) return;
     if (!res.write(event)) await new Promise((resolve) => res.once("drain", resolve));

@@ -96,7 +96,7 @@ function formatRows(f: FormatFigures): BenchRow[] {
  * model server runs in a process of its own (bench/stream-server), so that its writes never hold
  * the loop these round trips are timed on.
  */
-export async function statusRows(): Promise<BenchRow[]> {
+async function statusRows(): Promise<BenchRow[]> {
   const server = await startStreamServer(STATUS_DELTAS);
   const child = await childStreamer(CHAT_COMPLETIONS, server);
   try {

@@ -175,11 +175,11 @@ export class SessionWriter {
     turnId: string | null,
     sync: boolean,
   ): Promise<void> {
-    const json = this.serialise(body, type, turnId);
+    const line = this.serialise(body, type, turnId);
     if (this.broken) throw new HistoryWriteFailed("unrecoverable");
     await this.assertUnchanged();
     if (this.size > this.end) await this.cutTornTail();
-    const data = lineBytes(json, this.needsNewline);
+    const data = lineBytes(line, this.needsNewline);
     try {
       const written = await writeOnce(this.fd, data, this.end, this.fault, type);
       if (written !== data.length) throw new Error("short write");
@@ -193,8 +193,15 @@ export class SessionWriter {
     this.needsNewline = false;
   }
 
-  /** The record's JSON (its line without the LF), checked against its schema and the bound. */
-  private serialise(body: Record<string, unknown>, type: string, turnId: string | null): string {
+  /**
+   * The record's JSON (its line without the LF) and its UTF-8 length, checked against its schema
+   * and the record bound.
+   */
+  private serialise(
+    body: Record<string, unknown>,
+    type: string,
+    turnId: string | null,
+  ): { json: string; bytes: number } {
     const { ts: _ts, cwd: _cwd, turn_id: _turn, type: _type, ...fields } = body;
     const record: Record<string, unknown> = { type, ts: new Date().toISOString(), cwd: this.cwd };
     if (turnId !== null) {
@@ -203,10 +210,9 @@ export class SessionWriter {
       if (!TurnRecord.safeParse(record).success) throw new InvalidTurnRecord(type);
     } else Object.assign(record, fields);
     const json = JSON.stringify(record);
-    // A string's UTF-8 length is at most three bytes per code unit: most need no count at all.
-    const bytes = json.length * 3 <= RECORD_BYTES ? 0 : Buffer.byteLength(json);
+    const bytes = Buffer.byteLength(json);
     if (bytes > RECORD_BYTES) throw new RecordTooLarge(bytes);
-    return json;
+    return { json, bytes };
   }
 
   /** The lock still ours and the file still the length we left it: else nothing is written. */
@@ -245,12 +251,12 @@ export class SessionWriter {
  * another writer left open. Encoded once into one buffer: a long reply's record is megabytes, and
  * each extra copy was time the event loop spent away from status and interrupt.
  */
-function lineBytes(json: string, leadingNewline: boolean): Buffer {
+function lineBytes(line: { json: string; bytes: number }, leadingNewline: boolean): Buffer {
   const lead = leadingNewline ? 1 : 0;
-  const data = Buffer.allocUnsafe(lead + Buffer.byteLength(json) + 1);
+  const data = Buffer.allocUnsafe(lead + line.bytes + 1);
   if (lead) data[0] = 10;
-  const written = data.write(json, lead);
-  data[lead + written] = 10;
+  data.write(line.json, lead);
+  data[lead + line.bytes] = 10;
   return data;
 }
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { livingMembers as groupMembers } from "../../../src/agent/tools/process-group.js";
 import { DEFAULT_SHELL_TIMEOUT_MS } from "../../../src/agent/tools/shell.js";
 import { shellEnvironment } from "../../../src/agent/tools/shell-env.js";
 import { modelOutputCapacity } from "../../../src/agent/tools/shell-output.js";
@@ -21,18 +22,7 @@ function livingMembers(pgid: number): number[] {
       return [];
     }
   }
-  const living: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(group) === pgid && state !== "Z") living.push(Number(name));
-    } catch {
-      // gone while we looked
-    }
-  }
-  return living;
+  return groupMembers(pgid);
 }
 
 /** The group ID a command printed first (`echo $$`: bash leads its own group). */
