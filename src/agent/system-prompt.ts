@@ -1,10 +1,11 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { platform, release } from "node:os";
-import { join } from "node:path";
 import type { Permissions } from "../protocol/schemas/turns.js";
 import type { Tool } from "./tools/tool.js";
 import { headBytes } from "./tools/utf8-cut.js";
+import { type HeldFolder, holdWorkspaceFolder } from "./tools/workspace-folder.js";
+import { resolveExisting } from "./tools/workspace-path.js";
 
 /** AGENTS.md is included up to this many bytes (turns.md section 5). */
 export const AGENTS_MD_BYTES = 32 * 1024;
@@ -48,16 +49,14 @@ export function systemPrompt(inputs: PromptInputs): string {
 }
 
 /**
- * The workspace's AGENTS.md, at most `AGENTS_MD_BYTES` of it, or null when there is none or it
- * is not a regular file (a FIFO must never block a turn: it is opened non-blocking and refused).
+ * The workspace's AGENTS.md, at most `AGENTS_MD_BYTES` of it, or null when there is none, it is
+ * not a regular file (a FIFO must never block a turn: it is opened non-blocking and refused), or
+ * it resolves outside the workspace: the confinement of the file tools holds for it too, so a
+ * symlink to a file elsewhere is not sent to the model (a symlink to a file inside is followed).
  */
 export async function readAgentsMd(workspace: string): Promise<string | null> {
-  let handle: FileHandle;
-  try {
-    handle = await open(join(workspace, "AGENTS.md"), constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
+  const handle = await openConfined(workspace);
+  if (handle === null) return null;
   try {
     if (!(await handle.stat()).isFile()) return null;
     const buffer = Buffer.alloc(AGENTS_MD_BYTES + 1);
@@ -72,3 +71,24 @@ export async function readAgentsMd(workspace: string): Promise<string | null> {
     await handle.close();
   }
 }
+
+/**
+ * AGENTS.md resolved as read_file resolves a path, then opened in its real folder (held, reached
+ * without a symlink) with O_NOFOLLOW and O_NONBLOCK; null for anything refused or missing.
+ */
+async function openConfined(workspace: string): Promise<FileHandle | null> {
+  let folder: HeldFolder | null = null;
+  try {
+    const real = await resolveExisting(workspace, "AGENTS.md");
+    const parts = real.relative.split("/");
+    const name = parts.pop() as string;
+    folder = await holdWorkspaceFolder(workspace, parts, "AGENTS.md", false);
+    return await open(folder.at(name), READ_FLAGS);
+  } catch {
+    return null;
+  } finally {
+    await folder?.close();
+  }
+}
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;

@@ -70,9 +70,30 @@ export async function writeFileAtomic(
   gate: RenameGate = ALWAYS,
 ): Promise<void> {
   const folder = dirname(path);
-  const temp = join(folder, tempName(basename(path), process.pid));
   try {
     await mkdir(folder, { recursive: true, mode: 0o700 });
+  } catch {
+    throw new AtomicWriteError("before_commit");
+  }
+  await writeFileAtomicIn(folder, basename(path), bytes, mode, fault, gate);
+}
+
+/**
+ * `writeFileAtomic` of `folder/name` in a folder that exists: nothing is created but the temp
+ * file and the target. `folder` may be any path naming the folder, e.g. the `/proc/self/fd/<fd>`
+ * of a folder held open (the workspace writes), so that every step happens in that very folder.
+ */
+export async function writeFileAtomicIn(
+  folder: string,
+  name: string,
+  bytes: Uint8Array,
+  mode = 0o600,
+  fault: CommitFault | null = null,
+  gate: RenameGate = ALWAYS,
+): Promise<void> {
+  const path = join(folder, name);
+  const temp = join(folder, tempName(name, process.pid));
+  try {
     await writeAndSync(temp, bytes, mode);
   } catch {
     await unlink(temp).catch(() => {});
@@ -98,7 +119,7 @@ export async function writeFileAtomic(
   } catch {
     throw new AtomicWriteError("uncertain");
   }
-  await removeOrphans(folder, basename(path));
+  await removeOrphans(folder, name);
 }
 
 /**

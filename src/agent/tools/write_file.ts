@@ -34,7 +34,7 @@ export const writeFileTool: Tool<z.infer<typeof WriteFileInput>> = {
       title: `${verb} ${target.shown}`,
       approval: { kind: "edit", command: null, path: target.relative, diff },
       async execute() {
-        await writeWorkspaceFile(target, before, input.content);
+        await writeWorkspaceFile(ctx.workspace, input.path, target, before, input.content);
         const lines = countLines(input.content);
         return {
           status: "completed",
