@@ -4,11 +4,13 @@
  * approvals (even under `ask`), and nothing is read from or written outside the workspace.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -16,7 +18,7 @@ import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
 import { bodiesOf, recordsOf, recordsOfCall, resultText, runApproving } from "./tool-turns.js";
-import { type TurnWorld, turnWorld } from "./turn-harness.js";
+import { runTurn, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -149,5 +151,34 @@ describe("turns: workspace confinement", () => {
     await world.child.call("session.create", {});
     await runApproving(world.child, "which branch?", "read_only", []);
     assert.equal(resultText(world.server.requests[1], "c_head"), "     1\tref: refs/heads/main");
+  });
+
+  test("AGENTS.md is confined like the file tools: a symlink out is not sent, one inside is, a FIFO is skipped", async () => {
+    world = await turnWorld();
+    const { root, workspace: ws } = world.box;
+    const outside = join(root, "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "rules.md"), `${SECRET}\n`);
+    mkdirSync(join(ws, "docs"));
+    writeFileSync(join(ws, "docs", "rules.md"), "Inside rules.\n");
+    symlinkSync(outside, join(ws, "out"));
+    await world.child.call("session.create", {});
+    const promptWith = async (setUp: () => void): Promise<string> => {
+      rmSync(join(ws, "AGENTS.md"), { force: true });
+      setUp();
+      world?.server.reply(text("Noted."));
+      const { result } = await runTurn((world as TurnWorld).child, "Hi");
+      assert.equal(result.status, "completed");
+      return (world as TurnWorld).server.requests.at(-1)?.body.messages[0].content;
+    };
+    for (const target of [join(outside, "rules.md"), "out/rules.md"]) {
+      const prompt = await promptWith(() => symlinkSync(target, join(ws, "AGENTS.md")));
+      assert.ok(!prompt.includes(SECRET), `AGENTS.md -> ${target} is not sent`);
+      assert.ok(!prompt.includes("AGENTS.md (project instructions)"));
+    }
+    const inside = await promptWith(() => symlinkSync("docs/rules.md", join(ws, "AGENTS.md")));
+    assert.match(inside, /project instructions\):\n\nInside rules\.\n$/);
+    const fifo = await promptWith(() => execFileSync("mkfifo", [join(ws, "AGENTS.md")]));
+    assert.ok(!fifo.includes("AGENTS.md (project instructions)"));
   });
 });
