@@ -15,7 +15,6 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
