@@ -9,7 +9,9 @@ import type { ApprovalRequest, ToolKind } from "./tools/tool.js";
 export function needsApproval(permissions: Permissions, kind: ToolKind): boolean {
   if (kind === "read") return false;
   switch (permissions) {
-    case "read_only": // edits and commands are not even offered; refuse to run one silently
+    // read_only: edits and commands are not offered, and a call of one anyway is a tool error
+    // before any approval (tool-step.ts); should one get here all the same, it waits, never runs.
+    case "read_only":
     case "ask":
       return true;
     case "accept_edits":

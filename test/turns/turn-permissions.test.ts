@@ -94,6 +94,15 @@ describe("turns: the permission levels", () => {
       bodiesOf(run.events, "tool_done").map((d) => d.status),
       ["failed", "failed"],
     );
+    // What a frontend sees of a call not offered: announced, no approval asked, failed.
+    assert.deepEqual(
+      bodiesOf(run.events, "tool_call").map((c) => [c.tool, c.title]),
+      [
+        ["write_file", "Use write_file"],
+        ["shell", "Use shell"],
+      ],
+    );
+    assert.equal(bodiesOf(run.events, "approval_requested").length, 0, "never an approval");
     assert.equal(run.events[0]?.event.permissions, "read_only");
     const system = world.server.requests[0]?.body.messages[0].content;
     assert.match(system, /^Tools: read_file, list_dir, search\. /m);
