@@ -36,74 +36,82 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   assert.fail("it succeeded");
 }
 
-test("missing folders are made one level at a time and the held folder is the inside one", async (t) => {
-  const { workspace } = tempWorkspace(t);
-  const folder = await holdWorkspaceFolder(workspace, ["a", "b", "c"], "a/b/c/f", true);
-  try {
-    assert.equal(folder.absolute, join(workspace, "a", "b", "c"));
-    assert.ok(folder.inPlace());
-    if (process.platform === "linux") assert.ok(folder.viaProc, "Linux steps through /proc");
-    await writeFile(folder.at("f"), "held\n");
-    assert.equal(readFileSync(join(workspace, "a", "b", "c", "f"), "utf8"), "held\n");
-    assert.ok(statSync(join(workspace, "a", "b")).isDirectory());
-  } finally {
-    await folder.close();
-  }
-});
-
-test("a symlink, a file, a missing folder or `..` on the way is refused, naming no host path", async (t) => {
-  const { workspace, outside } = tempWorkspace(t);
-  mkdirSync(join(workspace, "inside"));
-  symlinkSync(outside, join(workspace, "out"));
-  symlinkSync(join(workspace, "inside"), join(workspace, "in"));
-  put(workspace, "file", "not a folder\n");
-  for (const [parts, create] of [
-    [["out"], true],
-    [["in"], true],
-    [["file"], true],
-    [["missing"], false],
-    [[".."], true],
-    [["inside", "..", "out"], true],
-  ] as const) {
-    const message = await refusal(holdWorkspaceFolder(workspace, [...parts], "x/y.txt", create));
-    assert.equal(message, SWAPPED, parts.join("/"));
-  }
-  assert.deepEqual(readdirSync(outside), []);
-  assert.ok(!existsSync(join(workspace, "missing")));
-});
-
-test("a held folder is the inode reached: a swap afterwards cannot redirect the write", async (t) => {
-  const { workspace, outside } = tempWorkspace(t);
-  mkdirSync(join(workspace, "sub"));
-  const folder = await holdWorkspaceFolder(workspace, ["sub"], "sub/f", false);
-  try {
-    // The folder moves away and a symlink out takes its name.
-    renameSync(join(workspace, "sub"), join(workspace, "moved"));
-    symlinkSync(outside, join(workspace, "sub"));
-    assert.equal(folder.inPlace(), false, "it is no longer at sub/");
-    if (folder.viaProc) {
-      await writeFileAtomicIn(folder.path, "f", Buffer.from("x"), 0o644);
-      assert.equal(readFileSync(join(workspace, "moved", "f"), "utf8"), "x");
+for (const [walk, useProc] of [
+  ["/proc walk", true],
+  ["absolute-path walk", false],
+] as const) {
+  test(`${walk}: missing folders are made one level at a time and the held folder is the inside one`, async (t) => {
+    const { workspace } = tempWorkspace(t);
+    const folder = await holdWorkspaceFolder(workspace, ["a", "b", "c"], "a/b/c/f", true, useProc);
+    try {
+      assert.equal(folder.absolute, join(workspace, "a", "b", "c"));
+      assert.ok(folder.inPlace());
+      if (process.platform === "linux")
+        assert.equal(folder.viaProc, useProc, "Linux steps through /proc");
+      await writeFile(folder.at("f"), "held\n");
+      assert.equal(readFileSync(join(workspace, "a", "b", "c", "f"), "utf8"), "held\n");
+      assert.ok(statSync(join(workspace, "a", "b")).isDirectory());
+    } finally {
+      await folder.close();
     }
-    // A gate that checks inPlace() (as writeWorkspaceFile's does) refuses before the rename.
-    const refused = new Error("moved");
-    await assert.rejects(
-      writeFileAtomicIn(folder.path, "g", Buffer.from("y"), 0o644, null, (rename) => {
-        if (!folder.inPlace()) throw refused;
-        return rename();
-      }),
-      (error) => error === refused,
-    );
+  });
+
+  test(`${walk}: a symlink, a file, a missing folder or \`..\` on the way is refused, naming no host path`, async (t) => {
+    const { workspace, outside } = tempWorkspace(t);
+    mkdirSync(join(workspace, "inside"));
+    symlinkSync(outside, join(workspace, "out"));
+    symlinkSync(join(workspace, "inside"), join(workspace, "in"));
+    put(workspace, "file", "not a folder\n");
+    for (const [parts, create] of [
+      [["out"], true],
+      [["in"], true],
+      [["file"], true],
+      [["missing"], false],
+      [[".."], true],
+      [["inside", "..", "out"], true],
+    ] as const) {
+      const message = await refusal(
+        holdWorkspaceFolder(workspace, [...parts], "x/y.txt", create, useProc),
+      );
+      assert.equal(message, SWAPPED, parts.join("/"));
+    }
     assert.deepEqual(readdirSync(outside), []);
-    assert.deepEqual(
-      readdirSync(join(workspace, "moved")).filter((n) => n !== "f"),
-      [],
-      "no temp file left",
-    );
-  } finally {
-    await folder.close();
-  }
-});
+    assert.ok(!existsSync(join(workspace, "missing")));
+  });
+
+  test(`${walk}: a held folder is the inode reached, and says when it was moved`, async (t) => {
+    const { workspace, outside } = tempWorkspace(t);
+    mkdirSync(join(workspace, "sub"));
+    const folder = await holdWorkspaceFolder(workspace, ["sub"], "sub/f", false, useProc);
+    try {
+      // The folder moves away and a symlink out takes its name.
+      renameSync(join(workspace, "sub"), join(workspace, "moved"));
+      symlinkSync(outside, join(workspace, "sub"));
+      assert.equal(folder.inPlace(), false, "it is no longer at sub/");
+      if (folder.viaProc) {
+        await writeFileAtomicIn(folder.path, "f", Buffer.from("x"), 0o644);
+        assert.equal(readFileSync(join(workspace, "moved", "f"), "utf8"), "x");
+      }
+      // A gate that checks inPlace() (as writeWorkspaceFile's does) refuses before the rename.
+      const refused = new Error("moved");
+      await assert.rejects(
+        writeFileAtomicIn(folder.path, "g", Buffer.from("y"), 0o644, null, (rename) => {
+          if (!folder.inPlace()) throw refused;
+          return rename();
+        }),
+        (error) => error === refused,
+      );
+      assert.deepEqual(readdirSync(outside), []);
+      assert.deepEqual(
+        readdirSync(join(workspace, "moved")).filter((n) => n !== "f"),
+        [],
+        "no temp file left",
+      );
+    } finally {
+      await folder.close();
+    }
+  });
+}
 
 /** Plans `input` for `tool`, runs `swap` (the approval's wait), then executes. */
 async function planSwapRun(
