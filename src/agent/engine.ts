@@ -79,7 +79,9 @@ class TurnRun {
     cached_input_tokens: 0,
     reasoning_tokens: 0,
   };
+  /** Model calls that produced a reply (`call`); at most one per round of the loop. */
   private steps = 0;
+  private roundIsStep = false;
   private items = 0;
   private context: ContextItem[];
   private readonly tools;
@@ -152,11 +154,11 @@ class TurnRun {
     const { inputs } = this;
     const specs = toolSpecs(this.tools);
     const offered = new Map(this.tools.map((tool) => [tool.name as string, tool]));
-    for (;;) {
+    for (let round = 0; ; round++) {
       if (inputs.signal.aborted) return INTERRUPTED;
       if (this.steps >= TURN_EXTENSION.max_steps) return completed("max_steps");
-      if (this.steps > 0) inputs.betweenSteps?.();
-      this.steps += 1;
+      if (round > 0) inputs.betweenSteps?.();
+      this.roundIsStep = false;
       const system = inputs.system(this.tools);
       const proactive = await this.compactIfNeeded(system);
       if (proactive) return proactive;
@@ -219,10 +221,16 @@ class TurnRun {
     }
   }
 
-  private call(system: string, tools: ReturnType<typeof toolSpecs>) {
+  /**
+   * One model call (its retries included). It is a step when it produced a reply: it finished,
+   * or streamed some of its reply before it failed or was interrupted. A call that got no reply
+   * (an error status, retries that all failed, an interrupt before its first output) is none.
+   * The call made again after a reactive compaction belongs to the same step.
+   */
+  private async call(system: string, tools: ReturnType<typeof toolSpecs>) {
     const { inputs } = this;
     this.lengthAtLastCall = this.context.length;
-    return callModel({
+    const outcome = await callModel({
       provider: inputs.provider,
       request: {
         model: inputs.model.name,
@@ -237,6 +245,11 @@ class TurnRun {
       newItemId: () => this.newItemId(),
       ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
     });
+    if ((outcome.kind === "done" || outcome.replied) && !this.roundIsStep) {
+      this.roundIsStep = true;
+      this.steps += 1;
+    }
+    return outcome;
   }
 
   /** The next call's size: the last reported input plus an estimate of what came since. */
