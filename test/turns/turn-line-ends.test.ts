@@ -35,7 +35,8 @@ function script(world: ProviderWorld, format: Format, stream: Stream): void {
       : { before: 2, text: "c".repeat(stream.commentBytes - 2) };
   const delivery = { lineEnd: stream.lineEnd, ...(comment ? { comment } : {}) };
   if (format === "chat") world.chat().reply(text(pieces, delivery));
-  else if (format === "responses") world.sse("openai").script(responsesReply({ text: pieces, ...delivery }));
+  else if (format === "responses")
+    world.sse("openai").script(responsesReply({ text: pieces, ...delivery }));
   else world.sse("anthropic").script(anthropicReply({ text: pieces, ...delivery }));
 }
 
