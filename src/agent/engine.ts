@@ -59,7 +59,10 @@ export interface TurnInputs {
 export const HISTORY_WRITE_FAILED_MESSAGE =
   "The session's history could not be written; nothing half-written was kept.";
 
-/** A history append failed: the turn ends `history_write_failed`, nothing more is written. */
+/**
+ * A history append failed: the turn ends `history_write_failed`; only its `turn_end` is still
+ * tried, once (`recordEndOnce`).
+ */
 export class TurnWriteFailed extends Error {}
 
 /**
@@ -107,6 +110,7 @@ class TurnRun {
       permissions: inputs.permissions,
       created_session: inputs.createdSession,
     });
+    let started = false;
     try {
       await inputs.record({
         type: "turn_start",
@@ -114,29 +118,48 @@ class TurnRun {
         effort: inputs.model.effort,
         permissions: inputs.permissions,
       });
+      started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
       const outcome = await this.loop();
-      await inputs.record(
-        {
-          type: "turn_end",
-          status: outcome.status,
-          stop_reason: outcome.stop_reason,
-          usage: this.usage,
-          ...(outcome.error ? { error_code: outcome.error.code } : {}),
-        },
-        true,
-      );
+      await this.recordEnd(outcome);
       return this.result(outcome);
     } catch (error) {
       if (!(error instanceof TurnWriteFailed)) throw error;
-      return this.result({
+      const outcome: Outcome = {
         status: "failed",
         stop_reason: null,
-        error: {
-          code: "history_write_failed",
-          message: HISTORY_WRITE_FAILED_MESSAGE,
-        },
-      });
+        error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
+      };
+      if (started) await this.recordEndOnce(outcome);
+      return this.result(outcome);
+    }
+  }
+
+  private recordEnd(outcome: Outcome): Promise<void> {
+    return this.inputs.record(
+      {
+        type: "turn_end",
+        status: outcome.status,
+        stop_reason: outcome.stop_reason,
+        usage: this.usage,
+        ...(outcome.error ? { error_code: outcome.error.code } : {}),
+      },
+      true,
+    );
+  }
+
+  /**
+   * After a failed append (truncated back to the last whole record): one try to end the turn
+   * in its history as it ends for the client, `failed` with `history_write_failed`, so that the
+   * history does not read as interrupted. When that append fails too (a full disk stays full, a
+   * lost lock refuses every append), nothing more is tried: the history ends at its last whole
+   * record, and reads as this turn interrupted (docs/turns.md, docs/store.md).
+   */
+  private async recordEndOnce(outcome: Outcome): Promise<void> {
+    try {
+      await this.recordEnd(outcome);
+    } catch (error) {
+      if (!(error instanceof TurnWriteFailed)) throw error;
     }
   }
 
