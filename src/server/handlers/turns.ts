@@ -76,7 +76,8 @@ export function turnHandlers(
           // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
           log,
         }),
-        system: (tools) => systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
+        system: (tools) =>
+          systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
         history: admitted.history,
         historyTruncated: admitted.historyTruncated,
         events: new TurnEvents(ctx.notify, ctx.id, turnId),
@@ -199,5 +200,7 @@ async function firstSaveFailed(
 /** Resolves once the signal has fired (at once if it has). */
 function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
 }
