@@ -59,7 +59,10 @@ export interface TurnInputs {
 export const HISTORY_WRITE_FAILED_MESSAGE =
   "The session's history could not be written; nothing half-written was kept.";
 
-/** A history append failed: the turn ends `history_write_failed`, nothing more is written. */
+/**
+ * A history append failed: the turn ends `history_write_failed`; only its `turn_end` is still
+ * tried, once (`recordEndOnce`).
+ */
 export class TurnWriteFailed extends Error {}
 
 /**
@@ -79,7 +82,9 @@ class TurnRun {
     cached_input_tokens: 0,
     reasoning_tokens: 0,
   };
+  /** Model calls that produced a reply (`call`); at most one per round of the loop. */
   private steps = 0;
+  private roundIsStep = false;
   private items = 0;
   private context: ContextItem[];
   private readonly tools;
@@ -105,6 +110,7 @@ class TurnRun {
       permissions: inputs.permissions,
       created_session: inputs.createdSession,
     });
+    let started = false;
     try {
       await inputs.record({
         type: "turn_start",
@@ -112,29 +118,48 @@ class TurnRun {
         effort: inputs.model.effort,
         permissions: inputs.permissions,
       });
+      started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
       const outcome = await this.loop();
-      await inputs.record(
-        {
-          type: "turn_end",
-          status: outcome.status,
-          stop_reason: outcome.stop_reason,
-          usage: this.usage,
-          ...(outcome.error ? { error_code: outcome.error.code } : {}),
-        },
-        true,
-      );
+      await this.recordEnd(outcome);
       return this.result(outcome);
     } catch (error) {
       if (!(error instanceof TurnWriteFailed)) throw error;
-      return this.result({
+      const outcome: Outcome = {
         status: "failed",
         stop_reason: null,
-        error: {
-          code: "history_write_failed",
-          message: HISTORY_WRITE_FAILED_MESSAGE,
-        },
-      });
+        error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
+      };
+      if (started) await this.recordEndOnce(outcome);
+      return this.result(outcome);
+    }
+  }
+
+  private recordEnd(outcome: Outcome): Promise<void> {
+    return this.inputs.record(
+      {
+        type: "turn_end",
+        status: outcome.status,
+        stop_reason: outcome.stop_reason,
+        usage: this.usage,
+        ...(outcome.error ? { error_code: outcome.error.code } : {}),
+      },
+      true,
+    );
+  }
+
+  /**
+   * After a failed append (truncated back to the last whole record): one try to end the turn
+   * in its history as it ends for the client, `failed` with `history_write_failed`, so that the
+   * history does not read as interrupted. When that append fails too (a full disk stays full, a
+   * lost lock refuses every append), nothing more is tried: the history ends at its last whole
+   * record, and reads as this turn interrupted (docs/turns.md, docs/store.md).
+   */
+  private async recordEndOnce(outcome: Outcome): Promise<void> {
+    try {
+      await this.recordEnd(outcome);
+    } catch (error) {
+      if (!(error instanceof TurnWriteFailed)) throw error;
     }
   }
 
@@ -152,11 +177,11 @@ class TurnRun {
     const { inputs } = this;
     const specs = toolSpecs(this.tools);
     const offered = new Map(this.tools.map((tool) => [tool.name as string, tool]));
-    for (;;) {
+    for (let round = 0; ; round++) {
       if (inputs.signal.aborted) return INTERRUPTED;
       if (this.steps >= TURN_EXTENSION.max_steps) return completed("max_steps");
-      if (this.steps > 0) inputs.betweenSteps?.();
-      this.steps += 1;
+      if (round > 0) inputs.betweenSteps?.();
+      this.roundIsStep = false;
       const system = inputs.system(this.tools);
       const proactive = await this.compactIfNeeded(system);
       if (proactive) return proactive;
@@ -219,10 +244,16 @@ class TurnRun {
     }
   }
 
-  private call(system: string, tools: ReturnType<typeof toolSpecs>) {
+  /**
+   * One model call (its retries included). It is a step when it produced a reply: it finished,
+   * or streamed some of its reply before it failed or was interrupted. A call that got no reply
+   * (an error status, retries that all failed, an interrupt before its first output) is none.
+   * The call made again after a reactive compaction belongs to the same step.
+   */
+  private async call(system: string, tools: ReturnType<typeof toolSpecs>) {
     const { inputs } = this;
     this.lengthAtLastCall = this.context.length;
-    return callModel({
+    const outcome = await callModel({
       provider: inputs.provider,
       request: {
         model: inputs.model.name,
@@ -237,6 +268,11 @@ class TurnRun {
       newItemId: () => this.newItemId(),
       ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
     });
+    if ((outcome.kind === "done" || outcome.replied) && !this.roundIsStep) {
+      this.roundIsStep = true;
+      this.steps += 1;
+    }
+    return outcome;
   }
 
   /** The next call's size: the last reported input plus an estimate of what came since. */

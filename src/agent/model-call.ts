@@ -39,9 +39,13 @@ export type CallOutcome =
       usage: Usage | null;
       provider_state?: ProviderState;
     }
-  /** Aborted (interrupt, shutdown, EOF); `text` is what was streamed before. */
-  | { kind: "interrupted"; text: string }
-  | { kind: "failed"; failure: ProviderFailure; text: string };
+  /**
+   * Aborted (interrupt, shutdown, EOF); `text` is what was streamed before, `replied` whether
+   * any of the reply (text, reasoning, a tool call) came before the abort.
+   */
+  | { kind: "interrupted"; text: string; replied: boolean }
+  /** `replied` as for `interrupted`: a failure after output is not retried, and is a step. */
+  | { kind: "failed"; failure: ProviderFailure; text: string; replied: boolean };
 
 /**
  * A reply's text is kept up to this many JSON-encoded bytes: past it, no history record could
@@ -69,17 +73,20 @@ export async function callModel(options: CallOptions): Promise<CallOutcome> {
       return await stream.run();
     } catch (error) {
       const text = await stream.finishKept();
-      if (options.signal.aborted) return { kind: "interrupted", text };
+      // Only this attempt can have output: an earlier one with output was not retried.
+      const replied = stream.producedOutput;
+      if (options.signal.aborted) return { kind: "interrupted", text, replied };
       const failure = asFailure(error);
       const delay = retryDelay(failure, attempt, options.backoffScale ?? 1);
-      if (stream.producedOutput || delay === null) return { kind: "failed", failure, text };
+      if (replied || delay === null) return { kind: "failed", failure, text, replied };
       await options.events.emit({
         type: "retry",
         attempt: attempt + 1,
         reason: failure.code as "rate_limited" | "remote_unavailable",
         delay_ms: delay,
       });
-      if (!(await sleep(delay, options.signal))) return { kind: "interrupted", text: "" };
+      if (!(await sleep(delay, options.signal)))
+        return { kind: "interrupted", text: "", replied: false };
     }
   }
 }

@@ -145,13 +145,19 @@ export interface AnswerSpec {
   argumentPieces?: number;
   /** Send `data: [DONE]` at the end (default true). */
   done?: boolean;
+  /** Every line's end (default LF): SSE allows CR, LF and CRLF. */
+  lineEnd?: "LF" | "CRLF" | "CR";
+  /** A comment line (`: ` and this text) sent before the chunk of this index. */
+  comment?: { before: number; text: string };
 }
+
+const LINE_ENDS = { LF: "\n", CRLF: "\r\n", CR: "\r" } as const;
 
 export function call(name: string, input: unknown, id?: string): CallSpec {
   return id === undefined ? { name, input } : { name, input, id };
 }
 
-/** The SSE lines (`data: ...\n\n`) of one streamed answer, in order. */
+/** The SSE lines (`data: ...\n\n`, or with `lineEnd`'s ends) of one streamed answer, in order. */
 export function answerEvents(spec: AnswerSpec, model = "test-model"): string[] {
   const base = { id: "chatcmpl-test", object: "chat.completion.chunk", created: 1, model };
   const chunk = (delta: unknown, finish: string | null = null, usage: unknown = null) => ({
@@ -183,8 +189,10 @@ export function answerEvents(spec: AnswerSpec, model = "test-model"): string[] {
     spec.finish === undefined ? (spec.calls?.length ? "tool_calls" : "stop") : spec.finish;
   if (finish !== null) chunks.push(chunk({}, finish));
   if (spec.usage !== null) chunks.push({ ...base, choices: [], usage: usageOf(spec.usage ?? {}) });
-  const lines = chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`);
-  if (spec.done !== false) lines.push("data: [DONE]\n\n");
+  const end = LINE_ENDS[spec.lineEnd ?? "LF"];
+  const lines = chunks.map((c) => `data: ${JSON.stringify(c)}${end}${end}`);
+  if (spec.done !== false) lines.push(`data: [DONE]${end}${end}`);
+  if (spec.comment) lines.splice(spec.comment.before, 0, `: ${spec.comment.text}${end}`);
   return lines;
 }
 

@@ -65,6 +65,16 @@ export function appendFault(env: NodeJS.ProcessEnv, testMethods: boolean): Appen
   return parseAppendFault(env.MC_AGENT_TEST_APPEND_FAULT);
 }
 
+/**
+ * MC_AGENT_TEST_HOLD_TURN_END=1: a test build holds every turn after its history was closed (its
+ * lock removed) and before its result, until its signal fires (turn.interrupt, shutdown, EOF).
+ * The window between a turn's last record and its result is otherwise a few microtasks, which a
+ * test cannot aim at: held, an interrupt sent once the lock is gone lands in it for certain.
+ */
+export function holdTurnEnd(env: NodeJS.ProcessEnv, testMethods: boolean): boolean {
+  return testMethods && env.MC_AGENT_TEST_HOLD_TURN_END === "1";
+}
+
 function positiveInteger(raw: string | undefined): number | null {
   const value = Number(raw);
   return raw !== undefined && Number.isInteger(value) && value > 0 ? value : null;

@@ -18,8 +18,15 @@ function decode(bytes: Uint8Array, cuts: number[]): SseMessage[] | null {
     out.push(...messages);
     from = to;
   }
+  out.push(...decoder.end());
   return out;
 }
+
+/** The three line ends of the SSE grammar. */
+const LINE_ENDS = { LF: "\n", CRLF: "\r\n", CR: "\r" } as const;
+
+/** `text` (written with LF) with every LF made `ending`. */
+const withEnds = (text: string, ending: string) => text.replaceAll("\n", ending);
 
 const event = (name: string | null, data: string) =>
   `${name ? `event: ${name}\n` : ""}${data
@@ -74,6 +81,86 @@ describe("SseDecoder", () => {
     assert.equal(decode(inside, []), null);
     // A line still open at the end of a chunk counts on into the next.
     assert.equal(decode(Buffer.concat([Buffer.from("data: a\n\n"), past]), [9, 100]), null);
+  });
+});
+
+describe("SseDecoder: CR, LF and CRLF line ends", () => {
+  for (const [name, ending] of Object.entries(LINE_ENDS)) {
+    test(`${name}: the same events however the body is cut, the last one included`, () => {
+      fc.assert(
+        fc.property(
+          fc.array(
+            fc.record({
+              name: fc.option(fc.constantFrom("message_stop", "response.completed"), { nil: null }),
+              data: fc
+                .string({ unit: "grapheme", minLength: 1, maxLength: 30 })
+                .filter((d) => !/[\r\n]/.test(d)),
+            }),
+            { minLength: 1, maxLength: 12 },
+          ),
+          fc.array(fc.nat({ max: 800 }), { maxLength: 10 }),
+          (events, cuts) => {
+            const body = withEnds(events.map((e) => event(e.name, e.data)).join(""), ending);
+            assert.deepEqual(
+              decode(Buffer.from(body), cuts)?.map((m) => [m.event ?? null, m.data]),
+              events.map((e) => [e.name, e.data]),
+            );
+          },
+        ),
+      );
+    });
+  }
+
+  test("CR only: the last event is complete only at the end, where nothing can follow its CR", () => {
+    const decoder = new SseDecoder();
+    const fed = decoder.feed(Buffer.from("data: a\r\rdata: last\r\r"));
+    assert.deepEqual(
+      fed?.map((m) => m.data),
+      ["a"],
+      "the last CR could still be a CRLF's",
+    );
+    assert.deepEqual(
+      decoder.end().map((m) => m.data),
+      ["last"],
+    );
+  });
+
+  test("an unfinished event or line at the end is dropped, whatever the line ends", () => {
+    for (const ending of Object.values(LINE_ENDS)) {
+      for (const tail of ["data: open\n", "data: open", "event: x\ndata: open\n"]) {
+        const body = withEnds(`data: a\n\n${tail}`, ending);
+        assert.deepEqual(
+          decode(Buffer.from(body), [])?.map((m) => m.data),
+          ["a"],
+          JSON.stringify(body),
+        );
+      }
+    }
+  });
+
+  test(`CR only: a line of ${STREAM_LINE_BYTES} bytes passes in any cut; one more is refused`, () => {
+    const at = Buffer.alloc(STREAM_LINE_BYTES, 0x78);
+    const past = Buffer.alloc(STREAM_LINE_BYTES + 1, 0x78);
+    const cr = Buffer.from("\r\r");
+    for (const cuts of [[], [1], [STREAM_LINE_BYTES - 1], [STREAM_LINE_BYTES], [65_536]]) {
+      assert.notEqual(decode(Buffer.concat([at, cr]), cuts), null, `at the bound, cut at ${cuts}`);
+      assert.equal(decode(Buffer.concat([past, cr]), cuts), null, `past, cut at ${cuts}`);
+    }
+    // Between short CR-ended lines, in one chunk or in many.
+    const inside = Buffer.concat([Buffer.from("data: a\r"), past, Buffer.from("\rdata: b\r\r")]);
+    assert.equal(decode(inside, []), null);
+    assert.equal(decode(inside, [4, 9, 100]), null);
+    const fits = Buffer.concat([Buffer.from("data: a\r"), at, Buffer.from("\rdata: b\r\r")]);
+    assert.notEqual(decode(fits, []), null);
+  });
+
+  test("CR only: a stream longer than the line bound, in short lines, is not one long line", () => {
+    const line = `data: ${"y".repeat(65_536)}\r\r`;
+    const count = Math.ceil((STREAM_LINE_BYTES * 1.5) / line.length);
+    const body = Buffer.from(line.repeat(count));
+    const cuts = Array.from({ length: 200 }, (_, i) => Math.floor((body.length * i) / 200));
+    assert.equal(decode(body, cuts)?.length, count);
+    assert.equal(decode(body, [])?.length, count);
   });
 });
 

@@ -142,7 +142,7 @@ describe("turns: a reply at the 8 MiB record bound", () => {
   }
 
   for (const past of [0, 1]) {
-    test(`a reply whose record is ${past ? "one byte past" : "exactly at"} the bound ${past ? "fails history_write_failed, nothing written" : "is recorded"}`, async () => {
+    test(`a reply whose record is ${past ? "one byte past" : "exactly at"} the bound ${past ? "fails history_write_failed, its record never written" : "is recorded"}`, async () => {
       world = await turnWorld();
       const { child, server, box } = world;
       const { session } = await child.call("session.create", {});
@@ -157,7 +157,9 @@ describe("turns: a reply at the 8 MiB record bound", () => {
       if (past) {
         assert.equal(result.status, "failed");
         assert.equal(result.error?.code, "history_write_failed");
-        assert.deepEqual(types, ["session_meta", "turn_start", "user_message"]);
+        // The reply's record is never written; the turn's end is.
+        assert.deepEqual(types, ["session_meta", "turn_start", "user_message", "turn_end"]);
+        assert.equal(records.at(-1)?.error_code, "history_write_failed");
       } else {
         assert.equal(result.status, "completed");
         assert.deepEqual(types.slice(-2), ["assistant_message", "turn_end"]);

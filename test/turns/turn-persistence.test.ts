@@ -182,9 +182,16 @@ describe("turns: persistence", () => {
 });
 
 describe("turns: a failed append truncates back (history_write_failed)", () => {
+  // After the failed append the turn's `turn_end` (failed, history_write_failed) is tried once:
+  // it is kept when only the failed record's appends fail; when the fault is on `turn_end`
+  // itself that try fails too, and the history ends without one (it reads as interrupted).
   for (const [fault, recordType, kept] of [
-    ["enospc", "assistant_message", ["turn_start", "user_message"]],
-    ["short", "tool_result", ["turn_start", "user_message", "assistant_message", "tool_call"]],
+    ["enospc", "assistant_message", ["turn_start", "user_message", "turn_end"]],
+    [
+      "short",
+      "tool_result",
+      ["turn_start", "user_message", "assistant_message", "tool_call", "turn_end"],
+    ],
     [
       "eio",
       "turn_end",
@@ -225,8 +232,14 @@ describe("turns: a failed append truncates back (history_write_failed)", () => {
       assert.deepEqual(
         after.slice(before.length).map((r) => r.type),
         kept,
-        "the history ends at the last whole record before the failed append",
+        "the history keeps the whole records before the failed append, then the turn's end",
       );
+      const end = after.at(-1);
+      if (recordType !== "turn_end")
+        assert.deepEqual(
+          [end?.status, end?.stop_reason, end?.error_code],
+          ["failed", null, "history_write_failed"],
+        );
       assert.equal(exists(lockPath(box, id)), false, "the lock is released");
       // Still valid: listed, opened and read by a new child, which goes on with the session.
       await world.child.close();
@@ -293,9 +306,10 @@ describe("turns: a full disk during an append", () => {
       assert.deepEqual(after.slice(0, before.length), before);
       assert.deepEqual(
         after.slice(before.length).map((r) => r.type),
-        ["turn_start", "user_message"],
-        "the partial reply record was truncated away",
+        ["turn_start", "user_message", "turn_end"],
+        "the partial reply record was truncated away; the small turn_end still fitted",
       );
+      assert.equal(after.at(-1)?.error_code, "history_write_failed");
       assert.equal(exists(lockPath(box, id)), false, "the lock is released");
       assert.deepEqual(await assertListedAndReadable(world.child, id), after);
       // Room again: the session goes on.

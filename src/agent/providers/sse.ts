@@ -19,12 +19,17 @@ export const STREAM_LINE_BYTES = 8 * 1_048_576;
 
 export type SseMessage = EventSourceMessage;
 
+const LF = 10;
+const CR = 13;
+
 export class SseDecoder {
   private readonly text = new TextDecoder();
   private readonly parser: EventSourceParser;
   private ready: SseMessage[] = [];
   /** Bytes of the line still open at the end of the last chunk. */
   private openLine = 0;
+  /** The text fed so far ends in CR: a line end the parser holds until it sees what follows. */
+  private endsInCr = false;
 
   constructor() {
     this.parser = createParser({ onEvent: (message) => this.ready.push(message) });
@@ -36,33 +41,71 @@ export class SseDecoder {
    */
   feed(chunk: Uint8Array): SseMessage[] | null {
     if (!this.withinLineBound(chunk)) return null;
-    this.parser.feed(this.text.decode(chunk, { stream: true }));
+    this.parse(this.text.decode(chunk, { stream: true }));
+    return this.take();
+  }
+
+  /**
+   * The events the end of the stream completes. A CR is a whole line end, but the parser holds
+   * a last CR back in case an LF follows (CRLF): at the end nothing follows, so it is a line end,
+   * and a blank line there dispatches the event it ends (a CR-only stream's last event). What is
+   * still open (an unfinished line or event) is dropped, as the SSE grammar says.
+   */
+  end(): SseMessage[] {
+    this.parse(this.text.decode());
+    // The LF makes the held CR a CRLF: one line end, nothing more.
+    if (this.endsInCr) this.parse("\n");
+    return this.take();
+  }
+
+  private parse(text: string): void {
+    if (text === "") return;
+    this.endsInCr = text.charCodeAt(text.length - 1) === CR;
+    this.parser.feed(text);
+  }
+
+  private take(): SseMessage[] {
     const done = this.ready;
     this.ready = [];
     return done;
   }
 
-  /** Every line that ends in `chunk`, and the one it leaves open, within the bound. */
+  /**
+   * Every line that ends in `chunk`, and the one it leaves open, within the bound. A line ends at
+   * CR, LF or CRLF (the SSE grammar's three line ends); a CRLF's LF ends an empty line, which
+   * measures the same.
+   */
   private withinLineBound(chunk: Uint8Array): boolean {
-    let start = 0;
-    let lf = chunk.indexOf(10);
-    if (lf === -1) {
+    const first = lineEnd(chunk, 0);
+    if (first === -1) {
       this.openLine += chunk.length;
       return this.openLine <= STREAM_LINE_BYTES;
     }
-    if (this.openLine + lf > STREAM_LINE_BYTES) return false;
+    if (this.openLine + first > STREAM_LINE_BYTES) return false;
     // Lines wholly inside the chunk are no longer than the chunk: only a chunk past the bound
     // (never seen from a socket, but possible) needs them measured one by one.
-    if (chunk.length > STREAM_LINE_BYTES)
-      for (
-        start = lf + 1, lf = chunk.indexOf(10, start);
-        lf !== -1;
-        lf = chunk.indexOf(10, start)
-      ) {
-        if (lf - start > STREAM_LINE_BYTES) return false;
-        start = lf + 1;
-      }
-    this.openLine = chunk.length - 1 - chunk.lastIndexOf(10);
+    if (chunk.length > STREAM_LINE_BYTES && !linesWithin(chunk, first + 1)) return false;
+    this.openLine = chunk.length - 1 - Math.max(chunk.lastIndexOf(LF), chunk.lastIndexOf(CR));
     return this.openLine <= STREAM_LINE_BYTES;
   }
+}
+
+/** The index of the first CR or LF at or after `from`, or -1. */
+function lineEnd(chunk: Uint8Array, from: number): number {
+  const lf = chunk.indexOf(LF, from);
+  const cr = chunk.indexOf(CR, from);
+  if (lf === -1) return cr;
+  if (cr === -1) return lf;
+  return Math.min(lf, cr);
+}
+
+/** Whether every line that both starts and ends in `chunk` from `start` is within the bound. */
+function linesWithin(chunk: Uint8Array, start: number): boolean {
+  let length = 0;
+  for (let i = start; i < chunk.length; i++) {
+    const byte = chunk[i];
+    if (byte === LF || byte === CR) length = 0;
+    else if (++length > STREAM_LINE_BYTES) return false;
+  }
+  return true;
 }

@@ -114,8 +114,9 @@ export class CallGuard {
           this.arm();
           const chunk = await this.read(reader);
           this.disarm();
-          if (chunk.done || this.cancelled) break;
-          const messages = decoder.feed(chunk.value);
+          if (this.cancelled) break;
+          // A clean end completes what only the end can (a CR-only stream's last event).
+          const messages = chunk.done ? this.ending(decoder) : decoder.feed(chunk.value);
           if (messages === null) {
             this.fault ??= "malformed";
             throw new Error("malformed stream line");
@@ -128,6 +129,7 @@ export class CallGuard {
               slice = performance.now();
             }
           }
+          if (chunk.done) break;
         }
       } finally {
         // Unfinished (an error, or the consumer stopped early): the connection is let go.
@@ -137,6 +139,11 @@ export class CallGuard {
       this.disarm();
     }
     if (this.fault && !this.cancelled) throw new Error("the transport ended the stream");
+  }
+
+  /** The events the end of the body completes; none when the transport ended it (a fault). */
+  private ending(decoder: SseDecoder): SseMessage[] {
+    return this.fault ? [] : decoder.end();
   }
 
   private async read(reader: ReadableStreamDefaultReader<Uint8Array>) {

@@ -7,7 +7,7 @@ import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { shellEnvironment } from "../../agent/tools/shell-env.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
-import type { ResultOf } from "../../protocol/methods.js";
+import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
@@ -17,7 +17,7 @@ import type { HandlerTable, RequestContext } from "../handler.js";
 import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
-import { appendFault, retryBackoffScale, turnBounds } from "../test-switches.js";
+import { appendFault, holdTurnEnd, retryBackoffScale, turnBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 
@@ -37,6 +37,68 @@ export function turnHandlers(
   const credentialVariables = services.providers.flatMap((p) =>
     p.api_key_env ? [p.api_key_env] : [],
   );
+  /** The turn after its registration: admission, the engine, the history closed. */
+  const admitAndRun = async (
+    params: ParamsOf<"turn.start">,
+    ctx: RequestContext,
+    turnId: string,
+    signal: AbortSignal,
+    approvals: ApprovalBroker,
+  ): Promise<ResultOf<"turn.start">> => {
+    let admitted: AdmittedTurn;
+    try {
+      admitted = await admitTurn(state, services, ctx.signal, {
+        fault: appendFault(state.env, options.testMethods),
+      });
+    } catch (error) {
+      if (!(error instanceof FirstSaveFailed)) throw error;
+      return firstSaveFailed(error, turnId, params.permissions ?? "ask", ctx);
+    }
+    if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
+    turnMemoryMode(true);
+    try {
+      const agentsMd = await readAgentsMd(state.cwd);
+      const permissions = params.permissions ?? "ask";
+      const now = new Date();
+      return await runTurn({
+        turnId,
+        sessionId: admitted.sessionId,
+        createdSession: admitted.createdSession,
+        input: params.input,
+        permissions,
+        model: admitted.model,
+        provider: createModelProvider({
+          provider: admitted.provider,
+          credential: admitted.credential,
+          bounds: turnBounds(state.env, options.testMethods),
+          home: state.home,
+          env: state.env,
+          // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
+          log,
+        }),
+        system: (tools) =>
+          systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
+        history: admitted.history,
+        historyTruncated: admitted.historyTruncated,
+        events: new TurnEvents(ctx.notify, ctx.id, turnId),
+        approvals,
+        allowances: allowances.for(state.attachment),
+        record: recorder(admitted.writer, turnId),
+        toolContext: {
+          workspace: state.cwd,
+          env: shellEnvironment(state.env, credentialVariables),
+          limits: TURN_EXTENSION,
+        },
+        signal,
+        backoffScale: retryBackoffScale(state.env, options.testMethods),
+        betweenSteps: collectBetweenSteps,
+      });
+    } finally {
+      turnMemoryMode(false);
+      await admitted.writer.close();
+      if (holdTurnEnd(state.env, options.testMethods)) await aborted(signal);
+    }
+  };
   return {
     "turn.start": async (params, ctx) => {
       const interrupt = new AbortController();
@@ -48,60 +110,14 @@ export function turnHandlers(
       // Registered before admission: an interrupt sent right behind turn.start finds its turn,
       // which then is refused as it would have been, or starts already interrupted.
       running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals });
-      let admitted: AdmittedTurn;
       try {
-        admitted = await admitTurn(state, services, ctx.signal, {
-          fault: appendFault(state.env, options.testMethods),
-        });
-      } catch (error) {
-        running.delete(ctx.id);
-        if (!(error instanceof FirstSaveFailed)) throw error;
-        return firstSaveFailed(error, turnId, params.permissions ?? "ask", ctx);
-      }
-      if (admitted.createdSession)
-        state.attachment = { session_id: admitted.sessionId, saved: true };
-      turnMemoryMode(true);
-      try {
-        const agentsMd = await readAgentsMd(state.cwd);
-        const permissions = params.permissions ?? "ask";
-        const now = new Date();
-        return await runTurn({
-          turnId,
-          sessionId: admitted.sessionId,
-          createdSession: admitted.createdSession,
-          input: params.input,
-          permissions,
-          model: admitted.model,
-          provider: createModelProvider({
-            provider: admitted.provider,
-            credential: admitted.credential,
-            bounds: turnBounds(state.env, options.testMethods),
-            home: state.home,
-            env: state.env,
-            // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
-            log,
-          }),
-          system: (tools) =>
-            systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
-          history: admitted.history,
-          historyTruncated: admitted.historyTruncated,
-          events: new TurnEvents(ctx.notify, ctx.id, turnId),
-          approvals,
-          allowances: allowances.for(state.attachment),
-          record: recorder(admitted.writer, turnId),
-          toolContext: {
-            workspace: state.cwd,
-            env: shellEnvironment(state.env, credentialVariables),
-            limits: TURN_EXTENSION,
-          },
-          signal,
-          backoffScale: retryBackoffScale(state.env, options.testMethods),
-          betweenSteps: collectBetweenSteps,
-        });
+        return await admitAndRun(params, ctx, turnId, signal, approvals);
       } finally {
-        turnMemoryMode(false);
+        // Removed last, after the history is closed: the dispatcher writes this handler's answer
+        // in the microtask right after it returns, and frames are read only between macrotasks,
+        // so no turn.interrupt can find the turn gone before its result is written (it answers
+        // `interrupting`, and the result says what the history says).
         running.delete(ctx.id);
-        await admitted.writer.close();
       }
     },
 
@@ -179,4 +195,12 @@ async function firstSaveFailed(
     usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 },
     steps: 0,
   };
+}
+
+/** Resolves once the signal has fired (at once if it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
 }
