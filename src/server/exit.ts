@@ -19,6 +19,8 @@ const THREADPOOL_WORK =
   /^(FSReq|FileHandle|CloseReq|GetAddrInfoReqWrap|GetNameInfoReqWrap|Zlib)|Job$/;
 
 const POLL_MS = 10;
+/** The signal goes out this long before the deadline, so that the child is gone by then. */
+const KILL_MARGIN_MS = 50;
 
 /** Whether any threadpool work of this thread is still pending (it would hold the exit). */
 export function threadpoolBusy(): boolean {
@@ -28,7 +30,7 @@ export function threadpoolBusy(): boolean {
 /** Exits 0 once no threadpool work is pending; at `deadline` (epoch ms), SIGKILL instead. */
 export function exitBy(deadline: number): void {
   if (!threadpoolBusy()) return process.exit(0);
-  if (Date.now() >= deadline) {
+  if (Date.now() >= deadline - KILL_MARGIN_MS) {
     // Synchronous: nothing asynchronous gets out before the signal.
     try {
       writeSync(
