@@ -8,12 +8,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { groupRuns } from "../../src/agent/tools/process-group.js";
-import {
-  answerEvents,
-  custom,
-  type Script,
-  toolCall,
-} from "../fixtures/chat-completions-server.js";
+import { endlessReply } from "../../src/conformance/cases/turns-audit-lifecycle.js";
+import { toolCall } from "../fixtures/chat-completions-server.js";
 import { alive, assertWithinCleanup, shapes, timed } from "./lifecycle-fixtures.js";
 import { bodiesOf } from "./tool-turns.js";
 import { assertInterrupted, lockPath, recordsOf, settled } from "./turn-control-fixtures.js";
@@ -34,31 +30,6 @@ async function runningCommand(
   const turn = startTurn(w.child, "run it", "full_access");
   const output = await turn.event("tool_output_delta", (e) => /\d+\n/.test(String(e.event.text)));
   return { turn, pgid: Number.parseInt(String(output.event.text), 10) };
-}
-
-/**
- * A reply that streams text without end, as fast as the child takes it; `blocked` resolves once
- * the child has stopped taking it (a write not drained for half a second: the child's own output
- * is full and its turn waits for the client).
- */
-function endlessReply(): { script: Script; blocked: Promise<void> } {
-  let noticed = () => {};
-  const blocked = new Promise<void>((resolve) => {
-    noticed = resolve;
-  });
-  const script = custom(async ({ request, res }) => {
-    const lines = answerEvents({ text: "x".repeat(8192), pieceChars: 8192 }, request.body?.model);
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    res.write(lines[0]);
-    const closed = new Promise<void>((resolve) => res.on("close", () => resolve()));
-    while (!res.destroyed) {
-      if (res.write(lines[1])) continue;
-      const timer = setTimeout(noticed, 500);
-      await Promise.race([new Promise((resolve) => res.once("drain", resolve)), closed]);
-      clearTimeout(timer);
-    }
-  });
-  return { script, blocked };
 }
 
 describe("turns: a client that is gone or stopped reading", () => {
