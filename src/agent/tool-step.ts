@@ -115,6 +115,15 @@ const INTERRUPTED_RESULT = {
   status: "interrupted",
 } as const;
 
+/** The result of a call given up after the interrupt. */
+const ABANDONED: ToolResult = {
+  status: "interrupted",
+  output: INTERRUPTED_OUTPUT,
+  summary: "interrupted",
+  exit_code: null,
+  diff: null,
+};
+
 export const MALFORMED_ARGUMENTS = "invalid input: the arguments are not valid JSON";
 
 /**
@@ -194,14 +203,7 @@ async function execute(
     const running = call.execute(withOutput(deps, item_id));
     const bounded = await settledOrAbandoned(running, deps.toolContext.signal);
     if (bounded.settled) return bounded.value;
-    const summary = "interrupted";
-    return {
-      status: "interrupted",
-      output: INTERRUPTED_OUTPUT,
-      summary,
-      exit_code: null,
-      diff: null,
-    };
+    return ABANDONED;
   } catch (error) {
     const output = toolErrorText(error);
     const status = deps.toolContext.signal.aborted ? "interrupted" : "failed";
