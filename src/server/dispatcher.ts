@@ -293,7 +293,7 @@ export class Dispatcher {
  * The part of `cleanup_ms` left after the drain: for the overdue answers, the flush and the exit
  * itself (stdio.ts, exit.ts), so that the child is gone within the bound.
  */
-const DRAIN_MARGIN_MS = 250;
+const DRAIN_MARGIN_MS = 150;
 
 function holdsWorker(spec: MethodSpec): boolean {
   return spec.admission === "worker" || spec.admission === "turn";
