@@ -6,8 +6,9 @@
  * FIFO nobody writes, or in a read from a dead network mount, never comes back to be joined.
  * Measured on Node 20: `process.exit` and `process.reallyExit` both hang for good; only a signal
  * ends such a process. So the exit first waits, up to the deadline, for the pending threadpool
- * work it can see (fs requests, DNS lookups, zlib and crypto jobs) to end: a file operation in
- * flight takes microseconds, and then the exit is the normal `exit 0`. Work still pending at the
+ * work it can see to end (fs requests and DNS lookups; zlib and crypto jobs are not listed, and
+ * being CPU work they end by themselves): a file operation in flight takes microseconds, and
+ * then the exit is the normal `exit 0`. Work still pending at the
  * deadline is stuck: everything the child could write has been written by then, and it kills
  * itself with SIGKILL, the one exit no stuck thread can hold (the status is then a signal, not 0:
  * a shutdown with a thread stuck in the kernel is not a clean one).
