@@ -1,5 +1,6 @@
 import type { Permissions } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
+import { settledOrAbandoned } from "./abort-bound.js";
 import type { ApprovalBroker } from "./approvals.js";
 import { boundedEventText, boundedInput } from "./event-bounds.js";
 import type { ToolCallRequest } from "./model-call.js";
@@ -94,19 +95,34 @@ export async function runToolCall(
     return fail(MALFORMED_ARGUMENTS);
   }
   const planned = await plan(tool, input, deps);
-  await announce(planned.ok ? planned.call.title : `Use ${known}`);
+  await announce(planned.ok === true ? planned.call.title : `Use ${known}`);
+  if (planned.ok === "abandoned") return settle(INTERRUPTED_RESULT);
   if (!planned.ok) return fail(planned.error);
   const decision = await approve(planned.call, tool, item_id, deps);
   if (decision === "deny")
     return settle({ output: DENIED_OUTPUT, is_error: true, status: "denied" });
-  if (decision === "cancelled")
-    return settle({ output: INTERRUPTED_OUTPUT, is_error: true, status: "interrupted" });
+  if (decision === "cancelled") return settle(INTERRUPTED_RESULT);
   const result = await execute(planned.call, item_id, deps);
   return settle(
     { output: result.output, is_error: result.status !== "completed", status: result.status },
     result,
   );
 }
+
+const INTERRUPTED_RESULT = {
+  output: INTERRUPTED_OUTPUT,
+  is_error: true,
+  status: "interrupted",
+} as const;
+
+/** The result of a call given up after the interrupt. */
+const ABANDONED: ToolResult = {
+  status: "interrupted",
+  output: INTERRUPTED_OUTPUT,
+  summary: "interrupted",
+  exit_code: null,
+  diff: null,
+};
 
 export const MALFORMED_ARGUMENTS = "invalid input: the arguments are not valid JSON";
 
@@ -134,11 +150,14 @@ function isJson(text: string): boolean {
   }
 }
 
-type Planned = { ok: true; call: PlannedCall } | { ok: false; error: string };
+type Planned = { ok: true; call: PlannedCall } | { ok: false; error: string } | { ok: "abandoned" };
 
+/** Planning reads files too (an edit's diff): an interrupt stops waiting for it (abort-bound.ts). */
 async function plan(tool: Tool, input: unknown, deps: ToolStepDeps): Promise<Planned> {
   try {
-    return { ok: true, call: await tool.plan(input, withOutput(deps, null)) };
+    const planning = tool.plan(input, withOutput(deps, null));
+    const bounded = await settledOrAbandoned(planning, deps.toolContext.signal);
+    return bounded.settled ? { ok: true, call: bounded.value } : { ok: "abandoned" };
   } catch (error) {
     return { ok: false, error: toolErrorText(error) };
   }
@@ -180,7 +199,11 @@ async function execute(
   deps: ToolStepDeps,
 ): Promise<ToolResult> {
   try {
-    return await call.execute(withOutput(deps, item_id));
+    // A call still running `TOOL_SETTLE_MS` after the interrupt is given up (abort-bound.ts).
+    const running = call.execute(withOutput(deps, item_id));
+    const bounded = await settledOrAbandoned(running, deps.toolContext.signal);
+    if (bounded.settled) return bounded.value;
+    return ABANDONED;
   } catch (error) {
     const output = toolErrorText(error);
     const status = deps.toolContext.signal.aborted ? "interrupted" : "failed";

@@ -180,6 +180,11 @@ export class TestChild {
     this.proc.stdout.resume();
   }
 
+  /** Closes the client's end of the child's stdout, as a frontend that went away would. */
+  closeOutput(): void {
+    this.proc.stdout.destroy();
+  }
+
   kill(signal: NodeJS.Signals = "SIGKILL"): void {
     this.proc.kill(signal);
   }

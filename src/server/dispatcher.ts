@@ -24,8 +24,11 @@ export interface DispatcherOptions {
   write: FrameSink;
   /** Whether test-only methods are reachable in this child. */
   testMethods: boolean;
-  /** Called once, after the shutdown answer (if any) was written. */
-  onStopped: () => void;
+  /**
+   * Called once, after the shutdown answer (if any) was written, with the time (epoch ms) by
+   * which the child must be gone: `cleanup_ms` after the shutdown began.
+   */
+  onStopped: (deadline: number) => void;
   /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
   childRequests?: number;
 }
@@ -243,11 +246,12 @@ export class Dispatcher {
   /** Stops admitting, aborts in-flight work, waits at most `cleanup_ms`, answers, stops. */
   private shutdown(id: string | null): Promise<void> {
     if (!this.stopping) {
+      const deadline = Date.now() + LIMITS.cleanup_ms;
       this.state.phase = "shutting_down";
       this.ops.cancelAll();
       this.stopping = this.drain().then(() => this.answerOverdue());
       // Deferred past the microtasks that write the shutdown answers below.
-      void this.stopping.then(() => setImmediate(() => this.options.onStopped()));
+      void this.stopping.then(() => setImmediate(() => this.options.onStopped(deadline)));
     }
     if (id !== null) {
       this.pendingShutdowns.add(id);
@@ -278,12 +282,18 @@ export class Dispatcher {
     if (pending.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, LIMITS.cleanup_ms - 50);
+      timer = setTimeout(resolve, LIMITS.cleanup_ms - DRAIN_MARGIN_MS);
     });
     await Promise.race([Promise.all(pending), bound]);
     clearTimeout(timer);
   }
 }
+
+/**
+ * The part of `cleanup_ms` left after the drain: for the overdue answers, the flush and the exit
+ * itself (stdio.ts, exit.ts), so that the child is gone within the bound.
+ */
+const DRAIN_MARGIN_MS = 150;
 
 function holdsWorker(spec: MethodSpec): boolean {
   return spec.admission === "worker" || spec.admission === "turn";

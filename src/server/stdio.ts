@@ -3,6 +3,7 @@ import { LIMITS } from "../protocol/constants.js";
 import { FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import { Dispatcher } from "./dispatcher.js";
+import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
 import { createState, type ServerState } from "./state.js";
@@ -25,8 +26,16 @@ export interface StdioServer {
 }
 
 /**
+ * How long before the exit deadline the child stops waiting for a client to read what is left:
+ * the rest of the bound is for threadpool work to end (exit.ts).
+ */
+const FLUSH_MARGIN_MS = 100;
+
+/**
  * Serves the protocol on this process's stdin and stdout with the given handlers, until
- * shutdown or EOF; then exits 0 once stdout has been flushed.
+ * shutdown, EOF, or the client gone (stdout closed); then exits once stdout has been flushed,
+ * and at the latest `cleanup_ms` after the shutdown began: what a client that stopped reading
+ * has not taken by then is dropped (issue 17).
  */
 export function serveStdio(server: StdioServer): void {
   const input = process.stdin;
@@ -36,10 +45,20 @@ export function serveStdio(server: StdioServer): void {
   const dispatcher = new Dispatcher({
     ...server,
     write: (line, kind) => writer.write(line, kind),
-    onStopped: () => {
-      void writer.flush().then(() => process.exit(0));
+    onStopped: (deadline) => {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, deadline - FLUSH_MARGIN_MS - Date.now()));
+      });
+      void Promise.race([writer.flush(), bound]).then(() => {
+        clearTimeout(timer);
+        exitBy(deadline);
+      });
     },
   });
+  // A client that closed its end of stdout can never be answered: it is gone, as at EOF, and
+  // the turn it started stops (a streaming command as an interrupt) instead of running on.
+  writer.whenGone(() => dispatcher.endOfInput());
   const splitter = new FrameSplitter(LIMITS.frame_bytes);
   input.on("data", (chunk: Buffer) => {
     for (const event of splitter.push(chunk)) dispatcher.handle(event);

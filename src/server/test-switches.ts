@@ -75,6 +75,16 @@ export function holdTurnEnd(env: NodeJS.ProcessEnv, testMethods: boolean): boole
   return testMethods && env.MC_AGENT_TEST_HOLD_TURN_END === "1";
 }
 
+/**
+ * MC_AGENT_TEST_BLOCKING_OPEN=1: read_file opens its file blocking and unchecked, as before
+ * issue 17 (regular-file.ts), so that a FIFO nobody writes holds a threadpool thread in the kernel
+ * for good: the tests check with it that interrupt, shutdown and EOF still end the turn and the
+ * child within `cleanup_ms`, whatever a tool is stuck in.
+ */
+export function blockingOpen(env: NodeJS.ProcessEnv, testMethods: boolean): boolean {
+  return testMethods && env.MC_AGENT_TEST_BLOCKING_OPEN === "1";
+}
+
 function positiveInteger(raw: string | undefined): number | null {
   const value = Number(raw);
   return raw !== undefined && Number.isInteger(value) && value > 0 ? value : null;

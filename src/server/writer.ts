@@ -47,6 +47,7 @@ export class FrameWriter {
   private corked = false;
   /** Bytes (UTF-16 units) of answers handed to the stream and not yet written out. */
   private answersPending = 0;
+  private readonly goneListeners: (() => void)[] = [];
 
   constructor(
     private readonly stream: NodeJS.WritableStream & {
@@ -60,14 +61,25 @@ export class FrameWriter {
   ) {
     const close = () => {
       // The reader went away (EPIPE): nothing more can be delivered; nobody may wait on it.
+      if (this.closed) return;
       this.closed = true;
       this.release();
+      for (const listener of this.goneListeners) listener();
     };
     stream.on("error", close);
     stream.on("close", close);
   }
 
-  /** Writes one frame; resolves when the buffer has room for more. */
+  /**
+   * Calls `listener` once the reader is gone (EPIPE on a write, or the stream closed): the
+   * client can never be told anything again, so the child treats it as EOF (stdio.ts).
+   */
+  whenGone(listener: () => void): void {
+    if (this.closed) listener();
+    else this.goneListeners.push(listener);
+  }
+
+  /** Writes one frame; resolves when the buffer has room for more (at once once gone). */
   write(line: string, kind: FrameKind = "event"): Promise<void> {
     if (this.closed) return RESOLVED;
     this.batch();

@@ -131,4 +131,21 @@ describe("FrameWriter", () => {
     await within(waiting);
     assert.equal(await settled(writer.write("more")), true);
   });
+
+  test("a gone reader is told once, to those listening and to those who ask later", async () => {
+    const sink = slowSink(4);
+    const writer = new FrameWriter(sink.stream, () => {});
+    let told = 0;
+    writer.whenGone(() => told++);
+    void writer.write("frame\n");
+    assert.equal(told, 0);
+    // EPIPE on a write: the stream errors, then closes; the listener hears it once.
+    sink.stream.destroy(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(told, 1);
+    let late = 0;
+    writer.whenGone(() => late++);
+    assert.equal(late, 1, "a listener added after the reader went is called at once");
+    assert.equal(await settled(writer.flush()), true, "nothing waits for a gone reader");
+  });
 });

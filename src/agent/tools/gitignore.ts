@@ -3,9 +3,9 @@
  * `.git/info/exclude`, matched by the `ignore` package (git's own rules), where a deeper file's
  * rule wins over a shallower one, as in git.
  */
-import { readFile } from "node:fs/promises";
 import { join, posix } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { openIfRegular } from "./regular-file.js";
 
 /** A `.gitignore` larger than this is not read (it is surely not one written by hand). */
 const GITIGNORE_BYTES = 1024 * 1024;
@@ -47,10 +47,15 @@ export class IgnoreRules {
 }
 
 async function readRules(path: string): Promise<Ignore | null> {
+  // A `.gitignore` that is a FIFO or a device is no rules, and is never opened blocking.
+  const handle = await openIfRegular(path);
+  if (handle === null) return null; // none there (or unreadable): no rules from it
   try {
-    const text = await readFile(path, "utf8");
+    const text = await handle.readFile("utf8");
     return text.length > GITIGNORE_BYTES ? null : ignore().add(text);
   } catch {
-    return null; // none there (or unreadable): no rules from it
+    return null;
+  } finally {
+    await handle.close().catch(() => {});
   }
 }

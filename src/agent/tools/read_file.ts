@@ -4,8 +4,9 @@
  * The file is scanned in chunks, so a huge file (or a huge line) costs no more memory than the
  * bound.
  */
-import { open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { type OpenOptions, openRegularFile } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { headBytes } from "./utf8-cut.js";
@@ -41,8 +42,11 @@ export const readFileTool: Tool<z.infer<typeof ReadFileInput>> = {
     return {
       title: `Read ${target.shown}`,
       approval: null,
-      async execute() {
-        const read = await readLines(target, input.offset ?? 1, input.limit ?? READ_FILE_LINES);
+      async execute(run) {
+        const read = await readLines(target, input.offset ?? 1, input.limit ?? READ_FILE_LINES, {
+          notRegular: `${target.shown} is not a regular file (use list_dir for folders)`,
+          blockingForTests: run.testBlockingOpen === true,
+        });
         return {
           status: "completed",
           output: render(read),
@@ -64,17 +68,14 @@ interface LinesRead {
   more: boolean;
 }
 
-async function readLines(target: WorkspacePath, offset: number, limit: number): Promise<LinesRead> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(target.absolute, "r");
-    if (!(await handle.stat()).isFile()) {
-      await handle.close();
-      throw new ToolError(`${target.shown} is not a regular file (use list_dir for folders)`);
-    }
-  } catch (error) {
-    throw error instanceof ToolError ? error : fsToolError(error, target.shown);
-  }
+async function readLines(
+  target: WorkspacePath,
+  offset: number,
+  limit: number,
+  options: OpenOptions,
+): Promise<LinesRead> {
+  // Never a blocking open: a FIFO or a device is refused before it is opened (regular-file.ts).
+  const handle = await openRegularFile(target, options);
   try {
     return await scan(handle, target, offset, limit);
   } catch (error) {
@@ -86,7 +87,7 @@ async function readLines(target: WorkspacePath, offset: number, limit: number): 
 
 /** One pass over the file: lines before `offset` are counted, not kept. */
 async function scan(
-  handle: Awaited<ReturnType<typeof open>>,
+  handle: FileHandle,
   target: WorkspacePath,
   offset: number,
   limit: number,

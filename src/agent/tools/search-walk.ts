@@ -3,10 +3,11 @@
  * `.git`, ignored paths (gitignore.ts), symlinks, binary files and files over SEARCH_FILE_BYTES,
  * collecting `path:line:text` up to SEARCH_MATCHES.
  */
-import { lstat, opendir, readFile } from "node:fs/promises";
+import { lstat, opendir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Ignore } from "ignore";
 import { IgnoreRules } from "./gitignore.js";
+import { openIfRegular } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
 import { fsToolError, type WorkspacePath } from "./workspace-path.js";
 
@@ -76,7 +77,14 @@ async function searchFile(absolute: string, relative: string, regex: RegExp, fou
   try {
     const stats = await lstat(absolute);
     if (!stats.isFile() || stats.size > SEARCH_FILE_BYTES) return;
-    bytes = await readFile(absolute);
+    // Never a blocking open: a FIFO swapped in after the lstat is skipped too.
+    const handle = await openIfRegular(absolute);
+    if (handle === null) return;
+    try {
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch {
     return; // vanished or unreadable since the listing: nothing to match
   }

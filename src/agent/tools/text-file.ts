@@ -1,7 +1,7 @@
 /**
  * What the file tools count as text, and the whole-file read that edits start from.
  */
-import { open } from "node:fs/promises";
+import { openRegularFile } from "./regular-file.js";
 import { ToolError } from "./tool.js";
 import { fsToolError, type WorkspacePath } from "./workspace-path.js";
 
@@ -22,10 +22,10 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export async function readTextForEdit(target: WorkspacePath): Promise<string> {
   let bytes: Buffer;
   try {
-    const handle = await open(target.absolute, "r");
+    // Never a blocking open: a FIFO or a device is refused before it is opened.
+    const handle = await openRegularFile(target);
     try {
       const stats = await handle.stat();
-      if (!stats.isFile()) throw new ToolError(`${target.shown} is not a regular file`);
       if (stats.size > EDIT_FILE_BYTES) throw tooLarge(target.shown);
       bytes = await handle.readFile();
     } finally {

@@ -19,6 +19,11 @@ export interface ToolContext {
   env: NodeJS.ProcessEnv;
   /** `turn.extensions.turn` bounds. */
   limits: { tool_output_bytes: number; tool_stream_bytes: number; shell_timeout_ms: number };
+  /**
+   * Test builds only (MC_AGENT_TEST_BLOCKING_OPEN): read_file opens blocking, unchecked, so that
+   * a FIFO holds a thread in the kernel (regular-file.ts).
+   */
+  testBlockingOpen?: boolean;
   /** Streams shell output to the client; awaiting it is back-pressure. */
   onOutput(stream: "stdout" | "stderr", text: string): Promise<void>;
 }

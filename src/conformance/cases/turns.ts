@@ -2,6 +2,7 @@ import type { ConformanceCase } from "../case.js";
 import { TURN_ADMISSION_CASES } from "./turns-admission.js";
 import { TURN_AUDIT_PATH_CASES } from "./turns-audit-paths.js";
 import { TURN_AUDIT_RESULT_CASES } from "./turns-audit-results.js";
+import { TURN_AUDIT_LIFECYCLE_CASES } from "./turns-audit-lifecycle.js";
 import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
 import { TURN_FLOW_CASES } from "./turns-flow.js";
 import { TURN_PERSISTENCE_CASES } from "./turns-persistence.js";
@@ -18,4 +19,5 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_WIRE_CASES,
   ...TURN_AUDIT_PATH_CASES,
   ...TURN_AUDIT_RESULT_CASES,
+  ...TURN_AUDIT_LIFECYCLE_CASES,
 ];

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { untilAborted } from "../../agent/abort-bound.js";
 import { ApprovalBroker } from "../../agent/approvals.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
 import { SessionAllowances } from "../../agent/permissions.js";
@@ -17,7 +18,13 @@ import type { HandlerTable, RequestContext } from "../handler.js";
 import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
-import { appendFault, holdTurnEnd, retryBackoffScale, turnBounds } from "../test-switches.js";
+import {
+  appendFault,
+  blockingOpen,
+  holdTurnEnd,
+  retryBackoffScale,
+  turnBounds,
+} from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 
@@ -80,7 +87,8 @@ export function turnHandlers(
           systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
         history: admitted.history,
         historyTruncated: admitted.historyTruncated,
-        events: new TurnEvents(ctx.notify, ctx.id, turnId),
+        // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
+        events: new TurnEvents((event) => untilAborted(ctx.notify(event), signal), ctx.id, turnId),
         approvals,
         allowances: allowances.for(state.attachment),
         record: recorder(admitted.writer, turnId),
@@ -88,6 +96,7 @@ export function turnHandlers(
           workspace: state.cwd,
           env: shellEnvironment(state.env, credentialVariables),
           limits: TURN_EXTENSION,
+          ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
         },
         signal,
         backoffScale: retryBackoffScale(state.env, options.testMethods),

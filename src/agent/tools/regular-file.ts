@@ -1,0 +1,68 @@
+/**
+ * Opening a workspace file for reading without ever blocking on it. Opening a FIFO for reading
+ * blocks until some process opens it for writing; the open runs in a libuv thread that nothing
+ * can interrupt, so it would hold the tool call, the turn and even the child's exit for good
+ * (issue 17). Opening a device node can have effects of its own. So the entry is lstat'ed and
+ * only a regular file is opened, with O_NONBLOCK (a FIFO swapped in between the two calls then
+ * opens at once instead of blocking; regular files ignore the flag), and the descriptor is
+ * checked again. A FIFO, socket or device is a tool error.
+ */
+import { constants } from "node:fs";
+import { type FileHandle, lstat, open } from "node:fs/promises";
+import { ToolError } from "./tool.js";
+import { fsToolError, type WorkspacePath } from "./workspace-path.js";
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+export interface OpenOptions {
+  /** The tool error's text for an entry that is not a regular file (a folder, a FIFO, ...). */
+  notRegular?: string;
+  /**
+   * Test builds only (MC_AGENT_TEST_BLOCKING_OPEN): a plain blocking open before any check, as
+   * before issue 17, so that a FIFO nobody writes holds a threadpool thread in the kernel and
+   * the tests can check that nothing a tool does outlives an interrupt, shutdown or EOF.
+   */
+  blockingForTests?: boolean;
+}
+
+/** `target` opened for reading if it is a regular file; any other entry is a ToolError. */
+export async function openRegularFile(
+  target: WorkspacePath,
+  options: OpenOptions = {},
+): Promise<FileHandle> {
+  const refused = new ToolError(options.notRegular ?? `${target.shown} is not a regular file`);
+  let handle: FileHandle;
+  try {
+    if (options.blockingForTests) handle = await open(target.absolute, "r");
+    else {
+      if (!(await lstat(target.absolute)).isFile()) throw refused;
+      handle = await open(target.absolute, READ_FLAGS);
+    }
+  } catch (error) {
+    throw error instanceof ToolError ? error : fsToolError(error, target.shown);
+  }
+  try {
+    if ((await handle.stat()).isFile()) return handle;
+  } catch {}
+  await handle.close().catch(() => {});
+  throw refused;
+}
+
+/**
+ * `path` opened for reading if it is a regular file (symlinks followed), else null: never a
+ * blocking open. For files a tool reads on its own account (search's files and `.gitignore`s),
+ * where anything else is skipped rather than reported.
+ */
+export async function openIfRegular(path: string): Promise<FileHandle | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if ((await handle.stat()).isFile()) return handle;
+  } catch {}
+  await handle.close().catch(() => {});
+  return null;
+}
