@@ -45,7 +45,7 @@ export const editFileTool: Tool<z.infer<typeof EditFileInput>> = {
       title: `Edit ${target.shown}`,
       approval: { kind: "edit", command: null, path: target.relative, diff },
       async execute() {
-        await writeWorkspaceFile(ctx.workspace, input.path, target, before, after);
+        await writeWorkspaceFile(ctx.workspace, input.path, target, before, after, ctx.signal);
         const replaced = `${count} ${count === 1 ? "replacement" : "replacements"}`;
         return {
           status: "completed",

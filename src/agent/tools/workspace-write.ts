@@ -32,6 +32,8 @@ export async function writeWorkspaceFile(
   planned: WritablePath,
   before: string | null,
   content: string,
+  /** The turn's signal: a call the engine gave up at an interrupt writes nothing afterwards. */
+  signal: AbortSignal,
 ): Promise<void> {
   const now = await resolveForWrite(workspace, given);
   if (now.relative !== planned.relative || now.exists !== planned.exists) throw changed(planned);
@@ -40,7 +42,7 @@ export async function writeWorkspaceFile(
   const folder = await holdWorkspaceFolder(workspace, parts, planned.shown, !planned.exists);
   try {
     const mode = await refuseIfChanged(folder, name, planned, before);
-    await commit(folder, name, planned, Buffer.from(content, "utf8"), mode);
+    await commit(folder, name, planned, Buffer.from(content, "utf8"), mode, signal);
   } finally {
     await folder.close();
   }
@@ -52,11 +54,15 @@ async function commit(
   planned: WritablePath,
   bytes: Buffer,
   mode: number,
+  signal: AbortSignal,
 ): Promise<void> {
   const moved = new ToolError(`${planned.shown}: its folder was moved while writing`);
   try {
     await writeFileAtomicIn(folder.path, name, bytes, mode, null, (rename) => {
       if (!folder.inPlace()) throw moved;
+      // An interrupt may have come while a step above was stuck (abort-bound.ts gives the call
+      // up after a grace): the turn has said "interrupted", so nothing may change after it.
+      if (signal.aborted) throw new ToolError(`${planned.shown} was not written: interrupted`);
       return rename();
     });
   } catch (error) {

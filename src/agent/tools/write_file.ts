@@ -34,7 +34,14 @@ export const writeFileTool: Tool<z.infer<typeof WriteFileInput>> = {
       title: `${verb} ${target.shown}`,
       approval: { kind: "edit", command: null, path: target.relative, diff },
       async execute() {
-        await writeWorkspaceFile(ctx.workspace, input.path, target, before, input.content);
+        await writeWorkspaceFile(
+          ctx.workspace,
+          input.path,
+          target,
+          before,
+          input.content,
+          ctx.signal,
+        );
         const lines = countLines(input.content);
         return {
           status: "completed",

@@ -145,3 +145,22 @@ test("an edit whose file changed while its approval waited is refused, not appli
   assert.equal(readFileSync(file, "utf8"), "one, edited by the user\n");
   assert.equal(readFileSync(join(workspace, "b.txt"), "utf8"), "theirs\n");
 });
+
+test("an edit whose turn was interrupted before its rename writes nothing and leaves no temp file", async (t) => {
+  // The engine gives a stuck call up at an interrupt (abort-bound.ts); should the call come
+  // unstuck later, the write must not land after the turn has said "interrupted".
+  const { workspace } = tempWorkspace(t);
+  put(workspace, "a.txt", "old\n");
+  const abort = new AbortController();
+  const ctx = context(workspace, { signal: abort.signal });
+  const replace = await plan("write_file", { path: "a.txt", content: "new\n" }, ctx);
+  const create = await plan("write_file", { path: "sub/b.txt", content: "b\n" }, ctx);
+  const edit = await plan("edit_file", { path: "a.txt", old_text: "old", new_text: "x" }, ctx);
+  abort.abort();
+  for (const planned of [replace, create, edit]) {
+    await assert.rejects(planned.execute(ctx), /interrupted/);
+  }
+  assert.equal(readFileSync(join(workspace, "a.txt"), "utf8"), "old\n");
+  assert.deepEqual(names(join(workspace, "sub")), []);
+  assert.deepEqual(names(workspace), ["a.txt", "sub"]);
+});
