@@ -24,7 +24,10 @@ export async function splitSecrets(
   env: Env,
   cwd: string,
 ): Promise<{ env: Env; handedOver: string | null }> {
-  const names = new Set<string>([...PROVIDER_CREDENTIAL_VARIABLES, ...(await configured(env, cwd))]);
+  const names = new Set<string>([
+    ...PROVIDER_CREDENTIAL_VARIABLES,
+    ...(await configured(env, cwd)),
+  ]);
   const clean: Env = {};
   const secrets: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {

@@ -9,7 +9,10 @@ import { decodeSecrets, PROVIDER_CREDENTIAL_VARIABLES } from "../protocol/secret
  * /proc/<pid>/environ shows: only the launcher keeps a key out of that (docs/tools.md).
  */
 export function childEnvironment(handedOver: string | null): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...(handedOver ? decodeSecrets(handedOver) : {}) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...(handedOver ? decodeSecrets(handedOver) : {}),
+  };
   forgetVariables(PROVIDER_CREDENTIAL_VARIABLES);
   return env;
 }

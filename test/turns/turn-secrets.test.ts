@@ -24,9 +24,9 @@ afterEach(async () => {
 const CONFIGURED = "sk-configured-demo-key-must-not-leak";
 const STANDARD = "sk-standard-openai-key-must-not-leak";
 const READ_ENVIRONS = [
-  "echo \"parent=$PPID\"",
+  'echo "parent=$PPID"',
   "tr '\\0' '\\n' < /proc/$PPID/environ",
-  'for p in $(pgrep -f mc-agent); do echo "== $p"; tr \'\\0\' \'\\n\' < /proc/$p/environ; done',
+  "for p in $(pgrep -f mc-agent); do echo \"== $p\"; tr '\\0' '\\n' < /proc/$p/environ; done",
 ].join("; ");
 
 test("a command reads no key in its parent's environ nor in any mc-agent process's", {
