@@ -11,7 +11,11 @@ import { decodeNegotiation, type Negotiated } from "./negotiate.js";
 export interface SpawnOptions {
   /** The workspace: the child's cwd. */
   cwd: string;
-  /** The child's whole environment (default: this process's). Set MC_HOME here. */
+  /**
+   * The child's whole environment (default: this process's). Set MC_HOME here. For this
+   * package's own child the provider keys in it travel over the child's fd 3 instead
+   * (child-secrets.ts), so that its start-up environment never holds them.
+   */
   env?: Record<string, string | undefined>;
   /** Any command that speaks the protocol (default: this package's `mc-agent stdio`). */
   command?: readonly string[];
