@@ -49,7 +49,8 @@ if [ -f "$mc_conf" ] && [ -r "$mc_conf" ]; then
       case $mc_r in '"'*) ;; *) continue ;; esac
       mc_r=${mc_r#'"'}
       mc_n=${mc_r%%'"'*}
-      case $mc_n in '' | [0-9]* | *[!A-Za-z0-9_]*) ;; *) mc_move "$mc_n" ;; esac
+      # Not the launcher's own variables, nor what it needs to find node.
+      case $mc_n in '' | [0-9]* | *[!A-Za-z0-9_]* | mc_* | PATH | IFS) ;; *) mc_move "$mc_n" ;; esac
     done
   done <"$mc_conf"
 fi

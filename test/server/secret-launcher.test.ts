@@ -55,6 +55,9 @@ test("the launcher moves the standard and configured keys to fd 3, byte for byte
     {
       providers: {
         mine: { type: "openai-compatible", base_url: "http://x", api_key_env: "MY_KEY" },
+        // Never moved: the launcher needs PATH to find node, and mc_* are its own.
+        odd: { type: "openai-compatible", base_url: "http://x", api_key_env: "PATH" },
+        own: { type: "openai-compatible", base_url: "http://x", api_key_env: "mc_s" },
       },
     },
   );
