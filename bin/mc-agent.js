@@ -1,15 +1,105 @@
-#!/usr/bin/env node
+#!/bin/sh -f
+":" /*
+# This file is both a POSIX sh script and the JavaScript entry point. Run as a command (npm's
+# bin link, a frontend spawning `mc-agent stdio`), /bin/sh reads this part, which JavaScript sees
+# as a string and a comment: it moves the provider credentials out of the environment and hands
+# them to node over fd 3 (a here-document), then execs node on this same file. The backend's
+# start-up environment, which any same-user process can read in /proc/<pid>/environ, so never
+# holds a key (docs/tools.md, "What a command can reach"). `-f`: `/*` above is not a glob.
+# Moved: the standard variables (the list in src/protocol/secret-handoff.ts, which a test keeps
+# equal to this one) and each `"api_key_env": "NAME"` written on one line of MC_HOME/config.json.
+mc_nl='
+'
+mc_s=
+mc_esc() { # in mc_v, every $1 becomes $2
+  mc_e=
+  while :; do
+    case $mc_v in *"$1"*) ;; *) break ;; esac
+    mc_e=$mc_e${mc_v%%"$1"*}$2
+    mc_v=${mc_v#*"$1"}
+  done
+  mc_v=$mc_e$mc_v
+}
+mc_move() { # $1: a valid variable name; set (even empty) -> one `NAME=value` line of mc_s
+  eval "mc_set=\${$1+x}"
+  [ -n "$mc_set" ] || return 0
+  eval "mc_v=\$$1"
+  unset "$1"
+  mc_esc '\' '\\'
+  mc_esc "$mc_nl" '\n'
+  mc_s=$mc_s$1=$mc_v$mc_nl
+}
+for mc_n in OPENAI_API_KEY OPENAI_ADMIN_KEY AZURE_OPENAI_API_KEY CODEX_API_KEY \
+  ANTHROPIC_API_KEY ANTHROPIC_AUTH_TOKEN CLAUDE_CODE_OAUTH_TOKEN GEMINI_API_KEY GOOGLE_API_KEY \
+  MISTRAL_API_KEY GROQ_API_KEY DEEPSEEK_API_KEY XAI_API_KEY OPENROUTER_API_KEY TOGETHER_API_KEY \
+  FIREWORKS_API_KEY PERPLEXITY_API_KEY CEREBRAS_API_KEY COHERE_API_KEY HF_TOKEN \
+  HUGGING_FACE_HUB_TOKEN; do
+  mc_move "$mc_n"
+done
+# The configured names: a textual scan (sh cannot parse JSON), of at most 400 lines.
+mc_conf=${MC_HOME:-${HOME:-}/.mc}/config.json
+if [ -f "$mc_conf" ] && [ -r "$mc_conf" ]; then
+  mc_i=0
+  while [ "$mc_i" -lt 400 ] && { IFS= read -r mc_line || [ -n "$mc_line" ]; }; do
+    mc_i=$((mc_i + 1))
+    while :; do
+      case $mc_line in *'"api_key_env"'*) ;; *) break ;; esac
+      mc_line=${mc_line#*'"api_key_env"'}
+      mc_r=${mc_line#"${mc_line%%[!	 :]*}"}
+      case $mc_r in '"'*) ;; *) continue ;; esac
+      mc_r=${mc_r#'"'}
+      mc_n=${mc_r%%'"'*}
+      # Not the launcher's own variables, nor what it needs to find node.
+      case $mc_n in '' | [0-9]* | *[!A-Za-z0-9_]* | mc_* | PATH | IFS) ;; *) mc_move "$mc_n" ;; esac
+    done
+  done <"$mc_conf"
+fi
+unset MC_AGENT_SECRETS_FD
+[ -n "$mc_s" ] || exec node "$0" "$@"
+MC_AGENT_SECRETS_FD=3
+export MC_AGENT_SECRETS_FD
+exec node "$0" "$@" 3<<MC_AGENT_SECRETS
+$mc_s
+MC_AGENT_SECRETS
+*/
+
 // `mc-agent stdio` (the backend child, spawned once per workspace) goes straight to its one-file
-// bundle, skipping the terminal frontend's modules; everything else goes through the CLI.
+// bundle, skipping the terminal frontend's modules; everything else goes through the CLI. Either
+// takes the credentials the launcher above handed over (null when started as `node <this file>`).
+import { closeSync, fstatSync, readFileSync } from "node:fs";
+
+const handedOver = takeHandedOver();
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === "stdio") {
   // Before the child's modules load: the heap keeps the young generation's size it has now.
   const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
   tuneHeapForChild();
   const { runStdio } = await import("../dist/child/stdio.js");
-  runStdio();
+  runStdio(handedOver);
 } else {
   const { main } = await import("../dist/src/cli/main.js");
-  const code = await main(args);
+  const code = await main(args, handedOver);
   if (code >= 0) process.exitCode = code;
+}
+
+/**
+ * The launcher's fd 3, read whole and closed (so that no command inherits it), or null. The
+ * variable is removed whatever it says, so no child of ours believes it has such an fd.
+ */
+function takeHandedOver() {
+  const fd = process.env.MC_AGENT_SECRETS_FD;
+  delete process.env.MC_AGENT_SECRETS_FD;
+  if (fd !== "3") return null;
+  try {
+    const stat = fstatSync(3);
+    // A pipe (dash), a socket (the SDK) or an unlinked temporary file (bash's here-documents).
+    if (!stat.isFIFO() && !stat.isSocket() && !stat.isFile()) return null;
+    return readFileSync(3, "utf8");
+  } catch {
+    return null;
+  } finally {
+    try {
+      closeSync(3);
+    } catch {}
+  }
 }

@@ -1,3 +1,4 @@
+import { decodeSecrets } from "../protocol/secret-handoff.js";
 import { helpText, parseCommand, UsageError } from "./args.js";
 import type { Command } from "./command.js";
 import { reportFailure } from "./failure.js";
@@ -35,7 +36,11 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage error, 130 interrupted (exec).
 NO_COLOR disables color.
 `;
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * `handedOver`: the credentials bin/mc-agent.js read from its launcher's fd 3 (they are not in
+ * process.env); the commands see them in their environment and hand them on to the child.
+ */
+export async function main(argv: string[], handedOver: string | null = null): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "stdio") {
     if (rest.includes("--help") || rest.includes("-h")) {
@@ -44,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    (await import("../server/stdio.js")).runStdio();
+    (await import("../server/stdio.js")).runStdio(handedOver);
     return -1; // keeps running until shutdown or EOF
   }
   if (command === "conformance") {
@@ -54,7 +59,8 @@ export async function main(argv: string[]): Promise<number> {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);
   });
-  const term = new Terminal({ out: process.stdout, err: process.stderr, env: process.env });
+  const env = handedOver ? { ...process.env, ...decodeSecrets(handedOver) } : process.env;
+  const term = new Terminal({ out: process.stdout, err: process.stderr, env });
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     (command === undefined ? process.stderr : process.stdout).write(USAGE);
     return command === undefined ? 2 : 0;

@@ -1,7 +1,9 @@
 import { spawn as spawnProcess } from "node:child_process";
+import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Capability } from "../protocol/capabilities.js";
 import { LIMITS, SERVER_INFO } from "../protocol/constants.js";
+import { splitSecrets } from "./child-secrets.js";
 import { Connection, type Tracer } from "./connection.js";
 import { ClientError, isRemote, RemoteError } from "./errors.js";
 import { decodeNegotiation, type Negotiated } from "./negotiate.js";
@@ -9,7 +11,11 @@ import { decodeNegotiation, type Negotiated } from "./negotiate.js";
 export interface SpawnOptions {
   /** The workspace: the child's cwd. */
   cwd: string;
-  /** The child's whole environment (default: this process's). Set MC_HOME here. */
+  /**
+   * The child's whole environment (default: this process's). Set MC_HOME here. For this
+   * package's own child the provider keys in it travel over the child's fd 3 instead
+   * (child-secrets.ts), so that its start-up environment never holds them.
+   */
   env?: Record<string, string | undefined>;
   /** Any command that speaks the protocol (default: this package's `mc-agent stdio`). */
   command?: readonly string[];
@@ -40,14 +46,31 @@ export async function startChild(
 ): Promise<{ connection: Connection; negotiated: Negotiated }> {
   const [command, ...args] = options.command ?? DEFAULT_COMMAND;
   if (!command) throw new ClientError("spawn_failed", "The child command is empty.");
+  // Our own child takes its credentials over fd 3, not in its environment; another command
+  // gets the environment as given.
+  const own = options.command === undefined;
+  const { env, handedOver } = own
+    ? await splitSecrets(options.env ?? process.env, options.cwd)
+    : { env: options.env ?? process.env, handedOver: null };
   const proc = spawnProcess(command, args, {
     cwd: options.cwd,
-    env: options.env ?? process.env,
-    stdio: ["pipe", "pipe", options.stderr ? "pipe" : "ignore"],
+    env,
+    stdio: [
+      "pipe",
+      "pipe",
+      options.stderr ? "pipe" : "ignore",
+      ...(handedOver === null ? [] : ["pipe" as const]),
+    ],
     // Its own process group: a terminal's Ctrl-C reaches the frontend, which cancels through
     // the protocol, instead of killing the child under it.
     detached: true,
   });
+  const secrets = handedOver === null ? null : (proc.stdio[3] as Writable | null);
+  if (secrets) {
+    // A child that died at once has nobody reading: its exit is the failure reported.
+    secrets.on("error", () => {});
+    secrets.end(handedOver);
+  }
   if (options.stderr) {
     const sink = options.stderr;
     proc.stderr?.setEncoding("utf8");

@@ -7,7 +7,10 @@ export interface ServerState {
   readonly cwd: string;
   /** MC_HOME, resolved once at start. */
   readonly home: string;
-  /** The environment the child was started with (credentials lookups read it). */
+  /**
+   * The environment the child was started with plus the credentials handed over on fd 3: a copy,
+   * in memory only (credential lookups read it; process.env no longer holds the keys).
+   */
   readonly env: NodeJS.ProcessEnv;
   phase: "uninitialized" | "ready" | "shutting_down";
   negotiated: ReadonlySet<Capability>;

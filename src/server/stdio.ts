@@ -6,12 +6,16 @@ import { Dispatcher } from "./dispatcher.js";
 import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
+import { childEnvironment } from "./secret-env.js";
 import { createState, type ServerState } from "./state.js";
 import { FrameWriter } from "./writer.js";
 
-/** `mc-agent stdio`: the backend child. stdin carries requests, stdout only frames. */
-export function runStdio(): void {
-  const env = process.env;
+/**
+ * `mc-agent stdio`: the backend child. stdin carries requests, stdout only frames.
+ * `handedOver`: what bin/mc-agent.js read from the launcher's fd 3 (credentials), if anything.
+ */
+export function runStdio(handedOver: string | null = null): void {
+  const env = childEnvironment(handedOver);
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";
   serveStdio({ state, handlers: buildHandlers(state, { testMethods }), testMethods });

@@ -1,7 +1,10 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { DEFAULT_BOUNDS, type TransportBounds } from "../agent/providers/provider.js";
 import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
 import { type AppendFault, parseAppendFault } from "../sessions/append-fault.js";
 import type { CommitFault } from "../store/atomic-write.js";
+import type { CredentialUpdateOptions } from "../store/credentials.js";
 
 /**
  * Switches that let the tests reach paths a real provider or disk would take minutes, or luck, to
@@ -83,6 +86,26 @@ export function holdTurnEnd(env: NodeJS.ProcessEnv, testMethods: boolean): boole
  */
 export function blockingOpen(env: NodeJS.ProcessEnv, testMethods: boolean): boolean {
   return testMethods && env.MC_AGENT_TEST_BLOCKING_OPEN === "1";
+}
+
+/**
+ * A pause in a credential file's write-back (MC_AGENT_TEST_CREDENTIAL_PAUSE, a folder): after
+ * the first read and merge, the child creates `<folder>/paused` and waits for `<folder>/go`,
+ * so that a test can have another process write the file right there (compare-and-retry).
+ */
+export function credentialWritePause(
+  env: NodeJS.ProcessEnv,
+  testMethods: boolean,
+): CredentialUpdateOptions | undefined {
+  const folder = env.MC_AGENT_TEST_CREDENTIAL_PAUSE;
+  if (!testMethods || !folder) return undefined;
+  return {
+    beforeWrite: async (attempt) => {
+      if (attempt !== 1) return;
+      writeFileSync(join(folder, "paused"), "");
+      while (!existsSync(join(folder, "go"))) await new Promise((r) => setTimeout(r, 10));
+    },
+  };
 }
 
 function positiveInteger(raw: string | undefined): number | null {

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomic-write.js";
-import { readRegularFile, UnsafeStoreFile } from "./safe-read.js";
+import { readRegularFile, readRegularFileSync, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
 
 /**
@@ -87,31 +87,116 @@ export class CredentialFileUnusable extends Error {
   }
 }
 
+/** How often a merge is redone because the file changed under it, before giving up. */
+export const CREDENTIAL_UPDATE_ATTEMPTS = 6;
+
+export interface CredentialUpdateOptions {
+  /**
+   * Runs between the read and the write (after the merge, before the temp file is written):
+   * tests pause there to let another process write the file. Given the attempt, from 1.
+   */
+  beforeWrite?: (attempt: number) => Promise<void>;
+}
+
 /**
  * Read-modify-write of a credential file (renewed tokens): the current file is read as a plain
  * JSON object, `update` changes only what it owns, and the result replaces the file atomically
  * with mode 0600. Every other key (other providers' entries, fields mc does not know) is kept
  * as it was. A file that exists but is unsafe, oversized or not a JSON object is never
  * overwritten (that would destroy the user's other credentials): `CredentialFileUnusable`.
+ *
+ * Compare-and-retry, not a lock: the Codex CLI rewrites its auth.json in place and honours no
+ * lock, so none of ours could keep it out. Right before the rename the file is read again; if
+ * its bytes are no longer those the merge started from, another writer got in between: the
+ * temp file is dropped and the merge redone on what is there now (a half-written file, as an
+ * in-place rewrite shows for a moment, counts as changed), a bounded number of times
+ * (`CredentialFileBusy` past that). What is left is the span between that last read and the
+ * rename itself, a few system calls, instead of a whole write and fsync.
  */
 export async function updateCredentialFile(
   path: string,
   update: (file: Record<string, unknown>) => void,
+  options: CredentialUpdateOptions = {},
 ): Promise<void> {
-  let file: Record<string, unknown> = {};
+  for (let attempt = 1; ; attempt++) {
+    const seen = await currentBytes(path);
+    const file = seen === null ? {} : asObject(seen);
+    if (file === null) {
+      // Not JSON: a writer may be in the middle of rewriting it; unusable if it stays so.
+      if (attempt >= CREDENTIAL_UPDATE_ATTEMPTS) throw new CredentialFileUnusable();
+      await pause(attempt);
+      continue;
+    }
+    update(file);
+    await options.beforeWrite?.(attempt);
+    const bytes = Buffer.from(`${JSON.stringify(file, null, 2)}\n`);
+    try {
+      await writeFileAtomic(path, bytes, 0o600, null, (rename) => {
+        if (!sameBytes(currentBytesSync(path), seen)) throw new CredentialFileChanged();
+        return rename();
+      });
+      return;
+    } catch (error) {
+      if (!(error instanceof CredentialFileChanged)) throw error;
+      if (attempt >= CREDENTIAL_UPDATE_ATTEMPTS) throw new CredentialFileBusy();
+      await pause(attempt);
+    }
+  }
+}
+
+/** The file kept changing under every attempt: nothing was written. */
+export class CredentialFileBusy extends Error {
+  constructor() {
+    super("credential file kept changing");
+    this.name = "CredentialFileBusy";
+  }
+}
+
+class CredentialFileChanged extends Error {}
+
+/** The file's bytes, or null when there is none; unsafe or oversized: `CredentialFileUnusable`. */
+async function currentBytes(path: string): Promise<Buffer | null> {
   try {
     const read = await readRegularFile(path, CREDENTIAL_FILE_BYTES);
     if (read.kind === "too_large") throw new CredentialFileUnusable();
-    if (read.kind === "bytes") {
-      const json = parseJson(read.bytes);
-      if (typeof json !== "object" || json === null || Array.isArray(json))
-        throw new CredentialFileUnusable();
-      file = json as Record<string, unknown>;
-    }
+    return read.kind === "bytes" ? Buffer.from(read.bytes) : null;
   } catch (error) {
     if (error instanceof UnsafeStoreFile) throw new CredentialFileUnusable();
     throw error;
   }
-  update(file);
-  await writeFileAtomic(path, Buffer.from(`${JSON.stringify(file, null, 2)}\n`), 0o600);
+}
+
+/**
+ * The same, synchronously: it runs inside the rename gate, so that nothing else of this process
+ * runs between the comparison and the rename. Anything unreadable counts as changed.
+ */
+function currentBytesSync(path: string): Buffer | null | "unreadable" {
+  try {
+    const read = readRegularFileSync(path, CREDENTIAL_FILE_BYTES);
+    return read.kind === "bytes"
+      ? Buffer.from(read.bytes)
+      : read.kind === "missing"
+        ? null
+        : "unreadable";
+  } catch {
+    return "unreadable";
+  }
+}
+
+function sameBytes(now: Buffer | null | "unreadable", seen: Buffer | null): boolean {
+  if (now === "unreadable") return false;
+  return now === null || seen === null ? now === seen : now.equals(seen);
+}
+
+function asObject(bytes: Buffer): Record<string, unknown> | null {
+  const json = parseJson(bytes);
+  return typeof json === "object" && json !== null && !Array.isArray(json)
+    ? (json as Record<string, unknown>)
+    : null;
+}
+
+/** 10, 20, 40... ms with jitter, so that two retrying writers do not stay in step. */
+function pause(attempt: number): Promise<void> {
+  const ms = 10 * 2 ** (attempt - 1) * (0.5 + Math.random());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { type CredentialPaths, updateCredentialFile } from "../../store/credentials.js";
+import {
+  type CredentialPaths,
+  type CredentialUpdateOptions,
+  updateCredentialFile,
+} from "../../store/credentials.js";
 import { parseJson } from "../../store/settings.js";
 import type { CodexCredential } from "../auth.js";
 import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
@@ -14,6 +18,13 @@ const REJECTED_CODES = new Set([
   "refresh_token_reused",
   "refresh_token_invalidated",
 ]);
+
+export interface RenewalOptions {
+  /** The renewal's clock (default: now). */
+  now?: number;
+  /** How the renewed tokens are written back (tests pause there: `beforeWrite`). */
+  write?: CredentialUpdateOptions;
+}
 
 export interface CodexBearer {
   token: string;
@@ -32,11 +43,15 @@ export async function codexBearer(
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
   bounds: ExchangeBounds,
-  now = Date.now(),
+  options: RenewalOptions = {},
 ): Promise<CodexBearer> {
+  const now = options.now ?? Date.now();
   if (!needsRenewal(credential, now) || !credential.refresh_token)
     return { token: credential.access_token, account_id: credential.account_id };
-  const renewed = await renewCodexCredential(credential, provider, paths, log, bounds, now);
+  const renewed = await renewCodexCredential(credential, provider, paths, log, bounds, {
+    ...options,
+    now,
+  });
   return { token: renewed.access_token, account_id: credential.account_id };
 }
 
@@ -52,12 +67,13 @@ export async function renewCodexCredential(
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
   bounds: ExchangeBounds,
-  now = Date.now(),
+  options: RenewalOptions = {},
 ): Promise<CodexCredential> {
+  const now = options.now ?? Date.now();
   if (!credential.refresh_token) throw new RefreshFailure("authentication_rejected");
   const renewed = await exchange(credential.refresh_token, provider, bounds);
   try {
-    await persist(credential, renewed, provider, paths, now);
+    await persist(credential, renewed, provider, paths, now, options.write ?? {});
   } catch {
     log("warn", "renewed credentials could not be saved");
   }
@@ -162,30 +178,39 @@ async function persist(
   provider: Provider,
   paths: CredentialPaths,
   now: number,
+  write: CredentialUpdateOptions,
 ): Promise<void> {
   const refreshToken = renewed.refresh_token ?? credential.refresh_token ?? undefined;
   if (credential.source === "codex") {
-    return updateCredentialFile(paths.codexAuth, (file) => {
-      const tokens = isRecord(file.tokens) ? file.tokens : {};
-      tokens.access_token = renewed.access_token;
-      tokens.refresh_token = refreshToken;
-      if (renewed.id_token) tokens.id_token = renewed.id_token;
-      file.tokens = tokens;
-      file.last_refresh = new Date(now).toISOString();
-    });
+    return updateCredentialFile(
+      paths.codexAuth,
+      (file) => {
+        const tokens = isRecord(file.tokens) ? file.tokens : {};
+        tokens.access_token = renewed.access_token;
+        tokens.refresh_token = refreshToken;
+        if (renewed.id_token) tokens.id_token = renewed.id_token;
+        file.tokens = tokens;
+        file.last_refresh = new Date(now).toISOString();
+      },
+      write,
+    );
   }
   const expiresAt =
     renewed.expires_in !== undefined
       ? now + Math.round(renewed.expires_in * 1000)
       : jwtExpiryMs(renewed.access_token);
-  return updateCredentialFile(paths.mcAuth, (file) => {
-    file[provider.id] = {
-      type: "oauth",
-      access_token: renewed.access_token,
-      ...(refreshToken ? { refresh_token: refreshToken } : {}),
-      expires_at: expiresAt,
-    };
-  });
+  return updateCredentialFile(
+    paths.mcAuth,
+    (file) => {
+      file[provider.id] = {
+        type: "oauth",
+        access_token: renewed.access_token,
+        ...(refreshToken ? { refresh_token: refreshToken } : {}),
+        expires_at: expiresAt,
+      };
+    },
+    write,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -12,7 +12,7 @@ import {
   checkCacheFolders,
   readCacheBytes,
 } from "../../store/catalog-cache.js";
-import type { CredentialPaths } from "../../store/credentials.js";
+import type { CredentialPaths, CredentialUpdateOptions } from "../../store/credentials.js";
 import type { LoadedSettings } from "../../store/settings.js";
 import { type Credential, discoverCredential } from "../auth.js";
 import type { Catalog } from "../catalog.js";
@@ -36,6 +36,8 @@ export interface RefreshDeps {
   http: HttpBounds;
   /** Test builds only: a failure injected at the cache's commit step. */
   commitFault: CommitFault | null;
+  /** Test builds only: a pause between a credential file's read and its write (renewal). */
+  credentialWrite?: CredentialUpdateOptions;
   /**
    * The request's commit: the cache rename runs through it, so a cancel observed before the
    * rename writes nothing, and a rename once issued makes the request answer its outcome.
@@ -117,9 +119,9 @@ async function listingAuth(
   deps: RefreshDeps,
 ): Promise<ListingAuth> {
   if (credential.kind !== "codex") return credential;
-  const bearer = await codexBearer(credential, provider, deps.paths, deps.log, {
-    wallMs: deps.http.providerMs,
-    connectMs: deps.http.connectMs,
+  const bounds = { wallMs: deps.http.providerMs, connectMs: deps.http.connectMs };
+  const bearer = await codexBearer(credential, provider, deps.paths, deps.log, bounds, {
+    ...(deps.credentialWrite ? { write: deps.credentialWrite } : {}),
   });
   return { kind: "codex", token: bearer.token, account_id: bearer.account_id };
 }

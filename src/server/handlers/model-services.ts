@@ -4,6 +4,7 @@ import { type CredentialPaths, credentialPaths } from "../../store/credentials.j
 import { type LoadedSettings, loadSettings } from "../../store/settings.js";
 import { CursorStore } from "../cursors.js";
 import { log } from "../log.js";
+import { forgetVariables } from "../secret-env.js";
 import type { ServerState } from "../state.js";
 
 /** What the model handlers and the turn handlers share: settings read once, one catalog. */
@@ -25,6 +26,11 @@ export function createModelServices(state: ServerState): ModelServices {
   if (settings.invalid.project) log("warn", "the project settings file is invalid and ignored");
   state.selection = { ...settings.preferred };
   const providers = resolveProviders(settings);
+  // A child's state holds its own copy of the environment (childEnvironment): the configured
+  // keys stay there, in memory, and leave process.env, so nothing this process starts inherits
+  // them. A state that shares process.env itself (in-process tests) keeps it as it is.
+  if (state.env !== process.env)
+    forgetVariables(providers.flatMap((p) => (p.api_key_env ? [p.api_key_env] : [])));
   const paths = credentialPaths(state.home, state.env);
   const catalog = new Catalog({
     home: state.home,

@@ -3,7 +3,7 @@ import { selectModel } from "../../models/selection.js";
 import type { HandlerTable } from "../handler.js";
 import { log } from "../log.js";
 import type { ServerState } from "../state.js";
-import { commitFault, httpBounds } from "../test-switches.js";
+import { commitFault, credentialWritePause, httpBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
 
 /** model.catalog, model.catalog.status, model.select and model.refresh. */
@@ -35,6 +35,7 @@ export function modelHandlers(
         log,
         http: httpBounds(state.env, options.testMethods),
         commitFault: commitFault(state.env, options.testMethods),
+        credentialWrite: credentialWritePause(state.env, options.testMethods),
       }),
   };
 }
