@@ -1,3 +1,4 @@
+import { headChars } from "../../protocol/text-cut.js";
 import {
   CACHE_BYTES,
   CACHE_FORMAT,
@@ -31,7 +32,7 @@ export function validateListing(
     fetched_at: now.toISOString(),
     // A long display name is cut rather than failing the refresh.
     models: models.map((m) =>
-      m.name && m.name.length > 256 ? { ...m, name: m.name.slice(0, 256) } : m,
+      m.name && m.name.length > 256 ? { ...m, name: headChars(m.name, 256) } : m,
     ),
   });
   if (!file.success) throw new RefreshFailure("invalid_catalog");
