@@ -62,9 +62,9 @@ export function fitEvent<E extends object>(
     if (over <= 0) break;
     const text = current[key] as string | null;
     if (typeof text !== "string") continue;
-    const keep = jsonTextBytes(text) - over - jsonTextBytes(mark);
-    const shorter = `${headJsonBytes(text, Math.max(0, keep))}${mark}`;
-    if (shorter.length >= text.length) continue; // too short to lose anything by a cut
+    const bytes = jsonTextBytes(text);
+    const shorter = `${headJsonBytes(text, Math.max(0, bytes - over - jsonTextBytes(mark)))}${mark}`;
+    if (jsonTextBytes(shorter) >= bytes) continue; // too short to lose anything by a cut
     current = { ...current, [key]: shorter };
     cut = true;
   }
