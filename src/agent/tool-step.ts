@@ -62,7 +62,7 @@ export async function runToolCall(
         status: result.status,
         summary: done.summary ?? result.output,
         exit_code: done.exit_code ?? null,
-        diff: done.diff ? done.diff : null,
+        diff: done.diff || null,
       });
     await deps.record({
       type: "tool_result",

@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
 import { headChars } from "../protocol/text-cut.js";
+import { wellFormed } from "../protocol/well-formed.js";
 
 /**
  * What a listing needs from one history record, and the record's validity: UTF-8, JSON, an
@@ -131,7 +132,8 @@ export function firstLineCut(text: string): string {
   const lf = text.indexOf("\n");
   let line = lf === -1 ? text : text.slice(0, lf);
   if (line.endsWith("\r")) line = line.slice(0, -1);
-  return headChars(line, TITLE_FROM_MESSAGE_CHARS);
+  // Another tool's history may hold a lone surrogate escape: the title (a frame's text) may not.
+  return wellFormed(headChars(line, TITLE_FROM_MESSAGE_CHARS));
 }
 
 /**

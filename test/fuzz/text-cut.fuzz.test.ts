@@ -20,6 +20,7 @@ import {
   strictJsonProblem,
   wellFormed,
 } from "../../src/protocol/well-formed.js";
+import { firstLineCut } from "../../src/sessions/record-facts.js";
 import { fuzzSeed } from "./fuzz-driver.js";
 
 /**
@@ -81,6 +82,16 @@ describe(`text cuts (seed ${seed}, replay: MC_FUZZ_SEED=${seed})`, () => {
         for (const cut of [head, tail, clipChars(text, max), fitChars(text, Math.max(1, max))])
           assert.ok(isWellFormed(cut) && roundTrips(cut), JSON.stringify(cut));
         assert.ok(codePoints(fitChars(text, Math.max(1, max))) <= Math.max(1, max));
+      }),
+      options,
+    );
+  });
+
+  test("a session title from any first message (another tool's too) is well-formed", () => {
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const title = firstLineCut(text);
+        assert.ok(isWellFormed(title) && codePoints(title) <= 80 && !title.includes("\n"));
       }),
       options,
     );
