@@ -3,7 +3,8 @@ import { utf8Length } from "./raw-json.js";
 /**
  * Cutting text for frames and records, always between code points: a cut by UTF-16 units
  * (`slice(0, n)`) can end in half of a surrogate pair (an emoji), which a strict decoder refuses.
- * Every bounded text (titles, search lines, summaries, deltas, events) is cut here.
+ * Every bounded text (titles, search lines, summaries, deltas, events, tool output bytes) is
+ * cut here.
  */
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
@@ -53,6 +54,25 @@ export function tailChars(text: string, max: number): string {
   let at = text.length;
   for (let n = 0; n < max && at > 0; n++) at -= splitsPair(text, at - 1) ? 2 : 1;
   return text.slice(at);
+}
+
+/** A UTF-8 continuation byte (0b10xxxxxx): never the first byte of a character. */
+const isContinuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/** At most `limit` leading bytes of UTF-8 `bytes`, ending on a character boundary. */
+export function headBytes(bytes: Uint8Array, limit: number): Uint8Array {
+  if (bytes.length <= limit) return bytes;
+  let end = Math.max(0, limit);
+  while (end > 0 && isContinuation(bytes[end])) end--;
+  return bytes.subarray(0, end);
+}
+
+/** At most `limit` trailing bytes of UTF-8 `bytes`, starting on a character boundary. */
+export function tailBytes(bytes: Uint8Array, limit: number): Uint8Array {
+  if (bytes.length <= limit) return bytes;
+  let start = bytes.length - Math.max(0, limit);
+  while (start < bytes.length && isContinuation(bytes[start])) start++;
+  return bytes.subarray(start);
 }
 
 /** The UTF-8 size of the code point whose first unit is at `i`, and its units. */

@@ -8,10 +8,12 @@ import {
   chunkChars,
   clipChars,
   fitChars,
+  headBytes,
   headChars,
   headJsonBytes,
   jsonTextBytes,
   splitUtf8,
+  tailBytes,
   tailChars,
 } from "../../src/protocol/text-cut.js";
 import {
@@ -120,6 +122,20 @@ describe(`text cuts (seed ${seed}, replay: MC_FUZZ_SEED=${seed})`, () => {
         for (const p of [...chunks, ...pieces]) assert.ok(p !== "" && isWellFormed(p));
         for (const p of pieces) assert.ok(Buffer.byteLength(p) <= max);
         for (const c of chunks) assert.ok(c.length <= max + 1);
+      }),
+      options,
+    );
+  });
+
+  test("headBytes and tailBytes: whole UTF-8 characters within the byte bound", () => {
+    fc.assert(
+      fc.property(wellFormedText, fc.integer({ min: 0, max: 120 }), (text, max) => {
+        const bytes = Buffer.from(text, "utf8");
+        const head = Buffer.from(headBytes(bytes, max)).toString("utf8");
+        const tail = Buffer.from(tailBytes(bytes, max)).toString("utf8");
+        assert.ok(text.startsWith(head) && text.endsWith(tail), "whole characters only");
+        assert.ok(Buffer.byteLength(head) <= max && Buffer.byteLength(tail) <= max);
+        assert.ok(Buffer.byteLength(head) > max - 4 || head === text);
       }),
       options,
     );
