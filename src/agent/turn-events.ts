@@ -59,12 +59,14 @@ export class TurnEvents {
     return this.emit(this.fit(fitted, [{ key: "title", mark: TITLE_MARK }]).event);
   }
 
-  /** `approval_requested`, its diff, command and title cut to fit (then `truncated`). */
+  /** `approval_requested`, its diff, command, title (and path) cut to fit (then `truncated`). */
   approvalRequested(event: EventOf<"approval_requested">): Promise<void> {
     const { event: fitted, cut } = this.fit(event, [
       { key: "diff", mark: CUT_MARK },
       { key: "command", mark: CUT_MARK },
       { key: "title", mark: TITLE_MARK },
+      // Last, and only for a path past the system's 4096-byte bound (its write fails anyway).
+      { key: "path", mark: TITLE_MARK },
     ]);
     return this.emit({ ...fitted, truncated: event.truncated || cut });
   }

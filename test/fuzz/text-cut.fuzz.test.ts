@@ -192,7 +192,7 @@ describe(`text cuts (seed ${seed}, replay: MC_FUZZ_SEED=${seed})`, () => {
           kind: "command",
           title,
           command,
-          path: headChars(path, 4096),
+          path,
           diff,
           truncated: false,
         });
