@@ -1,4 +1,6 @@
+import { jsonTextBytes, splitUtf8 } from "../protocol/text-cut.js";
 import { RECORD_BYTES } from "../sessions/validate.js";
+import { EVENT_TEXT_BYTES } from "./event-bounds.js";
 import {
   type ModelProvider,
   type ModelRequest,
@@ -8,7 +10,7 @@ import {
   type Usage,
 } from "./providers/provider.js";
 import { TextBuilder } from "./text-builder.js";
-import { EVENT_TEXT_BYTES, jsonTextBytes, splitUtf8, type TurnEvents } from "./turn-events.js";
+import type { TurnEvents } from "./turn-events.js";
 
 /** Retries of one call before any output (turns.md section 5). */
 export const MAX_RETRIES = 4;

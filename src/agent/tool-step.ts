@@ -1,8 +1,9 @@
 import type { Permissions } from "../protocol/schemas/turns.js";
+import { headChars } from "../protocol/text-cut.js";
+import { parseJson } from "../protocol/well-formed.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
 import type { ApprovalBroker } from "./approvals.js";
-import { boundedEventText, boundedInput } from "./event-bounds.js";
 import type { ToolCallRequest } from "./model-call.js";
 import { needsApproval, type SessionAllowances } from "./permissions.js";
 import { TOOLS } from "./tools/index.js";
@@ -56,13 +57,13 @@ export async function runToolCall(
     done: Partial<ToolResult> = {},
   ) => {
     if (known)
-      await deps.events.emit({
+      await deps.events.toolDone({
         type: "tool_done",
         item_id,
         status: result.status,
-        summary: boundedEventText(done.summary ?? result.output),
+        summary: done.summary ?? result.output,
         exit_code: done.exit_code ?? null,
-        diff: done.diff ? boundedEventText(done.diff) : null,
+        diff: done.diff || null,
       });
     await deps.record({
       type: "tool_result",
@@ -78,13 +79,7 @@ export async function runToolCall(
 
   if (!known) return fail(`Unknown tool "${safeName(call.name)}".`);
   const announce = (title: string) =>
-    deps.events.emit({
-      type: "tool_call",
-      item_id,
-      tool: known,
-      title,
-      input: boundedInput(input),
-    });
+    deps.events.toolCall({ type: "tool_call", item_id, tool: known, title, input });
   if (!tool) {
     await announce(`Use ${known}`);
     return fail(`The tool ${known} is not available under the current permissions.`);
@@ -134,9 +129,11 @@ export const MALFORMED_ARGUMENTS = "invalid input: the arguments are not valid J
 export function parseArguments(text: string): unknown {
   if (text.trim() === "") return {};
   try {
-    return JSON.parse(text);
+    // A lone surrogate escape ("\ud83c") in the model's JSON becomes U+FFFD here, where the
+    // model's input enters: the tool, the record and the event all see the same well-formed text.
+    return parseJson(text);
   } catch {
-    return { invalid_json: text.slice(0, 256) };
+    return { invalid_json: headChars(text, 256) };
   }
 }
 
@@ -173,18 +170,16 @@ async function approve(
   if (!request || !needsApproval(deps.permissions, tool.kind)) return "allow";
   if (deps.allowances.allows(request)) return "allow";
   const approval_id = deps.approvals.newId();
-  const diff = request.diff === null ? null : boundedEventText(request.diff);
-  const command = request.command === null ? null : boundedEventText(request.command);
-  await deps.events.emit({
+  await deps.events.approvalRequested({
     type: "approval_requested",
     approval_id,
     item_id,
     kind: request.kind,
     title: call.title,
-    command,
+    command: request.command,
     path: request.path,
-    diff,
-    truncated: diff !== request.diff || command !== request.command,
+    diff: request.diff,
+    truncated: false,
   });
   const decision = await deps.approvals.wait(approval_id, deps.toolContext.signal);
   await deps.events.emit({ type: "approval_resolved", approval_id, decision });

@@ -1,13 +1,25 @@
 import type { TurnEventBody, TurnEventParams } from "../protocol/schemas/turns.js";
-import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
+import { splitUtf8 } from "../protocol/text-cut.js";
+import {
+  CUT_MARK,
+  EVENT_BYTES,
+  EVENT_TEXT_BYTES,
+  eventFrameBytes,
+  fitEvent,
+  omittedInput,
+  type Shrinkable,
+  TITLE_MARK,
+} from "./event-bounds.js";
 
 /** How the engine hands one event to the client; awaiting it is back-pressure. */
 export type Notify = (params: TurnEventParams) => Promise<void>;
 
+type EventOf<T extends TurnEventBody["type"]> = Extract<TurnEventBody, { type: T }>;
+
 /**
- * The turn's outbound events: gapless `seq` from 0, the turn's IDs on every event, and long
- * texts split so that no event carries more than `event_bytes` of text (so every frame stays
- * far below `frame_bytes`, whatever its JSON escaping).
+ * The turn's outbound events: gapless `seq` from 0, the turn's IDs on every event, and every
+ * event's whole frame within `event_bytes` (event-bounds.ts): long texts are split over deltas,
+ * and the texts of the other events are cut to fit.
  */
 export class TurnEvents {
   private seq = 0;
@@ -34,45 +46,45 @@ export class TurnEvents {
     for (const piece of splitUtf8(text, EVENT_TEXT_BYTES))
       await this.emit({ type: "tool_output_delta", item_id: itemId, stream, text: piece });
   }
-}
 
-/**
- * Text budget of one event. JSON escaping can make a text up to six times its UTF-8 size (a
- * control character becomes `\u0000`), so a piece of `event_bytes / 6` always encodes within
- * `event_bytes`.
- */
-export const EVENT_TEXT_BYTES = Math.floor(TURN_EXTENSION.event_bytes / 6);
-
-/** Text that JSON encodes as itself: printable ASCII without `"` and `\\`. */
-const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/**
- * The bytes `text` takes inside a JSON string (without its quotes), exactly: most model text is
- * plain ASCII, measured without building its encoding.
- */
-export function jsonTextBytes(text: string): number {
-  if (PLAIN_JSON.test(text)) return text.length;
-  return Buffer.byteLength(JSON.stringify(text)) - 2;
-}
-
-/** Splits text into pieces of at most `maxBytes` UTF-8 bytes, never inside a code point. */
-export function splitUtf8(text: string, maxBytes: number): string[] {
-  if (Buffer.byteLength(text, "utf8") <= maxBytes) return text.length > 0 ? [text] : [];
-  const pieces: string[] = [];
-  let start = 0;
-  let bytes = 0;
-  for (let i = 0; i < text.length; ) {
-    const code = text.codePointAt(i) ?? 0;
-    const units = code > 0xffff ? 2 : 1;
-    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
-    if (bytes + size > maxBytes) {
-      pieces.push(text.slice(start, i));
-      start = i;
-      bytes = 0;
-    }
-    bytes += size;
-    i += units;
+  /**
+   * `tool_call`: the input whole when it is at most one delta's text budget (as JSON) and the
+   * event fits, else its size; then the title cut.
+   */
+  toolCall(event: EventOf<"tool_call">): Promise<void> {
+    let fitted = event;
+    const omitted = omittedInput(event.input);
+    if (omitted.omitted_bytes > EVENT_TEXT_BYTES || this.frameBytes(fitted) > EVENT_BYTES)
+      fitted = { ...fitted, input: omitted };
+    return this.emit(this.fit(fitted, [{ key: "title", mark: TITLE_MARK }]).event);
   }
-  if (start < text.length) pieces.push(text.slice(start));
-  return pieces;
+
+  /** `approval_requested`, its diff, command, title (and path) cut to fit (then `truncated`). */
+  approvalRequested(event: EventOf<"approval_requested">): Promise<void> {
+    const { event: fitted, cut } = this.fit(event, [
+      { key: "diff", mark: CUT_MARK },
+      { key: "command", mark: CUT_MARK },
+      { key: "title", mark: TITLE_MARK },
+      // Last, and only for a path past the system's 4096-byte bound (its write fails anyway).
+      { key: "path", mark: TITLE_MARK },
+    ]);
+    return this.emit({ ...fitted, truncated: event.truncated || cut });
+  }
+
+  /** `tool_done`, its diff and summary cut to fit. */
+  toolDone(event: EventOf<"tool_done">): Promise<void> {
+    const fields: Shrinkable<EventOf<"tool_done">>[] = [
+      { key: "diff", mark: CUT_MARK },
+      { key: "summary", mark: CUT_MARK },
+    ];
+    return this.emit(this.fit(event, fields).event);
+  }
+
+  private fit<E extends TurnEventBody>(event: E, fields: Shrinkable<E>[]) {
+    return fitEvent(event, fields, (e) => this.frameBytes(e));
+  }
+
+  private frameBytes(event: TurnEventBody): number {
+    return eventFrameBytes({ request_id: this.requestId, turn_id: this.turnId, event });
+  }
 }

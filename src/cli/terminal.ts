@@ -1,3 +1,4 @@
+import { headChars } from "../protocol/text-cut.js";
 /**
  * Output for the terminal frontend: color only on a TTY and without NO_COLOR, a live status
  * line (progress, spinner) only when stderr is a TTY, plain lines otherwise.
@@ -38,7 +39,7 @@ export class Terminal {
   status(text: string): void {
     if (!this.live) return;
     const width = Math.max(20, (this.io.err.columns || 80) - 1);
-    this.io.err.write(`\r\x1b[2K${text.slice(0, width)}`);
+    this.io.err.write(`\r\x1b[2K${headChars(text, width)}`);
     this.statusShown = true;
   }
 

@@ -1,4 +1,5 @@
 import { SEED_CAPABILITIES } from "../protocol/capabilities.js";
+import { tailChars } from "../protocol/text-cut.js";
 import { type ChildOptions, type Sandbox, sandbox, TestChild } from "./harness.js";
 
 /**
@@ -91,7 +92,7 @@ export async function runCase(c: ConformanceCase, options: RunOptions = {}): Pro
       ok: false,
       error: error instanceof Error ? error.message : String(error),
       transcript: children.flatMap((child) => child.transcript),
-      stderrTail: children.map((child) => child.stderr.slice(-2000)).join("\n"),
+      stderrTail: children.map((child) => tailChars(child.stderr, 2000)).join("\n"),
       ms: Date.now() - started,
     };
   } finally {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { chunkChars } from "../protocol/text-cut.js";
 
 /**
  * A loopback Chat Completions server that streams exactly as real ones do (OpenAI's shape; vLLM,
@@ -168,10 +169,10 @@ export function answerEvents(spec: AnswerSpec, model = "test-model"): string[] {
   });
   const chunks: unknown[] = [chunk({ role: "assistant", content: "", refusal: null })];
   if (spec.reasoning)
-    for (const piece of pieces(spec.reasoning, spec.pieceChars ?? 4))
+    for (const piece of chunkChars(spec.reasoning, spec.pieceChars ?? 4))
       chunks.push(chunk({ reasoning_content: piece }));
   const text = spec.text ?? "";
-  for (const piece of Array.isArray(text) ? text : pieces(text, spec.pieceChars ?? 4))
+  for (const piece of Array.isArray(text) ? text : chunkChars(text, spec.pieceChars ?? 4))
     chunks.push(chunk({ content: piece }));
   (spec.calls ?? []).forEach((c, index) => {
     const args = typeof c.input === "string" ? c.input : JSON.stringify(c.input);
@@ -182,7 +183,7 @@ export function answerEvents(spec: AnswerSpec, model = "test-model"): string[] {
       }),
     );
     const size = Math.max(1, Math.ceil(args.length / (spec.argumentPieces ?? 3)));
-    for (const piece of pieces(args, size))
+    for (const piece of chunkChars(args, size))
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   const finish =
@@ -211,12 +212,6 @@ function usageOf(spec: UsageSpec) {
       rejected_prediction_tokens: 0,
     },
   };
-}
-
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
-  return out;
 }
 
 function startStream(res: ServerResponse): void {

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { SEED_CAPABILITIES } from "../protocol/capabilities.js";
 import { ERROR_CODES } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+import { clipChars, tailChars } from "../protocol/text-cut.js";
 import { requestsIn, type SentRequest } from "./wire-audit.js";
 
 /**
@@ -100,7 +101,7 @@ export class TestChild {
   }
 
   private goneMessage(code: number | null, signal: NodeJS.Signals | null): string {
-    return `the child exited (${signal ?? `code ${code}`}) before answering; stderr: ${this.stderr.slice(-500)}`;
+    return `the child exited (${signal ?? `code ${code}`}) before answering; stderr: ${tailChars(this.stderr, 500)}`;
   }
 
   get pid(): number | undefined {
@@ -114,7 +115,7 @@ export class TestChild {
       const line = this.buffer.slice(0, lf);
       this.buffer = this.buffer.slice(lf + 1);
       this.rawLines.push(line);
-      this.transcript.push(`<< ${line.length > 2000 ? `${line.slice(0, 2000)}…` : line}`);
+      this.transcript.push(`<< ${clipChars(line, 2000)}`);
       let frame: Frame;
       try {
         frame = JSON.parse(line) as Frame;
@@ -147,7 +148,7 @@ export class TestChild {
   send(frame: string | object): void {
     const text = typeof frame === "string" ? frame : `${JSON.stringify(frame)}\n`;
     this.sent.push(...requestsIn(text));
-    this.transcript.push(`>> ${text.length > 2000 ? `${text.slice(0, 2000)}…` : text.trimEnd()}`);
+    this.transcript.push(`>> ${text.length > 2000 ? clipChars(text, 2000) : text.trimEnd()}`);
     this.proc.stdin.write(text);
   }
 
@@ -163,7 +164,7 @@ export class TestChild {
     const text = Buffer.from(bytes).toString("utf8").trimEnd();
     this.sent.push(...requestsIn(text));
     this.transcript.push(
-      `>> ${text.length > 2000 && !text.includes("\n") ? `${text.slice(0, 2000)}…` : text}`,
+      `>> ${text.length > 2000 && !text.includes("\n") ? clipChars(text, 2000) : text}`,
     );
     return new Promise((res) => {
       if (this.proc.stdin.write(bytes)) res();
@@ -199,7 +200,7 @@ export class TestChild {
         this.waiters = this.waiters.filter((w) => w.resolve !== done);
         rej(
           new Error(
-            `timed out after ${timeoutMs} ms waiting for a frame; stderr: ${this.stderr.slice(-500)}`,
+            `timed out after ${timeoutMs} ms waiting for a frame; stderr: ${tailChars(this.stderr, 500)}`,
           ),
         );
       }, timeoutMs);

@@ -1,3 +1,4 @@
+import { clipChars } from "../protocol/text-cut.js";
 import type { CaseOutcome } from "./case.js";
 import type { SuiteReport, SuiteSummary } from "./runner.js";
 
@@ -44,7 +45,7 @@ export function formatJson(report: SuiteReport): string {
 }
 
 function clip(line: string): string {
-  return line.length > 400 ? `${line.slice(0, 400)}…` : line;
+  return clipChars(line, 400);
 }
 
 function indent(text: string): string[] {

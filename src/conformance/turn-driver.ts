@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { utf8Length } from "../protocol/raw-json.js";
 import type { SessionHistoryResult } from "../protocol/schemas/sessions.js";
-import { type TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+import { TURN_EXTENSION, type TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+import { headChars } from "../protocol/text-cut.js";
+import { strictJsonProblem } from "../protocol/well-formed.js";
 import { type Frame, nextId, type TestChild } from "./harness.js";
 
 /**
@@ -130,6 +133,33 @@ export function assertTurnInvariants(
     if (event.type === "approval_resolved") requested.delete(event.approval_id);
   }
   assert.equal(requested.size, 0, "every approval_requested is resolved before the result");
+  assertTurnFrames(child, requestId);
+}
+
+/**
+ * Every frame of the turn (its events and its result) is JSON a strict UTF-8 decoder accepts,
+ * and every event but `message_done` (a whole message item) is within `event_bytes`, its whole
+ * frame serialized as written.
+ */
+export function assertTurnFrames(child: TestChild, requestId: string): void {
+  for (const frame of child.frames) {
+    const params = (frame as unknown as NotificationLike).params;
+    if (frame.id !== requestId && params?.request_id !== requestId) continue;
+    const line = child.lineOf(frame);
+    const problem = strictJsonProblem(line);
+    assert.equal(
+      problem,
+      null,
+      `a frame a strict decoder refuses (${problem}): ${headChars(line, 300)}`,
+    );
+    const type = (params?.event as { type?: string } | undefined)?.type;
+    if (type === undefined || type === "message_done") continue;
+    const bytes = utf8Length(line);
+    assert.ok(
+      bytes <= TURN_EXTENSION.event_bytes,
+      `a ${type} event of ${bytes} bytes, over event_bytes (${TURN_EXTENSION.event_bytes})`,
+    );
+  }
 }
 
 /** The types of a turn's events, in order. */

@@ -8,6 +8,7 @@ import {
   NOTIFICATIONS,
 } from "../protocol/methods.js";
 import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
+import { strictJsonProblem } from "../protocol/well-formed.js";
 import type { Frame } from "./harness.js";
 
 /**
@@ -16,7 +17,8 @@ import type { Frame } from "./harness.js";
  * inside the envelope schema, every result inside its method's result schema, every
  * notification inside its own schema and belonging to a request still running (sent with the
  * notification's request method, not yet answered), and no error message naming a path, file,
- * URL or a forbidden word (credentials, history content).
+ * URL or a forbidden word (credentials, history content), and every frame JSON that a strict
+ * UTF-8 decoder accepts (no lone surrogate, raw or escaped: serde_json and Swift refuse one).
  * The conformance runner applies it to every case; the fuzzer applies it to every batch.
  */
 export interface AuditInput {
@@ -119,7 +121,7 @@ function notificationProblems(
   answered: Map<string, number>,
 ): string[] {
   const text = JSON.stringify(frame);
-  const problems: string[] = [];
+  const problems = strictProblems(text);
   for (const secret of input.secrets ?? []) {
     if (secret && text.includes(secret))
       problems.push(`a notification carries a credential: ${text}`);
@@ -153,7 +155,7 @@ function frameProblems(
   methods: Map<string, string | null>,
 ): string[] {
   const text = frameText(frame);
-  const problems: string[] = [];
+  const problems = strictProblems(text);
   for (const secret of input.secrets ?? []) {
     if (secret && text.includes(secret)) problems.push(`a frame carries a credential: ${text}`);
   }
@@ -177,6 +179,14 @@ function frameProblems(
     );
   }
   return problems;
+}
+
+/** A frame (as JSON.stringify wrote it again: an escape for each lone surrogate) a strict decoder refuses. */
+function strictProblems(text: string): string[] {
+  const problem = strictJsonProblem(text);
+  return problem === null
+    ? []
+    : [`a frame a strict UTF-8 JSON decoder refuses (${problem}): ${text}`];
 }
 
 /**

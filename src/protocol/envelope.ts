@@ -1,6 +1,7 @@
 import type { ErrorCode } from "./codes.js";
 import { isRequestId } from "./constants.js";
 import { wireText } from "./raw-json.js";
+import { parseJson } from "./well-formed.js";
 
 export interface Request {
   id: string;
@@ -19,7 +20,8 @@ const ENVELOPE_KEYS = ["id", "method", "params"];
 export function decodeFrame(bytes: Uint8Array): Decoded {
   let value: unknown;
   try {
-    value = JSON.parse(utf8.decode(bytes));
+    // A lone surrogate escape in a string becomes U+FFFD: nothing the child writes holds one.
+    value = parseJson(utf8.decode(bytes));
   } catch {
     return { ok: false, id: null, code: "invalid_request" };
   }

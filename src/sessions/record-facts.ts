@@ -1,5 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
+import { headChars } from "../protocol/text-cut.js";
+import { wellFormed } from "../protocol/well-formed.js";
 
 /**
  * What a listing needs from one history record, and the record's validity: UTF-8, JSON, an
@@ -41,7 +43,6 @@ export interface StoredEvent {
 
 export const TS_MAX_CHARS = 64;
 export const TITLE_FROM_MESSAGE_CHARS = 80;
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * The facts of the record `source[from, to)`.
@@ -131,10 +132,8 @@ export function firstLineCut(text: string): string {
   const lf = text.indexOf("\n");
   let line = lf === -1 ? text : text.slice(0, lf);
   if (line.endsWith("\r")) line = line.slice(0, -1);
-  // 80 code points need at most 160 UTF-16 units: never split the whole (maybe huge) line.
-  const head = line.slice(0, TITLE_FROM_MESSAGE_CHARS * 2);
-  if (!SURROGATE.test(head)) return head.slice(0, TITLE_FROM_MESSAGE_CHARS);
-  return Array.from(head).slice(0, TITLE_FROM_MESSAGE_CHARS).join("");
+  // Another tool's history may hold a lone surrogate escape: the title (a frame's text) may not.
+  return wellFormed(headChars(line, TITLE_FROM_MESSAGE_CHARS));
 }
 
 /**

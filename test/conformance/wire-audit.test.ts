@@ -74,6 +74,25 @@ describe("wire audit", () => {
     assert.match(problems[0] as string, /^a frame carries a credential/);
   });
 
+  test("a lone surrogate anywhere in a frame: refused as a strict UTF-8 decoder refuses it", () => {
+    const lone = auditWire({
+      sent,
+      received: [{ id: "a", result: { ...status, cwd: "/w\ud83c" } }],
+    });
+    assert.equal(lone.length, 1, lone.join("\n"));
+    assert.match(lone[0] as string, /^a frame a strict UTF-8 JSON decoder refuses/);
+    const low = auditWire({
+      sent,
+      received: [{ id: "b", error: { code: "invalid_request", message: "Bad \udf89." } }],
+    });
+    assert.match(low[0] as string, /^a frame a strict UTF-8 JSON decoder refuses/);
+    const pair = auditWire({
+      sent,
+      received: [{ id: "a", result: { ...status, cwd: "/w\u{1F389}" } }],
+    });
+    assert.deepEqual(pair, [], "a whole pair is fine");
+  });
+
   test("notifications: inside their schema, of a request sent, before its response", () => {
     const turnSent = requestsIn(
       `${JSON.stringify({ id: "t1", method: "turn.start", params: { input: "hi" } })}\n${JSON.stringify({ id: "a", method: "status", params: {} })}\n`,

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
+import { strictJsonProblem } from "../../src/protocol/well-formed.js";
 import {
   type AnswerSpec,
   answerEvents,
@@ -34,7 +36,10 @@ export interface DiskRecord {
 
 /** The history's whole records, and the bytes after the last LF (a torn tail, or ""). */
 export function readHistory(box: Sandbox, id: string): { records: DiskRecord[]; tail: string } {
-  const text = readFileSync(historyPath(box, id), "utf8");
+  const bytes = readFileSync(historyPath(box, id));
+  // A torn tail may end inside a character; the whole records may not.
+  assert.ok(isUtf8(bytes.subarray(0, bytes.lastIndexOf(0x0a) + 1)), "the records are UTF-8");
+  const text = bytes.toString("utf8");
   const lf = text.lastIndexOf("\n");
   const whole = text.slice(0, lf + 1);
   const records = whole
@@ -49,6 +54,11 @@ export function readHistory(box: Sandbox, id: string): { records: DiskRecord[]; 
 }
 
 function parseLine(line: string, number: number): DiskRecord {
+  const problem = strictJsonProblem(line);
+  if (problem !== null && problem !== "not JSON")
+    throw new assert.AssertionError({
+      message: `line ${number} of the history is refused by a strict decoder (${problem})`,
+    });
   try {
     return JSON.parse(line) as DiskRecord;
   } catch {

@@ -214,12 +214,13 @@ describe("turns: the permission levels", () => {
     world = await turnWorld();
     const ws = world.box.workspace;
     await world.child.call("session.create", {});
-    const content = `${"line of text\n".repeat(2000)}`;
+    // 78 KB: its diff alone takes the approval past event_bytes (a whole frame is 65536 bytes).
+    const content = `${"line of text\n".repeat(6000)}`;
     const run = await stepTurn(world, "ask", [write("big.txt", content, "c_big")], ["allow_once"]);
     const [asked] = run.approvals;
     assert.equal(asked.truncated, true);
     assert.match(asked.diff, /\n\[\.\.\. cut to fit the event size\]$/);
-    assert.ok(Buffer.byteLength(asked.diff) < 65536);
+    assert.ok(Buffer.byteLength(asked.diff) < 65536 && asked.diff.length > 60_000, "cut to fit");
     assert.equal(readFileSync(join(ws, "big.txt"), "utf8"), content);
     const [call] = bodiesOf(run.events, "tool_call");
     assert.deepEqual(Object.keys(call.input), ["omitted_bytes"]);

@@ -1,5 +1,6 @@
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { z } from "zod";
+import { parseJson } from "../../protocol/well-formed.js";
 import { TextBuilder } from "../text-builder.js";
 import type { ThinkingBlock } from "./anthropic-format.js";
 import { failure } from "./failures.js";
@@ -218,7 +219,7 @@ function need<T>(value: T | undefined): T {
 
 function parseObject(json: string): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(json);
+    const value: unknown = parseJson(json);
     if (typeof value === "object" && value !== null && !Array.isArray(value))
       return value as Record<string, unknown>;
   } catch {

@@ -1,3 +1,4 @@
+import { parseJson } from "../../protocol/well-formed.js";
 import { messagesBody } from "./anthropic-format.js";
 import { MessagesReader } from "./anthropic-reader.js";
 import { failure, mentionsContextLength, thrownFailure } from "./failures.js";
@@ -49,7 +50,7 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
             if (event === undefined || event === "ping") continue;
             if (event === "error") throw inStreamFailure(parsedOrText(data));
             if (data === "") continue;
-            yield* reader.read(JSON.parse(data));
+            yield* reader.read(parseJson(data) as { type: string });
             if (reader.stopped) break;
           }
           if (guard.cancelled) return;

@@ -1,4 +1,5 @@
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { parseJson } from "../../protocol/well-formed.js";
 import { toChatMessages, toChatTools } from "./chat-messages.js";
 import { ChatStreamAssembler } from "./chat-stream.js";
 import { failure, mentionsContextLength, thrownFailure } from "./failures.js";
@@ -45,7 +46,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           done = true;
           continue;
         }
-        const chunk = JSON.parse(data);
+        const chunk = parseJson(data) as { error?: unknown } | null;
         if (chunk?.error) throw errorObjectFailure(chunk.error);
         yield* assembler.accept(chunk);
       }

@@ -127,7 +127,9 @@ export class ChatStreamAssembler {
     if (index > this.calls.length) throw failure("invalid_response");
     let call = this.calls[index];
     if (!call) {
-      if (!name) throw failure("invalid_response");
+      // A call needs a name; an empty one is the model's mistake, a tool error like an unknown
+      // name (as on the other providers), not a broken stream.
+      if (name === null) throw failure("invalid_response");
       call = { id: fragment.id ?? null, name, arguments: "" };
       this.calls.push(call);
     } else if (!call.id && fragment.id) {

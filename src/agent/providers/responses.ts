@@ -1,4 +1,8 @@
-import type { ResponseCreateParamsStreaming } from "openai/resources/responses/responses";
+import type {
+  ResponseCreateParamsStreaming,
+  ResponseStreamEvent,
+} from "openai/resources/responses/responses";
+import { parseJson } from "../../protocol/well-formed.js";
 import { failure, thrownFailure } from "./failures.js";
 import type { ProviderOptions } from "./index.js";
 import type { ModelProvider, ModelRequest, StreamEvent, TransportBounds } from "./provider.js";
@@ -45,7 +49,7 @@ export async function* responsesCall(
     );
     for await (const { data } of messages) {
       if (data.startsWith("[DONE]")) break;
-      const event = JSON.parse(data);
+      const event = parseJson(data) as ResponseStreamEvent & { error?: { code?: unknown } };
       // An `error` object at the top of an event, as the SDK's own reader treats it.
       if (event?.error) throw errorCodeFailure(stringCode(event.error.code));
       yield* reader.read(event);

@@ -6,6 +6,7 @@
 import { lstat, opendir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import type { Ignore } from "ignore";
+import { clipChars } from "../../protocol/text-cut.js";
 import { IgnoreRules } from "./gitignore.js";
 import { openIfRegular } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
@@ -98,7 +99,7 @@ async function searchFile(absolute: string, relative: string, regex: RegExp, fou
       found.more = true;
       return;
     }
-    const text = line.length > SEARCH_LINE_CHARS ? `${line.slice(0, SEARCH_LINE_CHARS)}…` : line;
+    const text = clipChars(line, SEARCH_LINE_CHARS);
     found.matches.push(`${relative}:${i + 1}:${text}`);
   }
 }

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
+import { clipChars } from "../../protocol/text-cut.js";
 import { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { runShell, type ShellEnd } from "./shell-process.js";
 import { parseToolInput, type Tool, type ToolContext, ToolError, type ToolResult } from "./tool.js";
@@ -114,6 +115,6 @@ function describe(end: ShellEnd, timeoutMs: number) {
 /** The command's first line, cut to TITLE_CHARS characters. */
 function shorten(command: string): string {
   const first = command.trim().split("\n")[0] ?? "";
-  const cut = first.length > TITLE_CHARS ? `${first.slice(0, TITLE_CHARS)}…` : first;
+  const cut = clipChars(first, TITLE_CHARS);
   return cut !== command.trim() && !cut.endsWith("…") ? `${cut} …` : cut;
 }

@@ -1,4 +1,5 @@
 import type { DiscoveryEvent, DiscoveryResult, SessionEntry } from "../../client/index.js";
+import { fitChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
 import { plainLength, type Terminal, table } from "../terminal.js";
@@ -73,10 +74,5 @@ function printTable(term: Terminal, result: DiscoveryResult): void {
 function row(term: Terminal, s: SessionEntry): string[] {
   const id = s.cwd === "unverified" ? `${s.id} ${term.yellow("?")}` : s.id;
   const title = s.title ?? term.dim("(untitled)");
-  return [
-    id,
-    title.length > 60 ? `${title.slice(0, 59)}…` : title,
-    shortTime(s.updated_at),
-    s.busy ? term.yellow("busy") : "",
-  ];
+  return [id, fitChars(title, 60), shortTime(s.updated_at), s.busy ? term.yellow("busy") : ""];
 }

@@ -1,4 +1,5 @@
 import type { SessionEvent } from "../../client/index.js";
+import { fitChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
 import { plainLength, type Terminal } from "../terminal.js";
@@ -95,7 +96,7 @@ function turnRecord(term: Terminal, event: SessionEvent, text: (key: string) => 
     }
     case "tool_call": {
       const input = JSON.stringify(event.input ?? {});
-      return term.dim(`▸ ${text("tool")} ${input.length > 80 ? `${input.slice(0, 79)}…` : input}`);
+      return term.dim(`▸ ${text("tool")} ${fitChars(input, 80)}`);
     }
     case "tool_result": {
       const exit = typeof event.exit_code === "number" ? ` (exit ${event.exit_code})` : "";

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { chunkChars } from "../../protocol/text-cut.js";
 
 /**
  * The demo's scripted "model" behind `POST /v1/chat/completions`, streamed in the real Chat
@@ -113,7 +114,7 @@ class ChunkStream {
   }
 
   text(text: string): void {
-    for (const piece of pieces(text, 6)) this.choice({ content: piece });
+    for (const piece of chunkChars(text, 6)) this.choice({ content: piece });
     this.written += text.length;
   }
 
@@ -122,7 +123,7 @@ class ChunkStream {
     this.choice({
       tool_calls: [{ index, id, type: "function", function: { name, arguments: "" } }],
     });
-    for (const piece of pieces(args, 5))
+    for (const piece of chunkChars(args, 5))
       this.choice({ tool_calls: [{ index, function: { arguments: piece } }] });
     this.written += name.length + args.length;
   }
@@ -159,10 +160,4 @@ class ChunkStream {
   private send(chunk: unknown): void {
     this.res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   }
-}
-
-function pieces(text: string, size: number): string[] {
-  const out: string[] = [];
-  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
-  return out;
 }

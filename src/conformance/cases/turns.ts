@@ -1,8 +1,9 @@
 import type { ConformanceCase } from "../case.js";
 import { TURN_ADMISSION_CASES } from "./turns-admission.js";
+import { TURN_AUDIT_FRAMES_CASES } from "./turns-audit-frames.js";
+import { TURN_AUDIT_LIFECYCLE_CASES } from "./turns-audit-lifecycle.js";
 import { TURN_AUDIT_PATH_CASES } from "./turns-audit-paths.js";
 import { TURN_AUDIT_RESULT_CASES } from "./turns-audit-results.js";
-import { TURN_AUDIT_LIFECYCLE_CASES } from "./turns-audit-lifecycle.js";
 import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
 import { TURN_FLOW_CASES } from "./turns-flow.js";
 import { TURN_PERSISTENCE_CASES } from "./turns-persistence.js";
@@ -20,4 +21,5 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_AUDIT_PATH_CASES,
   ...TURN_AUDIT_RESULT_CASES,
   ...TURN_AUDIT_LIFECYCLE_CASES,
+  ...TURN_AUDIT_FRAMES_CASES,
 ];

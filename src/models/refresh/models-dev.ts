@@ -1,4 +1,5 @@
 import { ProtocolError } from "../../protocol/codes.js";
+import { headChars } from "../../protocol/text-cut.js";
 import type { CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
@@ -58,7 +59,7 @@ export function enrich(models: CacheModel[], modelsDev: unknown, key: string): C
     if (!isRecord(extra)) return model;
     const merged: CacheModel = { ...model };
     if (merged.name == null && typeof extra.name === "string")
-      merged.name = extra.name.slice(0, 256);
+      merged.name = headChars(extra.name, 256);
     const context = isRecord(extra.limit) ? extra.limit.context : undefined;
     if (merged.context_window == null && isWindow(context)) merged.context_window = context;
     if ((merged.efforts ?? []).length === 0 && extra.reasoning === true) {

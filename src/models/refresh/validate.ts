@@ -1,3 +1,5 @@
+import { headChars } from "../../protocol/text-cut.js";
+import { wellFormed } from "../../protocol/well-formed.js";
 import {
   CACHE_BYTES,
   CACHE_FORMAT,
@@ -29,10 +31,9 @@ export function validateListing(
     provider: provider.id,
     fingerprint: provider.fingerprint,
     fetched_at: now.toISOString(),
-    // A long display name is cut rather than failing the refresh.
-    models: models.map((m) =>
-      m.name && m.name.length > 256 ? { ...m, name: m.name.slice(0, 256) } : m,
-    ),
+    // A long display name is cut rather than failing the refresh; a lone surrogate (an escape
+    // in the provider's JSON) becomes U+FFFD, so no catalog frame carries one.
+    models: models.map((m) => (m.name ? { ...m, name: wellFormed(headChars(m.name, 256)) } : m)),
   });
   if (!file.success) throw new RefreshFailure("invalid_catalog");
   const bytes = serializeCache(file.data);
