@@ -17,9 +17,10 @@ import type { SseEvent } from "../fixtures/scripted-sse.js";
 /**
  * KNOWN DEFECT (issue 17, defect 10, fixed in parallel): CR-only SSE streams fail on Responses
  * and Anthropic (the parser is never flushed at the end). Until that fix is merged, CR-only line
- * ends are generated for Chat Completions only. Set to false after the merge.
+ * ends are generated for Chat Completions only. Remove after the merge; meanwhile
+ * MC_FUZZ_KNOWN_DEFECTS=1 generates them anyway (to check a fix).
  */
-export const KNOWN_DEFECT_10_CR_ONLY_SSE = true;
+export const KNOWN_DEFECT_10_CR_ONLY_SSE = process.env.MC_FUZZ_KNOWN_DEFECTS !== "1";
 
 export type Format = "chat" | "responses" | "anthropic";
 export const FORMATS: readonly Format[] = ["chat", "responses", "anthropic"];
