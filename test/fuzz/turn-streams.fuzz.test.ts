@@ -13,7 +13,7 @@ import { StreamFuzzWorld } from "./stream-fuzz-world.js";
  * count (`npm run fuzz` runs long).
  */
 const seed = fuzzSeed();
-const runs = Number(process.env.MC_FUZZ_TURN_RUNS ?? 60);
+const runs = Number(process.env.MC_FUZZ_TURN_RUNS ?? 150);
 
 test(`turn stream fuzz: ${runs} mutated streams, seed ${seed}`, {
   timeout: 60 * 60_000,
