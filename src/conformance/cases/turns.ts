@@ -1,5 +1,6 @@
 import type { ConformanceCase } from "../case.js";
 import { TURN_ADMISSION_CASES } from "./turns-admission.js";
+import { TURN_AUDIT_KILL_CASES } from "./turns-audit-kill.js";
 import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
 import { TURN_FLOW_CASES } from "./turns-flow.js";
 import { TURN_PERSISTENCE_CASES } from "./turns-persistence.js";
@@ -14,4 +15,5 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_PERSISTENCE_CASES,
   ...TURN_COMPACTION_CASES,
   ...TURN_WIRE_CASES,
+  ...TURN_AUDIT_KILL_CASES,
 ];
