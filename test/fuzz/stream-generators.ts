@@ -83,7 +83,13 @@ const piece = fc.constantFrom(
   " ",
   "z",
 );
-const text = fc.array(piece, { minLength: 1, maxLength: 24 }).map((p) => p.join(""));
+const shortText = fc.array(piece, { minLength: 1, maxLength: 24 }).map((p) => p.join(""));
+/** Now and then a text past one delta's budget (event_bytes / 6), to be split at code points. */
+const longPiece = fc.constantFrom("🎉".repeat(3000), "é".repeat(7000), "\u0001".repeat(3000));
+const text = fc.oneof(
+  { weight: 9, arbitrary: shortText },
+  { weight: 1, arbitrary: fc.tuple(shortText, longPiece).map(([a, b]) => a + b) },
+);
 
 const edit: fc.Arbitrary<EventEdit> = fc.oneof(
   fc.record({ kind: fc.constant("comment" as const), at: fc.nat() }),
@@ -152,8 +158,8 @@ export const streamCase: fc.Arbitrary<StreamCase> = fc
 
 /** The unmutated events of the case's format. */
 function baseEvents(c: Pick<StreamCase, "format" | "text" | "withCall">): EventLines[] {
-  // Pieces cut at code points: a real API never sends half a surrogate pair.
-  const pieces = splitCodePoints(c.text);
+  // Pieces cut at code points (a real API never sends half a surrogate pair), at most ~40.
+  const pieces = splitCodePoints(c.text, Math.max(3, Math.ceil(Array.from(c.text).length / 40)));
   const args = JSON.stringify({ path: "missing-é.txt" });
   if (c.format === "chat") {
     const lines = answerEvents({

@@ -166,6 +166,17 @@ export class ProtocolFuzzWorld {
       } else if (action.kind === "approve" || action.kind === "bogus-approve") {
         assert.ok(["ok", "approval_missing"].includes(code), `turn.approve answered ${code}`);
         if (action.kind === "bogus-approve") assert.equal(code, "approval_missing");
+        if (code === "ok") {
+          const { approval_id, decision } = action as unknown as Record<string, string>;
+          const resolved = eventsOf(child, turnId).find(
+            (e) => e.event.type === "approval_resolved" && e.event.approval_id === approval_id,
+          );
+          assert.equal(
+            resolved?.event.type === "approval_resolved" && resolved.event.decision,
+            decision,
+            "an applied decision is the approval's resolution",
+          );
+        }
       } else if (action.kind === "status" || action.kind === "shutdown") {
         assert.equal(code, "ok", `${action.kind} answered ${code}`);
       }
