@@ -6,6 +6,7 @@ import { bodiesOf, finishTurn, historyOf, startTurn } from "../../src/conformanc
 import { type FakeServer, startServer } from "../models/fake-server.js";
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";
+import { fuzzCommand } from "./fuzz-driver.js";
 import { type Format, isBenign, type StreamCase, streamChunks } from "./stream-generators.js";
 import { frameProblems, historyFileProblems, leftoverLocks } from "./turn-checks.js";
 
@@ -131,6 +132,7 @@ export class StreamFuzzWorld {
     this.turns = 0;
     this.child = await startReady(box, TURN_CAPS, {
       testMethods: true,
+      ...fuzzCommand(),
       env: {
         DEMO_KEY: "sk-fz-demo",
         OPENAI_API_KEY: "sk-fz-openai",

@@ -25,6 +25,7 @@ import {
 } from "../../src/conformance/turn-driver.js";
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";
+import { fuzzCommand } from "./fuzz-driver.js";
 import type { Action, ProtocolCase } from "./turn-protocol-generators.js";
 import { frameProblems, historyFileProblems, leftoverLocks } from "./turn-checks.js";
 
@@ -227,6 +228,7 @@ export class ProtocolFuzzWorld {
     this.cases = 0;
     this.child = await startReady(this.box, TURN_CAPS, {
       testMethods: true,
+      ...fuzzCommand(),
       env: { DEMO_KEY: "sk-fz-demo", MC_AGENT_TEST_BACKOFF_PERCENT: "1" },
     });
     return this.child;

@@ -9,11 +9,11 @@ import { StreamFuzzWorld } from "./stream-fuzz-world.js";
  * turns of the real child through a loopback server. Per turn: exactly one result, every frame
  * schema-valid, well-formed UTF-8 and within frame_bytes / event_bytes, the history whole and
  * re-opening; a benign mutation gives exactly the streamed reply; each child exits 0 with no
- * lock left. Seeded (MC_FUZZ_SEED replays; fixed under `npm test`); MC_FUZZ_TURN_RUNS sets the
+ * lock left. Seeded (MC_FUZZ_SEED replays; fixed under `npm test`); MC_FUZZ_STREAM_RUNS sets the
  * count (`npm run fuzz` runs long).
  */
 const seed = fuzzSeed();
-const runs = Number(process.env.MC_FUZZ_TURN_RUNS ?? 150);
+const runs = Number(process.env.MC_FUZZ_STREAM_RUNS ?? 150);
 
 test(`turn stream fuzz: ${runs} mutated streams, seed ${seed}`, {
   timeout: 60 * 60_000,
