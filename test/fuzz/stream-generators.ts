@@ -84,8 +84,21 @@ const piece = fc.constantFrom(
   "z",
 );
 const shortText = fc.array(piece, { minLength: 1, maxLength: 24 }).map((p) => p.join(""));
+/**
+ * FOUND DEFECT (reported with issue 17, not fixed here): an `assistant_message` record over one
+ * `session.history` page (`page_bytes`, 32,768 bytes) makes the rest of the history unreadable
+ * (`discovery_page_bytes`): a 40,000-character reply is enough. Until that is decided and fixed,
+ * long texts stay under a page; MC_FUZZ_KNOWN_DEFECTS=1 generates one over it too.
+ */
+export const FOUND_DEFECT_RECORD_OVER_PAGE = process.env.MC_FUZZ_KNOWN_DEFECTS !== "1";
+
 /** Now and then a text past one delta's budget (event_bytes / 6), to be split at code points. */
-const longPiece = fc.constantFrom("🎉".repeat(3000), "é".repeat(7000), "\u0001".repeat(3000));
+const longPiece = fc.constantFrom(
+  "🎉".repeat(3000),
+  "é".repeat(7000),
+  "\u0001".repeat(3000),
+  ...(FOUND_DEFECT_RECORD_OVER_PAGE ? [] : ["x".repeat(40_000)]),
+);
 const text = fc.oneof(
   { weight: 9, arbitrary: shortText },
   { weight: 1, arbitrary: fc.tuple(shortText, longPiece).map(([a, b]) => a + b) },
