@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import { type Sandbox, sandbox, startReady, type TestChild } from "../../src/conformance/harness.js";
+import {
+  type Sandbox,
+  sandbox,
+  startReady,
+  type TestChild,
+} from "../../src/conformance/harness.js";
 import { bodiesOf, finishTurn, historyOf, startTurn } from "../../src/conformance/turn-driver.js";
 import { type FakeServer, startServer } from "../models/fake-server.js";
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";

@@ -62,7 +62,9 @@ const BENIGN_EDITS = new Set(["comment", "unknown"]);
 
 /** A benign case must give exactly the unmutated reply. */
 export function isBenign(c: StreamCase): boolean {
-  return c.truncateAt === null && c.ending === "end" && c.edits.every((e) => BENIGN_EDITS.has(e.kind));
+  return (
+    c.truncateAt === null && c.ending === "end" && c.edits.every((e) => BENIGN_EDITS.has(e.kind))
+  );
 }
 
 const piece = fc.constantFrom(
@@ -162,11 +164,23 @@ export const streamCase: fc.Arbitrary<StreamCase> = fc
   .map((r) => {
     const eol: Eol =
       KNOWN_DEFECT_10_CR_ONLY_SSE && r.eol === "\r" && r.format !== "chat" ? "\r\n" : r.eol;
-    const base = { format: r.format, text: r.text, withCall: r.withCall, eol, chunking: r.chunking };
-    if (r.benign) return { ...base, edits: r.benignEdits, truncateAt: null, ending: "end" as const };
+    const base = {
+      format: r.format,
+      text: r.text,
+      withCall: r.withCall,
+      eol,
+      chunking: r.chunking,
+    };
+    if (r.benign)
+      return { ...base, edits: r.benignEdits, truncateAt: null, ending: "end" as const };
     const bytes = streamBytes({ ...base, edits: r.edits, truncateAt: null, ending: "end" });
     const truncateAt = r.truncate === null ? null : Math.floor(r.truncate * bytes.length);
-    return { ...base, edits: r.edits, truncateAt, ending: r.reset ? ("reset" as const) : ("end" as const) };
+    return {
+      ...base,
+      edits: r.edits,
+      truncateAt,
+      ending: r.reset ? ("reset" as const) : ("end" as const),
+    };
   });
 
 /** The unmutated events of the case's format. */
@@ -185,7 +199,9 @@ function baseEvents(c: Pick<StreamCase, "format" | "text" | "withCall">): EventL
     c.format === "responses"
       ? responsesEvents({
           text: pieces,
-          ...(c.withCall ? { calls: [{ call_id: "call_fz1", name: "read_file", arguments: args }] } : {}),
+          ...(c.withCall
+            ? { calls: [{ call_id: "call_fz1", name: "read_file", arguments: args }] }
+            : {}),
         })
       : anthropicEvents({
           text: pieces,
@@ -201,7 +217,8 @@ function baseEvents(c: Pick<StreamCase, "format" | "text" | "withCall">): EventL
 }
 
 function unknownEvent(format: Format): EventLines {
-  if (format === "chat") return ['data: {"id":"x","object":"chat.completion.glimmer","choices":[]}'];
+  if (format === "chat")
+    return ['data: {"id":"x","object":"chat.completion.glimmer","choices":[]}'];
   const type = format === "responses" ? "response.glimmer.delta" : "content_block_glimmer";
   return [`event: ${type}`, `data: ${JSON.stringify({ type, hint: "a future event ✨" })}`];
 }
@@ -224,7 +241,8 @@ function applyEdit(events: EventLines[], e: EventEdit, format: Format): EventLin
       if (out[i]) out.splice(i, 0, out[i] as EventLines);
       break;
     case "swap":
-      if (i + 1 < out.length) [out[i], out[i + 1]] = [out[i + 1] as EventLines, out[i] as EventLines];
+      if (i + 1 < out.length)
+        [out[i], out[i + 1]] = [out[i + 1] as EventLines, out[i] as EventLines];
       break;
     case "drop":
       out.splice(i, 1);

@@ -3,8 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { sandbox } from "../../src/conformance/harness.js";
-import { historyFileProblems, loneSurrogate } from "./turn-checks.js";
 import { streamBytes, streamChunks } from "./stream-generators.js";
+import { historyFileProblems, loneSurrogate } from "./turn-checks.js";
 
 /** The turn fuzzers' own checks can fail: each catches what it is for. */
 describe("turn fuzz checks", () => {
@@ -22,7 +22,9 @@ describe("turn fuzz checks", () => {
       assert.deepEqual(historyFileProblems(path, true), []);
       assert.deepEqual(historyFileProblems(path), ["the history ends without LF"]);
       writeFileSync(path, '{"type":"session_meta"}\n{"type":"turn_start"}');
-      assert.deepEqual(historyFileProblems(path, true), ["a whole record without its LF at the end"]);
+      assert.deepEqual(historyFileProblems(path, true), [
+        "a whole record without its LF at the end",
+      ]);
       writeFileSync(path, '{"type":"a"}\nnot json\n{"no":"type"}\n{"type":"x","t":"\\ud800"}\n');
       assert.deepEqual(historyFileProblems(path), [
         "history line 2 is not JSON",

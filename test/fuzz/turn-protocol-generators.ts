@@ -56,9 +56,15 @@ const action: fc.Arbitrary<Action> = fc.oneof(
 
 export const protocolCase: fc.Arbitrary<ProtocolCase> = fc.record({
   permissions: fc.constantFrom("ask", "ask", "ask", "accept_edits", "full_access", "read_only"),
-  steps: fc.array(fc.array(toolCall, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+  steps: fc.array(fc.array(toolCall, { minLength: 1, maxLength: 3 }), {
+    minLength: 1,
+    maxLength: 3,
+  }),
   decisions: fc.array(
-    fc.oneof({ weight: 6, arbitrary: decision }, { weight: 1, arbitrary: fc.constant("ignore" as const) }),
+    fc.oneof(
+      { weight: 6, arbitrary: decision },
+      { weight: 1, arbitrary: fc.constant("ignore" as const) },
+    ),
     { minLength: 1, maxLength: 6 },
   ),
   actions: fc.array(fc.record({ afterEvents: fc.nat({ max: 24 }), action }), { maxLength: 5 }),

@@ -26,8 +26,8 @@ import {
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";
 import { fuzzCommand } from "./fuzz-driver.js";
-import type { Action, ProtocolCase } from "./turn-protocol-generators.js";
 import { frameProblems, historyFileProblems, leftoverLocks } from "./turn-checks.js";
+import type { Action, ProtocolCase } from "./turn-protocol-generators.js";
 
 /**
  * KNOWN DEFECT (issue 17, defect 6, fixed in parallel): an interrupt that arrives as the turn's
@@ -86,19 +86,35 @@ export class ProtocolFuzzWorld {
     // This case's replies only: an interrupted case's leftovers must not answer the next one.
     this.replies = [...c.steps.map((step) => toolCalls(step)), text(FINAL_TEXT)];
     const turnId = nextId("turn");
-    child.send({ id: turnId, method: "turn.start", params: { input: "Go.", permissions: c.permissions } });
+    child.send({
+      id: turnId,
+      method: "turn.start",
+      params: { input: "Go.", permissions: c.permissions },
+    });
     const fired: { id: string; action: Action | { kind: "approve" } }[] = [];
     const fire = (action: Action | { kind: "approve"; approval_id: string; decision: string }) => {
       const id = nextId(`fz-${action.kind}`);
       fired.push({ id, action });
-      if (action.kind === "interrupt") child.send({ id, method: "turn.interrupt", params: { request_id: turnId } });
+      if (action.kind === "interrupt")
+        child.send({ id, method: "turn.interrupt", params: { request_id: turnId } });
       if (action.kind === "status") child.send({ id, method: "status", params: {} });
       if (action.kind === "shutdown") child.send({ id, method: "shutdown", params: {} });
       if (action.kind === "eof") child.closeStdin();
       if (action.kind === "bogus-approve")
-        child.send({ id, method: "turn.approve", params: { approval_id: "t-00000000-0000-4000-8000-000000000000", decision: action.decision } });
+        child.send({
+          id,
+          method: "turn.approve",
+          params: {
+            approval_id: "t-00000000-0000-4000-8000-000000000000",
+            decision: action.decision,
+          },
+        });
       if (action.kind === "approve")
-        child.send({ id, method: "turn.approve", params: { approval_id: action.approval_id, decision: action.decision } });
+        child.send({
+          id,
+          method: "turn.approve",
+          params: { approval_id: action.approval_id, decision: action.decision },
+        });
       return action.kind === "shutdown" || action.kind === "eof";
     };
     let ended = false;
@@ -128,17 +144,24 @@ export class ProtocolFuzzWorld {
       );
     }
     const resultFrame = child.frames.find((f) => f.id === turnId) as Frame;
-    if (ended && resultFrame.error?.code === "shutting_down" && eventsOf(child, turnId).length === 0) {
+    if (
+      ended &&
+      resultFrame.error?.code === "shutting_down" &&
+      eventsOf(child, turnId).length === 0
+    ) {
       // Shutdown or EOF came before the turn was admitted: refused, nothing started.
-      await this.checkAnswers(child, turnId, fired, null);
+      await this.checkAnswers(child, turnId, fired);
       return this.afterEnd(child, session.id);
     }
-    assert.ok(resultFrame.result, `turn.start answered an error: ${JSON.stringify(resultFrame.error)}`);
+    assert.ok(
+      resultFrame.result,
+      `turn.start answered an error: ${JSON.stringify(resultFrame.error)}`,
+    );
     const result = resultFrame.result as unknown as TurnResultShape;
     assertTurnInvariants(child, turnId, eventsOf(child, turnId), result);
     const key = `${c.permissions} ${result.status}`;
     this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
-    await this.checkAnswers(child, turnId, fired, result);
+    await this.checkAnswers(child, turnId, fired);
     if (ended) return this.afterEnd(child, session.id);
     const records = await historyOf(child, session.id);
     assert.equal(records.filter((r) => r.turn_id === result.turn_id).at(-1)?.type, "turn_end");
@@ -151,7 +174,6 @@ export class ProtocolFuzzWorld {
     child: TestChild,
     turnId: string,
     fired: { id: string; action: { kind: string } }[],
-    result: TurnResultShape | null,
   ): Promise<void> {
     const resultAt = child.frames.findIndex((f) => f.id === turnId);
     for (const { id, action } of fired) {

@@ -1,8 +1,8 @@
 import { after, test } from "node:test";
 import fc from "fast-check";
 import { fuzzSeed } from "./fuzz-driver.js";
-import { describeCase, streamCase } from "./stream-generators.js";
 import { StreamFuzzWorld } from "./stream-fuzz-world.js";
+import { describeCase, streamCase } from "./stream-generators.js";
 
 /**
  * Provider streams of all three wire formats, mutated (stream-generators.ts), answering real

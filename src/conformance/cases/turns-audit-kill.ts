@@ -171,7 +171,11 @@ export const TURN_AUDIT_KILL_CASES: ConformanceCase[] = [
             assert.equal(read(box, name), script.next.get(name), `${name} has the last content`);
           const temps = readdirSync(box.workspace).filter((e) => !FILES.includes(e));
           assert.deepEqual(temps, [], "no temp file left after a completed write of each target");
-          assert.equal(assertValidHistoryFile(box, session.id, "at the end"), false, "no torn tail");
+          assert.equal(
+            assertValidHistoryFile(box, session.id, "at the end"),
+            false,
+            "no torn tail",
+          );
           await assertReadable(current, session.id, "at the end");
         },
         { capabilities },
