@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import {
+  nextId,
   type Sandbox,
   sandbox,
   startReady,
@@ -79,6 +80,7 @@ export class StreamFuzzWorld {
         }
       }
       await this.checkHistory(child, session.id, result.turn_id);
+      await assertIdle(child);
       const answers = child.frames.filter((f) => f.id === turn.id).length;
       assert.equal(answers, 1, "exactly one result for the turn");
       const problems = frameProblems(child, fromLine, fromFrame);
@@ -254,4 +256,14 @@ function sse(events: [string, Record<string, unknown>][]): string {
   return events
     .map(([type, fields]) => `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`)
     .join("");
+}
+
+/** After its result, nothing of the turn is still running in the child. */
+async function assertIdle(child: TestChild): Promise<void> {
+  const id = nextId("idle");
+  const status = await child.request("status", {}, id);
+  const active = ((status.result?.active_requests ?? []) as { id: string }[]).filter(
+    (a) => a.id !== id,
+  );
+  assert.deepEqual(active, [], "nothing still active after the turn's result");
 }

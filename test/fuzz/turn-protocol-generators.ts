@@ -23,6 +23,8 @@ export interface ProtocolCase {
   decisions: (Decision | "ignore")[];
   /** Client actions, each after `afterEvents` events of the turn were seen. */
   actions: { afterEvents: number; action: Action }[];
+  /** Also interrupt at every `usage` event (the last comes as the turn ends). */
+  interruptOnUsage: boolean;
 }
 
 const decision = fc.constantFrom<Decision>("allow_once", "allow_session", "deny");
@@ -68,4 +70,5 @@ export const protocolCase: fc.Arbitrary<ProtocolCase> = fc.record({
     { minLength: 1, maxLength: 6 },
   ),
   actions: fc.array(fc.record({ afterEvents: fc.nat({ max: 24 }), action }), { maxLength: 5 }),
+  interruptOnUsage: fc.nat({ max: 4 }).map((n) => n === 0),
 });

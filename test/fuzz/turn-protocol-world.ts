@@ -130,6 +130,9 @@ export class ProtocolFuzzWorld {
       const events = eventsOf(child, turnId);
       for (const e of events.slice(seen)) {
         seen += 1;
+        // An interrupt at every `usage` event: the last one is the turn's end, the moment an
+        // interrupt races the result (defect 6).
+        if (!ended && c.interruptOnUsage && e.event.type === "usage") fire({ kind: "interrupt" });
         if (!ended && e.event.type === "approval_requested") {
           const decision = c.decisions[approvals++ % c.decisions.length] as string;
           if (decision === "ignore") fire({ kind: "interrupt" });
