@@ -1,6 +1,7 @@
 import type { ConformanceCase } from "../case.js";
 import { TURN_ADMISSION_CASES } from "./turns-admission.js";
 import { TURN_AUDIT_FRAMES_CASES } from "./turns-audit-frames.js";
+import { TURN_AUDIT_KILL_CASES } from "./turns-audit-kill.js";
 import { TURN_AUDIT_LIFECYCLE_CASES } from "./turns-audit-lifecycle.js";
 import { TURN_AUDIT_PATH_CASES } from "./turns-audit-paths.js";
 import { TURN_AUDIT_RESULT_CASES } from "./turns-audit-results.js";
@@ -22,4 +23,5 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_AUDIT_RESULT_CASES,
   ...TURN_AUDIT_LIFECYCLE_CASES,
   ...TURN_AUDIT_FRAMES_CASES,
+  ...TURN_AUDIT_KILL_CASES,
 ];
