@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { type CallSpec, call } from "../../src/conformance/chat-server.js";
+import { FOUND_DEFECT_RECORD_OVER_PAGE } from "./stream-generators.js";
 
 /**
  * Generators for the turn protocol fuzzer: a scripted turn (the model's replies: tool calls of
@@ -30,20 +31,18 @@ export interface ProtocolCase {
 const decision = fc.constantFrom<Decision>("allow_once", "allow_session", "deny");
 
 /**
- * KNOWN DEFECTS (issue 17, fixed in parallel): defect 4, a shell title cut at 80 UTF-16 units
- * ends in a lone surrogate (a command with an emoji across character 80); defect 5, the
- * `approval_requested` of a command of 11,000 control characters is over `event_bytes`. Until
- * those fixes are merged these commands are not generated; MC_FUZZ_KNOWN_DEFECTS=1 generates
- * them. Remove after the merge.
+ * Commands of issue 17's defects 4 and 5: an emoji across character 80 of the title (cut at a
+ * code point, never into a lone surrogate), and 11,000 control characters (an
+ * `approval_requested` bounded as a whole frame by `event_bytes`). The second one's `tool_call`
+ * record is 66 KB of JSON, over a `session.history` page, which that method cannot page (the
+ * limit `FOUND_DEFECT_RECORD_OVER_PAGE` names): it is generated with MC_FUZZ_KNOWN_DEFECTS=1
+ * (the approval bound itself is checked by turns.frames.* and test/turns/turn-frames).
  */
-export const KNOWN_DEFECTS_4_AND_5_COMMANDS = process.env.MC_FUZZ_KNOWN_DEFECTS !== "1";
-const defectCommands = KNOWN_DEFECTS_4_AND_5_COMMANDS
-  ? []
-  : [
-      `echo ${"é".repeat(72)}🎉🎉🎉🎉`,
-      `echo ${"é".repeat(73)}🎉🎉🎉🎉`,
-      `printf '%s' '${"\u0001".repeat(11_000)}'`,
-    ];
+const defectCommands = [
+  `echo ${"é".repeat(72)}🎉🎉🎉🎉`,
+  `echo ${"é".repeat(73)}🎉🎉🎉🎉`,
+  ...(FOUND_DEFECT_RECORD_OVER_PAGE ? [] : [`printf '%s' '${"\u0001".repeat(11_000)}'`]),
+];
 
 const toolCall: fc.Arbitrary<CallSpec> = fc.oneof(
   fc

@@ -29,14 +29,6 @@ import { fuzzCommand } from "./fuzz-driver.js";
 import { frameProblems, historyFileProblems, leftoverLocks } from "./turn-checks.js";
 import type { Action, ProtocolCase } from "./turn-protocol-generators.js";
 
-/**
- * KNOWN DEFECT (issue 17, defect 6, fixed in parallel): an interrupt that arrives as the turn's
- * last event goes out is answered `turn_missing`, and the turn's result follows. Until the fix is
- * merged, a `turn_missing` answer followed by the result is tolerated. Remove after the merge;
- * MC_FUZZ_KNOWN_DEFECTS=1 checks it anyway.
- */
-export const KNOWN_DEFECT_6_TURN_MISSING_WHILE_RUNNING = process.env.MC_FUZZ_KNOWN_DEFECTS !== "1";
-
 const FINAL_TEXT = "All done.";
 const WAIT_MS = 30_000;
 
@@ -186,7 +178,7 @@ export class ProtocolFuzzWorld {
       const at = child.frames.indexOf(frame);
       const code = frame.error?.code ?? "ok";
       if (action.kind === "interrupt") {
-        if (code === "turn_missing" && at < resultAt && !KNOWN_DEFECT_6_TURN_MISSING_WHILE_RUNNING)
+        if (code === "turn_missing" && at < resultAt)
           assert.fail("turn_missing for a turn whose result had not been sent");
         assert.ok(["ok", "turn_missing"].includes(code), `turn.interrupt answered ${code}`);
       } else if (action.kind === "approve" || action.kind === "bogus-approve") {
