@@ -187,7 +187,9 @@ describe("turns: shell", () => {
     const fill = (n: number) => `head -c ${n} /dev/zero | tr '\\0' x`;
     const { seen, streamed, done, run } = await shellTurn(world, [
       shell(`${fill(STREAM_BYTES - 1)}; printf y`, "c_at"),
-      shell(`${fill(STREAM_BYTES)}; printf z; echo after >&2`, "c_past"),
+      // All on stdout: how a stderr write interleaves with stdout still in its pipe is the
+      // order the two pipes are read in, which no one can fix, so it is not asserted here.
+      shell(`${fill(STREAM_BYTES)}; printf z; echo after`, "c_past"),
     ]);
     assert.equal(streamed(0), `${"x".repeat(STREAM_BYTES - 1)}y`);
     assert.equal(streamed(1), "x".repeat(STREAM_BYTES), "one byte past the bound is not streamed");
