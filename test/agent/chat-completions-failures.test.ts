@@ -265,12 +265,14 @@ describe("Chat Completions bounds", () => {
 
   test("a consumer slower than the idle bound is back-pressure, not a silent remote", async () => {
     server.reply(text("one two three four"));
-    const provider = chatProvider(server.baseUrl, null, { connectMs: 10_000, idleMs: 200 });
+    // The idle bound leaves a busy machine room for the server's first byte; the consumer holds
+    // two events well past it.
+    const provider = chatProvider(server.baseUrl, null, { connectMs: 10_000, idleMs: 600 });
     const events: StreamEvent[] = [];
     const run = async () => {
       for await (const event of provider.stream(request())) {
         events.push(event);
-        if (events.length < 3) await pause(700);
+        if (events.length < 3) await pause(1500);
       }
     };
     await within(run(), 20_000, "a slow consumer");
