@@ -225,7 +225,8 @@ describe("Chat Completions bounds", () => {
   });
 
   test("a stall past the idle bound is remote_timeout, before and after output", async () => {
-    const bounds = { connectMs: 10_000, idleMs: 300 };
+    // 1 s: the loopback server's first bytes must come within it on a busy machine.
+    const bounds = { connectMs: 10_000, idleMs: 1_000 };
     server.reply(stall(text("Hello"), 2));
     const outcome = await drain(chatProvider(server.baseUrl, null, bounds));
     assertFailure(outcome, "remote_timeout", server, "stall after output");
