@@ -81,10 +81,16 @@ test("shell streams stdout and stderr in order, awaiting each delivery", async (
       assert.equal(inFlight, 1, "one delivery at a time");
       await new Promise((resolve) => setTimeout(resolve, 5));
       streamed.push({ stream, text });
+      // Each line waits for the previous one to be delivered (a file per delivery), so the
+      // order across the two pipes is the command's on any machine, not a matter of sleeps.
+      writeFileSync(join(workspace, `seen${streamed.length}`), "");
       inFlight--;
     },
   });
-  const command = "for i in 1 2 3; do echo out$i; sleep 0.1; echo err$i >&2; sleep 0.1; done";
+  const next = (n: string) => `while [ ! -e seen${n} ]; do sleep 0.01; done`;
+  const command =
+    "for i in 1 2 3; do " +
+    `echo out$i; ${next("$((i * 2 - 1))")}; echo err$i >&2; ${next("$((i * 2))")}; done`;
   const ran = await within(call("shell", { command }, ctx));
   assert.deepEqual(streamed, [
     { stream: "stdout", text: "out1\n" },
