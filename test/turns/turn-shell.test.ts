@@ -138,7 +138,7 @@ describe("turns: shell", () => {
     const ws = world.box.workspace;
     const command = "sleep 60 & echo $! > bg.pid; echo $$ > sh.pid; echo started; sleep 60";
     const { seen, done, record } = await shellTurn(world, [
-      shell(command, "c_slow", 500),
+      shell(command, "c_slow", 2000),
       shell("echo bye; kill -SEGV $$", "c_signal"),
     ]);
     assert.deepEqual(
@@ -148,11 +148,11 @@ describe("turns: shell", () => {
     assert.equal(seen("c_signal"), "bye\n[killed by signal SIGSEGV]");
     assert.deepEqual(
       [done(0).status, done(0).exit_code, done(0).summary],
-      ["failed", null, "timed out after 500 ms"],
+      ["failed", null, "timed out after 2000 ms"],
     );
     assert.equal(
       seen("c_slow"),
-      "started\n[timed out after 500 ms; the command's processes were killed]",
+      "started\n[timed out after 2000 ms; the command's processes were killed]",
     );
     assert.equal(record("c_slow").status, "failed");
     for (const file of ["bg.pid", "sh.pid"]) {

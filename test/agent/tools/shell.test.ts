@@ -136,16 +136,17 @@ test("while a delivery waits, the command blocks on its full pipe", async (t) =>
   assert.ok(existsSync(join(workspace, "done")));
 });
 
+// The timeouts are 2 s: the command must have printed its group ID before it, on a busy machine.
 test("a timeout kills the whole group, a grandchild included (failed)", async (t) => {
   const { workspace } = tempWorkspace(t);
   const ctx = shellContext(workspace);
   const ran = await within(
-    call("shell", { command: "echo $$; sleep 100 & wait", timeout_ms: 300 }, ctx),
+    call("shell", { command: "echo $$; sleep 100 & wait", timeout_ms: 2000 }, ctx),
   );
   assert.equal(ran.status, "failed");
   assert.equal(ran.exit_code, null);
-  assert.equal(ran.summary, "timed out after 300 ms");
-  assert.match(ran.output, /\n\[timed out after 300 ms; the command's processes were killed\]$/);
+  assert.equal(ran.summary, "timed out after 2000 ms");
+  assert.match(ran.output, /\n\[timed out after 2000 ms; the command's processes were killed\]$/);
   assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
 });
 
@@ -153,7 +154,7 @@ test("a group that ignores SIGTERM gets SIGKILL after the grace", async (t) => {
   const { workspace } = tempWorkspace(t);
   const ctx = shellContext(workspace);
   const command = "trap '' TERM; echo $$; sleep 100 & wait; sleep 100";
-  const ran = await within(call("shell", { command, timeout_ms: 300 }, ctx));
+  const ran = await within(call("shell", { command, timeout_ms: 2000 }, ctx));
   assert.equal(ran.status, "failed");
   assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
 });
