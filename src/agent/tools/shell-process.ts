@@ -148,8 +148,9 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
       readSinceLook = 0;
       setImmediate(() => {
         if (closed) return;
+        // An interrupt or the timeout ends the wait for late output too.
         const outsider = (lateBytes ?? 0) > LATE_OUTPUT_BYTES;
-        if (pending > 0 || (readSinceLook > 0 && !outsider)) return lookAgainLater();
+        if (pending > 0 || (readSinceLook > 0 && !outsider && !stopped)) return lookAgainLater();
         closed = true;
         child.stdout.destroy();
         child.stderr.destroy();
