@@ -14,16 +14,19 @@ import type { CredentialUpdateOptions } from "../store/credentials.js";
 
 /**
  * The contract's HTTP bounds: 300 s / 30 s wall clocks and a 10 s connect bound. A test build may
- * shorten both wall clocks with MC_AGENT_TEST_HTTP_WALL_MS and the connect bound with
+ * shorten both wall clocks with MC_AGENT_TEST_HTTP_WALL_MS, the enrichment one alone with
+ * MC_AGENT_TEST_ENRICHMENT_WALL_MS (it wins; a test of a slow models.dev must not also put the
+ * provider's answer under a bound a loaded machine can miss), and the connect bound with
  * MC_AGENT_TEST_CONNECT_MS (positive integers, milliseconds).
  */
 export function httpBounds(env: NodeJS.ProcessEnv, testMethods: boolean): HttpBounds {
   if (!testMethods) return CONTRACT_HTTP_BOUNDS;
   const wall = positiveInteger(env.MC_AGENT_TEST_HTTP_WALL_MS);
+  const enrichment = positiveInteger(env.MC_AGENT_TEST_ENRICHMENT_WALL_MS) ?? wall;
   const connect = positiveInteger(env.MC_AGENT_TEST_CONNECT_MS);
   return {
     providerMs: wall ?? CONTRACT_HTTP_BOUNDS.providerMs,
-    enrichmentMs: wall ?? CONTRACT_HTTP_BOUNDS.enrichmentMs,
+    enrichmentMs: enrichment ?? CONTRACT_HTTP_BOUNDS.enrichmentMs,
     connectMs: connect ?? CONTRACT_HTTP_BOUNDS.connectMs,
   };
 }

@@ -225,7 +225,8 @@ describe("Chat Completions bounds", () => {
   });
 
   test("a stall past the idle bound is remote_timeout, before and after output", async () => {
-    const bounds = { connectMs: 10_000, idleMs: 300 };
+    // 1 s: the loopback server's first bytes must come within it on a busy machine.
+    const bounds = { connectMs: 10_000, idleMs: 1_000 };
     server.reply(stall(text("Hello"), 2));
     const outcome = await drain(chatProvider(server.baseUrl, null, bounds));
     assertFailure(outcome, "remote_timeout", server, "stall after output");
@@ -265,12 +266,14 @@ describe("Chat Completions bounds", () => {
 
   test("a consumer slower than the idle bound is back-pressure, not a silent remote", async () => {
     server.reply(text("one two three four"));
-    const provider = chatProvider(server.baseUrl, null, { connectMs: 10_000, idleMs: 200 });
+    // The idle bound leaves a busy machine room for the server's first byte; the consumer holds
+    // two events well past it.
+    const provider = chatProvider(server.baseUrl, null, { connectMs: 10_000, idleMs: 600 });
     const events: StreamEvent[] = [];
     const run = async () => {
       for await (const event of provider.stream(request())) {
         events.push(event);
-        if (events.length < 3) await pause(700);
+        if (events.length < 3) await pause(1500);
       }
     };
     await within(run(), 20_000, "a slow consumer");

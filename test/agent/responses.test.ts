@@ -254,14 +254,16 @@ describe("openai: the Responses API", () => {
 
   test("a consumer slower than the idle bound is back-pressure, not a silent remote", async () => {
     // Gaps make separate chunks, so the body reads ahead while the consumer holds an event.
-    server.script(responsesReply({ text: ["a", "b", "c", "d"], gapMs: 50 }));
+    // The idle bound leaves a busy machine room for the server's 50 ms gaps; the consumer holds
+    // each event well past it.
+    server.script(responsesReply({ text: ["a", "b", "c"], gapMs: 50 }));
     const events: string[] = [];
     const { failure } = await drain(
       (async function* () {
-        const slow = provider({ connectMs: 10_000, idleMs: 300 }).stream(modelRequest());
+        const slow = provider({ connectMs: 10_000, idleMs: 600 }).stream(modelRequest());
         for await (const event of slow) {
           // Each text event is held past the idle bound while the rest sits in the socket.
-          if (event.type === "text_delta") await new Promise((r) => setTimeout(r, 900));
+          if (event.type === "text_delta") await new Promise((r) => setTimeout(r, 1500));
           events.push(event.type);
           yield event;
         }

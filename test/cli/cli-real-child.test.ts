@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import type { Capability } from "../../src/client/index.js";
 import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
 import { golden, runCli } from "../helpers/cli.js";
+import { until } from "../helpers/fakes.js";
 import { hasScript, PtyRun, shellQuote } from "../helpers/pty.js";
 import {
   loopbackProvider,
@@ -125,7 +126,8 @@ describe("CLI against the real child", () => {
     const pty = new PtyRun(line, { cwd: box.workspace, env });
     closers.push(async () => pty.kill());
     await pty.waitFor("Refreshing slowp… (Ctrl-C cancels)");
-    await new Promise((r) => setTimeout(r, 200));
+    // Ctrl-C once the refresh is certainly running: its request has reached the provider.
+    await until(() => stalled.held() > 0, "the refresh reached the provider");
     pty.type("\x03");
     assert.equal(await pty.done, 1, JSON.stringify(pty.output));
     assert.ok(pty.output.includes("Cancelling… waiting for the backend to confirm"));

@@ -9,7 +9,14 @@ import {
 } from "../../src/client/index.js";
 import { CATALOG, REFRESH } from "../helpers/catalog-fixture.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
-import { pause, SCRIPTED_CHILD, scriptedDir, within, writeJson } from "../helpers/fakes.js";
+import {
+  requestLog,
+  SCRIPTED_CHILD,
+  scriptedDir,
+  until,
+  within,
+  writeJson,
+} from "../helpers/fakes.js";
 
 /**
  * catalog()/catalogStatus()/refresh()/select() against the scripted fake child, which serves
@@ -159,7 +166,7 @@ describe("catalog, refresh and select against the scripted child", () => {
     const client = await start();
     const controller = new AbortController();
     const running = client.refresh("slow", { signal: controller.signal });
-    await pause(100);
+    await until(() => requestLog(dir).includes("model.refresh"), "the refresh was received");
     controller.abort();
     await assert.rejects(
       within(running),

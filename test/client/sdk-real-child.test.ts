@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { AgentClient, type Capability, ClientError, RemoteError } from "../../src/client/index.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
-import { pause, watchRejections, within } from "../helpers/fakes.js";
+import { pause, until, watchRejections, within } from "../helpers/fakes.js";
 
 /** The SDK against the real child (bin/mc-agent.js stdio), foundation methods only. */
 describe("SDK against the real child", () => {
@@ -67,7 +67,10 @@ describe("SDK against the real child", () => {
     frames.length = 0;
     const controller = new AbortController();
     const call = client.call("test.sleep", { ms: 20_000 }, { signal: controller.signal });
-    await pause(50);
+    await until(async () => {
+      const status = await client.call("status", {});
+      return status.active_requests.some((r) => r.method === "test.sleep");
+    }, "the sleep runs");
     controller.abort();
     controller.abort(); // a second abort sends nothing more
     await assert.rejects(

@@ -9,7 +9,7 @@ import {
   RemoteError,
 } from "../../src/client/index.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
-import { pause, within } from "../helpers/fakes.js";
+import { until, within } from "../helpers/fakes.js";
 import {
   loopbackProvider,
   realChildOffers,
@@ -133,7 +133,10 @@ describe("SDK client flow against the real child", () => {
       const client = await start(caps, { TEST_PROVIDER_KEY: "k" });
       const controller = new AbortController();
       const running = client.refresh("slowp", { signal: controller.signal });
-      await pause(300);
+      await until(async () => {
+        const status = await client.call("status", {});
+        return status.active_requests.length > 0;
+      }, "the refresh runs");
       const status = await within(client.call("status", {}));
       assert.equal(status.active_requests[0]?.method, "model.refresh");
       controller.abort();

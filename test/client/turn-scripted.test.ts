@@ -7,7 +7,7 @@ import {
   type TurnEventParams,
 } from "../../src/client/index.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
-import { entry, pause, SCRIPTED_CHILD, scriptedDir, within } from "../helpers/fakes.js";
+import { entry, pause, SCRIPTED_CHILD, scriptedDir, until, within } from "../helpers/fakes.js";
 
 /**
  * client.turn against the scripted child: the real Dispatcher with scripted turns
@@ -132,7 +132,7 @@ describe("client.turn against the scripted child", () => {
         },
       },
     );
-    await pause(100);
+    await until(async () => (await client.call("status", {})).worker === "busy", "the turn runs");
     const status = await within(client.call("status", {}));
     assert.equal(status.worker, "busy");
     assert.deepEqual(status.active_requests, [{ id: turnId, method: "turn.start" }]);

@@ -57,6 +57,17 @@ export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Resolves once `check` holds, polled (for a state the child shows, such as a request it
+ * admitted, instead of a pause that a busy machine may outlast).
+ */
+export async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const poll = async () => {
+    while (!(await check())) await pause(20);
+  };
+  await within(poll(), 20_000, what);
+}
+
 /** Rejects when `promise` takes longer than `ms`: every await in the tests is bounded. */
 export function within<T>(promise: Promise<T>, ms = 10_000, what = "operation"): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -73,6 +73,8 @@ export async function loopbackProvider(options: {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    /** How many requests a stalling provider holds: the refresh has reached it. */
+    held: () => held.length,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of held) res.destroy();

@@ -257,16 +257,19 @@ describe("model.refresh outcomes", () => {
   });
 
   test("past the wall bound a provider is remote_timeout; a slow models.dev only loses enrichment", async () => {
-    // A test build shortens the 300 s / 30 s wall bounds to 300 ms.
+    // A test build shortens the 300 s / 30 s wall bounds to 300 ms; the server never answers.
     const fast = { testMethods: true, env: { MC_AGENT_TEST_HTTP_WALL_MS: "300" } };
     server = await startServer(() => {});
     await expectFailure(await setupAt(`${server.url}/v1`, fast), "remote_timeout");
     await child?.close();
     child = undefined;
     box.cleanup();
+    // Only the enrichment bound is shortened here: the provider answers at once, but on a busy
+    // machine "at once" may take longer than 300 ms, and that is not what this case is about.
+    const slowEnrichment = { testMethods: true, env: { MC_AGENT_TEST_ENRICHMENT_WALL_MS: "300" } };
     const provider = await startServer((_req, res) => json(res, 200, openAiList(["demo-1"])));
     try {
-      const c = await setupAt(`${provider.url}/v1`, fast, `${server.url}/api.json`);
+      const c = await setupAt(`${provider.url}/v1`, slowEnrichment, `${server.url}/api.json`);
       const result = await c.call("model.refresh", { provider: "demo" });
       assert.equal(result.outcome, "refreshed");
     } finally {

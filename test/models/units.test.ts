@@ -118,6 +118,15 @@ describe("test-build switches", () => {
     assert.equal(commitFault(env, true), "folder_sync_fails");
     const junk = { MC_AGENT_TEST_CONNECT_MS: "0", MC_AGENT_TEST_COMMIT_FAULT: "maybe" };
     assert.equal(httpBounds(junk, true).connectMs, 10_000);
+    // The enrichment bound alone, and winning over the shared one.
+    const enrichment = { MC_AGENT_TEST_ENRICHMENT_WALL_MS: "250" };
+    assert.deepEqual(httpBounds(enrichment, true), {
+      providerMs: 300_000,
+      enrichmentMs: 250,
+      connectMs: 10_000,
+    });
+    assert.equal(httpBounds({ ...env, ...enrichment }, true).enrichmentMs, 250);
+    assert.equal(httpBounds(enrichment, false).enrichmentMs, 30_000);
     assert.equal(commitFault(junk, true), null);
   });
 });

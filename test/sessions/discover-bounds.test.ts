@@ -294,17 +294,20 @@ describe("session.discover cursors and cancellation", () => {
       const child = await startSessions(box);
       children.push(child);
       let cursor: string | null | undefined;
-      let worst = 0;
+      let statusFirst = 0;
       do {
         const step = child.request("session.discover", cursor ? { cursor } : {});
-        const started = performance.now();
-        await child.call("status", {});
-        worst = Math.max(worst, performance.now() - started);
+        const status = await child.request("status", {});
+        assert.ok(status.result, JSON.stringify(status.error));
         const frame = await step;
         assert.ok(frame.result, JSON.stringify(frame.error));
         cursor = (frame.result as { cursor: string | null }).cursor;
+        // Which answer came first, not how fast: a busy machine makes both slower alike.
+        const at = (id: unknown) => child.frames.findIndex((f) => f.id === id);
+        if (at(status.id) < at(frame.id)) statusFirst++;
       } while (cursor);
-      // Generous: the loop is never held for long (docs/extensions.md measures a few ms).
-      assert.ok(worst < 250, `status took ${worst.toFixed(1)} ms`);
+      // A step that reads the 8 MiB history spans many 2 ms slices (docs/extensions.md), and the
+      // status sent right after it is answered between them: before the step, not after it.
+      assert.ok(statusFirst > 0, "status waited for every discovery step");
     }));
 });

@@ -216,7 +216,7 @@ describe("turns: provider failures", () => {
       events,
       world: w,
     } = await turnOn([stall(text("Hello there"), 2)], {
-      MC_AGENT_TEST_IDLE_MS: "700",
+      MC_AGENT_TEST_IDLE_MS: "1500",
     });
     assertFailed(result, "remote_timeout");
     assert.equal(w.server.requests.length, 1);
@@ -227,7 +227,7 @@ describe("turns: provider failures", () => {
 
   test("headers and then silence past the idle bound is remote_timeout", async () => {
     const { result, world: w } = await turnOn([stall(text("never sent"), 0)], {
-      MC_AGENT_TEST_IDLE_MS: "700",
+      MC_AGENT_TEST_IDLE_MS: "1500",
     });
     assertFailed(result, "remote_timeout");
     assertClean(w);

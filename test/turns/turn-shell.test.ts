@@ -138,7 +138,7 @@ describe("turns: shell", () => {
     const ws = world.box.workspace;
     const command = "sleep 60 & echo $! > bg.pid; echo $$ > sh.pid; echo started; sleep 60";
     const { seen, done, record } = await shellTurn(world, [
-      shell(command, "c_slow", 500),
+      shell(command, "c_slow", 2000),
       shell("echo bye; kill -SEGV $$", "c_signal"),
     ]);
     assert.deepEqual(
@@ -148,11 +148,11 @@ describe("turns: shell", () => {
     assert.equal(seen("c_signal"), "bye\n[killed by signal SIGSEGV]");
     assert.deepEqual(
       [done(0).status, done(0).exit_code, done(0).summary],
-      ["failed", null, "timed out after 500 ms"],
+      ["failed", null, "timed out after 2000 ms"],
     );
     assert.equal(
       seen("c_slow"),
-      "started\n[timed out after 500 ms; the command's processes were killed]",
+      "started\n[timed out after 2000 ms; the command's processes were killed]",
     );
     assert.equal(record("c_slow").status, "failed");
     for (const file of ["bg.pid", "sh.pid"]) {
@@ -187,7 +187,9 @@ describe("turns: shell", () => {
     const fill = (n: number) => `head -c ${n} /dev/zero | tr '\\0' x`;
     const { seen, streamed, done, run } = await shellTurn(world, [
       shell(`${fill(STREAM_BYTES - 1)}; printf y`, "c_at"),
-      shell(`${fill(STREAM_BYTES)}; printf z; echo after >&2`, "c_past"),
+      // All on stdout: how a stderr write interleaves with stdout still in its pipe is the
+      // order the two pipes are read in, which no one can fix, so it is not asserted here.
+      shell(`${fill(STREAM_BYTES)}; printf z; echo after`, "c_past"),
     ]);
     assert.equal(streamed(0), `${"x".repeat(STREAM_BYTES - 1)}y`);
     assert.equal(streamed(1), "x".repeat(STREAM_BYTES), "one byte past the bound is not streamed");

@@ -4,6 +4,8 @@
  * SIGTERM, then SIGKILL 1 s later; when the shell exits by itself, whatever it left in the group
  * is killed once the output pipes have drained (or after a short grace if a leftover holds them).
  * A process that leaves the group (setsid) is beyond reach, as with any shell.
+ * Output still in the pipes when that grace ends is read first: the grace only gives up on
+ * pipes that stay silent, so a late event loop (a loaded machine) loses nothing written.
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -18,6 +20,12 @@ const EXIT_DRAIN_MS = 500;
 const CLOSE_WAIT_MS = 1000;
 /** After the final SIGKILL, how long the group may take to die (a process stuck in the kernel). */
 const GROUP_GONE_MS = 2000;
+/**
+ * Past the grace, the pipes are drained on while they bring output, but no further than this:
+ * more than two full pipes can hold (Linux's pipe-max-size, 1 MiB, each) after the group was
+ * killed can only come from a writer outside the group (setsid), which is not waited for.
+ */
+const LATE_OUTPUT_BYTES = 2 * 1024 * 1024;
 
 export type ShellEnd =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
@@ -65,6 +73,9 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
     let delivery = Promise.resolve();
     let pending = 0;
     let closed = false;
+    /** Bytes read since the last look at the pipes, and since the group was killed on exit. */
+    let readSinceLook = 0;
+    let lateBytes: number | null = null;
 
     const kill = (name: NodeJS.Signals) => {
       if (pgid !== undefined) signalGroup(pgid, name);
@@ -112,6 +123,8 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
           });
       };
       stream.on("data", (bytes: Buffer) => {
+        readSinceLook += bytes.length;
+        if (lateBytes !== null) lateBytes += bytes.length;
         stream.pause();
         deliver(bytes, decoder.write(bytes), () => stream.resume());
       });
@@ -121,23 +134,37 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
       });
     }
     // Only a process outside the group (setsid) can hold the pipes once the group is killed:
-    // then stop waiting for them, but never while our own consumer is still taking output.
+    // then stop waiting for them, but never while our own consumer is still taking output, nor
+    // while the pipes still bring output the group wrote.
+    const lookAgainLater = () => {
+      readSinceLook = 0;
+      timers.push(setTimeout(abandonPipes, CLOSE_WAIT_MS));
+    };
     const abandonPipes = () => {
       if (closed) return;
-      if (pending > 0) {
-        timers.push(setTimeout(abandonPipes, CLOSE_WAIT_MS));
-        return;
-      }
-      closed = true;
-      child.stdout.destroy();
-      child.stderr.destroy();
-      void finish();
+      if (pending > 0) return lookAgainLater();
+      // A timer runs before the event loop polls the pipes: a loop that was late (a busy
+      // machine) may not have read what is waiting in them yet. Look again after one poll.
+      readSinceLook = 0;
+      setImmediate(() => {
+        if (closed) return;
+        // An interrupt or the timeout ends the wait for late output too.
+        const outsider = (lateBytes ?? 0) > LATE_OUTPUT_BYTES;
+        if (pending > 0 || (readSinceLook > 0 && !outsider && !stopped)) return lookAgainLater();
+        closed = true;
+        child.stdout.destroy();
+        child.stderr.destroy();
+        void finish();
+      });
     };
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       // A leftover holding the pipes would keep "close" away: kill the group after a grace.
       timers.push(
-        setTimeout(() => kill("SIGKILL"), EXIT_DRAIN_MS),
+        setTimeout(() => {
+          lateBytes = 0;
+          kill("SIGKILL");
+        }, EXIT_DRAIN_MS),
         setTimeout(abandonPipes, EXIT_DRAIN_MS + CLOSE_WAIT_MS),
       );
     });

@@ -10,26 +10,24 @@ export const LIFECYCLE_CASES: ConformanceCase[] = [
     id: "base.status.responsive",
     tier: "MUST",
     clause: `base-protocol.md §3: "status and shutdown are answered on the protocol loop at any time ... while everything else is busy"`,
-    title: "status answers within 50 ms while slow operations run",
+    title: "status answers while slow operations run, before any of them ends",
     needsTestMethods: true,
     async run(ctx) {
       const child = await ctx.ready(["operation.cancel"]);
-      const slow = child.request("test.sleep", { ms: 3000 }, "slow");
-      const worker = child.request("test.sleep_worker", { ms: 3000 }, "slow-w");
+      // The slow operations last a minute and are cancelled: every status answer must come while
+      // they run, however slow the machine (no round-trip time is asserted; that is for benchmarks).
+      const slow = child.request("test.sleep", { ms: 60_000 }, "slow");
+      const worker = child.request("test.sleep_worker", { ms: 60_000 }, "slow-w");
       await waitActive(child, "slow-w");
-      const times: number[] = [];
       for (let i = 0; i < 10; i++) {
-        const started = performance.now();
         const status = await child.call("status", {});
-        times.push(performance.now() - started);
         assert.equal(status.worker, "busy");
         assert.deepEqual(status.active_requests.map((r) => r.method).sort(), [
           "test.sleep",
           "test.sleep_worker",
         ]);
       }
-      times.sort((a, b) => a - b);
-      assert.ok((times[5] as number) < 50, `median status round trip ${times[5]} ms`);
+      assert.ok(!child.frames.some((f) => f.id === "slow" || f.id === "slow-w"), "still running");
       await child.request("operation.cancel", { request_id: "slow" });
       await child.request("operation.cancel", { request_id: "slow-w" });
       await slow;
@@ -76,7 +74,7 @@ export const LIFECYCLE_CASES: ConformanceCase[] = [
       assert.equal(await child.errorCode("test.sleep", { ms: 1 }), "shutting_down");
       assert.deepEqual((await stopped).result, { state: "stopped" });
       const elapsed = performance.now() - started;
-      assert.ok(elapsed >= 1500 && elapsed < 3000, `shutdown took ${elapsed} ms`);
+      assert.ok(elapsed >= 1500 && elapsed < 2000 + 1500, `shutdown took ${elapsed} ms`);
       assert.deepEqual(await child.exited, { code: 0, signal: null });
       assert.equal(child.frames.filter((f) => f.id === "stubborn").length, 1);
       assert.equal(

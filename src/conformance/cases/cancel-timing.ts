@@ -183,13 +183,16 @@ export const CANCEL_TIMING_CASES: ConformanceCase[] = [
     needsTestMethods: true,
     async run({ ready }) {
       const child = await ready(CANCEL);
-      const sleep = startSleep(child, 800, { stubborn: true });
+      // Stubborn for 3 s: status is answered while it drains (the order of the answers shows it;
+      // no round-trip time is asserted).
+      const sleep = startSleep(child, 3000, { stubborn: true });
       await untilActive(child, sleep.id);
       const ack = await child.request("operation.cancel", { request_id: sleep.id });
       assert.equal(ack.result?.state, "cancelling");
-      const status = await within(child.request("status", {}), 1000, "status while draining");
+      const status = await within(child.request("status", {}), 10_000, "status while draining");
       assert.equal(status.result?.state, "ready", "status answers while cancellation drains");
-      assertCancelled(await within(sleep.done, 5000, "terminal response"), "stubborn sleep");
+      assert.ok(!child.frames.some((f) => f.id === sleep.id), "answered before the sleep ended");
+      assertCancelled(await within(sleep.done, 10_000, "terminal response"), "stubborn sleep");
     },
   },
   {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { livingMembers as groupMembers } from "../../../src/agent/tools/process-group.js";
@@ -23,6 +23,16 @@ function livingMembers(pgid: number): number[] {
     }
   }
   return groupMembers(pgid);
+}
+
+/** Whether process `pid` is gone, reaped by its parent (kill(pid, 0) fails). */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /** The group ID a command printed first (`echo $$`: bash leads its own group). */
@@ -71,10 +81,16 @@ test("shell streams stdout and stderr in order, awaiting each delivery", async (
       assert.equal(inFlight, 1, "one delivery at a time");
       await new Promise((resolve) => setTimeout(resolve, 5));
       streamed.push({ stream, text });
+      // Each line waits for the previous one to be delivered (a file per delivery), so the
+      // order across the two pipes is the command's on any machine, not a matter of sleeps.
+      writeFileSync(join(workspace, `seen${streamed.length}`), "");
       inFlight--;
     },
   });
-  const command = "for i in 1 2 3; do echo out$i; sleep 0.1; echo err$i >&2; sleep 0.1; done";
+  const next = (n: string) => `while [ ! -e seen${n} ]; do sleep 0.01; done`;
+  const command =
+    "for i in 1 2 3; do " +
+    `echo out$i; ${next("$((i * 2 - 1))")}; echo err$i >&2; ${next("$((i * 2))")}; done`;
   const ran = await within(call("shell", { command }, ctx));
   assert.deepEqual(streamed, [
     { stream: "stdout", text: "out1\n" },
@@ -120,16 +136,17 @@ test("while a delivery waits, the command blocks on its full pipe", async (t) =>
   assert.ok(existsSync(join(workspace, "done")));
 });
 
+// The timeouts are 2 s: the command must have printed its group ID before it, on a busy machine.
 test("a timeout kills the whole group, a grandchild included (failed)", async (t) => {
   const { workspace } = tempWorkspace(t);
   const ctx = shellContext(workspace);
   const ran = await within(
-    call("shell", { command: "echo $$; sleep 100 & wait", timeout_ms: 300 }, ctx),
+    call("shell", { command: "echo $$; sleep 100 & wait", timeout_ms: 2000 }, ctx),
   );
   assert.equal(ran.status, "failed");
   assert.equal(ran.exit_code, null);
-  assert.equal(ran.summary, "timed out after 300 ms");
-  assert.match(ran.output, /\n\[timed out after 300 ms; the command's processes were killed\]$/);
+  assert.equal(ran.summary, "timed out after 2000 ms");
+  assert.match(ran.output, /\n\[timed out after 2000 ms; the command's processes were killed\]$/);
   assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
 });
 
@@ -137,7 +154,7 @@ test("a group that ignores SIGTERM gets SIGKILL after the grace", async (t) => {
   const { workspace } = tempWorkspace(t);
   const ctx = shellContext(workspace);
   const command = "trap '' TERM; echo $$; sleep 100 & wait; sleep 100";
-  const ran = await within(call("shell", { command, timeout_ms: 300 }, ctx));
+  const ran = await within(call("shell", { command, timeout_ms: 2000 }, ctx));
   assert.equal(ran.status, "failed");
   assert.deepEqual(livingMembers(pgidOf(ran.output)), []);
 });
@@ -150,6 +167,59 @@ test("leftovers of a command that exits are killed with it", async (t) => {
     assert.equal(ran.status, "completed", command);
     assert.deepEqual(livingMembers(pgidOf(ran.output)), [], command);
   }
+});
+
+/** Resolves with `read()`'s value once it is not undefined (polled; bounded by `within`). */
+async function until<T>(read: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Holds this process's event loop, as a busy machine does, without burning a core. */
+function holdLoop(done: () => boolean, atLeastMs: number) {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  const from = performance.now();
+  while (performance.now() - from < atLeastMs || !done()) Atomics.wait(cell, 0, 0, 10);
+}
+
+test("output still in the pipe when the drain grace ends is read, though the loop ran late", async (t) => {
+  const { workspace } = tempWorkspace(t);
+  const streamed: string[] = [];
+  let release = () => {};
+  const stalled = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  // The first delivery waits (a slow client): the stream is paused, the shell writes on into
+  // the stream's buffer and its pipe until the stream stops reading, and exits.
+  const ctx = shellContext(workspace, {
+    async onOutput(_stream, text) {
+      if (streamed.push(text) === 1) await stalled;
+    },
+  });
+  const rest = "head -c 65536 /dev/zero | tr '\\0' x; printf y";
+  const command = `echo $$ > sh.pid; printf a; while [ ! -e go ]; do sleep 0.01; done; ${rest}`;
+  const running = within(call("shell", { command }, ctx));
+  await until(() => (streamed.length === 1 ? true : undefined));
+  const pidFile = join(workspace, "sh.pid");
+  const pid = await until(() =>
+    existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined,
+  );
+  writeFileSync(join(workspace, "go"), "");
+  // Reaped (not even a zombie): Node has handled the shell's exit, so the drain grace runs.
+  await until(() => (gone(pid) ? true : undefined));
+  // The client takes the first delivery only when the loop wakes, as on a busy machine, past
+  // the grace (500 + 1000 ms after the exit): the grace's timer is then due in the same turn
+  // of the loop in which the stream asks for more, before the loop next polls the pipe.
+  setImmediate(() => {
+    release();
+    holdLoop(() => true, 2500);
+  });
+  const ran = await running;
+  assert.equal(streamed.join(""), `a${"x".repeat(65536)}y`);
+  assert.ok(ran.output.endsWith("xxy\n[exit code 0]"), "the model sees the tail");
 });
 
 test("an abort kills the group (interrupted) and an aborted context starts nothing", async (t) => {
