@@ -155,7 +155,9 @@ function frameProblems(
   methods: Map<string, string | null>,
 ): string[] {
   const text = frameText(frame);
-  const problems = strictProblems(text);
+  // A frame too deep to print again was parsed from the child's line, so it was JSON; its
+  // strings cannot be walked without the recursion that failed (a deep history event's content).
+  const problems = text === UNPRINTABLE(frame) ? [] : strictProblems(text);
   for (const secret of input.secrets ?? []) {
     if (secret && text.includes(secret)) problems.push(`a frame carries a credential: ${text}`);
   }
@@ -198,9 +200,12 @@ function frameText(frame: Frame): string {
   try {
     return JSON.stringify(frame);
   } catch {
-    return `(a frame too deeply nested to print, id ${JSON.stringify(frame.id)})`;
+    return UNPRINTABLE(frame);
   }
 }
+
+const UNPRINTABLE = (frame: Frame) =>
+  `(a frame too deeply nested to print, id ${JSON.stringify(frame.id)})`;
 
 const FILE_HINTS = [".jsonl", ".json", ".lock", "://", "\\"];
 
