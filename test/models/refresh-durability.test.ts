@@ -4,6 +4,7 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
+import { until } from "../helpers/fakes.js";
 import { unprivilegedChild } from "../helpers/unprivileged.js";
 import { closedPort, type FakeServer, json, openAiList, startServer } from "./fake-server.js";
 import {
@@ -91,7 +92,12 @@ describe("refresh persistence", () => {
           await c.request("model.refresh", { provider: "demo" }, nextId("k"), 1500).catch(() => {});
         }
       })();
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 700)));
+      // The kill lands after this child's first refresh reached the server (on a busy machine a
+      // child can need longer than any fixed delay to get there), then at a random moment of the
+      // refreshes that follow: each kill hits real writes, and enough of them reach the server.
+      const reached = served;
+      await until(() => served > reached, "a refresh reaching the server");
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 700)));
       alive = false;
       c.kill("SIGKILL");
       await c.exited;
