@@ -1,9 +1,9 @@
-import { constants } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { platform, release } from "node:os";
 import type { Permissions } from "../protocol/schemas/turns.js";
+import { headBytes } from "../protocol/text-cut.js";
+import { openIfRegular } from "./tools/regular-file.js";
 import type { Tool } from "./tools/tool.js";
-import { headBytes } from "./tools/utf8-cut.js";
 import { type HeldFolder, holdWorkspaceFolder } from "./tools/workspace-folder.js";
 import { resolveExisting } from "./tools/workspace-path.js";
 
@@ -58,7 +58,6 @@ export async function readAgentsMd(workspace: string): Promise<string | null> {
   const handle = await openConfined(workspace);
   if (handle === null) return null;
   try {
-    if (!(await handle.stat()).isFile()) return null;
     const buffer = Buffer.alloc(AGENTS_MD_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead <= AGENTS_MD_BYTES) return buffer.subarray(0, bytesRead).toString("utf8");
@@ -74,7 +73,8 @@ export async function readAgentsMd(workspace: string): Promise<string | null> {
 
 /**
  * AGENTS.md resolved as read_file resolves a path, then opened in its real folder (held, reached
- * without a symlink) with O_NOFOLLOW and O_NONBLOCK; null for anything refused or missing.
+ * without a symlink), without following a symlink and only if it is a regular file; null for
+ * anything refused or missing.
  */
 async function openConfined(workspace: string): Promise<FileHandle | null> {
   let folder: HeldFolder | null = null;
@@ -83,12 +83,10 @@ async function openConfined(workspace: string): Promise<FileHandle | null> {
     const parts = real.relative.split("/");
     const name = parts.pop() as string;
     folder = await holdWorkspaceFolder(workspace, parts, "AGENTS.md", false);
-    return await open(folder.at(name), READ_FLAGS);
+    return await openIfRegular(folder.at(name), { noFollow: true });
   } catch {
     return null;
   } finally {
     await folder?.close();
   }
 }
-
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;

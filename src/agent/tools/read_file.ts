@@ -6,10 +6,10 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { headBytes } from "../../protocol/text-cut.js";
 import { type OpenOptions, openRegularFile } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
-import { headBytes } from "./utf8-cut.js";
 import { fsToolError, resolveExisting, type WorkspacePath } from "./workspace-path.js";
 
 export const READ_FILE_LINES = 2000;

@@ -49,14 +49,17 @@ export async function openRegularFile(
 }
 
 /**
- * `path` opened for reading if it is a regular file (symlinks followed), else null: never a
- * blocking open. For files a tool reads on its own account (search's files and `.gitignore`s),
- * where anything else is skipped rather than reported.
+ * `path` opened for reading if it is a regular file, else null: never a blocking open. For files
+ * read on a tool's or the turn's own account (search's files, `.gitignore`s, AGENTS.md), where
+ * anything else is skipped rather than reported. Symlinks are followed unless `noFollow`.
  */
-export async function openIfRegular(path: string): Promise<FileHandle | null> {
+export async function openIfRegular(
+  path: string,
+  { noFollow = false }: { noFollow?: boolean } = {},
+): Promise<FileHandle | null> {
   let handle: FileHandle;
   try {
-    handle = await open(path, READ_FLAGS);
+    handle = await open(path, noFollow ? READ_FLAGS | constants.O_NOFOLLOW : READ_FLAGS);
   } catch {
     return null;
   }

@@ -5,8 +5,6 @@
 
 import { PROVIDER_CREDENTIAL_VARIABLES } from "../../protocol/secret-handoff.js";
 
-export { PROVIDER_CREDENTIAL_VARIABLES };
-
 /** `env` without `credentialVariables` (every configured `api_key_env`) and the standard ones. */
 export function shellEnvironment(
   env: NodeJS.ProcessEnv,

@@ -4,7 +4,8 @@
  * the tail of the output with an omission line between, and a closing status line). Both keep
  * stdout and stderr interleaved in the order they arrived, and memory stays within the bounds.
  */
-import { headBytes, tailBytes, utf8Length } from "./utf8-cut.js";
+import { utf8Length } from "../../protocol/raw-json.js";
+import { headBytes, tailBytes } from "../../protocol/text-cut.js";
 
 /** Room kept in the model's output for the omission line and the closing status line. */
 const RESERVED_BYTES = 160;

@@ -3,10 +3,10 @@
  * is computed at planning, so the approval shows exactly what execute writes.
  */
 import { z } from "zod";
+import { utf8Length } from "../../protocol/raw-json.js";
 import { EDIT_FILE_BYTES, readTextForEdit } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { diffStat, unifiedDiff } from "./unified-diff.js";
-import { utf8Length } from "./utf8-cut.js";
 import { resolveForWrite } from "./workspace-path.js";
 import { writeWorkspaceFile } from "./workspace-write.js";
 
