@@ -4,6 +4,7 @@
  * approval can show exactly what will happen, then executed.
  */
 import { z } from "zod";
+import type { ToolHost } from "./tool-host.js";
 
 export type ToolName = "read_file" | "list_dir" | "search" | "write_file" | "edit_file" | "shell";
 
@@ -24,6 +25,8 @@ export interface ToolContext {
    * a FIFO holds a thread in the kernel (regular-file.ts).
    */
   testBlockingOpen?: boolean;
+  /** The frontend's own file and terminal I/O, when it offers it (tool-host.ts, docs/acp.md). */
+  host?: ToolHost;
   /** Streams shell output to the client; awaiting it is back-pressure. */
   onOutput(stream: "stdout" | "stderr", text: string): Promise<void>;
 }
