@@ -1,40 +1,254 @@
-import { z } from "zod";
-import { METHODS, NOTIFICATIONS, type NotificationName, PUBLIC_METHOD_NAMES } from "./methods.js";
-import { ErrorFrame, NotificationFrame, RequestFrame, SuccessFrame } from "./schemas/common.js";
-
 /**
- * The published JSON Schema of every frame: the envelopes, each public method's params and
- * result, and each notification's params. Generated from the zod schemas so they never drift.
+ * The published JSON Schema (docs/protocol.schema.json), generated from the zod schemas so it
+ * never drifts, and shaped for code generators (docs/codegen.md): every object, union and enum
+ * is a named entry of `$defs`, each defined once and referenced by `$ref`; each method has a
+ * request type (`method` a `const`) and a response type, each notification a type; unions are
+ * `oneOf`s discriminated by their tag. The names follow the rules below and the exceptions in
+ * schema-names.ts; descriptions come from schema-docs.ts. A schema added to a module below, a
+ * method added to METHODS or a notification to NOTIFICATIONS is picked up with no change here.
  */
-export function buildProtocolSchema(): Record<string, unknown> {
-  const methods: Record<string, unknown> = {};
-  for (const name of PUBLIC_METHOD_NAMES) {
-    const spec = METHODS[name];
-    methods[name] = {
+import { z } from "zod";
+import * as codes from "./codes.js";
+import * as extensions from "./extensions.js";
+import {
+  METHODS,
+  type MethodName,
+  NOTIFICATIONS,
+  type NotificationName,
+  PUBLIC_METHOD_NAMES,
+} from "./methods.js";
+import { describeType } from "./schema-docs.js";
+import {
+  EXPORT_RENAMES,
+  NESTED_NAMES,
+  pascal,
+  UNNAMED_EXPORTS,
+  VARIANT_NAMES,
+} from "./schema-names.js";
+import * as common from "./schemas/common.js";
+import * as lifecycle from "./schemas/lifecycle.js";
+import * as models from "./schemas/models.js";
+import * as sessions from "./schemas/sessions.js";
+import * as turns from "./schemas/turns.js";
+
+/** The modules whose exported schemas are named by their export name. */
+const SCHEMA_MODULES: Record<string, unknown>[] = [
+  common,
+  codes,
+  lifecycle,
+  extensions,
+  models,
+  sessions,
+  turns,
+];
+
+type Meta = { id: string; title: string; description?: string };
+
+/** Assigns the type names: one zod schema, one name, one `$defs` entry. */
+class Namer {
+  readonly registry = z.registry<Meta>();
+  private readonly taken = new Map<string, z.ZodType>();
+
+  /** Names `schema` unless it already has a name; a name is never given twice. */
+  name<T extends z.ZodType>(schema: T, id: string): T {
+    if (this.registry.has(schema)) return schema;
+    const holder = this.taken.get(id);
+    if (holder && holder !== schema) throw new Error(`schema type name ${id} is used twice`);
+    this.taken.set(id, schema);
+    const description = describeType(id, schema);
+    this.registry.add(schema, description ? { id, title: id, description } : { id, title: id });
+    return schema;
+  }
+
+  /** A fresh name for an object shared by several methods (a clone, so each gets its own). */
+  own<T extends z.ZodType>(schema: T, id: string): T {
+    return this.name(this.registry.has(schema) ? (schema.clone() as T) : schema, id);
+  }
+
+  idOf(schema: z.ZodType): string | undefined {
+    return this.registry.get(schema)?.id;
+  }
+}
+
+const unwrap = (schema: z.ZodType): z.ZodType =>
+  schema instanceof z.ZodOptional || schema instanceof z.ZodNullable
+    ? unwrap(schema.unwrap() as z.ZodType)
+    : schema;
+
+/** Objects, enums and unions get names; strings, numbers and literals stay inline. */
+const isNameable = (schema: z.ZodType) =>
+  schema instanceof z.ZodObject || schema instanceof z.ZodEnum || schema instanceof z.ZodUnion;
+
+/** Names everything nested in a named schema that the rules name, depth first. */
+function nameNested(namer: Namer, schema: z.ZodType, parent: string, seen: Set<z.ZodType>) {
+  if (seen.has(schema)) return;
+  seen.add(schema);
+  const visit = (child: z.ZodType, key: string, fallback: string) => {
+    const inner = unwrap(child);
+    if (inner instanceof z.ZodArray) {
+      visit(inner.element as z.ZodType, `${key}[]`, `${fallback}Item`);
+      return;
+    }
+    if (!isNameable(inner)) return;
+    if (!namer.idOf(inner)) namer.name(inner, NESTED_NAMES[key] ?? fallback);
+    nameNested(namer, inner, namer.idOf(inner) as string, seen);
+  };
+  if (schema instanceof z.ZodObject) {
+    for (const [field, child] of Object.entries(schema.shape as Record<string, z.ZodType>))
+      visit(child, `${parent}.${field}`, `${parent}${pascal(field)}`);
+  } else if (schema instanceof z.ZodDiscriminatedUnion) {
+    const tag = schema._zod.def.discriminator;
+    const variantName = VARIANT_NAMES[parent] ?? ((value: string) => `${parent}${pascal(value)}`);
+    for (const option of schema.options as z.ZodObject[]) {
+      const value = (option.shape[tag] as z.ZodLiteral<string>).value;
+      namer.name(option, namer.idOf(option) ?? variantName(value));
+      nameNested(namer, option, namer.idOf(option) as string, seen);
+    }
+  } else if (schema instanceof z.ZodUnion) {
+    (schema.options as z.ZodType[]).forEach((option, index) => {
+      visit(option, `${parent}|${index}`, `${parent}Option${index + 1}`);
+    });
+  }
+}
+
+/** One request, one response and the params and result of each public method. */
+function methodFrames(namer: Namer) {
+  const requests: z.ZodObject[] = [];
+  const responses: z.ZodObject[] = [];
+  const index: Record<string, unknown> = {};
+  for (const method of PUBLIC_METHOD_NAMES) {
+    const spec = METHODS[method as MethodName];
+    const base = pascal(method);
+    const params = namer.own(spec.params, `${base}Params`);
+    const result = namer.own(spec.result, `${base}Result`);
+    const request = z.strictObject({ id: common.RequestId, method: z.literal(method), params });
+    const response = z.strictObject({ id: common.RequestId, result });
+    requests.push(namer.name(request, `${base}Request`));
+    responses.push(namer.name(response, `${base}Response`));
+    index[method] = {
       capability: spec.capability,
-      params: z.toJSONSchema(spec.params, { io: "input" }),
-      result: z.toJSONSchema(spec.result, { io: "output" }),
+      request: ref(`${base}Request`),
+      response: ref(`${base}Response`),
+      params: ref(`${base}Params`),
+      result: ref(`${base}Result`),
     };
   }
-  const notifications: Record<string, unknown> = {};
-  for (const name of Object.keys(NOTIFICATIONS) as NotificationName[]) {
-    const spec = NOTIFICATIONS[name];
-    notifications[name] = {
+  return { requests, responses, index };
+}
+
+function notificationFrames(namer: Namer) {
+  const frames: z.ZodObject[] = [];
+  const index: Record<string, unknown> = {};
+  for (const method of Object.keys(NOTIFICATIONS) as NotificationName[]) {
+    const spec = NOTIFICATIONS[method];
+    const base = pascal(method);
+    const params = namer.own(spec.params, `${base}Params`);
+    const frame = z.strictObject({ method: z.literal(method), params });
+    frames.push(namer.name(frame, `${base}Notification`));
+    index[method] = {
       capability: spec.capability,
       request: spec.request,
-      params: z.toJSONSchema(spec.params, { io: "output" }),
+      notification: ref(`${base}Notification`),
+      params: ref(`${base}Params`),
     };
   }
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    title: "local-agent stdio protocol, version 1 (mc-agent)",
-    frames: {
-      request: z.toJSONSchema(RequestFrame),
-      success: z.toJSONSchema(SuccessFrame),
-      error: z.toJSONSchema(ErrorFrame),
-      notification: z.toJSONSchema(NotificationFrame),
-    },
-    methods,
-    notifications,
+  return { frames, index };
+}
+
+const ref = (id: string) => ({ $ref: `#/$defs/${id}` });
+
+/** A union of at least one schema (z.union wants a non-empty tuple). */
+const unionOf = (options: z.ZodType[]) => z.union(options as [z.ZodType, ...z.ZodType[]]);
+
+export function buildProtocolSchema(): Record<string, unknown> {
+  const namer = new Namer();
+  const methods = methodFrames(namer);
+  const notifications = notificationFrames(namer);
+  for (const module of SCHEMA_MODULES) {
+    for (const [exported, value] of Object.entries(module)) {
+      if (!(value instanceof z.ZodType) || UNNAMED_EXPORTS.has(exported)) continue;
+      namer.name(value, EXPORT_RENAMES[exported] ?? exported);
+    }
+  }
+  const seen = new Set<z.ZodType>();
+  for (const [schema, meta] of namedSchemas(namer)) nameNested(namer, schema, meta.id, seen);
+  // The frame unions stay unnamed: a generator would fold each into one class of every field.
+  const frames = {
+    request: methods.requests,
+    response: [...methods.responses, common.ErrorFrame],
+    notification: notifications.frames,
   };
+  const root = unionOf([...frames.request, ...frames.response, ...frames.notification]);
+  const generated = z.toJSONSchema(root, {
+    metadata: namer.registry,
+    target: "draft-2020-12",
+    override: codegenShape,
+  });
+  const { $schema, $defs, ...frame } = generated as Record<string, unknown>;
+  return {
+    $schema,
+    title: "local-agent stdio protocol, version 1 (mc-agent)",
+    description:
+      "Every frame of the protocol: a client request, a child response or a child notification. " +
+      "Generate types from #/$defs/ (docs/codegen.md).",
+    ...frame,
+    frames: {
+      request: frames.request.map((schema) => ref(namer.idOf(schema) as string)),
+      response: frames.response.map((schema) => ref(namer.idOf(schema) as string)),
+      error: ref("ErrorResponse"),
+      notification: frames.notification.map((schema) => ref(namer.idOf(schema) as string)),
+    },
+    methods: methods.index,
+    notifications: notifications.index,
+    $defs: sortedDefs($defs as Record<string, unknown>),
+  };
+}
+
+/**
+ * Two shapes zod writes its own way, rewritten for generators:
+ * - a discriminated union also gets OpenAPI's `discriminator` (its tag and each value's type),
+ *   which several generators read to decode the right variant;
+ * - an open object (z.looseObject: extra fields are valid and kept, as a history record's are)
+ *   becomes a plain JSON object, its known fields under `x-known-properties` and
+ *   `x-known-required`: a generator renders listed properties as a class that drops every
+ *   other field, which would lose the record.
+ */
+function codegenShape(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }) {
+  const schema = ctx.zodSchema as z.ZodType;
+  const json = ctx.jsonSchema;
+  if (schema instanceof z.ZodDiscriminatedUnion) {
+    const tag = schema._zod.def.discriminator;
+    const mapping: Record<string, string> = {};
+    for (const [index, option] of (schema.options as z.ZodObject[]).entries()) {
+      const value = (option.shape[tag] as z.ZodLiteral<string>).value;
+      const target = (json.oneOf as { $ref?: string }[] | undefined)?.[index]?.$ref;
+      if (target) mapping[value] = target;
+    }
+    json.discriminator = { propertyName: tag, mapping };
+  } else if (schema instanceof z.ZodObject && schema._zod.def.catchall instanceof z.ZodUnknown) {
+    json["x-known-properties"] = json.properties;
+    json["x-known-required"] = json.required;
+    delete json.properties;
+    delete json.required;
+    json.additionalProperties = {};
+  }
+}
+
+function namedSchemas(namer: Namer): [z.ZodType, Meta][] {
+  const all: [z.ZodType, Meta][] = [];
+  // The registry has no iterator; its map is `_map` (a WeakMap) plus `_idmap` by id.
+  for (const schema of (namer.registry._idmap as Map<string, z.ZodType>).values()) {
+    const meta = namer.registry.get(schema);
+    if (meta) all.push([schema, meta]);
+  }
+  return all;
+}
+
+/** `$defs` in name order, so a change shows as a small diff. */
+function sortedDefs(defs: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(defs)
+      .sort()
+      .map((id) => [id, defs[id]]),
+  );
 }

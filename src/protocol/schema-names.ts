@@ -1,0 +1,70 @@
+/**
+ * The type names of docs/protocol.schema.json (its `$defs` keys), which code generators turn
+ * into class and enum names, so they are part of the contract: stable, and documented in
+ * docs/codegen.md. Most names come from rules (json-schema.ts): a method's objects from the
+ * method name, an exported schema from its export name, a variant from its discriminator value,
+ * a nested object or enum from its parent and field. This file holds only the exceptions, where
+ * the rule's name would be clumsy or would clash in a generated language.
+ */
+
+/** `Foo_bar.baz-qux` -> `FooBarBazQux`. */
+export function pascal(text: string): string {
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]?.toUpperCase() + word.slice(1))
+    .join("");
+}
+
+/** Exported schemas whose export name is not the type name. */
+export const EXPORT_RENAMES: Record<string, string> = {
+  TurnEventBody: "TurnEvent",
+  Permissions: "PermissionLevel",
+  Decision: "ApprovalDecision",
+  ErrorFrame: "ErrorResponse",
+};
+
+/**
+ * Exported schemas that get no name of their own: the generic envelopes (each method has its
+ * own request and response type instead) and the shared params objects (cloned per method).
+ */
+export const UNNAMED_EXPORTS = new Set([
+  "RequestFrame",
+  "SuccessFrame",
+  "NotificationFrame",
+  "EmptyParams",
+  "CursorParams",
+]);
+
+/**
+ * A discriminated union's variants, by the union's name: the variant name for one
+ * discriminator value. Unions not listed get `<Union><Value>`.
+ */
+export const VARIANT_NAMES: Record<string, (value: string) => string> = {
+  TurnEvent: (value) => `${pascal(value)}Event`,
+  TurnStartResult: (value) => `Turn${pascal(value)}Result`,
+  CatalogNotice: (value) => `${pascal(value)}Notice`,
+};
+
+/**
+ * Nested anonymous objects and enums, by `Parent.field` (`Parent.field[]` for an array's
+ * items). Those not listed get `<Parent><Field>` (`<Parent><Field>Item`).
+ */
+export const NESTED_NAMES: Record<string, string> = {
+  "InitializeParams.client": "ClientInfo",
+  "InitializeResult.server": "ServerInfo",
+  "StatusResult.state": "ChildState",
+  "StatusResult.worker": "WorkerState",
+  "StatusResult.active_requests[]": "ActiveRequest",
+  "SessionEntry.cwd": "SessionCwdState",
+  "SessionCreateResult.session": "CreatedSession",
+  "SessionDiscoverResult.recovery": "DiscoveryRecovery",
+  "ModelRefreshResult.outcome": "RefreshOutcome",
+  "TurnCompletedResult.stop_reason": "StopReason",
+  "TurnFailedResult.error": "TurnError",
+  "ApprovalRequestedEvent.kind": "ApprovalKind",
+  "ApprovalResolvedEvent.decision": "ApprovalResolution",
+  "ToolOutputDeltaEvent.stream": "OutputStream",
+  "ToolDoneEvent.status": "ToolStatus",
+  "RetryEvent.reason": "RetryReason",
+};
