@@ -1,0 +1,211 @@
+/**
+ * Records test/golden/protocol-transcript.jsonl: real frames of the real child (bin/mc-agent.js
+ * and its bundle, `npm run build` first) in a temp MC_HOME, with the kit's loopback Chat
+ * Completions server as the model, covering every public method (request and result), error
+ * responses, the turn.event notification with every event type, and every turn result status.
+ * test/protocol/codegen.test.ts decodes it with quicktype-generated Python and fails when the
+ * protocol has a method or event type the transcript lacks: re-record with `npm run transcript`.
+ *
+ * One line per frame, in wire order: {"from": "client" | "child", "method"?, "frame"}, where a
+ * child's response carries the method of the request it answers.
+ */
+import { writeFileSync } from "node:fs";
+import {
+  contextTooLong,
+  custom,
+  fail,
+  held,
+  type Script,
+  startChatServer,
+  text,
+  toolCall,
+} from "../src/conformance/chat-server.js";
+import { nextId, sandbox, TestChild } from "../src/conformance/harness.js";
+import { turnChildOptions, writeTurnHome } from "../src/conformance/turn-world.js";
+import { CAPABILITIES } from "../src/protocol/capabilities.js";
+
+type Json = Record<string, unknown>;
+
+/** The OpenAI-style model list `model.refresh` reads from `<base>/models`. */
+const modelList = (): Script =>
+  custom(({ res }) => {
+    const body = JSON.stringify({ object: "list", data: [{ id: "kit-1", object: "model" }] });
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(body);
+  });
+
+async function turn(child: TestChild, input: string, permissions?: string): Promise<Json> {
+  const params = permissions ? { input, permissions } : { input };
+  const frame = await child.request("turn.start", params, nextId("turn"), 60_000);
+  if (!frame.result) throw new Error(`turn failed: ${JSON.stringify(frame.error)}`);
+  return frame.result;
+}
+
+/** Runs a turn that asks one approval, answered with `decision`. */
+async function approvedTurn(child: TestChild, input: string, decision: string): Promise<void> {
+  const id = nextId("turn");
+  const asked = child.waitFor(
+    (f) => (f as unknown as Json).method === "turn.event" && isApproval(f as unknown as Json),
+    60_000,
+  );
+  const done = child.request("turn.start", { input, permissions: "ask" }, id, 60_000);
+  const approval = ((await asked) as unknown as Json).params as { event: { approval_id: string } };
+  await child.request("turn.approve", { approval_id: approval.event.approval_id, decision });
+  await done;
+}
+
+const isApproval = (frame: Json) =>
+  (frame.params as { event?: { type?: string } }).event?.type === "approval_requested";
+
+async function session(child: TestChild, server: Awaited<ReturnType<typeof startChatServer>>) {
+  const catalog = await child.call("model.catalog", {});
+  await child.call("model.catalog.status", {});
+  await child.call("model.select", {
+    model: "kit/kit-1",
+    effort: null,
+    catalog_revision: catalog.revision,
+  });
+  const { session: created } = await child.call("session.create", {});
+  server.reply(text("Hello there.", { reasoning: "The user greets me." }));
+  await turn(child, "Hello");
+  server.reply(toolCall("write_file", { path: "notes.txt", content: "one\ntwo\n" }));
+  server.reply(text("Wrote it."));
+  await approvedTurn(child, "Write notes.txt", "allow_once");
+  server.reply(toolCall("shell", { command: "echo out; echo err >&2; exit 3" }));
+  server.reply(text("Ran it."));
+  await approvedTurn(child, "Run a command", "allow_session");
+  server.reply(fail(429, { retryAfter: 1 }), text("Recovered."));
+  await turn(child, "Try again", "read_only");
+  server.reply(contextTooLong(), text("Summary: greetings, a file, a command."), text("Done."));
+  await turn(child, "Go on");
+  await interruptedTurn(child, server);
+  server.reply(fail(401));
+  await turn(child, "Fail please");
+  return created.id;
+}
+
+async function interruptedTurn(
+  child: TestChild,
+  server: Awaited<ReturnType<typeof startChatServer>>,
+): Promise<void> {
+  let release = () => {};
+  const door = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  server.reply(held(text("A long answer that never ends."), 3, door));
+  const id = nextId("turn");
+  const delta = child.waitFor(
+    (f) => (f as unknown as Json).method === "turn.event" && hasDelta(f),
+    60_000,
+  );
+  const done = child.request("turn.start", { input: "Talk" }, id, 60_000);
+  await delta;
+  await child.request("turn.interrupt", { request_id: id });
+  await done;
+  release();
+}
+
+const hasDelta = (frame: unknown) =>
+  ((frame as Json).params as { event?: { type?: string } }).event?.type === "message_delta";
+
+/** model.refresh cancelled while the listing is held, then one that completes. */
+async function refreshes(child: TestChild, server: Awaited<ReturnType<typeof startChatServer>>) {
+  let release = () => {};
+  const door = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let asked = () => {};
+  const arrived = new Promise<void>((resolve) => {
+    asked = resolve;
+  });
+  server.reply(
+    custom(async (exchange) => {
+      asked();
+      await door;
+      exchange.res.destroy();
+    }),
+  );
+  const id = nextId("refresh");
+  const refresh = child.request("model.refresh", { provider: "kit" }, id, 30_000);
+  await arrived;
+  await child.request("operation.cancel", { request_id: id });
+  await refresh;
+  release();
+  server.reply(modelList());
+  await child.call("model.refresh", { provider: "kit" });
+}
+
+/** Errors: no such session, approval, turn or method. */
+async function errors(child: TestChild): Promise<void> {
+  await child.request("session.open", { id: "0000000000000000000000000000" });
+  await child.request("turn.approve", { approval_id: "nope", decision: "deny" });
+  await child.request("turn.interrupt", { request_id: "nope" });
+  await child.request("no.such.method", {});
+  await child.request("session.history", { id: 7 });
+}
+
+function framesOf(child: TestChild, sent: Json[]): Json[] {
+  const methods = new Map<string, string>();
+  const out: Json[] = [];
+  let line = 0;
+  for (const entry of child.transcript) {
+    if (entry.startsWith(">> ")) {
+      const frame = sent.shift() as Json;
+      if (typeof frame.id === "string" && typeof frame.method === "string")
+        methods.set(frame.id, frame.method);
+      out.push({ from: "client", frame });
+    } else {
+      const frame = JSON.parse(child.rawLines[line++] as string) as Json;
+      const method = typeof frame.id === "string" ? methods.get(frame.id) : undefined;
+      out.push(
+        method && !frame.method ? { from: "child", method, frame } : { from: "child", frame },
+      );
+    }
+  }
+  return out;
+}
+
+/** A child whose every sent frame is kept whole (the harness clips long ones in its log). */
+function recordedChild(box: ReturnType<typeof sandbox>): { child: TestChild; sent: Json[] } {
+  const child = new TestChild({ cwd: box.workspace, home: box.home, ...turnChildOptions() });
+  const sent: Json[] = [];
+  const send = child.send.bind(child);
+  child.send = (frame: string | object) => {
+    sent.push(typeof frame === "string" ? JSON.parse(frame) : (frame as Json));
+    send(frame);
+  };
+  return { child, sent };
+}
+
+async function record(target: string): Promise<void> {
+  const box = sandbox("mc-transcript-");
+  const server = await startChatServer();
+  const lines: Json[] = [];
+  try {
+    writeTurnHome(box, server.baseUrl, { contextWindow: 128_000 });
+    const first = recordedChild(box);
+    await first.child.initialize([...CAPABILITIES]);
+    await first.child.call("status", {});
+    const id = await session(first.child, server);
+    await refreshes(first.child, server);
+    await first.child.call("session.list", {});
+    await first.child.call("session.discover", {});
+    await first.child.call("session.history", { id });
+    await errors(first.child);
+    await first.child.call("status", {});
+    await first.child.close();
+    const second = recordedChild(box);
+    await second.child.initialize([...CAPABILITIES]);
+    await second.child.call("session.open", { id });
+    await second.child.request("shutdown", {});
+    await second.child.exited;
+    lines.push(...framesOf(first.child, first.sent), ...framesOf(second.child, second.sent));
+  } finally {
+    await server.close();
+    box.cleanup();
+  }
+  writeFileSync(target, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+  console.error(`wrote ${target} (${lines.length} frames)`);
+}
+
+await record(process.argv[2] ?? "test/golden/protocol-transcript.jsonl");

@@ -1,0 +1,199 @@
+/**
+ * docs/codegen.md's promise, checked with the real generator: quicktype (a dev dependency) turns
+ * docs/protocol.schema.json into TypeScript, Python and Rust with one named type per object and
+ * no free-form type except the documented ones, and the generated Python decodes and round-trips
+ * a recorded transcript of real child frames (test/golden/protocol-transcript.jsonl, re-recorded
+ * by `npm run transcript`) that holds every method, notification and turn event of the schema.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { PACKAGE_ROOT } from "../helpers/child.js";
+
+type Def = Record<string, unknown>;
+const SCHEMA_PATH = join(PACKAGE_ROOT, "docs", "protocol.schema.json");
+const TRANSCRIPT_PATH = join(PACKAGE_ROOT, "test", "golden", "protocol-transcript.jsonl");
+const QUICKTYPE = join(PACKAGE_ROOT, "node_modules", "quicktype", "dist", "index.js");
+const schema = JSON.parse(readFileSync(SCHEMA_PATH, "utf8")) as {
+  $defs: Record<string, Def>;
+  methods: Record<string, unknown>;
+  notifications: Record<string, unknown>;
+};
+const defs = schema.$defs;
+
+/**
+ * The deliberate free-form members (docs/codegen.md), as `Type.field`: a tool call's `input` is
+ * the model's raw JSON arguments (any JSON); a history record is an open object whose unknown
+ * fields are kept (`SessionEvent`, in `SessionHistoryResult.events`). Rust also has no type for
+ * a member that is always null (`error` of a completed or interrupted turn, `stop_reason` of a
+ * failed one), so serde_json::Value stands for it there. `TurnEvent` and `TurnStartResult` are
+ * quicktype's fold of their unions.
+ */
+const FREE_FORM = ["ToolCallEvent.input", "TurnEvent.input", "SessionHistoryResult.events"];
+const RUST_NULL_ONLY = [
+  "TurnCompletedResult.error",
+  "TurnInterruptedResult.error",
+  "TurnFailedResult.stop_reason",
+];
+
+/** quicktype's names for types it could not name from the schema (`PurpleCode`, ...). */
+const MADE_UP =
+  /^(Purple|Fluffy|Tentacled|Sticky|Indigo|Indecent|Hilarious|Ambitious|Cunning|Magenta|Frisky|Mischievous|Braggadocious)/;
+
+let dir = "";
+const generated: Record<string, string> = {};
+
+function quicktype(lang: string, out: string): string {
+  const path = join(dir, out);
+  execFileSync(
+    process.execPath,
+    [QUICKTYPE, "--src-lang", "schema", "--lang", lang, "-o", path, `${SCHEMA_PATH}#/$defs/`],
+    { stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 },
+  );
+  return readFileSync(path, "utf8");
+}
+
+/** A def without its names and prose: two equal ones are one type to quicktype. */
+const shape = (def: Def) => JSON.stringify({ ...def, title: undefined, description: undefined });
+
+/** The defs a generator must emit as a type of that name: objects, unions and enums. */
+function typeDefs(): string[] {
+  const firsts = new Map<string, string>();
+  const named: string[] = [];
+  for (const [name, def] of Object.entries(defs)) {
+    const isType = def.type === "object" || def.oneOf || def.anyOf || def.enum;
+    if (!isType || (def.type === "object" && !def.properties)) continue;
+    // quicktype folds structurally equal types into the first (e.g. ShutdownParams, StatusParams).
+    if (firsts.has(shape(def))) continue;
+    firsts.set(shape(def), name);
+    named.push(name);
+  }
+  return named;
+}
+
+/** `Type.field` of every field whose declared type matches `pattern`, in one language. */
+function fieldsTyped(text: string, typeStart: RegExp, field: RegExp, pattern: RegExp): string[] {
+  const found: string[] = [];
+  let current = "";
+  for (const line of text.split("\n")) {
+    const opened = typeStart.exec(line);
+    if (opened) current = opened[1] as string;
+    const member = field.exec(line);
+    if (member && current && pattern.test(member[2] as string))
+      found.push(`${current}.${member[1]}`);
+  }
+  return found.sort();
+}
+
+describe("codegen: quicktype on docs/protocol.schema.json", () => {
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "mc-codegen-"));
+    generated.typescript = quicktype("typescript", "protocol.ts");
+    generated.python = quicktype("python", "protocol.py");
+    generated.rust = quicktype("rust", "protocol.rs");
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("every object, union and enum is one type of its own schema name, in each language", () => {
+    const names = {
+      typescript: /^export (?:interface|type|enum) (\w+)/gm,
+      python: /^class (\w+)/gm,
+      rust: /^pub (?:struct|enum|type) (\w+)/gm,
+    };
+    for (const [lang, pattern] of Object.entries(names)) {
+      const emitted = new Set([...(generated[lang] as string).matchAll(pattern)].map((m) => m[1]));
+      const missing = typeDefs().filter((name) => !emitted.has(name));
+      assert.deepEqual(missing, [], `${lang}: schema types quicktype did not emit by name`);
+      const madeUp = [...emitted].filter((name) => MADE_UP.test(name as string));
+      assert.deepEqual(madeUp, [], `${lang}: names quicktype made up`);
+    }
+    for (const name of ["SessionEntry", "TurnStartParams", "MessageDeltaEvent", "ErrorCode"])
+      assert.ok(typeDefs().includes(name), name);
+  });
+
+  test("no protocol object is Any / unknown / serde_json::Value but the documented ones", () => {
+    const ts = fieldsTyped(
+      generated.typescript as string,
+      /^export interface (\w+)/,
+      /^ {4}(\w+)\??:\s+(.+);$/,
+      /\bunknown\b|\bany\b/,
+    );
+    assert.deepEqual(ts, [...FREE_FORM].sort(), "typescript");
+    assert.doesNotMatch(generated.typescript as string, /^export type \w+ = (unknown|any)/m);
+    const py = fieldsTyped(
+      generated.python as string,
+      /^class (\w+)/,
+      /^ {4}(\w+): ([^=(]+?)(?: = .*)?$/,
+      /\bAny\b/,
+    );
+    assert.deepEqual(py, [...FREE_FORM].sort(), "python");
+    const rust = fieldsTyped(
+      generated.rust as string,
+      /^pub struct (\w+)/,
+      /^ {4}pub (\w+): (.+),$/,
+      /serde_json::Value/,
+    );
+    assert.deepEqual(rust, [...FREE_FORM, ...RUST_NULL_ONLY].sort(), "rust");
+    // The open history record, and nothing else, is a map of free JSON.
+    const aliases = [...(generated.rust as string).matchAll(/^pub type (\w+) = .*Value.*;$/gm)];
+    assert.deepEqual(
+      aliases.map((m) => m[1]),
+      ["SessionEvent"],
+    );
+    assert.doesNotMatch(generated.typescript as string, /JSONAny/);
+  });
+
+  test("the generated Python decodes and round-trips every recorded frame", () => {
+    const out = execFileSync(
+      "python3",
+      [
+        join(PACKAGE_ROOT, "test", "protocol", "transcript_roundtrip.py"),
+        dir,
+        SCHEMA_PATH,
+        TRANSCRIPT_PATH,
+      ],
+      { encoding: "utf8", timeout: 120_000 },
+    );
+    const report = JSON.parse(out.trim().split("\n").pop() as string) as {
+      decoded: Record<string, number>;
+      variants: string[];
+      rejected: number;
+    };
+    const pascal = (name: string) =>
+      name
+        .split(/[^A-Za-z0-9]+/)
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join("");
+    const missing = [
+      ...Object.keys(schema.methods).flatMap((m) => [
+        `${pascal(m)}Request`,
+        `${pascal(m)}Response`,
+      ]),
+      ...Object.keys(schema.notifications).map((n) => `${pascal(n)}Notification`),
+      "ErrorResponse",
+    ].filter((name) => !report.decoded[name]);
+    assert.deepEqual(missing, [], "frame types the transcript lacks (npm run transcript)");
+    assert.ok(report.rejected >= 1, "a frame the child rejected fails to decode too");
+    const unions = Object.entries(defs).filter(([, def]) => def.discriminator);
+    for (const [union, def] of unions) {
+      if (UNRECORDED_UNIONS[union]) continue;
+      const mapping = (def.discriminator as { mapping: Record<string, string> }).mapping;
+      const lacking = Object.values(mapping)
+        .map((ref) => `${union}:${ref.split("/").pop()}`)
+        .filter((variant) => !report.variants.includes(variant));
+      assert.deepEqual(lacking, [], `${union} variants the transcript lacks (npm run transcript)`);
+    }
+  });
+});
+
+/**
+ * Unions whose variants the transcript need not hold, and why. A new union fails the test above
+ * until the transcript records each variant or it is listed here.
+ */
+const UNRECORDED_UNIONS: Record<string, string> = {
+  CatalogNotice:
+    "a catalog notice needs a broken or missing catalog cache; test/models covers those",
+};
