@@ -17,7 +17,7 @@ import {
   type NotificationName,
   PUBLIC_METHOD_NAMES,
 } from "./methods.js";
-import { describeType } from "./schema-docs.js";
+import { describeType, type TypeDocs } from "./schema-docs.js";
 import {
   EXPORT_RENAMES,
   NESTED_NAMES,
@@ -42,7 +42,7 @@ const SCHEMA_MODULES: Record<string, unknown>[] = [
   turns,
 ];
 
-type Meta = { id: string; title: string; description?: string };
+type Meta = { id: string; title: string } & TypeDocs;
 
 /** Assigns the type names: one zod schema, one name, one `$defs` entry. */
 class Namer {
@@ -50,19 +50,20 @@ class Namer {
   private readonly taken = new Map<string, z.ZodType>();
 
   /** Names `schema` unless it already has a name; a name is never given twice. */
-  name<T extends z.ZodType>(schema: T, id: string): T {
+  name<T extends z.ZodType>(schema: T, id: string, fallback?: string): T {
     if (this.registry.has(schema)) return schema;
     const holder = this.taken.get(id);
     if (holder && holder !== schema) throw new Error(`schema type name ${id} is used twice`);
     this.taken.set(id, schema);
-    const description = describeType(id, schema);
-    this.registry.add(schema, description ? { id, title: id, description } : { id, title: id });
+    const docs = describeType(id, schema);
+    const description = docs.description ?? fallback;
+    this.registry.add(schema, { id, title: id, ...docs, ...(description ? { description } : {}) });
     return schema;
   }
 
   /** A fresh name for an object shared by several methods (a clone, so each gets its own). */
-  own<T extends z.ZodType>(schema: T, id: string): T {
-    return this.name(this.registry.has(schema) ? (schema.clone() as T) : schema, id);
+  own<T extends z.ZodType>(schema: T, id: string, fallback: string): T {
+    return this.name(this.registry.has(schema) ? (schema.clone() as T) : schema, id, fallback);
   }
 
   idOf(schema: z.ZodType): string | undefined {
@@ -119,12 +120,15 @@ function methodFrames(namer: Namer) {
   for (const method of PUBLIC_METHOD_NAMES) {
     const spec = METHODS[method as MethodName];
     const base = pascal(method);
-    const params = namer.own(spec.params, `${base}Params`);
-    const result = namer.own(spec.result, `${base}Result`);
+    const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
+    const result = namer.own(spec.result, `${base}Result`, `The result of \`${method}\`.`);
     const request = z.strictObject({ id: common.RequestId, method: z.literal(method), params });
     const response = z.strictObject({ id: common.RequestId, result });
-    requests.push(namer.name(request, `${base}Request`));
-    responses.push(namer.name(response, `${base}Response`));
+    const needs = spec.capability ? ` (capability \`${spec.capability}\`)` : "";
+    requests.push(namer.name(request, `${base}Request`, `A \`${method}\` request${needs}.`));
+    responses.push(
+      namer.name(response, `${base}Response`, `The success response to \`${method}\`.`),
+    );
     index[method] = {
       capability: spec.capability,
       request: ref(`${base}Request`),
@@ -142,9 +146,10 @@ function notificationFrames(namer: Namer) {
   for (const method of Object.keys(NOTIFICATIONS) as NotificationName[]) {
     const spec = NOTIFICATIONS[method];
     const base = pascal(method);
-    const params = namer.own(spec.params, `${base}Params`);
+    const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
     const frame = z.strictObject({ method: z.literal(method), params });
-    frames.push(namer.name(frame, `${base}Notification`));
+    const about = `A \`${method}\` notification, child to client, during \`${spec.request}\`.`;
+    frames.push(namer.name(frame, `${base}Notification`, about));
     index[method] = {
       capability: spec.capability,
       request: spec.request,
