@@ -1,6 +1,6 @@
 /**
  * docs/codegen.md's promise, checked with the real generator: quicktype (a dev dependency) turns
- * docs/protocol.schema.json into TypeScript, Python and Rust with one named type per object and
+ * docs/protocol.schema.json into TypeScript, Python, Rust and Swift with one named type per object and
  * no free-form type except the documented ones, and the generated Python decodes and round-trips
  * a recorded transcript of real child frames (test/golden/protocol-transcript.jsonl, re-recorded
  * by `npm run transcript`) that holds every method, notification and turn event of the schema.
@@ -94,6 +94,7 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
     generated.typescript = quicktype("typescript", "protocol.ts");
     generated.python = quicktype("python", "protocol.py");
     generated.rust = quicktype("rust", "protocol.rs");
+    generated.swift = quicktype("swift", "Protocol.swift");
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -102,6 +103,7 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
       typescript: /^export (?:interface|type|enum) (\w+)/gm,
       python: /^class (\w+)/gm,
       rust: /^pub (?:struct|enum|type) (\w+)/gm,
+      swift: /^(?:struct|enum|typealias|class) (\w+)/gm,
     };
     for (const [lang, pattern] of Object.entries(names)) {
       const emitted = new Set([...(generated[lang] as string).matchAll(pattern)].map((m) => m[1]));
@@ -144,6 +146,13 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
       ["SessionEvent"],
     );
     assert.doesNotMatch(generated.typescript as string, /JSONAny/);
+    const swift = fieldsTyped(
+      generated.swift as string,
+      /^struct (\w+)/,
+      /^ {4}let (\w+): (.+)$/,
+      /JSONAny/,
+    );
+    assert.deepEqual(swift, [...FREE_FORM].sort(), "swift");
   });
 
   test("the generated Python decodes and round-trips every recorded frame", () => {
