@@ -48,12 +48,24 @@ type Meta = { id: string; title: string } & TypeDocs;
 class Namer {
   readonly registry = z.registry<Meta>();
   private readonly taken = new Map<string, z.ZodType>();
+  /** Stand-in `$defs` keys of enums equal to a named one, and that name (see `name`). */
+  readonly aliases = new Map<string, string>();
 
-  /** Names `schema` unless it already has a name; a name is never given twice. */
+  /**
+   * Names `schema` unless it already has a name; a name is never given to two different
+   * schemas, except to two enums of the same values (the same enum written twice in the zod
+   * schemas): the second gets a stand-in key that `dealias` folds into the first.
+   */
   name<T extends z.ZodType>(schema: T, id: string, fallback?: string): T {
     if (this.registry.has(schema)) return schema;
     const holder = this.taken.get(id);
-    if (holder && holder !== schema) throw new Error(`schema type name ${id} is used twice`);
+    if (holder && holder !== schema) {
+      if (!sameEnum(holder, schema)) throw new Error(`schema type name ${id} is used twice`);
+      const stand = `${id}__alias${this.aliases.size + 1}`;
+      this.aliases.set(stand, id);
+      this.registry.add(schema, { id: stand, title: id });
+      return schema;
+    }
     this.taken.set(id, schema);
     const docs = describeType(id, schema);
     const description = docs.description ?? fallback;
@@ -69,6 +81,24 @@ class Namer {
   idOf(schema: z.ZodType): string | undefined {
     return this.registry.get(schema)?.id;
   }
+}
+
+const sameEnum = (a: z.ZodType, b: z.ZodType) =>
+  a instanceof z.ZodEnum &&
+  b instanceof z.ZodEnum &&
+  JSON.stringify(a.options) === JSON.stringify(b.options);
+
+/** Every `$ref` to a stand-in key points at its name, and the stand-ins are gone. */
+function dealias(value: unknown, aliases: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => dealias(item, aliases));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const stand = key === "$ref" && typeof item === "string" ? item.split("/").pop() : undefined;
+    const name = stand === undefined ? undefined : aliases.get(stand);
+    out[key] = name ? `#/$defs/${name}` : dealias(item, aliases);
+  }
+  return out;
 }
 
 const unwrap = (schema: z.ZodType): z.ZodType =>
@@ -189,7 +219,8 @@ export function buildProtocolSchema(): Record<string, unknown> {
     target: "draft-2020-12",
     override: codegenShape,
   });
-  const { $schema, $defs, ...frame } = generated as Record<string, unknown>;
+  const { $schema, $defs, ...frame } = dealias(generated, namer.aliases) as Record<string, unknown>;
+  for (const stand of namer.aliases.keys()) delete ($defs as Record<string, unknown>)[stand];
   return {
     $schema,
     title: "local-agent stdio protocol, version 1 (mc-agent)",

@@ -53,6 +53,8 @@ export const VARIANT_NAMES: Record<string, (value: string) => string> = {
 export const NESTED_NAMES: Record<string, string> = {
   "InitializeParams.client": "ClientInfo",
   "InitializeResult.server": "ServerInfo",
+  "TurnExtension.tools[]": "ToolName",
+  "ToolCallEvent.tool": "ToolName",
   "StatusResult.state": "ChildState",
   "StatusResult.worker": "WorkerState",
   "StatusResult.active_requests[]": "ActiveRequest",

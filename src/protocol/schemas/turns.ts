@@ -18,7 +18,6 @@ export const TOOL_NAMES = [
   "edit_file",
   "shell",
 ] as const;
-export const ToolName = z.enum(TOOL_NAMES);
 
 /** `initialize.extensions.turn`, exactly. */
 export const TURN_EXTENSION = {
@@ -40,7 +39,7 @@ export const TurnExtension = z.strictObject({
   tool_stream_bytes: z.number().int(),
   shell_timeout_ms: z.number().int(),
   permissions: z.array(Permissions),
-  tools: z.array(ToolName),
+  tools: z.array(z.enum(TOOL_NAMES)),
 });
 export type TurnExtension = z.infer<typeof TurnExtension>;
 
@@ -129,6 +128,7 @@ const Text = z.string();
 const DeltaText = z
   .string()
   .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes");
+const ToolName = z.enum(TOOL_NAMES);
 
 /** Every event a turn streams, by `type`. */
 export const TurnEventBody = z.discriminatedUnion("type", [
