@@ -187,7 +187,8 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
     assert.deepEqual(missing, [], "frame types the transcript lacks (npm run transcript)");
     assert.ok(report.rejected >= 1, "a frame the child rejected fails to decode too");
     for (const union of recordedUnions()) {
-      const mapping = (defs[union]?.discriminator as { mapping: Record<string, string> }).mapping;
+      const mapping = (defs[union] as { discriminator: { mapping: Record<string, string> } })
+        .discriminator.mapping;
       const lacking = Object.values(mapping)
         .map((ref) => `${union}:${ref.split("/").pop()}`)
         .filter((variant) => !report.variants.includes(variant));
