@@ -170,6 +170,8 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
       decoded: Record<string, number>;
       variants: string[];
       rejected: number;
+      frames: number;
+      validated: number;
     };
     const pascal = (name: string) =>
       name
@@ -186,6 +188,7 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
     ].filter((name) => !report.decoded[name]);
     assert.deepEqual(missing, [], "frame types the transcript lacks (npm run transcript)");
     assert.ok(report.rejected >= 1, "a frame the child rejected fails to decode too");
+    assert.equal(report.validated, report.frames, "every frame was checked against the schema");
     for (const union of recordedUnions()) {
       const mapping = (defs[union] as { discriminator: { mapping: Record<string, string> } })
         .discriminator.mapping;

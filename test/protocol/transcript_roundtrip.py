@@ -8,7 +8,9 @@ Every frame is decoded with its own generated class, found by name as docs/codeg
 union of objects into one class of all their fields (its IR has no tagged unions), so, as an
 author would, each member whose schema is a discriminated union (`discriminator` in the schema:
 the turn event, the turn result) is decoded again with the variant class its tag names. A
-client frame the child rejected as invalid must fail to decode. Prints one JSON report line.
+client frame the child rejected as invalid must fail to decode. Every frame is also validated
+against the schema itself (its root `anyOf` of frame types) with the `jsonschema` package, and a
+rejected frame must fail that too. Prints one JSON report line.
 """
 import json
 import re
@@ -16,8 +18,10 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 import protocol  # noqa: E402  (the generated module)
+from jsonschema import Draft202012Validator  # noqa: E402
 
 schema = json.load(open(sys.argv[2]))
+validator = Draft202012Validator(schema)
 defs = schema["$defs"]
 REJECTED = {"invalid_params", "method_not_found", "invalid_request"}
 
@@ -85,12 +89,17 @@ def main():
         for line in lines
         if line["from"] == "child" and "id" in line["frame"]
     }
-    seen, decoded, rejected = set(), {}, 0
+    seen, decoded, rejected, validated = set(), {}, 0, 0
     for index, line in enumerate(lines):
         frame = line["frame"]
         name = frame_type(line, answers)
         answer = answers.get(frame.get("id")) if line["from"] == "client" else None
         refused = answer is not None and answer.get("error", {}).get("code") in REJECTED
+        valid = validator.is_valid(frame)
+        if valid == refused:
+            verdict = "accepts a frame the child rejected" if valid else "rejects a real frame"
+            raise AssertionError(f"line {index + 1}: the schema {verdict}: {json.dumps(frame)}")
+        validated += 1
         if refused and not hasattr(protocol, name):
             rejected += 1
             continue
@@ -111,7 +120,13 @@ def main():
                 f"{json.dumps(again)}"
             )
         decoded[name] = decoded.get(name, 0) + 1
-    report = {"decoded": decoded, "variants": sorted(seen), "rejected": rejected}
+    report = {
+        "frames": len(lines),
+        "validated": validated,
+        "decoded": decoded,
+        "variants": sorted(seen),
+        "rejected": rejected,
+    }
     print(json.dumps(report))
 
 
