@@ -4,8 +4,10 @@
  * is a named entry of `$defs`, each defined once and referenced by `$ref`; each method has a
  * request type (`method` a `const`) and a response type, each notification a type; unions are
  * `oneOf`s discriminated by their tag. The names follow the rules below and the exceptions in
- * schema-names.ts; descriptions come from schema-docs.ts. A schema added to a module below, a
- * method added to METHODS or a notification to NOTIFICATIONS is picked up with no change here.
+ * schema-names.ts; descriptions come from schema-docs.ts. A schema added to a module of
+ * SCHEMA_MODULES, a method added to METHODS or a notification to NOTIFICATIONS is picked up with
+ * no change here; a new schema module needs its line in SCHEMA_MODULES for its exports to keep
+ * their names (without it, its objects are named by the nested rule, `<Parent><Field>`).
  */
 import { z } from "zod";
 import * as codes from "./codes.js";
@@ -47,7 +49,8 @@ type Meta = { id: string; title: string } & TypeDocs;
 /** Assigns the type names: one zod schema, one name, one `$defs` entry. */
 class Namer {
   readonly registry = z.registry<Meta>();
-  private readonly taken = new Map<string, z.ZodType>();
+  /** Each name and its schema, in naming order (the registry itself cannot be listed). */
+  readonly taken = new Map<string, z.ZodType>();
   /** Stand-in `$defs` keys of enums equal to a named one, and that name (see `name`). */
   readonly aliases = new Map<string, string>();
 
@@ -206,7 +209,7 @@ export function buildProtocolSchema(): Record<string, unknown> {
     }
   }
   const seen = new Set<z.ZodType>();
-  for (const [schema, meta] of namedSchemas(namer)) nameNested(namer, schema, meta.id, seen);
+  for (const [id, schema] of [...namer.taken]) nameNested(namer, schema, id, seen);
   // The frame unions stay unnamed: a generator would fold each into one class of every field.
   const frames = {
     request: methods.requests,
@@ -268,16 +271,6 @@ function codegenShape(ctx: { zodSchema: unknown; jsonSchema: Record<string, unkn
     delete json.required;
     json.additionalProperties = {};
   }
-}
-
-function namedSchemas(namer: Namer): [z.ZodType, Meta][] {
-  const all: [z.ZodType, Meta][] = [];
-  // The registry has no iterator; its map is `_map` (a WeakMap) plus `_idmap` by id.
-  for (const schema of (namer.registry._idmap as Map<string, z.ZodType>).values()) {
-    const meta = namer.registry.get(schema);
-    if (meta) all.push([schema, meta]);
-  }
-  return all;
 }
 
 /** `$defs` in name order, so a change shows as a small diff. */
