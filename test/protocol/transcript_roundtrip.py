@@ -18,10 +18,13 @@ import sys
 
 sys.path.insert(0, sys.argv[1])
 import protocol  # noqa: E402  (the generated module)
-from jsonschema import Draft202012Validator  # noqa: E402
+try:  # python3 without the package still decodes; the report then says validation did not run
+    from jsonschema import Draft202012Validator  # noqa: E402
+except ImportError:
+    Draft202012Validator = None
 
 schema = json.load(open(sys.argv[2]))
-validator = Draft202012Validator(schema)
+validator = Draft202012Validator(schema) if Draft202012Validator else None
 defs = schema["$defs"]
 REJECTED = {"invalid_params", "method_not_found", "invalid_request"}
 
@@ -95,11 +98,12 @@ def main():
         name = frame_type(line, answers)
         answer = answers.get(frame.get("id")) if line["from"] == "client" else None
         refused = answer is not None and answer.get("error", {}).get("code") in REJECTED
-        valid = validator.is_valid(frame)
-        if valid == refused:
-            verdict = "accepts a frame the child rejected" if valid else "rejects a real frame"
-            raise AssertionError(f"line {index + 1}: the schema {verdict}: {json.dumps(frame)}")
-        validated += 1
+        if validator:
+            valid = validator.is_valid(frame)
+            if valid == refused:
+                verdict = "accepts a frame the child rejected" if valid else "rejects a real frame"
+                raise AssertionError(f"line {index + 1}: the schema {verdict}: {json.dumps(frame)}")
+            validated += 1
         if refused and not hasattr(protocol, name):
             rejected += 1
             continue
@@ -122,7 +126,7 @@ def main():
         decoded[name] = decoded.get(name, 0) + 1
     report = {
         "frames": len(lines),
-        "validated": validated,
+        "validated": validated if validator else None,
         "decoded": decoded,
         "variants": sorted(seen),
         "rejected": rejected,
