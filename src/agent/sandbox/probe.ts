@@ -45,7 +45,7 @@ const TEXT: Record<SandboxProblem, { reason: string; fix: string }> = {
   not_installed: {
     reason: "bubblewrap (bwrap) is not installed or not on PATH",
     fix:
-      "install the bubblewrap package (Debian/Ubuntu: apt-get install bubblewrap; " +
+      "install the bubblewrap package (Debian, Ubuntu: apt-get install bubblewrap; " +
       "Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)",
   },
   user_namespaces: {
