@@ -24,6 +24,8 @@ import {
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { sandboxAvailability } from "../../src/agent/sandbox/index.js";
+import { findOnPath } from "../../src/agent/sandbox/probe.js";
+import { CHILD_BIN } from "../../src/conformance/harness.js";
 import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
 import type { Sandbox } from "../helpers/child.js";
 import { until } from "../helpers/fakes.js";
@@ -244,6 +246,41 @@ describe("the sandboxed level, with the real bubblewrap", { skip: reason ?? fals
 });
 
 describe("sandboxed without a sandbox that starts", () => {
+  test("user namespaces refused (the child runs where no new one can be made): the reason and the sysctl", {
+    skip: reason ?? false,
+  }, async () => {
+    box = varTmpBox();
+    const bwrap = findOnPath("bwrap", process.env) as string;
+    // The child itself runs in a user namespace that may make no other: its probe fails as
+    // on a kernel with unprivileged user namespaces off.
+    const command = [
+      bwrap,
+      "--unshare-user",
+      "--disable-userns",
+      "--bind",
+      "/",
+      "/",
+      "--dev-bind",
+      "/dev",
+      "/dev",
+      "--chdir",
+      box.workspace,
+      "--",
+      process.execPath,
+      CHILD_BIN,
+      "stdio",
+    ];
+    world = await turnWorld({ box, child: { command, env: userEnv(box) } });
+    const init = world.child.frames[0]?.result as { extensions: { turn: { sandbox: unknown } } };
+    assert.equal(init.extensions.turn.sandbox, null);
+    await world.child.call("session.create", {});
+    const reply = await world.child.request("turn.start", { input: "x", permissions: "sandboxed" });
+    assert.equal(reply.error?.code, "sandbox_unavailable");
+    assert.match(reply.error?.message ?? "", /does not let this user create user namespaces/);
+    assert.match(reply.error?.message ?? "", /sysctl -w user\.max_user_namespaces=/);
+    assert.equal(world.server.requests.length, 0, "no model call");
+  });
+
   test("bwrap missing from PATH: sandbox_unavailable says why and how to fix it, and nothing runs", async () => {
     box = varTmpBox();
     // A PATH with bash alone: no bwrap on it.

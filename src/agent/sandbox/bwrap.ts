@@ -14,9 +14,8 @@ const BASE_FLAGS = [
   // The sandbox dies with the bwrap process our shell tool kills (and with the child).
   "--die-with-parent",
   // Always a user namespace, even as root: a root process keeping its capabilities could
-  // remount `/` read-write. No capability inside, and no nested user namespace to regain one.
+  // remount `/` read-write. No capability inside (and, below, no nested user namespace).
   "--unshare-user",
-  "--disable-userns",
   "--cap-drop",
   "ALL",
   // Its own PID namespace: when the command's shell exits, or bwrap is killed, the kernel
@@ -42,8 +41,21 @@ interface Mount {
   flags: string[];
 }
 
+export interface BwrapOptions {
+  /**
+   * `--disable-userns` (bubblewrap 0.8 and later): the command cannot make a user namespace of
+   * its own. Only a second wall: a nested namespace could not undo the mounts above, which the
+   * kernel locks; an older bwrap runs without it (probe.ts finds out).
+   */
+  disableUserns: boolean;
+}
+
 /** `bwrap` arguments that run `argv` (the shell and its `-c` command) under `policy`. */
-export function bwrapArgs(policy: SandboxPolicy, argv: readonly string[]): string[] {
+export function bwrapArgs(
+  policy: SandboxPolicy,
+  argv: readonly string[],
+  options: BwrapOptions = { disableUserns: true },
+): string[] {
   const mounts: Mount[] = [
     { path: policy.workspace, flags: ["--bind", policy.workspace, policy.workspace] },
     ...policy.readOnly.map((path) => ({ path, flags: ["--ro-bind", path, path] })),
@@ -54,6 +66,7 @@ export function bwrapArgs(policy: SandboxPolicy, argv: readonly string[]): strin
   mounts.sort((a, b) => depth(a.path) - depth(b.path));
   return [
     ...BASE_FLAGS,
+    ...(options.disableUserns ? ["--disable-userns"] : []),
     // No network namespace of our own unless the user's config turns the network on: inside
     // one there is only a loopback of its own, so nothing outside, not even the host's
     // localhost services, can be reached.

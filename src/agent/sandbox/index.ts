@@ -76,7 +76,12 @@ function sandboxOf(availability: SandboxAvailability, inputs: PolicyInputs): San
     return {
       kind: "bubblewrap",
       network: inputs.network,
-      launch: (argv, env) => ({ file: program, args: bwrapArgs(policy(), argv), env, done() {} }),
+      launch: (argv, env) => ({
+        file: program,
+        args: bwrapArgs(policy(), argv, availability.bwrap),
+        env,
+        done() {},
+      }),
     };
   }
   return {

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { shellProgram } from "../tools/shell-process.js";
-import { bwrapArgs } from "./bwrap.js";
+import { type BwrapOptions, bwrapArgs } from "./bwrap.js";
 import type { SandboxPolicy } from "./policy.js";
 import { SANDBOX_EXEC, seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
 
@@ -34,6 +34,8 @@ export interface SandboxAvailability {
   detail: string | null;
   /** The program that runs the sandbox (bwrap as found on PATH), when one starts. */
   program: string | null;
+  /** bubblewrap's flags that depend on its version. */
+  bwrap: BwrapOptions;
 }
 
 /** A probe that hangs (a stuck mount) is given up after this long: no sandbox then. */
@@ -84,7 +86,19 @@ export function probeSandbox(
   if (platform === "linux") {
     const bwrap = findOnPath("bwrap", env);
     if (bwrap === null) return unavailable("not_installed", null);
-    return judge(run(bwrap, bwrapArgs(policy, noop), policy, env), "bubblewrap", bwrap);
+    const modern = { disableUserns: true };
+    const first = run(bwrap, bwrapArgs(policy, noop, modern), policy, env);
+    // Before 0.8 there is no --disable-userns: the sandbox goes without that second wall.
+    if (!first.ok && /Unknown option.*disable-userns/.test(first.stderr)) {
+      const older = { disableUserns: false };
+      return judge(
+        run(bwrap, bwrapArgs(policy, noop, older), policy, env),
+        "bubblewrap",
+        bwrap,
+        older,
+      );
+    }
+    return judge(first, "bubblewrap", bwrap, modern);
   }
   if (platform === "darwin") {
     try {
@@ -125,15 +139,21 @@ function run(
   return { ok: result.status === 0, stderr: result.stderr ?? "" };
 }
 
-function judge(probe: ProbeRun, kind: SandboxKind, program: string): SandboxAvailability {
+function judge(
+  probe: ProbeRun,
+  kind: SandboxKind,
+  program: string,
+  bwrap: BwrapOptions = { disableUserns: false },
+): SandboxAvailability {
   if (probe.ok)
-    return { sandbox: kind, problem: null, reason: null, fix: null, detail: null, program };
+    return { sandbox: kind, problem: null, reason: null, fix: null, detail: null, program, bwrap };
   const detail = firstLine(probe.stderr);
   return unavailable(kind === "bubblewrap" ? classifyBwrapError(detail) : "failed", detail);
 }
 
 /** What bwrap's error line says went wrong (its messages as of bubblewrap 0.4 to 0.11). */
 export function classifyBwrapError(line: string): SandboxProblem {
+  if (/Unknown option/.test(line)) return "failed";
   if (/userns|user namespace|max_\S*namespaces|uid map|gid map|No permissions to creat/i.test(line))
     return "user_namespaces";
   if (/Operation not permitted|Permission denied|EPERM|EACCES/i.test(line)) return "no_privileges";
@@ -141,7 +161,14 @@ export function classifyBwrapError(line: string): SandboxProblem {
 }
 
 export function unavailable(problem: SandboxProblem, detail: string | null): SandboxAvailability {
-  return { sandbox: null, problem, ...TEXT[problem], detail, program: null };
+  return {
+    sandbox: null,
+    problem,
+    ...TEXT[problem],
+    detail,
+    program: null,
+    bwrap: { disableUserns: false },
+  };
 }
 
 /** The `sandbox_unavailable` message: why and how to fix it, never a path. */
