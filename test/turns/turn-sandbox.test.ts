@@ -137,6 +137,8 @@ describe("the sandboxed level, with the real bubblewrap", { skip: reason ?? fals
       shell(`cat "$HOME/.codex/auth.json"`, "codex"),
       shell(`echo hi > /dev/tcp/127.0.0.1/${port}`, "net"),
       shell("echo scratch > /tmp/scratch && cat /tmp/scratch", "tmp"),
+      // The host's daemons' sockets (system bus, Docker, databases) live under /run: emptied.
+      shell("ls -A /run | wc -l", "run"),
     ];
     w.server.reply(answer({ calls }), text("Done."));
     const run = await runApproving(w.child, "work", "sandboxed", []);
@@ -168,6 +170,7 @@ describe("the sandboxed level, with the real bubblewrap", { skip: reason ?? fals
     assert.match(seen("net"), /Connection refused|Network is unreachable/);
     assert.match(seen("net"), /\[sandbox: there is no network, not even to localhost\. /);
     assert.match(seen("tmp"), /^scratch\n\[exit code 0\]$/);
+    assert.match(seen("run"), /^0\n\[exit code 0\]$/);
     const done = itemEvent(run.events, "tool_done", bodiesOf(run.events, "tool_call")[1].item_id);
     assert.equal(done.status, "failed");
   });

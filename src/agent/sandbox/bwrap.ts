@@ -57,6 +57,10 @@ export function bwrapArgs(
   options: BwrapOptions = { disableUserns: true },
 ): string[] {
   const mounts: Mount[] = [
+    // A read-only mount does not stop a connect to a Unix socket on it: the folders that hold
+    // the host's daemons' sockets are emptied instead.
+    ...policy.socketFolders.map((path) => ({ path, flags: ["--tmpfs", path] })),
+    ...policy.keptUnderSockets.map((path) => ({ path, flags: ["--ro-bind", path, path] })),
     { path: policy.workspace, flags: ["--bind", policy.workspace, policy.workspace] },
     ...policy.readOnly.map((path) => ({ path, flags: ["--ro-bind", path, path] })),
     ...policy.hiddenFolders.map((path) => ({ path, flags: ["--tmpfs", path] })),

@@ -17,6 +17,14 @@ export interface SandboxPolicy {
   hiddenFolders: string[];
   /** Existing files that read as empty: credential files a hidden folder does not cover. */
   hiddenFiles: string[];
+  /**
+   * Folders of the host's Unix sockets, replaced by an empty private one: `/run` (the system
+   * bus, the Docker daemon, databases, the user's runtime folder), and `/var/run` where it is a
+   * folder of its own rather than a link to `/run`.
+   */
+  socketFolders: string[];
+  /** Folders under those kept (read-only): the resolver's, when the network is on. */
+  keptUnderSockets: string[];
   network: boolean;
 }
 
@@ -62,13 +70,26 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
     if (real === null || kindOf(real, true) !== "file") continue;
     if (![...hiddenFolders].some((folder) => within(real, folder))) hiddenFiles.add(real);
   }
+  const socketFolders = ["/run", "/var/run"].filter(
+    (path) => kindOf(path, false) === "folder" && !within(workspace, path),
+  );
   return {
     workspace,
     readOnly,
     hiddenFolders: [...hiddenFolders],
     hiddenFiles: [...hiddenFiles],
+    socketFolders,
+    keptUnderSockets: inputs.network ? resolverFolder(socketFolders) : [],
     network: inputs.network,
   };
+}
+
+/** With the network on, DNS still needs /etc/resolv.conf, often a link into /run. */
+function resolverFolder(socketFolders: string[]): string[] {
+  const real = canonical("/etc/resolv.conf");
+  if (real === null) return [];
+  const folder = dirname(real);
+  return socketFolders.some((path) => within(folder, path)) ? [folder] : [];
 }
 
 /** Whether `path` is `folder` or inside it (both canonical). */

@@ -43,7 +43,8 @@ export function seatbeltProfile(policy: SandboxPolicy, privateTmp: string): stri
     `(allow file-write* ${WRITABLE_DEVICES.map((path) => `(literal ${quote(path)})`).join(" ")})`,
     ...(policy.network
       ? ["; network: on (the user's config)", "(allow network* system-socket)"]
-      : ["; network: none (local Unix sockets only)", "(allow network* (remote unix-socket))"]),
+      : // Not even Unix sockets: one can be a door out (a Docker daemon, a database).
+        ["; network: none, Unix sockets included"]),
     // Last: a later rule wins in Seatbelt, so a hidden path inside the workspace stays hidden.
     ...(hidden.length > 0
       ? [

@@ -55,6 +55,8 @@ const POLICY: SandboxPolicy = {
   readOnly: ["/home/u/project/.git", "/home/u/project/.mc"],
   hiddenFolders: ["/home/u/.mc", "/home/u/.codex", "/home/u/.claude"],
   hiddenFiles: [],
+  socketFolders: ["/run"],
+  keptUnderSockets: [],
   network: false,
 };
 
@@ -83,6 +85,8 @@ describe("bwrap arguments", () => {
     assert.deepEqual(bwrapArgs(POLICY, ["/bin/bash", "-c", "make test"]), [
       ...BASE,
       "--unshare-net",
+      "--tmpfs",
+      "/run",
       "--bind",
       "/home/u/project",
       "/home/u/project",
@@ -120,6 +124,8 @@ describe("bwrap arguments", () => {
         readOnly: ["/w/.mc"],
         hiddenFolders: ["/w/.mc", "/w/deep/home"],
         hiddenFiles: ["/w/auth.json"],
+        socketFolders: ["/run", "/var/run"],
+        keptUnderSockets: ["/run/systemd/resolve"],
         network: true,
       },
       ["sh", "-c", ":"],
@@ -128,11 +134,15 @@ describe("bwrap arguments", () => {
     // An older bubblewrap (before 0.8) runs without --disable-userns.
     const older = bwrapArgs(POLICY, ["sh"], { disableUserns: false });
     assert.ok(!older.includes("--disable-userns"));
-    assert.deepEqual(older.slice(BASE.length - 1, BASE.length + 1), ["--unshare-net", "--bind"]);
+    assert.deepEqual(older.slice(BASE.length - 1, BASE.length + 1), ["--unshare-net", "--tmpfs"]);
     assert.deepEqual(args.slice(BASE.length), [
+      "--tmpfs",
+      "/run",
       "--bind",
       "/w",
       "/w",
+      "--tmpfs",
+      "/var/run",
       "--ro-bind",
       "/w/.mc",
       "/w/.mc",
@@ -141,6 +151,9 @@ describe("bwrap arguments", () => {
       "--ro-bind",
       "/dev/null",
       "/w/auth.json",
+      "--ro-bind",
+      "/run/systemd/resolve",
+      "/run/systemd/resolve",
       "--tmpfs",
       "/w/deep/home",
       "--remount-ro",
@@ -166,13 +179,16 @@ describe("the policy from real folders", () => {
       env: { HOME: t.user },
       network: false,
     });
-    assert.deepEqual(policy, {
+    const { socketFolders, keptUnderSockets, ...paths } = policy;
+    assert.deepEqual(paths, {
       workspace: t.workspace,
       readOnly: [join(t.workspace, ".git")],
       hiddenFolders: [t.home, join(t.user, ".codex")],
       hiddenFiles: [],
       network: false,
     });
+    if (existsSync("/run")) assert.ok(socketFolders.includes("/run"));
+    assert.deepEqual(keptUnderSockets, [], "no resolver kept without the network");
   });
 
   test("a credential folder that is the workspace hides only its file; a .git symlink is left alone", () => {
@@ -218,8 +234,7 @@ describe("the Seatbelt profile (text only: macOS is not on these machines)", () 
         '(allow file-write* (require-all (subpath "/home/u/project") (require-not (subpath "/home/u/project/.git")) (require-not (subpath "/home/u/project/.mc"))))',
         '(allow file-write* (subpath "/private/tmp/mc-sandbox-1"))',
         '(allow file-write* (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty") (literal "/dev/dtracehelper"))',
-        "; network: none (local Unix sockets only)",
-        "(allow network* (remote unix-socket))",
+        "; network: none, Unix sockets included",
         "; hidden: MC_HOME and the credential files",
         '(deny file-read* file-write* (subpath "/home/u/.mc") (subpath "/home/u/.codex") (subpath "/home/u/.claude") (literal "/home/u/project/auth.json"))',
         "",
@@ -234,6 +249,8 @@ describe("the Seatbelt profile (text only: macOS is not on these machines)", () 
         readOnly: [],
         hiddenFolders: [],
         hiddenFiles: [],
+        socketFolders: [],
+        keptUnderSockets: [],
         network: true,
       },
       "/t",
