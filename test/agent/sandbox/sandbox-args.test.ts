@@ -1,21 +1,10 @@
 /**
  * The sandbox's hard parts on their own: the policy from real folders, the exact bwrap argument
  * list (mount order included), the Seatbelt profile text, the reading of bwrap's errors and of a
- * blocked command's output. The bwrap arguments also run, as root and as an unprivileged user
- * (the user-namespace path), where this machine can.
+ * blocked command's output (sandbox-run.test.ts runs the arguments for real).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { bwrapArgs } from "../../../src/agent/sandbox/bwrap.js";
@@ -23,11 +12,11 @@ import { DENIAL_NOTE_BYTES, DenialScan } from "../../../src/agent/sandbox/denial
 import { type SandboxPolicy, sandboxPolicy } from "../../../src/agent/sandbox/policy.js";
 import {
   classifyBwrapError,
-  findOnPath,
   probeSandbox,
   unavailableMessage,
 } from "../../../src/agent/sandbox/probe.js";
 import { quote, seatbeltArgs, seatbeltProfile } from "../../../src/agent/sandbox/seatbelt.js";
+import { cleanTrees, tree } from "./sandbox-tree.js";
 
 const BASE = [
   "--new-session",
@@ -60,25 +49,7 @@ const POLICY: SandboxPolicy = {
   network: false,
 };
 
-let roots: string[] = [];
-afterEach(() => {
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
-  roots = [];
-});
-
-/** A real folder tree under /var/tmp (outside the sandbox's private /tmp). */
-function tree() {
-  const root = realpathSync(mkdtempSync("/var/tmp/mc-sandbox-unit-"));
-  roots.push(root);
-  const workspace = join(root, "ws");
-  const home = join(root, "mc-home");
-  const user = join(root, "user");
-  mkdirSync(join(workspace, ".git"), { recursive: true });
-  mkdirSync(home);
-  mkdirSync(join(user, ".codex"), { recursive: true });
-  writeFileSync(join(user, ".codex", "auth.json"), "{}");
-  return { root, workspace, home, user };
-}
+afterEach(cleanTrees);
 
 describe("bwrap arguments", () => {
   test("the exact list: base flags, no network, the mounts by depth, hidden folders read-only last", () => {
@@ -335,80 +306,5 @@ describe("reading failures", () => {
       scan("bubblewrap", false, "Read-only file system\n", "Network is unreachable\n") ?? "";
     assert.match(both, /writable; there is no network/);
     assert.ok(Buffer.byteLength(`\n${both}`) <= DENIAL_NOTE_BYTES);
-  });
-});
-
-/** Runs `script` in the sandbox of `policy`, as the current user or through `prefix`. */
-function inSandbox(bwrap: string, policy: SandboxPolicy, script: string, prefix: string[] = []) {
-  const [file, ...args] = [...prefix, bwrap, ...bwrapArgs(policy, ["/bin/sh", "-c", script])];
-  return spawnSync(file as string, args, { encoding: "utf8", cwd: policy.workspace });
-}
-
-const BWRAP = process.platform === "linux" ? findOnPath("bwrap", process.env) : null;
-const SETPRIV = findOnPath("setpriv", process.env);
-/** An unprivileged user to run bwrap as: the user-namespace path, as a normal user has it. */
-const NOBODY_UID = 65534;
-
-describe("the arguments run", { skip: BWRAP ? false : "no bwrap on PATH here" }, () => {
-  const script =
-    "echo ok > inside && cat inside; " +
-    "echo x > .git/evil 2>&1 || echo git-refused; " +
-    "cat ../mc-home/secret 2>&1 || echo home-hidden; " +
-    "ls /proc | grep -c '^[0-9]' ";
-
-  const check = (t: ReturnType<typeof tree>, run: ReturnType<typeof spawnSync>) => {
-    assert.equal(run.status, 0, String(run.stderr));
-    const out = String(run.stdout);
-    assert.match(out, /^ok\n/);
-    assert.match(out, /git-refused/);
-    assert.match(out, /home-hidden/);
-    // Its own PID namespace: a handful of processes, not the host's.
-    const pids = Number(out.trim().split("\n").at(-1));
-    assert.ok(pids < 10, `processes seen: ${pids}`);
-    assert.ok(!existsSync(join(t.workspace, ".git", "evil")));
-  };
-
-  test("as this user", () => {
-    const t = tree();
-    writeFileSync(join(t.home, "secret"), "s");
-    const policy = sandboxPolicy({
-      workspace: t.workspace,
-      home: t.home,
-      env: { HOME: t.user },
-      network: false,
-    });
-    check(t, inSandbox(BWRAP as string, policy, script));
-  });
-
-  test("as an unprivileged user (the user-namespace path)", {
-    skip:
-      process.getuid?.() !== 0
-        ? "not root here: the test above already ran unprivileged"
-        : SETPRIV
-          ? false
-          : "no setpriv to drop to an unprivileged user",
-  }, (context) => {
-    const t = tree();
-    writeFileSync(join(t.home, "secret"), "s");
-    for (const path of [t.root, t.workspace, join(t.workspace, ".git"), t.home])
-      chmodSync(path, 0o777);
-    const policy = sandboxPolicy({
-      workspace: t.workspace,
-      home: t.home,
-      env: { HOME: t.user },
-      network: false,
-    });
-    const prefix = [
-      SETPRIV as string,
-      `--reuid=${NOBODY_UID}`,
-      `--regid=${NOBODY_UID}`,
-      "--clear-groups",
-    ];
-    const run = inSandbox(BWRAP as string, policy, script, prefix);
-    if (run.status !== 0 && classifyBwrapError(String(run.stderr)) === "user_namespaces") {
-      context.skip(`unprivileged user namespaces are off here: ${String(run.stderr).trim()}`);
-      return;
-    }
-    check(t, run);
   });
 });
