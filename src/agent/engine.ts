@@ -109,6 +109,7 @@ class TurnRun {
       effort: inputs.model.effort,
       permissions: inputs.permissions,
       created_session: inputs.createdSession,
+      sandbox: inputs.toolContext.sandbox?.kind ?? null,
     });
     let started = false;
     try {

@@ -5,8 +5,15 @@
 import type { Permissions } from "../protocol/schemas/turns.js";
 import type { ApprovalRequest, ToolKind } from "./tools/tool.js";
 
-/** Whether a call of this kind waits for the user under `permissions`. */
-export function needsApproval(permissions: Permissions, kind: ToolKind): boolean {
+/**
+ * Whether a call of this kind waits for the user under `permissions`; `sandboxed` says whether a
+ * command runs inside the OS sandbox (only the `sandboxed` level has one).
+ */
+export function needsApproval(
+  permissions: Permissions,
+  kind: ToolKind,
+  sandboxed = false,
+): boolean {
   if (kind === "read") return false;
   switch (permissions) {
     // read_only: edits and commands are not offered, and a call of one anyway is a tool error
@@ -16,6 +23,10 @@ export function needsApproval(permissions: Permissions, kind: ToolKind): boolean
       return true;
     case "accept_edits":
       return kind === "command";
+    // A command inside the sandbox asks nothing; one outside it (`"sandbox": false`) asks as
+    // under `ask`.
+    case "sandboxed":
+      return kind === "command" && !sandboxed;
     case "full_access":
       return false;
   }

@@ -16,6 +16,8 @@ const PERMISSION_TEXT: Record<Permissions, string> = {
   ask: "ask: reading is free; every file change and every command needs the user's approval, which may be denied.",
   accept_edits:
     "accept edits: you may read and change files in the workspace; every command needs the user's approval.",
+  sandboxed:
+    'sandboxed: you may read and change files in the workspace; commands run without approval in a sandbox (writable: the workspace but .git/ and .mc/, and a private /tmp; no network; credentials hidden). Ask for one command outside it with "sandbox": false, which needs the user\'s approval.',
   full_access: "full access: you may read and change files and run commands in the workspace.",
 };
 

@@ -78,8 +78,15 @@ export async function runToolCall(
   const fail = (output: string) => settle({ output, is_error: true, status: "failed" });
 
   if (!known) return fail(`Unknown tool "${safeName(call.name)}".`);
-  const announce = (title: string) =>
-    deps.events.toolCall({ type: "tool_call", item_id, tool: known, title, input });
+  const announce = (title: string, sandboxed?: boolean) =>
+    deps.events.toolCall({
+      type: "tool_call",
+      item_id,
+      tool: known,
+      title,
+      input,
+      ...(sandboxed !== undefined ? { sandboxed } : {}),
+    });
   if (!tool) {
     await announce(`Use ${known}`);
     return fail(`The tool ${known} is not available under the current permissions.`);
@@ -90,7 +97,8 @@ export async function runToolCall(
     return fail(MALFORMED_ARGUMENTS);
   }
   const planned = await plan(tool, input, deps);
-  await announce(planned.ok === true ? planned.call.title : `Use ${known}`);
+  if (planned.ok === true) await announce(planned.call.title, planned.call.sandboxed);
+  else await announce(`Use ${known}`);
   if (planned.ok === "abandoned") return settle(INTERRUPTED_RESULT);
   if (!planned.ok) return fail(planned.error);
   const decision = await approve(planned.call, tool, item_id, deps);
@@ -167,7 +175,8 @@ async function approve(
   deps: ToolStepDeps,
 ): Promise<"allow" | "deny" | "cancelled"> {
   const request = call.approval;
-  if (!request || !needsApproval(deps.permissions, tool.kind)) return "allow";
+  if (!request || !needsApproval(deps.permissions, tool.kind, call.sandboxed === true))
+    return "allow";
   if (deps.allowances.allows(request)) return "allow";
   const approval_id = deps.approvals.newId();
   await deps.events.approvalRequested({

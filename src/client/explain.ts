@@ -108,6 +108,8 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
     "Configure the model provider's credentials, then restart the backend.",
   turn_missing: "Nothing to interrupt: the turn already ended.",
   approval_missing: "Nothing to decide: that approval already ended.",
+  sandbox_unavailable:
+    "Install or enable the OS sandbox as the message says (mc-agent doctor shows the detail), or choose another permission level.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

@@ -32,6 +32,7 @@ export const ERROR_CODES = [
   "authentication_unavailable",
   "turn_missing",
   "approval_missing",
+  "sandbox_unavailable",
   "internal_error",
 ] as const;
 
@@ -74,6 +75,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   authentication_unavailable: "The model's provider has no usable credentials.",
   turn_missing: "No running turn has that request ID.",
   approval_missing: "No pending approval has that ID.",
+  sandbox_unavailable: "No OS sandbox can start here; run mc-agent doctor to see why.",
   internal_error: "Internal error.",
 };
 

@@ -41,7 +41,12 @@ export const EXTENSION_SPECS = {
     contract: "seed",
   },
   "model.refresh": { schema: RefreshExtension, parameters: REFRESH_EXTENSION, contract: "seed" },
-  turn: { schema: TurnExtension, parameters: TURN_EXTENSION, contract: "turns" },
+  // `sandbox` is what the child found it can start; null unless it says otherwise (lifecycle.ts).
+  turn: {
+    schema: TurnExtension,
+    parameters: { ...TURN_EXTENSION, sandbox: null },
+    contract: "turns",
+  },
 } as const satisfies Record<string, ExtensionSpec>;
 
 export type ExtensionName = keyof typeof EXTENSION_SPECS;

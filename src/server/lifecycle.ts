@@ -44,7 +44,8 @@ export function lifecycleResults(state: ServerState, implemented: () => Set<stri
       const extensions: Record<string, object> = {};
       for (const name of negotiated) {
         const parameters = extensionParameters(name);
-        if (parameters) extensions[name] = parameters;
+        const extra = state.extensionExtras[name];
+        if (parameters) extensions[name] = extra ? { ...parameters, ...extra() } : parameters;
       }
       return {
         protocol_version: PROTOCOL_VERSION,

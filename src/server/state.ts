@@ -16,6 +16,11 @@ export interface ServerState {
   negotiated: ReadonlySet<Capability>;
   attachment: Attachment | null;
   selection: Selection;
+  /**
+   * The parameters a negotiated extension advertises beyond its fixed object, found out by this
+   * child (the turn extension's `sandbox`, from a real run); set by the domain handlers.
+   */
+  extensionExtras: Partial<Record<Capability, () => object>>;
 }
 
 export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {
@@ -27,5 +32,6 @@ export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): 
     negotiated: new Set(),
     attachment: null,
     selection: { model: null, effort: null },
+    extensionExtras: {},
   };
 }

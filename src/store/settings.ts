@@ -37,6 +37,8 @@ export const GlobalSettings = z
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
     models_dev_url: Url.optional(),
+    /** The OS sandbox of the `sandboxed` permission level (docs/tools.md, "The sandbox"). */
+    sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
   })
   .superRefine(checkProviders);
 

@@ -140,7 +140,8 @@ describe("turn admission in the Dispatcher", () => {
     const id = w.init(["turn", "session.list"]);
     const result = w.answer(id)?.result as { capabilities: string[]; extensions: object };
     assert.deepEqual(result.capabilities, ["session.list", "turn"]);
-    assert.deepEqual(result.extensions, { turn: TURN_EXTENSION });
+    // Fake handlers probe no sandbox: `sandbox` keeps its default, null.
+    assert.deepEqual(result.extensions, { turn: { ...TURN_EXTENSION, sandbox: null } });
   });
 
   test("a running turn holds the worker; listings, status and control methods answer beside it", async () => {

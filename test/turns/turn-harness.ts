@@ -35,6 +35,8 @@ export interface WorldOptions {
   keyless?: boolean;
   box?: Sandbox;
   child?: Partial<ChildOptions>;
+  /** More of MC_HOME/config.json (e.g. `sandbox`). */
+  config?: Record<string, unknown>;
 }
 
 /**
@@ -55,6 +57,7 @@ export async function turnWorld(options: WorldOptions = {}): Promise<TurnWorld> 
     enabled_models: models.map((m) => `demo/${m.id}`),
     ...(options.model === null ? {} : { model: options.model ?? "demo/demo-1" }),
     ...(options.effort ? { effort: options.effort } : {}),
+    ...options.config,
   });
   writeCache(
     box,

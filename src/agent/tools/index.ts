@@ -9,7 +9,7 @@ import { editFileTool } from "./edit_file.js";
 import { listDirTool } from "./list_dir.js";
 import { readFileTool } from "./read_file.js";
 import { searchTool } from "./search.js";
-import { shellTool } from "./shell.js";
+import { sandboxedShellTool, shellTool } from "./shell.js";
 import type { Tool, ToolName } from "./tool.js";
 import { writeFileTool } from "./write_file.js";
 
@@ -24,7 +24,9 @@ export const TOOLS: Record<ToolName, Tool> = {
 
 /** The tools the model is offered under `permissions`, in TOOL_NAMES order. */
 export function offeredTools(permissions: Permissions): Tool[] {
-  return Object.values(TOOLS).filter((tool) => offersKind(permissions, tool.kind));
+  return Object.values(TOOLS)
+    .filter((tool) => offersKind(permissions, tool.kind))
+    .map((tool) => (permissions === "sandboxed" && tool === shellTool ? sandboxedShellTool : tool));
 }
 
 /**

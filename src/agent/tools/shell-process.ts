@@ -38,8 +38,20 @@ export interface ShellRun {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * Starts the shell's argv some other way (inside the OS sandbox, src/agent/sandbox/); `done`
+   * runs once the command's processes are gone, or it failed to start.
+   */
+  wrap?: (argv: readonly string[], env: NodeJS.ProcessEnv) => WrappedLaunch;
   /** Called in arrival order, one call at a time; the pipes pause while it runs. */
   onChunk(stream: "stdout" | "stderr", bytes: Buffer, text: string): Promise<void>;
+}
+
+export interface WrappedLaunch {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  done(): void;
 }
 
 /** `bash` from the environment's PATH, else `/bin/sh`. */
@@ -59,10 +71,17 @@ export function shellProgram(env: NodeJS.ProcessEnv): string {
 
 export function runShell(run: ShellRun): Promise<ShellEnd> {
   if (run.signal.aborted) return Promise.resolve({ kind: "interrupted" });
-  return new Promise((resolve, reject) => {
-    const child = spawn(shellProgram(run.env), ["-c", run.command], {
+  const argv = [shellProgram(run.env), "-c", run.command];
+  const launch = run.wrap?.(argv, run.env) ?? {
+    file: argv[0] as string,
+    args: argv.slice(1),
+    env: run.env,
+    done() {},
+  };
+  return new Promise<ShellEnd>((resolve, reject) => {
+    const child = spawn(launch.file, launch.args, {
       cwd: run.cwd,
-      env: run.env,
+      env: launch.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -173,5 +192,5 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
       closed = true;
       void finish();
     });
-  });
+  }).finally(() => launch.done());
 }

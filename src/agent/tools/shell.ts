@@ -9,9 +9,18 @@
 import { z } from "zod";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { clipChars } from "../../protocol/text-cut.js";
+import { DENIAL_NOTE_BYTES, DenialScan } from "../sandbox/denials.js";
+import type { Sandbox } from "../sandbox/index.js";
 import { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { runShell, type ShellEnd } from "./shell-process.js";
-import { parseToolInput, type Tool, type ToolContext, ToolError, type ToolResult } from "./tool.js";
+import {
+  type PlannedCall,
+  parseToolInput,
+  type Tool,
+  type ToolContext,
+  ToolError,
+  type ToolResult,
+} from "./tool.js";
 
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 /** How much of the command a title shows. */
@@ -31,30 +40,89 @@ const ShellInput = z.strictObject({
     ),
 });
 
+const DESCRIPTION =
+  "Run a shell command (bash -c) in the workspace, stdin empty. Returns its output (stdout " +
+  "and stderr interleaved; long output keeps its head and tail) and exit code. Every process " +
+  "it starts is killed when it ends or times out, so do not start servers in the background.";
+
 export const shellTool: Tool<z.infer<typeof ShellInput>> = {
   name: "shell",
   kind: "command",
-  description:
-    "Run a shell command (bash -c) in the workspace, stdin empty. Returns its output (stdout " +
-    "and stderr interleaved; long output keeps its head and tail) and exit code. Every process " +
-    "it starts is killed when it ends or times out, so do not start servers in the background.",
+  description: DESCRIPTION,
   input: ShellInput,
   async plan(raw, ctx) {
     const input = parseToolInput(ShellInput, raw);
-    const timeoutMs = input.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS;
-    if (timeoutMs > ctx.limits.shell_timeout_ms)
-      throw new ToolError(`timeout_ms must be at most ${ctx.limits.shell_timeout_ms}`);
-    return {
-      title: `Run ${shorten(input.command)}`,
-      approval: { kind: "command", command: input.command, path: null, diff: null },
-      execute: (run) => execute(input.command, timeoutMs, run),
-    };
+    return planned(input, timeoutOf(input, ctx), null);
   },
 };
 
-async function execute(command: string, timeoutMs: number, ctx: ToolContext): Promise<ToolResult> {
-  const capture = new HeadTailCapture(ctx.limits.tool_output_bytes);
+const SandboxedShellInput = ShellInput.extend({
+  sandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      "false runs this one command outside the sandbox, after the user approves it; " +
+        "use it only when the sandbox blocked something the task needs.",
+    ),
+});
+
+/**
+ * `shell` under `sandboxed` (docs/tools.md, "The sandbox"): the command runs inside the OS
+ * sandbox without an approval; `"sandbox": false` asks to run it outside, which the user
+ * approves first as under `ask`.
+ */
+export const sandboxedShellTool: Tool<z.infer<typeof SandboxedShellInput>> = {
+  name: "shell",
+  kind: "command",
+  description:
+    `${DESCRIPTION} It runs in a sandbox: only the workspace (not .git/ or .mc/) and a private ` +
+    "/tmp are writable, the rest of the filesystem is read-only, credentials are hidden, and " +
+    "there is no network.",
+  input: SandboxedShellInput,
+  async plan(raw, ctx) {
+    const input = parseToolInput(SandboxedShellInput, raw);
+    const timeoutMs = timeoutOf(input, ctx);
+    if (input.sandbox === false) return planned(input, timeoutMs, null, "outside the sandbox");
+    // Never unsandboxed silently: a turn without its sandbox is a tool error, nothing run.
+    if (!ctx.sandbox) throw new ToolError("the sandbox is not available; nothing was run");
+    return planned(input, timeoutMs, ctx.sandbox);
+  },
+};
+
+function timeoutOf(input: { timeout_ms?: number | undefined }, ctx: ToolContext): number {
+  const timeoutMs = input.timeout_ms ?? DEFAULT_SHELL_TIMEOUT_MS;
+  if (timeoutMs > ctx.limits.shell_timeout_ms)
+    throw new ToolError(`timeout_ms must be at most ${ctx.limits.shell_timeout_ms}`);
+  return timeoutMs;
+}
+
+/** The call: asks first unless it runs in `sandbox` (`escalated` names an unsandboxed run). */
+function planned(
+  input: { command: string },
+  timeoutMs: number,
+  sandbox: Sandbox | null,
+  escalated?: string,
+): PlannedCall {
+  return {
+    title: `Run ${escalated ? `${escalated}: ` : ""}${shorten(input.command)}`,
+    approval: { kind: "command", command: input.command, path: null, diff: null },
+    ...(sandbox || escalated ? { sandboxed: sandbox !== null } : {}),
+    execute: (run) => execute(input.command, timeoutMs, run, sandbox),
+  };
+}
+
+async function execute(
+  command: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  sandbox: Sandbox | null,
+): Promise<ToolResult> {
+  // A sandboxed command keeps room for the line on what the sandbox forbids: the model's
+  // output stays within tool_output_bytes.
+  const room = sandbox ? DENIAL_NOTE_BYTES : 0;
+  const capture = new HeadTailCapture(ctx.limits.tool_output_bytes - room);
   const budget = new StreamBudget(ctx.limits.tool_stream_bytes);
+  const denials = sandbox ? new DenialScan(sandbox.kind, sandbox.network) : null;
   let end: ShellEnd;
   try {
     end = await runShell({
@@ -63,8 +131,10 @@ async function execute(command: string, timeoutMs: number, ctx: ToolContext): Pr
       env: ctx.env,
       timeoutMs,
       signal: ctx.signal,
+      ...(sandbox ? { wrap: sandbox.launch } : {}),
       async onChunk(stream, bytes, text) {
         capture.push(bytes);
+        denials?.push(text);
         const streamed = budget.take(text);
         if (streamed !== "") await ctx.onOutput(stream, streamed);
       },
@@ -73,9 +143,10 @@ async function execute(command: string, timeoutMs: number, ctx: ToolContext): Pr
     throw new ToolError("the shell could not be started");
   }
   const outcome = describe(end, timeoutMs);
+  const denied = denials?.note();
   return {
     status: outcome.status,
-    output: capture.render(outcome.line),
+    output: capture.render(denied ? `${outcome.line}\n${denied}` : outcome.line),
     summary: outcome.summary,
     exit_code: end.kind === "exited" ? end.code : null,
     diff: null,

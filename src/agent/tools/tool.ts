@@ -4,6 +4,7 @@
  * approval can show exactly what will happen, then executed.
  */
 import { z } from "zod";
+import type { Sandbox } from "../sandbox/index.js";
 import type { ToolHost } from "./tool-host.js";
 
 export type ToolName = "read_file" | "list_dir" | "search" | "write_file" | "edit_file" | "shell";
@@ -25,6 +26,8 @@ export interface ToolContext {
    * a FIFO holds a thread in the kernel (regular-file.ts).
    */
   testBlockingOpen?: boolean;
+  /** Under `sandboxed`: the OS sandbox `shell` runs its commands in (src/agent/sandbox/). */
+  sandbox?: Sandbox;
   /** The frontend's own file and terminal I/O, when it offers it (tool-host.ts, docs/acp.md). */
   host?: ToolHost;
   /** Streams shell output to the client; awaiting it is back-pressure. */
@@ -55,6 +58,11 @@ export interface PlannedCall {
   /** "Read src/app.ts", "Run npm test". */
   title: string;
   approval: ApprovalRequest | null;
+  /**
+   * A `shell` call of a turn with a sandbox: whether it runs inside it (then it asks nothing).
+   * Undefined for every other call.
+   */
+  sandboxed?: boolean;
   execute(ctx: ToolContext): Promise<ToolResult>;
 }
 

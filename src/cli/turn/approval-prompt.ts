@@ -36,7 +36,15 @@ export function approvalPrompt(
     view.pause();
     describe(term, request, !view.showsTools);
     if (!reader?.interactive) {
-      const needed = request.kind === "edit" ? "accept_edits" : "full_access";
+      // A command asked to run outside the sandbox needs full_access; any other also runs
+      // unasked inside it.
+      const outside = request.title.startsWith("Run outside the sandbox");
+      const needed =
+        request.kind === "edit"
+          ? "accept_edits"
+          : outside
+            ? "full_access"
+            : "full_access (or sandboxed)";
       note(
         term,
         `  denied: no terminal to ask on (rerun with --permissions ${needed} to allow this without asking)`,

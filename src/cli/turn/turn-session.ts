@@ -21,7 +21,8 @@ export const TURN_OPTIONS = {
 } as const;
 
 export const TURN_OPTIONS_HELP = [
-  "  --permissions <p>  read_only | ask (default) | accept_edits | full_access",
+  "  --permissions <p>  read_only | ask (default) | accept_edits | sandboxed | full_access",
+  "                     (sandboxed: commands run unasked in an OS sandbox; see mc-agent doctor)",
   "  --session <id>     Continue a saved session of this folder (exact open); default: a new one",
   '  --model <id>       Use this model (one of the choices "mc-agent models" lists) instead of',
   '                     the configured one ("model" in MC_HOME/config.json)',

@@ -9,6 +9,7 @@ import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
 import { TURN_FLOW_CASES } from "./turns-flow.js";
 import { TURN_PERSISTENCE_CASES } from "./turns-persistence.js";
 import { TURN_RUNNING_CASES } from "./turns-running.js";
+import { TURN_SANDBOXED_CASES } from "./turns-sandboxed.js";
 import { TURN_WIRE_CASES } from "./turns-wire.js";
 
 /** The `turn` extension's cases (shared/design/turns.md, docs/turns.md), by area. */
@@ -24,4 +25,5 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_AUDIT_LIFECYCLE_CASES,
   ...TURN_AUDIT_FRAMES_CASES,
   ...TURN_AUDIT_KILL_CASES,
+  ...TURN_SANDBOXED_CASES,
 ];

@@ -6,9 +6,19 @@ import { z } from "zod";
 import { utf8Length } from "../paging.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 
-export const PERMISSIONS = ["read_only", "ask", "accept_edits", "full_access"] as const;
+export const PERMISSIONS = [
+  "read_only",
+  "ask",
+  "accept_edits",
+  "sandboxed",
+  "full_access",
+] as const;
 export const Permissions = z.enum(PERMISSIONS);
 export type Permissions = z.infer<typeof Permissions>;
+
+/** The OS sandbox `sandboxed` runs commands in (docs/turns.md, "The sandboxed level"). */
+export const SANDBOX_KINDS = ["bubblewrap", "seatbelt"] as const;
+export const SandboxKind = z.enum(SANDBOX_KINDS);
 
 export const TOOL_NAMES = [
   "read_file",
@@ -19,7 +29,10 @@ export const TOOL_NAMES = [
   "shell",
 ] as const;
 
-/** `initialize.extensions.turn`, exactly. */
+/**
+ * `initialize.extensions.turn`, exactly, but for `sandbox`: which OS sandbox this child found it
+ * can start (a real run at initialize), or null; the child adds it (turnExtensionOf).
+ */
 export const TURN_EXTENSION = {
   input_bytes: 262_144,
   max_steps: 64,
@@ -40,6 +53,7 @@ export const TurnExtension = z.strictObject({
   shell_timeout_ms: z.number().int(),
   permissions: z.array(Permissions),
   tools: z.array(z.enum(TOOL_NAMES)),
+  sandbox: SandboxKind.nullable(),
 });
 export type TurnExtension = z.infer<typeof TurnExtension>;
 
@@ -139,6 +153,8 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     effort: Effort.nullable(),
     permissions: Permissions,
     created_session: z.boolean(),
+    /** The sandbox `shell` commands run in: non-null exactly under `sandboxed`. */
+    sandbox: SandboxKind.nullable(),
   }),
   z.strictObject({ type: z.literal("message_delta"), item_id: ItemId, text: DeltaText }),
   z.strictObject({ type: z.literal("message_done"), item_id: ItemId, text: Text }),
@@ -149,6 +165,8 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     tool: ToolName,
     title: Text,
     input: z.unknown(),
+    /** A `shell` call of a turn with a sandbox: whether it runs inside it. Absent otherwise. */
+    sandboxed: z.boolean().optional(),
   }),
   z.strictObject({
     type: z.literal("approval_requested"),

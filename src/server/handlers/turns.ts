@@ -4,6 +4,7 @@ import { ApprovalBroker } from "../../agent/approvals.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
 import { SessionAllowances } from "../../agent/permissions.js";
 import { createModelProvider } from "../../agent/providers/index.js";
+import { ChildSandbox, type Sandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { shellEnvironment } from "../../agent/tools/shell-env.js";
 import { TurnEvents } from "../../agent/turn-events.js";
@@ -44,6 +45,15 @@ export function turnHandlers(
   const credentialVariables = services.providers.flatMap((p) =>
     p.api_key_env ? [p.api_key_env] : [],
   );
+  // One real run of the sandbox per child, at initialize (the extension says what it found)
+  // or at the first `sandboxed` turn, whichever comes first.
+  const sandbox = new ChildSandbox({
+    workspace: state.cwd,
+    home: state.home,
+    env: state.env,
+    network: services.settings.global.sandbox?.network === true,
+  });
+  state.extensionExtras.turn = () => ({ sandbox: sandbox.availability().sandbox });
   /** The turn after its registration: admission, the engine, the history closed. */
   const admitAndRun = async (
     params: ParamsOf<"turn.start">,
@@ -51,6 +61,7 @@ export function turnHandlers(
     turnId: string,
     signal: AbortSignal,
     approvals: ApprovalBroker,
+    inSandbox: Sandbox | null,
   ): Promise<ResultOf<"turn.start">> => {
     let admitted: AdmittedTurn;
     try {
@@ -59,7 +70,7 @@ export function turnHandlers(
       });
     } catch (error) {
       if (!(error instanceof FirstSaveFailed)) throw error;
-      return firstSaveFailed(error, turnId, params.permissions ?? "ask", ctx);
+      return firstSaveFailed(error, turnId, params.permissions ?? "ask", inSandbox, ctx);
     }
     if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
     turnMemoryMode(true);
@@ -96,6 +107,7 @@ export function turnHandlers(
           workspace: state.cwd,
           env: shellEnvironment(state.env, credentialVariables),
           limits: TURN_EXTENSION,
+          ...(inSandbox ? { sandbox: inSandbox } : {}),
           ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
         },
         signal,
@@ -110,6 +122,11 @@ export function turnHandlers(
   };
   return {
     "turn.start": async (params, ctx) => {
+      // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
+      // refused before anything is saved or run.
+      const inSandbox = params.permissions === "sandboxed" ? sandbox.sandbox() : null;
+      if (params.permissions === "sandboxed" && !inSandbox)
+        throw new ProtocolError("sandbox_unavailable", unavailableMessage(sandbox.availability()));
       const interrupt = new AbortController();
       const signal = AbortSignal.any([ctx.signal, interrupt.signal]);
       const turnId = `t-${randomUUID()}`;
@@ -120,7 +137,7 @@ export function turnHandlers(
       // which then is refused as it would have been, or starts already interrupted.
       running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals });
       try {
-        return await admitAndRun(params, ctx, turnId, signal, approvals);
+        return await admitAndRun(params, ctx, turnId, signal, approvals, inSandbox);
       } finally {
         // Removed last, after the history is closed: the dispatcher writes this handler's answer
         // in the microtask right after it returns, and frames are read only between macrotasks,
@@ -185,6 +202,7 @@ async function firstSaveFailed(
   failure: FirstSaveFailed,
   turnId: string,
   permissions: Permissions,
+  inSandbox: Sandbox | null,
   ctx: RequestContext,
 ): Promise<ResultOf<"turn.start">> {
   await new TurnEvents(ctx.notify, ctx.id, turnId).emit({
@@ -194,6 +212,7 @@ async function firstSaveFailed(
     effort: failure.model.effort,
     permissions,
     created_session: false,
+    sandbox: inSandbox?.kind ?? null,
   });
   return {
     turn_id: turnId,

@@ -21,6 +21,8 @@ test("the permission table: what is offered and what asks first", () => {
     read_only: { read: "yes", edit: "not offered", command: "not offered" },
     ask: { read: "yes", edit: "approval", command: "approval" },
     accept_edits: { read: "yes", edit: "yes", command: "approval" },
+    // Commands run unasked inside the sandbox (needsApproval's third argument), below.
+    sandboxed: { read: "yes", edit: "yes", command: "approval" },
     full_access: { read: "yes", edit: "yes", command: "yes" },
   });
   assert.deepEqual(
@@ -42,6 +44,26 @@ test("the permission table: what is offered and what asks first", () => {
       ["shell", "command"],
     ],
   );
+});
+
+test("sandboxed: a command inside the sandbox asks nothing, one outside it asks; its shell has `sandbox`", () => {
+  assert.equal(needsApproval("sandboxed", "command", true), false);
+  assert.equal(needsApproval("sandboxed", "command", false), true);
+  assert.equal(needsApproval("sandboxed", "edit", false), false);
+  // Only the sandboxed level has a sandbox: elsewhere the flag changes nothing.
+  assert.equal(needsApproval("ask", "command", true), true);
+  assert.equal(needsApproval("accept_edits", "command", true), true);
+  const sandboxedShell = toolSpecs(offeredTools("sandboxed")).find((spec) => spec.name === "shell");
+  const plainShell = toolSpecs(offeredTools("ask")).find((spec) => spec.name === "shell");
+  assert.deepEqual(Object.keys(sandboxedShell?.parameters.properties as object), [
+    "command",
+    "timeout_ms",
+    "sandbox",
+  ]);
+  assert.deepEqual(Object.keys(plainShell?.parameters.properties as object), [
+    "command",
+    "timeout_ms",
+  ]);
 });
 
 test("tool specs are function-calling JSON Schemas", () => {

@@ -1,0 +1,107 @@
+/**
+ * The OS sandbox of the `sandboxed` permission level (docs/tools.md, "The sandbox"): found out
+ * once per child by a real run (probe.ts), then used to launch every sandboxed shell command.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadSettings } from "../../store/settings.js";
+import { bwrapArgs } from "./bwrap.js";
+import { type PolicyInputs, sandboxPolicy } from "./policy.js";
+import { probeSandbox, type SandboxAvailability, type SandboxKind } from "./probe.js";
+import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
+
+export type { SandboxAvailability, SandboxKind, SandboxProblem } from "./probe.js";
+export { unavailableMessage } from "./probe.js";
+
+/** How a command's argv is started inside the sandbox. */
+export interface SandboxLaunch {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Called once the command's processes are gone. */
+  done(): void;
+}
+
+export interface Sandbox {
+  kind: SandboxKind;
+  network: boolean;
+  launch(argv: readonly string[], env: NodeJS.ProcessEnv): SandboxLaunch;
+}
+
+/** A child's sandbox: probed on first use, the answer kept for the child's life. */
+export class ChildSandbox {
+  private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
+
+  constructor(private readonly inputs: PolicyInputs) {}
+
+  availability(): SandboxAvailability {
+    return this.probe().availability;
+  }
+
+  /** The sandbox, or null when none can start (the availability says why). */
+  sandbox(): Sandbox | null {
+    return this.probe().sandbox;
+  }
+
+  private probe() {
+    if (this.probed === null) {
+      const availability = probeSandbox(sandboxPolicy(this.inputs), this.inputs.env);
+      this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };
+    }
+    return this.probed;
+  }
+}
+
+/**
+ * For `mc-agent doctor`: whether the sandbox of the `sandboxed` level can start for this
+ * workspace, MC_HOME and environment (with the network setting of MC_HOME/config.json), by the
+ * same real run a child makes; when not, why and how to fix it.
+ */
+export function sandboxAvailability(
+  workspace: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+): SandboxAvailability {
+  const network = loadSettings(home, workspace).global.sandbox?.network === true;
+  return new ChildSandbox({ workspace, home, env, network }).availability();
+}
+
+function sandboxOf(availability: SandboxAvailability, inputs: PolicyInputs): Sandbox | null {
+  const program = availability.program;
+  if (availability.sandbox === null || program === null) return null;
+  // The policy is taken again per command: a `.git` made since the probe is protected too.
+  const policy = () => sandboxPolicy(inputs);
+  if (availability.sandbox === "bubblewrap") {
+    return {
+      kind: "bubblewrap",
+      network: inputs.network,
+      launch: (argv, env) => ({
+        file: program,
+        args: bwrapArgs(policy(), argv, availability.bwrap),
+        env,
+        done() {},
+      }),
+    };
+  }
+  return {
+    kind: "seatbelt",
+    network: inputs.network,
+    launch(argv, env) {
+      // No mount namespace on macOS: the private temp folder is a fresh one per command.
+      const privateTmp = mkdtempSync(join(tmpdir(), "mc-sandbox-"));
+      return {
+        file: program,
+        args: seatbeltArgs(seatbeltProfile(policy(), privateTmp), argv),
+        env: { ...env, TMPDIR: privateTmp },
+        done() {
+          try {
+            rmSync(privateTmp, { recursive: true, force: true });
+          } catch {
+            // what a command left there unremovable stays in the system's temp folder
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * What the OS sandbox of the `sandboxed` level allows (docs/tools.md, "The sandbox"), as paths:
+ * the one writable tree (the workspace), the parts of it kept read-only (`.git`, `.mc`), what is
+ * hidden (MC_HOME, the folders of the Codex and Claude credential files) and whether the network
+ * is on. Both backends (bwrap.ts, seatbelt.ts) build their arguments from this one value.
+ */
+import { lstatSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { credentialPaths } from "../../store/credentials.js";
+
+export interface SandboxPolicy {
+  /** The canonical workspace: writable. */
+  workspace: string;
+  /** Existing folders or files inside the workspace that stay read-only (`.git`, `.mc`). */
+  readOnly: string[];
+  /** Existing folders replaced by an empty read-only one (MC_HOME, ~/.codex, ~/.claude). */
+  hiddenFolders: string[];
+  /** Existing files that read as empty: credential files a hidden folder does not cover. */
+  hiddenFiles: string[];
+  /**
+   * Folders of the host's Unix sockets, replaced by an empty private one: `/run` (the system
+   * bus, the Docker daemon, databases, the user's runtime folder), and `/var/run` where it is a
+   * folder of its own rather than a link to `/run`.
+   */
+  socketFolders: string[];
+  /** Folders under those kept (read-only): the resolver's, when the network is on. */
+  keptUnderSockets: string[];
+  network: boolean;
+}
+
+export interface PolicyInputs {
+  /** The canonical workspace (the child's realpath cwd). */
+  workspace: string;
+  /** MC_HOME. */
+  home: string;
+  /** The child's environment: HOME, CODEX_HOME and CLAUDE_CONFIG_DIR place the credential files. */
+  env: NodeJS.ProcessEnv;
+  /** `"sandbox": {"network": true}` in the user's config. */
+  network: boolean;
+}
+
+/** The workspace's own folders a command may read but never change. */
+export const READ_ONLY_NAMES = [".git", ".mc"] as const;
+
+export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
+  const workspace = inputs.workspace;
+  const readOnly: string[] = [];
+  for (const name of READ_ONLY_NAMES) {
+    const path = join(workspace, name);
+    // A symlink is left alone: its target is either outside the workspace (read-only anyway)
+    // or inside it, where it is an ordinary writable folder the user chose to link.
+    if (kindOf(path, false) !== null) readOnly.push(path);
+  }
+  const credentials = credentialPaths(inputs.home, inputs.env);
+  const hiddenFolders = new Set<string>();
+  const hiddenFiles = new Set<string>();
+  for (const folder of [
+    inputs.home,
+    dirname(credentials.codexAuth),
+    dirname(credentials.claudeCredentials),
+  ]) {
+    const real = canonical(folder);
+    if (real === null || kindOf(real, true) !== "folder") continue;
+    // Hiding the workspace or a folder above it would hide the workspace too: then only the
+    // credential files themselves are hidden (below).
+    if (!within(workspace, real)) hiddenFolders.add(real);
+  }
+  for (const file of [credentials.mcAuth, credentials.codexAuth, credentials.claudeCredentials]) {
+    const real = canonical(file);
+    if (real === null || kindOf(real, true) !== "file") continue;
+    if (![...hiddenFolders].some((folder) => within(real, folder))) hiddenFiles.add(real);
+  }
+  const socketFolders = ["/run", "/var/run"].filter(
+    (path) => kindOf(path, false) === "folder" && !within(workspace, path),
+  );
+  return {
+    workspace,
+    readOnly,
+    hiddenFolders: [...hiddenFolders],
+    hiddenFiles: [...hiddenFiles],
+    socketFolders,
+    keptUnderSockets: inputs.network ? resolverFolder(socketFolders) : [],
+    network: inputs.network,
+  };
+}
+
+/** With the network on, DNS still needs /etc/resolv.conf, often a link into /run. */
+function resolverFolder(socketFolders: string[]): string[] {
+  const real = canonical("/etc/resolv.conf");
+  if (real === null) return [];
+  const folder = dirname(real);
+  return socketFolders.some((path) => within(folder, path)) ? [folder] : [];
+}
+
+/** Whether `path` is `folder` or inside it (both canonical). */
+export function within(path: string, folder: string): boolean {
+  if (folder === sep) return true;
+  return path === folder || path.startsWith(folder + sep);
+}
+
+function canonical(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function kindOf(path: string, follow: boolean): "folder" | "file" | null {
+  try {
+    const stat = follow ? realStat(path) : lstatSync(path);
+    if (stat.isDirectory()) return "folder";
+    if (stat.isFile()) return "file";
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+function realStat(path: string) {
+  return lstatSync(realpathSync(path));
+}

@@ -1,0 +1,198 @@
+/**
+ * Can an OS sandbox start here? Found out by running it once, with the exact flags a command
+ * will get, on a no-op shell command: no guess from the kernel version or a sysctl can tell
+ * a container without the privileges from a machine with them. When none can start, why and
+ * how to fix it, as fixed sentences (no path: they travel in the `sandbox_unavailable` error).
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+import { shellProgram } from "../tools/shell-process.js";
+import { type BwrapOptions, bwrapArgs } from "./bwrap.js";
+import type { SandboxPolicy } from "./policy.js";
+import { SANDBOX_EXEC, seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
+
+export type SandboxKind = "bubblewrap" | "seatbelt";
+
+export type SandboxProblem =
+  | "not_installed"
+  | "user_namespaces"
+  | "no_privileges"
+  | "unsupported_platform"
+  | "failed";
+
+export interface SandboxAvailability {
+  /** The sandbox that starts, or null. */
+  sandbox: SandboxKind | null;
+  /** Why none starts (null when one does). */
+  problem: SandboxProblem | null;
+  /** A sentence saying why; no path, safe for the wire. */
+  reason: string | null;
+  /** A sentence saying how to fix it; no path, safe for the wire. */
+  fix: string | null;
+  /** The sandbox's own first error line, for `mc-agent doctor` only: it may name a path. */
+  detail: string | null;
+  /** The program that runs the sandbox (bwrap as found on PATH), when one starts. */
+  program: string | null;
+  /** bubblewrap's flags that depend on its version. */
+  bwrap: BwrapOptions;
+}
+
+/** A probe that hangs (a stuck mount) is given up after this long: no sandbox then. */
+const PROBE_TIMEOUT_MS = 10_000;
+/** How much of the sandbox's error output the probe keeps. */
+const DETAIL_CHARS = 300;
+
+const TEXT: Record<SandboxProblem, { reason: string; fix: string }> = {
+  not_installed: {
+    reason: "bubblewrap (bwrap) is not installed or not on PATH",
+    fix:
+      "install the bubblewrap package (Debian, Ubuntu: apt-get install bubblewrap; " +
+      "Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)",
+  },
+  user_namespaces: {
+    reason: "the kernel does not let this user create user namespaces, which bubblewrap needs",
+    fix:
+      "allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 " +
+      "(Debian before 11), sysctl -w user.max_user_namespaces=15000, or on Ubuntu 23.10 and " +
+      "later an AppArmor profile for bwrap (or sysctl -w " +
+      "kernel.apparmor_restrict_unprivileged_userns=0); in a container the host must allow it",
+  },
+  no_privileges: {
+    reason:
+      "bubblewrap is not permitted to create namespaces here (a container without the privileges?)",
+    fix:
+      "give the container the right to create namespaces (for Docker: --security-opt " +
+      "seccomp=unconfined --security-opt apparmor=unconfined, or --privileged), or choose " +
+      "another permission level",
+  },
+  unsupported_platform: {
+    reason: "mc-agent has no OS sandbox for this platform (only Linux and macOS)",
+    fix: "choose another permission level (ask, accept_edits or full_access)",
+  },
+  failed: {
+    reason: "the OS sandbox failed to start",
+    fix: "run mc-agent doctor to see the sandbox's own error",
+  },
+};
+
+/** Runs the sandbox once under `policy` on this platform and says whether it started. */
+export function probeSandbox(
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): SandboxAvailability {
+  const noop = [shellProgram(env), "-c", ":"];
+  if (platform === "linux") {
+    const bwrap = findOnPath("bwrap", env);
+    if (bwrap === null) return unavailable("not_installed", null);
+    const modern = { disableUserns: true };
+    const first = run(bwrap, bwrapArgs(policy, noop, modern), policy, env);
+    // Before 0.8 there is no --disable-userns: the sandbox goes without that second wall.
+    if (!first.ok && /Unknown option.*disable-userns/.test(first.stderr)) {
+      const older = { disableUserns: false };
+      return judge(
+        run(bwrap, bwrapArgs(policy, noop, older), policy, env),
+        "bubblewrap",
+        bwrap,
+        older,
+      );
+    }
+    return judge(first, "bubblewrap", bwrap, modern);
+  }
+  if (platform === "darwin") {
+    try {
+      accessSync(SANDBOX_EXEC, constants.X_OK);
+    } catch {
+      return unavailable("failed", "sandbox-exec is missing");
+    }
+    const profile = seatbeltProfile(policy, policy.workspace);
+    return judge(
+      run(SANDBOX_EXEC, seatbeltArgs(profile, noop), policy, env),
+      "seatbelt",
+      SANDBOX_EXEC,
+    );
+  }
+  return unavailable("unsupported_platform", null);
+}
+
+interface ProbeRun {
+  ok: boolean;
+  stderr: string;
+}
+
+function run(
+  program: string,
+  args: string[],
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+): ProbeRun {
+  const result = spawnSync(program, args, {
+    cwd: policy.workspace,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: PROBE_TIMEOUT_MS,
+    killSignal: "SIGKILL",
+    encoding: "utf8",
+  });
+  if (result.error) return { ok: false, stderr: result.error.message };
+  return { ok: result.status === 0, stderr: result.stderr ?? "" };
+}
+
+function judge(
+  probe: ProbeRun,
+  kind: SandboxKind,
+  program: string,
+  bwrap: BwrapOptions = { disableUserns: false },
+): SandboxAvailability {
+  if (probe.ok)
+    return { sandbox: kind, problem: null, reason: null, fix: null, detail: null, program, bwrap };
+  const detail = firstLine(probe.stderr);
+  return unavailable(kind === "bubblewrap" ? classifyBwrapError(detail) : "failed", detail);
+}
+
+/** What bwrap's error line says went wrong (its messages as of bubblewrap 0.4 to 0.11). */
+export function classifyBwrapError(line: string): SandboxProblem {
+  if (/Unknown option/.test(line)) return "failed";
+  if (/userns|user namespace|max_\S*namespaces|uid map|gid map|No permissions to creat/i.test(line))
+    return "user_namespaces";
+  if (/Operation not permitted|Permission denied|EPERM|EACCES/i.test(line)) return "no_privileges";
+  return "failed";
+}
+
+export function unavailable(problem: SandboxProblem, detail: string | null): SandboxAvailability {
+  return {
+    sandbox: null,
+    problem,
+    ...TEXT[problem],
+    detail,
+    program: null,
+    bwrap: { disableUserns: false },
+  };
+}
+
+/** The `sandbox_unavailable` message: why and how to fix it, never a path. */
+export function unavailableMessage(availability: SandboxAvailability): string {
+  const text = TEXT[availability.problem ?? "failed"];
+  return `No OS sandbox can start: ${text.reason}. To fix it: ${text.fix}.`;
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((candidate) => candidate.trim() !== "") ?? "";
+  return line.trim().slice(0, DETAIL_CHARS);
+}
+
+/** `name` in one of PATH's folders, executable; null when none has it. */
+export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
+  for (const folder of (env.PATH ?? "").split(delimiter)) {
+    if (folder === "") continue;
+    const candidate = join(folder, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
