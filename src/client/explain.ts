@@ -108,6 +108,9 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
     "Configure the model provider's credentials, then restart the backend.",
   turn_missing: "Nothing to interrupt: the turn already ended.",
   approval_missing: "Nothing to decide: that approval already ended.",
+  rule_missing: "No such rule: list them again (mc-agent rules).",
+  rules_unavailable:
+    "The workspace's rules file is damaged or unwritable: `mc-agent rules clear` replaces it.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

@@ -32,6 +32,8 @@ export const ERROR_CODES = [
   "authentication_unavailable",
   "turn_missing",
   "approval_missing",
+  "rule_missing",
+  "rules_unavailable",
   "internal_error",
 ] as const;
 
@@ -74,6 +76,9 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   authentication_unavailable: "The model's provider has no usable credentials.",
   turn_missing: "No running turn has that request ID.",
   approval_missing: "No pending approval has that ID.",
+  rule_missing: "No approval rule has that ID.",
+  rules_unavailable:
+    "The workspace's approval rules file cannot be changed: it is damaged or unwritable (clear it).",
   internal_error: "Internal error.",
 };
 

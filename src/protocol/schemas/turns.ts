@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { utf8Length } from "../paging.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = ["read_only", "ask", "accept_edits", "full_access"] as const;
 export const Permissions = z.enum(PERMISSIONS);
@@ -19,6 +20,16 @@ export const TOOL_NAMES = [
   "shell",
 ] as const;
 
+export const DECISIONS = [
+  "allow_once",
+  "allow_session",
+  "deny",
+  "allow_always",
+  "deny_always",
+] as const;
+export const Decision = z.enum(DECISIONS);
+export type Decision = z.infer<typeof Decision>;
+
 /** `initialize.extensions.turn`, exactly. */
 export const TURN_EXTENSION = {
   input_bytes: 262_144,
@@ -29,6 +40,8 @@ export const TURN_EXTENSION = {
   shell_timeout_ms: 600_000,
   permissions: [...PERMISSIONS],
   tools: [...TOOL_NAMES],
+  decisions: [...DECISIONS],
+  rules: RULES_EXTENSION,
 } as const;
 
 export const TurnExtension = z.strictObject({
@@ -40,6 +53,10 @@ export const TurnExtension = z.strictObject({
   shell_timeout_ms: z.number().int(),
   permissions: z.array(Permissions),
   tools: z.array(z.enum(TOOL_NAMES)),
+  // Optional: a backend without approval rules (or an older mc-agent) leaves them out, and a
+  // client then offers only allow_once, allow_session and deny.
+  decisions: z.array(Decision).optional(),
+  rules: RulesExtension.optional(),
 });
 export type TurnExtension = z.infer<typeof TurnExtension>;
 
@@ -111,11 +128,16 @@ export const TurnInterruptResult = z.strictObject({
   request_id: RequestId,
 });
 
-export const DECISIONS = ["allow_once", "allow_session", "deny"] as const;
-export const Decision = z.enum(DECISIONS);
-export type Decision = z.infer<typeof Decision>;
 export const ApprovalId = z.string().regex(TURN_ID_PATTERN);
-export const TurnApproveParams = z.strictObject({ approval_id: ApprovalId, decision: Decision });
+/**
+ * `path_glob` narrows the rule an edit approval keeps (allow_session, allow_always,
+ * deny_always) to the edits whose path it matches; it must match the approval's own path.
+ */
+export const TurnApproveParams = z.strictObject({
+  approval_id: ApprovalId,
+  decision: Decision,
+  path_glob: PathGlob.optional(),
+});
 export const TurnApproveResult = z.strictObject({
   approval_id: ApprovalId,
   decision: Decision,
@@ -160,6 +182,8 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     path: Text.nullable(),
     diff: Text.nullable(),
     truncated: z.boolean(),
+    /** The rule allow_session / allow_always / deny_always would keep; null: none can. */
+    rule: RuleOffer.nullable(),
   }),
   z.strictObject({
     type: z.literal("approval_resolved"),
