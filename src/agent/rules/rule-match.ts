@@ -5,7 +5,6 @@
  * for a program that runs other programs (a shell, `env`, `sudo`, an interpreter, ...) it is the
  * whole command, matched exactly. An edit rule is a path glob, or the whole workspace.
  */
-import { quote } from "shell-quote";
 import { utf8Length } from "../../protocol/paging.js";
 import { RULE_TEXT_BYTES, type RuleOffer } from "../../protocol/schemas/rules.js";
 import type { ApprovalRequest } from "../tools/tool.js";
@@ -38,12 +37,10 @@ export const EXACT_PROGRAMS = new Set([
   "ionice",
   "ksh",
   "ltrace",
-  "make",
   "nice",
   "node",
   "nohup",
   "nsenter",
-  "npx",
   "parallel",
   "perl",
   "php",
@@ -72,11 +69,11 @@ export const EXACT_PROGRAMS = new Set([
 ]);
 
 /**
- * A subcommand word: letters, digits and `_ : @ + -`, not starting with `-`. Anything else ends
+ * A subcommand word: 1 to 64 letters, digits and `_ : @ + -`, not starting with `-`. Anything else ends
  * the prefix: an option (`-x`, `--x`, `--`), a path argument (a `/`, a `.`, a leading `~`, or a
  * glob), an assignment-like `key=value`, or any other character (a space, a quote, a comma).
  */
-const SUBCOMMAND_WORD = /^[A-Za-z0-9_][A-Za-z0-9_:@+-]*$/;
+const SUBCOMMAND_WORD = /^[A-Za-z0-9_][A-Za-z0-9_:@+-]{0,63}$/;
 
 /** What a call is, for rules: a `shell` command (simple or not) or an edit of a path. */
 export type RuleSubject =
@@ -107,7 +104,7 @@ export function shellRule(
   env: string[],
   words: string[],
 ): RuleOffer | null {
-  const text = quote([...env, ...words]);
+  const text = [...env.map(assignmentText), ...words.map(wordText)].join(" ");
   if (utf8Length(text) > RULE_TEXT_BYTES) return null;
   return { tool: "shell", match, env: [...env], words: [...words], text };
 }
@@ -128,6 +125,18 @@ export function prefixWords(words: string[]): string[] {
     kept.push(word);
   }
   return kept;
+}
+
+/** A word as bash would read it back: bare when plain, else single-quoted. */
+function wordText(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** `NAME=value` with the value quoted: a quoted name would not be an assignment. */
+function assignmentText(assignment: string): string {
+  const at = assignment.indexOf("=");
+  const value = assignment.slice(at + 1);
+  return `${assignment.slice(0, at + 1)}${value === "" ? "" : wordText(value)}`;
 }
 
 function programName(program: string): string {
