@@ -12,7 +12,12 @@ import {
   subjectOf,
 } from "../../../src/agent/rules/rule-match.js";
 import { simpleCommand } from "../../../src/agent/rules/simple-command.js";
-import { isPathGlob, type RuleOffer } from "../../../src/protocol/schemas/rules.js";
+import {
+  isPathGlob,
+  RULES_PER_WORKSPACE,
+  type RuleOffer,
+} from "../../../src/protocol/schemas/rules.js";
+import { MAX_RULES } from "../../../src/store/rules-file.js";
 
 const cmd = (command: string) => subjectOf({ kind: "command", command, path: null, diff: null });
 const prefix = (...words: string[]) => shellRule("prefix", [], words) as RuleOffer;
@@ -177,6 +182,10 @@ describe("approval rules: matching", () => {
     assert.equal(simpleCommand("*.sh"), null, "a glob as the program");
     assert.equal(simpleCommand("   "), null);
     assert.equal(simpleCommand(`echo ${"x".repeat(9000)}`), null, "over SIMPLE_COMMAND_CHARS");
+  });
+
+  test("the store's rule bound is the protocol's (the store restates it)", () => {
+    assert.equal(MAX_RULES, RULES_PER_WORKSPACE);
   });
 
   test("edit rules: the whole workspace, or a path glob", () => {
