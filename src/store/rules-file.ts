@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "./atomic-write.js";
+import { AtomicWriteError, type RenameGate, writeFileAtomic } from "./atomic-write.js";
 import { errorCode, readRegularFile, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
 
@@ -130,30 +130,32 @@ export class WorkspaceRulesFile {
     });
   }
 
-  remove(id: string): Promise<void> {
+  /** `gate` wraps the commit (a cancellable request's `commit`): refused, nothing changes. */
+  remove(id: string, gate?: RenameGate): Promise<void> {
     return this.change(async (rules) => {
       if (!rules.some((r) => r.id === id)) throw new RulesUnavailable("missing_rule");
       return { rules: rules.filter((r) => r.id !== id), value: undefined };
-    });
+    }, gate);
   }
 
   /** Empties the file, whatever it held: the one change an invalid file accepts. */
-  clear(): Promise<void> {
+  clear(gate?: RenameGate): Promise<void> {
     return this.serial(async () => {
       if (!(await this.folderSafe())) throw new RulesUnavailable("invalid");
       if ((await this.read()).state === "absent") return;
-      await this.write([]);
+      await this.write([], gate);
     });
   }
 
   private change<T>(
     edit: (rules: StoredRule[]) => Promise<{ rules: StoredRule[]; value: T }>,
+    gate?: RenameGate,
   ): Promise<T> {
     return this.serial(async () => {
       const current = await this.read();
       if (current.state === "invalid") throw new RulesUnavailable("invalid");
       const { rules, value } = await edit(current.rules);
-      if (rules !== current.rules) await this.write(rules);
+      if (rules !== current.rules) await this.write(rules, gate);
       return value;
     });
   }
@@ -164,12 +166,15 @@ export class WorkspaceRulesFile {
     return next;
   }
 
-  private async write(rules: StoredRule[]): Promise<void> {
+  private async write(rules: StoredRule[], gate?: RenameGate): Promise<void> {
     const file = { version: 1, workspace: this.workspace, rules };
+    const bytes = Buffer.from(`${JSON.stringify(file, null, 1)}\n`);
     try {
-      await writeFileAtomic(this.path, Buffer.from(`${JSON.stringify(file, null, 1)}\n`), 0o600);
-    } catch {
-      throw new RulesUnavailable("write_failed");
+      await writeFileAtomic(this.path, bytes, 0o600, null, gate);
+    } catch (error) {
+      // A gate's refusal (a cancelled request) is the caller's to answer.
+      if (error instanceof AtomicWriteError) throw new RulesUnavailable("write_failed");
+      throw error;
     }
   }
 

@@ -39,16 +39,19 @@ export class ChildRules {
 /** approval.rules: list, remove one, or clear the workspace's (docs/turns.md). */
 export function rulesHandlers(rules: ChildRules): HandlerTable {
   return {
-    "approval.rules": async (params) => {
+    // A remove or clear commits at its rename (ctx.commit): cancelled before it, nothing changed.
+    "approval.rules": async (params, ctx) => {
       try {
         if (params.action === "remove") {
           if (params.rule_id.startsWith("s-")) {
-            if (!rules.session().remove(params.rule_id)) throw new ProtocolError("rule_missing");
+            const session = rules.session();
+            if (!ctx.commit(() => session.remove(params.rule_id)))
+              throw new ProtocolError("rule_missing");
           } else {
-            await rules.book.file.remove(params.rule_id);
+            await rules.book.file.remove(params.rule_id, ctx.commit);
           }
         } else if (params.action === "clear") {
-          await rules.book.file.clear();
+          await rules.book.file.clear(ctx.commit);
         }
       } catch (error) {
         if (!(error instanceof RulesUnavailable)) throw error;
