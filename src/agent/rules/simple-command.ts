@@ -80,14 +80,17 @@ export function simpleCommand(command: string): SimpleCommand | null {
 }
 
 /**
- * The quote-aware scan: false for a control character anywhere (a newline separates commands; a
- * tab is a blank), a backtick or `$` outside single quotes (substitution and expansion), a quote left
+ * The quote-aware scan: false for a control character or a Unicode blank anywhere (a newline
+ * separates commands; a tab is a blank), a backtick or `$` outside single quotes (substitution and expansion), a quote left
  * open, or a trailing backslash (a continuation).
  */
 function plainText(command: string): boolean {
   // Anywhere, even quoted or escaped: a newline in quotes is legal, but never needed by a rule.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(command)) return false;
+  // Blanks other than space and tab: bash reads them as letters, shell-quote as separators.
+  if (/[\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/.test(command))
+    return false;
   let quote: "'" | '"' | null = null;
   for (let i = 0; i < command.length; i += 1) {
     const c = command[i] as string;

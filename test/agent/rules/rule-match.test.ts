@@ -71,6 +71,8 @@ const TABLE: [string, RuleOffer, boolean][] = [
   ["npm test \\\n--x", NPM_TEST, false],
   ["npm test 'unterminated", NPM_TEST, false],
   ["npm test # comment", NPM_TEST, false],
+  ["npm\u00a0test", NPM_TEST, false],
+  ["npm test\u2028rm -rf ~", NPM_TEST, false],
   ["npm test <(ls)", NPM_TEST, false],
   ["! npm test", NPM_TEST, false],
   ["time npm test", NPM_TEST, false],
