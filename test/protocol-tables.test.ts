@@ -10,7 +10,12 @@ test("capabilities derive from the tables: the seed's ten plus turn", () => {
     CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
     ["turn"],
   );
-  assert.deepEqual(methodsOf("turn"), ["turn.start", "turn.interrupt", "turn.approve"]);
+  assert.deepEqual(methodsOf("turn"), [
+    "turn.start",
+    "turn.interrupt",
+    "turn.approve",
+    "approval.rules",
+  ]);
 });
 
 test("each extension's advertised parameters match its own schema, and the extensions object", () => {

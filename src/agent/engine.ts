@@ -4,13 +4,13 @@ import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import { callModel } from "./model-call.js";
-import type { SessionAllowances } from "./permissions.js";
 import {
   type ContextItem,
   type ModelProvider,
   ProviderFailure,
   type Usage,
 } from "./providers/provider.js";
+import type { RuleBook, SessionRules } from "./rules/rule-book.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
@@ -45,7 +45,8 @@ export interface TurnInputs {
   historyTruncated?: boolean;
   events: TurnEvents;
   approvals: ApprovalBroker;
-  allowances: SessionAllowances;
+  /** The approval rules calls are judged by: the workspace's and this attachment's. */
+  rules: { book: RuleBook; session: SessionRules };
   /** Appends one record of this turn (the writer fills ts, cwd, turn_id). */
   record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
   toolContext: Omit<ToolContext, "onOutput" | "signal">;
@@ -227,7 +228,7 @@ class TurnRun {
         const result = await runToolCall(call, {
           offered,
           permissions: inputs.permissions,
-          allowances: inputs.allowances,
+          rules: inputs.rules,
           approvals: inputs.approvals,
           events: inputs.events,
           record: inputs.record,

@@ -1,9 +1,9 @@
 /**
  * The permission table of turns (docs/tools.md): what each level offers and what it asks the
- * user about, and what `allow_session` remembers for the rest of the attachment.
+ * user about. What a decision keeps is in rules/ (rule-book.ts).
  */
 import type { Permissions } from "../protocol/schemas/turns.js";
-import type { ApprovalRequest, ToolKind } from "./tools/tool.js";
+import type { ToolKind } from "./tools/tool.js";
 
 /**
  * Whether a call of this kind waits for the user under `permissions`; `sandboxed` says whether a
@@ -35,23 +35,4 @@ export function needsApproval(
 /** Whether `permissions` offers tools of this kind to the model at all. */
 export function offersKind(permissions: Permissions, kind: ToolKind): boolean {
   return permissions !== "read_only" || kind === "read";
-}
-
-/**
- * What `allow_session` decisions allowed: every workspace edit, or for commands the same exact
- * command string. Lives as long as the attachment (the engine keeps one per attached session).
- */
-export class SessionAllowances {
-  private edits = false;
-  private readonly commands = new Set<string>();
-
-  allows(approval: ApprovalRequest): boolean {
-    if (approval.kind === "edit") return this.edits;
-    return approval.command !== null && this.commands.has(approval.command);
-  }
-
-  remember(approval: ApprovalRequest): void {
-    if (approval.kind === "edit") this.edits = true;
-    else if (approval.command !== null) this.commands.add(approval.command);
-  }
 }

@@ -5,7 +5,9 @@ import type { TurnRecordBody } from "../sessions/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { ToolCallRequest } from "./model-call.js";
-import { needsApproval, type SessionAllowances } from "./permissions.js";
+import { needsApproval } from "./permissions.js";
+import type { RuleBook, SessionRules } from "./rules/rule-book.js";
+import { offerFor, subjectOf } from "./rules/rule-match.js";
 import { TOOLS } from "./tools/index.js";
 import {
   type PlannedCall,
@@ -18,12 +20,16 @@ import {
 import type { TurnEvents } from "./turn-events.js";
 
 export const DENIED_OUTPUT = "denied by the user";
+/** What the model is told of a call a deny rule refused, never asked about. */
+export const RULE_DENIED_OUTPUT =
+  "denied by an approval rule of the user (not asked); do not retry it, ask the user instead";
 export const INTERRUPTED_OUTPUT = "The tool call was interrupted by the user.";
 
 export interface ToolStepDeps {
   offered: ReadonlyMap<string, Tool>;
   permissions: Permissions;
-  allowances: SessionAllowances;
+  /** The workspace's rules and this attachment's (rules/rule-book.ts). */
+  rules: { book: RuleBook; session: SessionRules };
   approvals: ApprovalBroker;
   events: TurnEvents;
   record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
@@ -104,6 +110,11 @@ export async function runToolCall(
   const decision = await approve(planned.call, tool, item_id, deps);
   if (decision === "deny")
     return settle({ output: DENIED_OUTPUT, is_error: true, status: "denied" });
+  if (decision === "rule_denied")
+    return settle(
+      { output: RULE_DENIED_OUTPUT, is_error: true, status: "denied" },
+      { summary: "denied by a rule" },
+    );
   if (decision === "cancelled") return settle(INTERRUPTED_RESULT);
   const result = await execute(planned.call, item_id, deps);
   return settle(
@@ -173,12 +184,17 @@ async function approve(
   tool: Tool,
   item_id: string,
   deps: ToolStepDeps,
-): Promise<"allow" | "deny" | "cancelled"> {
+): Promise<"allow" | "deny" | "rule_denied" | "cancelled"> {
   const request = call.approval;
-  if (!request || !needsApproval(deps.permissions, tool.kind, call.sandboxed === true))
-    return "allow";
-  if (deps.allowances.allows(request)) return "allow";
+  if (!request) return "allow";
+  const subject = subjectOf(request);
+  // A deny rule refuses at every level, without a question; an allow rule spares one.
+  const verdict = await deps.rules.book.verdict(deps.rules.session, subject);
+  if (verdict?.effect === "deny") return "rule_denied";
+  if (!needsApproval(deps.permissions, tool.kind, call.sandboxed === true)) return "allow";
+  if (verdict?.effect === "allow") return "allow";
   const approval_id = deps.approvals.newId();
+  const rule = offerFor(subject);
   await deps.events.approvalRequested({
     type: "approval_requested",
     approval_id,
@@ -189,12 +205,23 @@ async function approve(
     path: request.path,
     diff: request.diff,
     truncated: false,
+    rule,
   });
-  const decision = await deps.approvals.wait(approval_id, deps.toolContext.signal);
+  const answer = await deps.approvals.wait(approval_id, deps.toolContext.signal, {
+    rule,
+    path: request.path,
+  });
+  const { decision } = answer;
   await deps.events.emit({ type: "approval_resolved", approval_id, decision });
-  if (decision === "allow_session") deps.allowances.remember(request);
-  if (decision === "allow_once" || decision === "allow_session") return "allow";
-  return decision;
+  if (
+    answer.rule !== null &&
+    decision !== "cancelled" &&
+    decision !== "allow_once" &&
+    decision !== "deny"
+  )
+    await deps.rules.book.keep(deps.rules.session, decision, answer.rule);
+  if (decision === "cancelled") return "cancelled";
+  return decision === "deny" || decision === "deny_always" ? "deny" : "allow";
 }
 
 async function execute(

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   show: async () => (await import("./commands/show.js")).showCommand,
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
+  rules: async () => (await import("./commands/rules.js")).rulesCommand,
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
@@ -28,6 +29,7 @@ Commands:
   show <id>          Open one session exactly and print its history
   models             Cached model catalog: provider status, next steps, choices
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
+  rules [remove <id> | clear]  List or remove the approval rules of the current folder
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   conformance        Check a child command against the protocol (default: this package's)
 

@@ -137,6 +137,21 @@ export class AgentClient {
     return runTurn(this, input, options);
   }
 
+  /** The approval rules in force: this attachment's, then the workspace's (approval.rules). */
+  rules(options: CallOptions = {}): Promise<ResultOf<"approval.rules">> {
+    return this.call("approval.rules", { action: "list" }, options);
+  }
+
+  /** Removes one rule by its ID (`s-…` this attachment's, `w-…` the workspace's). */
+  removeRule(ruleId: string, options: CallOptions = {}): Promise<ResultOf<"approval.rules">> {
+    return this.call("approval.rules", { action: "remove", rule_id: ruleId }, options);
+  }
+
+  /** Removes every workspace rule, replacing a damaged rules file too. */
+  clearRules(options: CallOptions = {}): Promise<ResultOf<"approval.rules">> {
+    return this.call("approval.rules", { action: "clear" }, options);
+  }
+
   /** Explicit selection; needs a guard from a catalog read after the latest refresh. */
   select(
     model: string,

@@ -52,7 +52,7 @@ export type {
 } from "./negotiate.js";
 export type { RefreshReport } from "./refresh.js";
 export { DEFAULT_COMMAND, type SpawnOptions } from "./spawn.js";
-export type { ApprovalRequest, TurnOptions } from "./turn.js";
+export type { ApprovalChoice, ApprovalRequest, TurnOptions } from "./turn.js";
 export { adviceForTurn, type TurnFailureCode } from "./turn-advice.js";
 
 import { AgentClient } from "./client.js";

@@ -12,6 +12,12 @@ import { ClientError } from "./errors.js";
 /** An `approval_requested` event: what the user is asked to allow. */
 export type ApprovalRequest = Extract<TurnEventBody, { type: "approval_requested" }>;
 
+/** A decision with the scope of the edit rule it keeps (docs/turns.md, turn.approve). */
+export interface ApprovalChoice {
+  decision: Decision;
+  path_glob?: string;
+}
+
 export interface TurnOptions {
   /** The turn's permissions (the child's default is `ask`). */
   permissions?: Permissions;
@@ -21,7 +27,10 @@ export interface TurnOptions {
    * Decides an approval; its answer is sent with turn.approve. Without it every approval is
    * denied. A rejection denies too, and the turn then rejects with that error once it ended.
    */
-  onApproval?: (request: ApprovalRequest, event: TurnEventParams) => Promise<Decision> | Decision;
+  onApproval?: (
+    request: ApprovalRequest,
+    event: TurnEventParams,
+  ) => Promise<Decision | ApprovalChoice> | Decision | ApprovalChoice;
   /** Aborting sends turn.interrupt; the turn still resolves with its (interrupted) result. */
   signal?: AbortSignal;
 }
@@ -49,15 +58,18 @@ export async function runTurn(
     client.call("turn.interrupt", { request_id: requestId }).catch(() => {});
   };
   const decide = async (request: ApprovalRequest, event: TurnEventParams) => {
-    let decision: Decision = "deny";
+    let choice: ApprovalChoice = { decision: "deny" };
     try {
-      if (options.onApproval) decision = await options.onApproval(request, event);
+      if (options.onApproval) {
+        const answer = await options.onApproval(request, event);
+        choice = typeof answer === "string" ? { decision: answer } : answer;
+      }
     } catch (error) {
       failure ??= error;
     }
     if (ended) return;
     await client
-      .call("turn.approve", { approval_id: request.approval_id, decision })
+      .call("turn.approve", { approval_id: request.approval_id, ...choice })
       .catch(() => {});
   };
   const onNotification = ({ params }: Notification) => {

@@ -33,6 +33,8 @@ export const ERROR_CODES = [
   "turn_missing",
   "approval_missing",
   "sandbox_unavailable",
+  "rule_missing",
+  "rules_unavailable",
   "internal_error",
 ] as const;
 
@@ -76,6 +78,9 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   turn_missing: "No running turn has that request ID.",
   approval_missing: "No pending approval has that ID.",
   sandbox_unavailable: "No OS sandbox can start here; run mc-agent doctor to see why.",
+  rule_missing: "No approval rule has that ID.",
+  rules_unavailable:
+    "The workspace's approval rules file cannot be changed: it is damaged or unwritable (clear it).",
   internal_error: "Internal error.",
 };
 

@@ -20,6 +20,7 @@ import {
   ModelSelectParams,
   ModelSelectResult,
 } from "./schemas/models.js";
+import { ApprovalRulesParams, ApprovalRulesResult } from "./schemas/rules.js";
 import {
   SessionCreateParams,
   SessionCreateResult,
@@ -157,6 +158,12 @@ export const METHODS = {
     result: TurnApproveResult,
     capability: "turn",
     admission: "control",
+  },
+  "approval.rules": {
+    params: ApprovalRulesParams,
+    result: ApprovalRulesResult,
+    capability: "turn",
+    admission: "listing",
   },
   "test.sleep": {
     params: TestSleepParams,

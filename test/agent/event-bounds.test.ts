@@ -25,6 +25,7 @@ const approval = (command: string): Extract<TurnEventBody, { type: "approval_req
   path: null,
   diff: null,
   truncated: false,
+  rule: null,
 });
 
 const measured = (event: TurnEventBody) =>

@@ -195,6 +195,7 @@ describe(`text cuts (seed ${seed}, replay: MC_FUZZ_SEED=${seed})`, () => {
           path,
           diff,
           truncated: false,
+          rule: null,
         });
         await events.toolDone({
           type: "tool_done",

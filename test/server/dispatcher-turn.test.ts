@@ -78,6 +78,7 @@ function world(extra: HandlerTable = {}) {
     "turn.approve": () => {
       throw new ProtocolError("approval_missing");
     },
+    "approval.rules": () => ({ file: "absent", rules: [] }),
     ...extra,
   };
   let stopped = false;

@@ -59,18 +59,20 @@ export async function runApproving(
   child: TestChild,
   input: string,
   permissions: string | undefined,
-  decisions: string[],
+  decisions: (string | { decision: string; path_glob?: string })[],
 ): Promise<TurnRun> {
   const turn = startTurn(child, input, permissions);
   const approvals: Loose[] = [];
   const fresh = (e: TurnEvent) => !approvals.some((a) => a.approval_id === e.event.approval_id);
   const answering = (async () => {
-    for (const decision of decisions) {
+    for (const choice of decisions) {
       const asked = await turn.event("approval_requested", fresh, 60_000);
       approvals.push(asked.event);
+      const { decision, ...scope } = typeof choice === "string" ? { decision: choice } : choice;
       const reply = await child.request("turn.approve", {
         approval_id: asked.event.approval_id,
         decision,
+        ...scope,
       });
       assert.deepEqual(reply.result, {
         approval_id: asked.event.approval_id,

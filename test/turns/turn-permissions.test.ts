@@ -132,10 +132,16 @@ describe("turns: the permission levels", () => {
       "item_id",
       "kind",
       "path",
+      "rule",
       "title",
       "truncated",
       "type",
     ]);
+    assert.deepEqual(edit.rule, {
+      tool: "edit",
+      path_glob: null,
+      text: "every edit in the workspace",
+    });
     assert.equal(edit.item_id, editCall.item_id);
     assert.equal(edit.kind, "edit");
     assert.equal(edit.title, "Write a.txt");
@@ -289,7 +295,7 @@ describe("turns: approval decisions", () => {
     assert.equal(readFileSync(join(ws, "d.txt"), "utf8"), "d\n");
   });
 
-  test("allow_session for a command allows that exact command only", async () => {
+  test("allow_session for a command keeps a prefix rule; a command with a redirection keeps none", async () => {
     world = await turnWorld();
     const ws = world.box.workspace;
     await world.child.call("session.create", {});
@@ -299,32 +305,33 @@ describe("turns: approval decisions", () => {
       [
         shell("echo one >> log.txt", "c1"),
         shell("echo one >> log.txt", "c2"),
-        shell("echo two >> log.txt", "c3"),
+        shell("touch a.txt", "c3"),
+        shell("touch b.txt", "c4"),
       ],
-      ["allow_session", "allow_once"],
+      ["allow_session", "allow_once", "allow_session"],
     );
     assert.deepEqual(
-      first.approvals.map((a) => a.command),
-      ["echo one >> log.txt", "echo two >> log.txt"],
+      first.approvals.map((a) => [a.command, a.rule?.text ?? null]),
+      [
+        ["echo one >> log.txt", null],
+        ["echo one >> log.txt", null],
+        ["touch a.txt", "touch"],
+      ],
     );
-    // Next turn: the same command runs unasked; a trailing space makes another command; an
-    // edit is still asked (a command allowance allows no edit).
+    // Next turn: the prefix rule covers another `touch`; the redirection still asks; an edit is
+    // still asked (a command rule allows no edit).
     const second = await stepTurn(
       world,
       "ask",
-      [
-        shell("echo one >> log.txt", "c4"),
-        shell("echo one >> log.txt ", "c5"),
-        write("e.txt", "e\n", "c6"),
-      ],
+      [shell("touch c.txt", "c5"), shell("echo one >> log.txt", "c6"), write("e.txt", "e\n", "c7")],
       ["allow_once", "deny"],
     );
     assert.deepEqual(
       second.approvals.map((a) => a.kind),
       ["command", "edit"],
     );
-    assert.equal(second.approvals[0].command, "echo one >> log.txt ");
-    assert.equal(readFileSync(join(ws, "log.txt"), "utf8"), "one\none\ntwo\none\none\n");
+    assert.equal(readFileSync(join(ws, "log.txt"), "utf8"), "one\none\none\n");
+    assert.ok(existsSync(join(ws, "c.txt")));
     assert.ok(!existsSync(join(ws, "e.txt")));
   });
 

@@ -19,6 +19,8 @@ const SAID: Record<Decision, string> = {
   allow_once: "allowed once",
   allow_session: "allowed for the rest of this session",
   deny: "denied",
+  allow_always: "allowed in this workspace until the rule is removed (mc-agent rules)",
+  deny_always: "denied in this workspace until the rule is removed (mc-agent rules)",
 };
 
 /**
@@ -84,6 +86,12 @@ function describe(term: Terminal, request: ApprovalRequest, titled: boolean): vo
     if (lines.length > DIFF_LINES) note(term, `  … ${lines.length - DIFF_LINES} more lines`, "2");
   }
   if (request.truncated) note(term, "  (shortened: the whole change is larger)", "2");
+  if (request.rule?.tool === "shell") {
+    const what = request.rule.match === "prefix" ? "commands" : "exactly, again";
+    note(term, `  [a] allows \`${request.rule.text}\` ${what} for this session`, "2");
+  } else if (request.kind === "command") {
+    note(term, "  (not a simple command: [a] allows it this once)", "2");
+  }
 }
 
 function note(term: Terminal, text: string, color: string): void {

@@ -74,6 +74,7 @@ export const TURN_ADMISSION_CASES: ConformanceCase[] = [
           ["turn.start", { input: "hello" }],
           ["turn.interrupt", { request_id: "r-x" }],
           ["turn.approve", { approval_id: "a-x", decision: "deny" }],
+          ["approval.rules", { action: "list" }],
         ];
         for (const [method, params] of calls)
           assert.equal(await plain.errorCode(method, params), "unsupported_capability", method);

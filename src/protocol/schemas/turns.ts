@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { utf8Length } from "../paging.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
   "read_only",
@@ -29,6 +30,16 @@ export const TOOL_NAMES = [
   "shell",
 ] as const;
 
+export const DECISIONS = [
+  "allow_once",
+  "allow_session",
+  "deny",
+  "allow_always",
+  "deny_always",
+] as const;
+export const Decision = z.enum(DECISIONS);
+export type Decision = z.infer<typeof Decision>;
+
 /**
  * `initialize.extensions.turn`, exactly, but for `sandbox`: which OS sandbox this child found it
  * can start (a real run at initialize), or null; the child adds it (turnExtensionOf).
@@ -42,6 +53,8 @@ export const TURN_EXTENSION = {
   shell_timeout_ms: 600_000,
   permissions: [...PERMISSIONS],
   tools: [...TOOL_NAMES],
+  decisions: [...DECISIONS],
+  rules: RULES_EXTENSION,
 } as const;
 
 export const TurnExtension = z.strictObject({
@@ -54,6 +67,10 @@ export const TurnExtension = z.strictObject({
   permissions: z.array(Permissions),
   tools: z.array(z.enum(TOOL_NAMES)),
   sandbox: SandboxKind.nullable(),
+  // Optional: a backend without approval rules (or an older mc-agent) leaves them out, and a
+  // client then offers only allow_once, allow_session and deny.
+  decisions: z.array(Decision).optional(),
+  rules: RulesExtension.optional(),
 });
 export type TurnExtension = z.infer<typeof TurnExtension>;
 
@@ -125,11 +142,16 @@ export const TurnInterruptResult = z.strictObject({
   request_id: RequestId,
 });
 
-export const DECISIONS = ["allow_once", "allow_session", "deny"] as const;
-export const Decision = z.enum(DECISIONS);
-export type Decision = z.infer<typeof Decision>;
 export const ApprovalId = z.string().regex(TURN_ID_PATTERN);
-export const TurnApproveParams = z.strictObject({ approval_id: ApprovalId, decision: Decision });
+/**
+ * `path_glob` narrows the rule an edit approval keeps (allow_session, allow_always,
+ * deny_always) to the edits whose path it matches; it must match the approval's own path.
+ */
+export const TurnApproveParams = z.strictObject({
+  approval_id: ApprovalId,
+  decision: Decision,
+  path_glob: PathGlob.optional(),
+});
 export const TurnApproveResult = z.strictObject({
   approval_id: ApprovalId,
   decision: Decision,
@@ -178,6 +200,8 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     path: Text.nullable(),
     diff: Text.nullable(),
     truncated: z.boolean(),
+    /** The rule allow_session / allow_always / deny_always would keep; null: none can. */
+    rule: RuleOffer.nullable(),
   }),
   z.strictObject({
     type: z.literal("approval_resolved"),

@@ -2,6 +2,7 @@ import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
+import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { testHandlers } from "./testing.js";
 import { turnHandlers } from "./turns.js";
@@ -12,10 +13,12 @@ import { turnHandlers } from "./turns.js";
  */
 export function buildHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
   const models = createModelServices(state);
+  const rules = new ChildRules(state);
   return {
     ...sessionHandlers(state),
     ...modelHandlers(state, models, options),
-    ...turnHandlers(state, models, options),
+    ...turnHandlers(state, models, options, rules),
+    ...rulesHandlers(rules),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { untilAborted } from "../../agent/abort-bound.js";
 import { ApprovalBroker } from "../../agent/approvals.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
-import { SessionAllowances } from "../../agent/permissions.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import { ChildSandbox, type Sandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
@@ -10,7 +9,6 @@ import { shellEnvironment } from "../../agent/tools/shell-env.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
-import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
@@ -27,6 +25,7 @@ import {
   turnBounds,
 } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";
+import type { ChildRules } from "./rules.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 
 interface RunningTurn {
@@ -39,9 +38,9 @@ export function turnHandlers(
   state: ServerState,
   services: ModelServices,
   options: { testMethods: boolean },
+  rules: ChildRules,
 ): HandlerTable {
   const running = new Map<string, RunningTurn>();
-  const allowances = new AttachmentAllowances();
   const credentialVariables = services.providers.flatMap((p) =>
     p.api_key_env ? [p.api_key_env] : [],
   );
@@ -101,7 +100,7 @@ export function turnHandlers(
         // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
         events: new TurnEvents((event) => untilAborted(ctx.notify(event), signal), ctx.id, turnId),
         approvals,
-        allowances: allowances.for(state.attachment),
+        rules: { book: rules.book, session: rules.session() },
         record: recorder(admitted.writer, turnId),
         toolContext: {
           workspace: state.cwd,
@@ -155,9 +154,13 @@ export function turnHandlers(
     },
 
     "turn.approve": (params) => {
+      const options = params.path_glob === undefined ? {} : { path_glob: params.path_glob };
       for (const turn of running.values()) {
-        if (turn.approvals.decide(params.approval_id, params.decision))
+        const outcome = turn.approvals.decide(params.approval_id, params.decision, options);
+        if (outcome === "applied")
           return { approval_id: params.approval_id, decision: params.decision, state: "applied" };
+        if (outcome === "no_rule") throw new ProtocolError("invalid_params", NO_RULE);
+        if (outcome === "bad_scope") throw new ProtocolError("invalid_params", BAD_SCOPE);
       }
       throw new ProtocolError("approval_missing");
     },
@@ -181,21 +184,10 @@ function recorder(writer: SessionWriter, turnId: string) {
   };
 }
 
-/**
- * `allow_session` lasts for the rest of this child's attachment: a new `session.create` or
- * `session.open` (a new attachment object) starts with none. The first turn of a lazy handle
- * replaces the attachment with its saved form before it asks, so its allowances carry on.
- */
-class AttachmentAllowances {
-  private attachment: Attachment | null = null;
-  private current = new SessionAllowances();
-
-  for(attachment: Attachment | null): SessionAllowances {
-    if (attachment !== this.attachment) this.current = new SessionAllowances();
-    this.attachment = attachment;
-    return this.current;
-  }
-}
+const NO_RULE =
+  "That approval offers no rule to keep (its rule is null): decide allow_once, allow_session or deny.";
+const BAD_SCOPE =
+  "path_glob applies to an edit's allow_session, allow_always or deny_always, and must match its path.";
 
 /** The admitted turn whose lazy handle could not be saved: its start, then its failed result. */
 async function firstSaveFailed(

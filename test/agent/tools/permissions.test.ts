@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { needsApproval, SessionAllowances } from "../../../src/agent/permissions.js";
+import { needsApproval } from "../../../src/agent/permissions.js";
 import { offeredTools, TOOLS, toolSpecs } from "../../../src/agent/tools/index.js";
-import type { ApprovalRequest, ToolKind } from "../../../src/agent/tools/tool.js";
+import type { ToolKind } from "../../../src/agent/tools/tool.js";
 import { PERMISSIONS, TOOL_NAMES } from "../../../src/protocol/schemas/turns.js";
 
 test("the permission table: what is offered and what asks first", () => {
@@ -91,30 +91,4 @@ test("tool specs are function-calling JSON Schemas", () => {
   };
   assert.equal(read.properties.limit.maximum, 2000);
   assert.deepEqual(read.required, ["path"]);
-});
-
-test("allow_session allows every edit, and for commands the same exact string only", () => {
-  const edit = (path: string): ApprovalRequest => ({
-    kind: "edit",
-    command: null,
-    path,
-    diff: "d",
-  });
-  const command = (text: string): ApprovalRequest => ({
-    kind: "command",
-    command: text,
-    path: null,
-    diff: null,
-  });
-  const allowances = new SessionAllowances();
-  assert.equal(allowances.allows(edit("a.ts")), false);
-  assert.equal(allowances.allows(command("npm test")), false);
-  allowances.remember(edit("a.ts"));
-  assert.equal(allowances.allows(edit("other/b.ts")), true);
-  assert.equal(allowances.allows(command("npm test")), false); // edits allow no command
-  allowances.remember(command("npm test"));
-  assert.equal(allowances.allows(command("npm test")), true);
-  assert.equal(allowances.allows(command("npm test ")), false);
-  assert.equal(allowances.allows(command("npm test; rm -rf ~")), false);
-  assert.equal(new SessionAllowances().allows(edit("a.ts")), false); // per attachment
 });
