@@ -6,6 +6,7 @@ import { exitBy } from "../server/exit.js";
 import { childEnvironment } from "../server/secret-env.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
+import { normalisedErrors } from "./wire-errors.js";
 
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
@@ -16,9 +17,11 @@ export function runAcp(handedOver: string | null = null): void {
   const env = childEnvironment(handedOver);
   const cwd = realpathSync(process.cwd());
   const { app, sessions } = acpAgent({ cwd, home: resolveHome(env), env });
-  const stream = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  const stream = normalisedErrors(
+    ndJsonStream(
+      Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+      Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    ),
   );
   const connection = app.connect(stream);
   // EOF (the editor gone or closing us): every running prompt is interrupted and saved, every
