@@ -1,12 +1,12 @@
 import { realpathSync } from "node:fs";
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { LIMITS } from "../protocol/constants.js";
 import { exitBy } from "../server/exit.js";
 import { childEnvironment } from "../server/secret-env.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
-import { normalisedErrors } from "./wire-errors.js";
+import { stdoutSink } from "./stdout-sink.js";
 
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
@@ -17,18 +17,19 @@ export function runAcp(handedOver: string | null = null): void {
   const env = childEnvironment(handedOver);
   const cwd = realpathSync(process.cwd());
   const { app, sessions } = acpAgent({ cwd, home: resolveHome(env), env });
-  const stream = normalisedErrors(
-    ndJsonStream(
-      Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-      Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-    ),
+  let stopping = false;
+  // EOF (the editor gone or closing us), or stdout closed: every running prompt is interrupted
+  // and saved, every lock released, then the process exits, within cleanup_ms as a child does.
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = Date.now() + LIMITS.cleanup_ms;
+    void sessions.closeAll().then(() => exitBy(deadline));
+  };
+  const stream = ndJsonStream(
+    stdoutSink(stop),
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   const connection = app.connect(stream);
-  // EOF (the editor gone or closing us): every running prompt is interrupted and saved, every
-  // lock released, then the process exits, within cleanup_ms as a stdio child does.
-  void connection.closed.then(async () => {
-    const deadline = Date.now() + LIMITS.cleanup_ms;
-    await sessions.closeAll();
-    exitBy(deadline);
-  });
+  void connection.closed.then(stop);
 }

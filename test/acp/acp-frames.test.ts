@@ -104,6 +104,9 @@ describe("mc-agent acp: bad frames and refusals", () => {
       const missing = (await a.answer(4)).error as { code: number; message: string };
       assert.equal(missing.code, -32602);
       assert.equal(missing.message.includes(box.root), false, "no path in the message");
+      // A JSON value that is no object, and a line that is no JSON: answered, not echoed.
+      a.send(JSON.stringify("sk-echo-string"));
+      a.send("not json sk-echo-text");
       // Not a request at all (its method is no string): -32600, without the frame echoed back.
       a.send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: 5, params: { secret: "sk-echo" } }));
       a.send(
@@ -123,6 +126,10 @@ describe("mc-agent acp: bad frames and refusals", () => {
       assert.ok(invalid, `an invalid request is answered -32600: ${JSON.stringify(a.lines)}`);
       assert.deepEqual((invalid.error as { data: unknown }).data, { code: "invalid_request" });
       assert.equal(JSON.stringify(a.lines).includes("sk-echo"), false);
+      const parse = a.lines.find(
+        (l) => (l.error as { code?: number } | undefined)?.code === -32700,
+      );
+      assert.deepEqual((parse?.error as { data: unknown }).data, { code: "invalid_request" });
       assert.equal(existsSync(join(box.home, "sessions")), false, "nothing was written");
       // Still serving: a well-formed request works.
       a.send(

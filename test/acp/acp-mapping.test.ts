@@ -7,7 +7,7 @@ import { promptText } from "../../src/acp/prompt-input.js";
 import { configOptions } from "../../src/acp/session-config.js";
 import { diffContent, replayTitle, toolKind, toolLocations } from "../../src/acp/tool-calls.js";
 import { stopReason, TurnUpdates } from "../../src/acp/turn-updates.js";
-import { withOurErrorData } from "../../src/acp/wire-errors.js";
+import { normaliseLine, withOurErrorData } from "../../src/acp/wire-errors.js";
 import { TURN_EXTENSION } from "../../src/protocol/schemas/turns.js";
 
 const CWD = "/work/app";
@@ -256,5 +256,17 @@ describe("acp mapping", () => {
     assert.equal(withOurErrorData(ours), ours);
     const result = { jsonrpc: "2.0" as const, id: 1, result: {} };
     assert.equal(withOurErrorData(result), result);
+    // On the encoded line: an update whose text merely mentions errors passes as it is.
+    const update = new TextEncoder().encode(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { text: '"error":{' } })}\n`,
+    );
+    assert.equal(normaliseLine(update), update);
+    const echoed = new TextEncoder().encode(
+      `${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "m", data: "sk-1" } })}\n`,
+    );
+    assert.equal(
+      new TextDecoder().decode(normaliseLine(echoed)),
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m","data":{"code":"invalid_request"}}}\n',
+    );
   });
 });
