@@ -129,7 +129,8 @@ describe("mc-agent acp: bad frames and refusals", () => {
       const parse = a.lines.find(
         (l) => (l.error as { code?: number } | undefined)?.code === -32700,
       );
-      assert.deepEqual((parse?.error as { data: unknown }).data, { code: "invalid_request" });
+      assert.ok(parse, "a line that is no JSON is answered -32700");
+      assert.deepEqual((parse.error as { data: unknown }).data, { code: "invalid_request" });
       assert.equal(existsSync(join(box.home, "sessions")), false, "nothing was written");
       // Still serving: a well-formed request works.
       a.send(
