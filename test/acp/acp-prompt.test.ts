@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, it } from "node:test";
 import { held } from "../../src/conformance/chat-server.js";
 import { AcpWorld } from "./acp-world.js";
