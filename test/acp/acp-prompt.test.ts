@@ -52,5 +52,8 @@ describe("mc-agent acp: initialize, new session, prompt", () => {
       world.server.requests[0]?.headers.authorization,
       "Bearer sk-conformance-turn-key-9c4d27",
     );
+    // The launcher handed the key over on fd 3: the agent's start-up environment never held it.
+    const environ = readFileSync(`/proc/${world.proc.pid}/environ`, "utf8");
+    assert.equal(environ.includes("sk-conformance-turn-key"), false);
   });
 });
