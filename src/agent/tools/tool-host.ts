@@ -31,3 +31,9 @@ export interface HostCommandResult {
   exitCode: number | null;
   signal: string | null;
 }
+
+/**
+ * Where a turn gets its host, if any: asked once per turn, after admission (the session's ID
+ * is then known). `mc-agent acp` passes one per ACP session (src/acp/); `mc-agent stdio` none.
+ */
+export type ToolHostSource = (turn: { sessionId: string; turnId: string }) => ToolHost | undefined;

@@ -6,6 +6,7 @@ import { createModelProvider } from "../../agent/providers/index.js";
 import { ChildSandbox, type Sandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { shellEnvironment } from "../../agent/tools/shell-env.js";
+import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
@@ -37,7 +38,7 @@ interface RunningTurn {
 export function turnHandlers(
   state: ServerState,
   services: ModelServices,
-  options: { testMethods: boolean },
+  options: { testMethods: boolean; toolHost?: ToolHostSource },
   rules: ChildRules,
 ): HandlerTable {
   const running = new Map<string, RunningTurn>();
@@ -77,6 +78,7 @@ export function turnHandlers(
       const agentsMd = await readAgentsMd(state.cwd);
       const permissions = params.permissions ?? "ask";
       const now = new Date();
+      const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
       return await runTurn({
         turnId,
         sessionId: admitted.sessionId,
@@ -107,6 +109,7 @@ export function turnHandlers(
           env: shellEnvironment(state.env, credentialVariables),
           limits: TURN_EXTENSION,
           ...(inSandbox ? { sandbox: inSandbox } : {}),
+          ...(host ? { host } : {}),
           ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
         },
         signal,
