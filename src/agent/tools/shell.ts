@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { clipChars } from "../../protocol/text-cut.js";
+import { runInHostTerminal } from "./host-shell.js";
 import { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { runShell, type ShellEnd } from "./shell-process.js";
 import { parseToolInput, type Tool, type ToolContext, ToolError, type ToolResult } from "./tool.js";
@@ -56,20 +57,15 @@ async function execute(command: string, timeoutMs: number, ctx: ToolContext): Pr
   const capture = new HeadTailCapture(ctx.limits.tool_output_bytes);
   const budget = new StreamBudget(ctx.limits.tool_stream_bytes);
   let end: ShellEnd;
+  const host = ctx.host?.createTerminal
+    ? (ctx.host as Parameters<typeof runInHostTerminal>[0])
+    : null;
   try {
-    end = await runShell({
-      command,
-      cwd: ctx.workspace,
-      env: ctx.env,
-      timeoutMs,
-      signal: ctx.signal,
-      async onChunk(stream, bytes, text) {
-        capture.push(bytes);
-        const streamed = budget.take(text);
-        if (streamed !== "") await ctx.onOutput(stream, streamed);
-      },
-    });
-  } catch {
+    // The editor's terminal when it offers one (host-shell.ts); the same bounds either way.
+    if (host) end = await runInHostTerminal(host, command, timeoutMs, ctx, capture, budget);
+    else end = await runLocal(command, timeoutMs, ctx, capture, budget);
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
     throw new ToolError("the shell could not be started");
   }
   const outcome = describe(end, timeoutMs);
@@ -80,6 +76,27 @@ async function execute(command: string, timeoutMs: number, ctx: ToolContext): Pr
     exit_code: end.kind === "exited" ? end.code : null,
     diff: null,
   };
+}
+
+function runLocal(
+  command: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  capture: HeadTailCapture,
+  budget: StreamBudget,
+): Promise<ShellEnd> {
+  return runShell({
+    command,
+    cwd: ctx.workspace,
+    env: ctx.env,
+    timeoutMs,
+    signal: ctx.signal,
+    async onChunk(stream, bytes, text) {
+      capture.push(bytes);
+      const streamed = budget.take(text);
+      if (streamed !== "") await ctx.onOutput(stream, streamed);
+    },
+  });
 }
 
 function describe(end: ShellEnd, timeoutMs: number) {
