@@ -63,8 +63,8 @@ $mc_s
 MC_AGENT_SECRETS
 */
 
-// `mc-agent stdio` (the backend child, spawned once per workspace) goes straight to its one-file
-// bundle, skipping the terminal frontend's modules; everything else goes through the CLI. Either
+// `mc-agent stdio` (the backend child, spawned once per workspace) and `mc-agent acp` (the same
+// engine for ACP editors) go straight to their bundles, skipping the terminal frontend's modules; everything else goes through the CLI. Either
 // takes the credentials the launcher above handed over (null when started as `node <this file>`).
 import { closeSync, fstatSync, readFileSync } from "node:fs";
 
@@ -76,6 +76,9 @@ if (args.length === 1 && args[0] === "stdio") {
   tuneHeapForChild();
   const { runStdio } = await import("../dist/child/stdio.js");
   runStdio(handedOver);
+} else if (args.length === 1 && args[0] === "acp") {
+  const { runAcp } = await import("../dist/child/acp.js");
+  runAcp(handedOver);
 } else {
   const { main } = await import("../dist/src/cli/main.js");
   const code = await main(args, handedOver);

@@ -28,6 +28,8 @@ await build({
   logLevel: "warning",
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
+    // `mc-agent acp` (docs/acp.md): the same engine behind the Agent Client Protocol.
+    acp: "dist/src/acp/main.js",
     // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.
     "heap-flags": "dist/src/server/heap-flags.js",
     "record-worker": "dist/src/sessions/record-worker.js",

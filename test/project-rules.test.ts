@@ -24,6 +24,8 @@ const ALLOWED: Record<string, string[]> = {
   models: ["models", "store", "protocol"],
   agent: ["agent", "protocol", "sessions", "models", "store"],
   server: ["server", "protocol", "sessions", "models", "store", "agent"],
+  // The ACP agent (docs/acp.md) drives our own server in-process.
+  acp: ["acp", "server", "protocol", "sessions", "models", "store", "agent"],
   client: ["client", "protocol"],
   cli: ["cli", "client", "protocol", "conformance"],
   conformance: ["conformance", "protocol", "client"],
@@ -48,8 +50,9 @@ test("imports follow the layering rules", () => {
     const code = readFileSync(file, "utf8");
     for (const match of code.matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
       const target = relative(src, join(file, "..", match[1] as string)).split("/")[0] as string;
-      // cli/main.ts starts the child for `mc-agent stdio`: the one sanctioned cli -> server edge.
-      if (rel === "cli/main.ts" && target === "server") continue;
+      // cli/main.ts starts the child for `mc-agent stdio` and the ACP agent for `mc-agent acp`:
+      // the sanctioned cli -> server and cli -> acp edges.
+      if (rel === "cli/main.ts" && (target === "server" || target === "acp")) continue;
       if (!(ALLOWED[layer] ?? []).includes(target)) violations.push(`${rel} imports ${target}`);
     }
     if (layer === "protocol" && /from "node:/.test(code)) violations.push(`${rel} imports node:`);

@@ -29,6 +29,7 @@ Commands:
   models             Cached model catalog: provider status, next steps, choices
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
+  acp                Run as an Agent Client Protocol agent for ACP editors (Zed, ...)
   conformance        Check a child command against the protocol (default: this package's)
 
 Run "mc-agent <command> --help" for a command's options.
@@ -51,6 +52,16 @@ export async function main(argv: string[], handedOver: string | null = null): Pr
     }
     (await import("../server/stdio.js")).runStdio(handedOver);
     return -1; // keeps running until shutdown or EOF
+  }
+  if (command === "acp") {
+    if (rest.includes("--help") || rest.includes("-h")) {
+      process.stdout.write(
+        "Usage: mc-agent acp\n\nAn Agent Client Protocol (v1) agent on stdin/stdout for ACP editors (docs/acp.md); logs to stderr (MC_LOG).\n",
+      );
+      return 0;
+    }
+    (await import("../acp/main.js")).runAcp(handedOver);
+    return -1; // keeps running until the editor closes stdin
   }
   if (command === "conformance") {
     return (await import("./conformance.js")).conformanceCommand(rest);

@@ -68,3 +68,9 @@ export interface HostTerminal {
   /** Kills what still runs and frees the terminal; its output stays on screen. */
   release(): Promise<void>;
 }
+
+/**
+ * Where a turn gets its host, if any: asked once per turn, after admission (the session's ID
+ * is then known). `mc-agent acp` passes one per ACP session (src/acp/); `mc-agent stdio` none.
+ */
+export type ToolHostSource = (turn: { sessionId: string; turnId: string }) => ToolHost | undefined;

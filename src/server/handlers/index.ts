@@ -1,3 +1,4 @@
+import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { createModelServices } from "./model-services.js";
@@ -10,7 +11,13 @@ import { turnHandlers } from "./turns.js";
  * Every domain's handlers, merged. A method without a handler here is not implemented: its
  * capability is refused at initialize with `unsupported_capability`.
  */
-export function buildHandlers(state: ServerState, options: { testMethods: boolean }): HandlerTable {
+export interface HandlerOptions {
+  testMethods: boolean;
+  /** In-process use only (`mc-agent acp`): the frontend's own file and terminal I/O per turn. */
+  toolHost?: ToolHostSource;
+}
+
+export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
   const models = createModelServices(state);
   return {
     ...sessionHandlers(state),

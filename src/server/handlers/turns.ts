@@ -6,6 +6,7 @@ import { SessionAllowances } from "../../agent/permissions.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { shellEnvironment } from "../../agent/tools/shell-env.js";
+import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
@@ -37,7 +38,7 @@ interface RunningTurn {
 export function turnHandlers(
   state: ServerState,
   services: ModelServices,
-  options: { testMethods: boolean },
+  options: { testMethods: boolean; toolHost?: ToolHostSource },
 ): HandlerTable {
   const running = new Map<string, RunningTurn>();
   const allowances = new AttachmentAllowances();
@@ -67,6 +68,7 @@ export function turnHandlers(
       const agentsMd = await readAgentsMd(state.cwd);
       const permissions = params.permissions ?? "ask";
       const now = new Date();
+      const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
       return await runTurn({
         turnId,
         sessionId: admitted.sessionId,
@@ -96,6 +98,7 @@ export function turnHandlers(
           workspace: state.cwd,
           env: shellEnvironment(state.env, credentialVariables),
           limits: TURN_EXTENSION,
+          ...(host ? { host } : {}),
           ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
         },
         signal,

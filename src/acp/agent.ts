@@ -1,0 +1,161 @@
+import {
+  type AgentApp,
+  type AgentContext,
+  agent,
+  PROTOCOL_VERSION,
+} from "@agentclientprotocol/sdk";
+import { SERVER_INFO } from "../protocol/constants.js";
+import { anyCredentials, authMethods } from "./auth.js";
+import { currentOptions, setOption } from "./config-options.js";
+import type { EngineLink } from "./engine-link.js";
+import { acpError, answering } from "./errors.js";
+import { replayUpdates } from "./history-replay.js";
+import { promptText } from "./prompt-input.js";
+import { AcpSession } from "./session.js";
+import { isMode, modeState } from "./session-config.js";
+import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
+
+export interface AcpAgentOptions extends SessionsOptions {
+  /** This process's canonical cwd: where credentials are looked for at initialize. */
+  cwd: string;
+}
+
+/** History pages replayed by one session/load: each page is bounded, and so is their count. */
+const REPLAY_PAGES = 10_000;
+
+/**
+ * `mc-agent acp`'s handlers: ACP v1's stable methods on our engine (docs/acp.md). Each handler is
+ * a thin mapping; the work is the engine's, reached through the same requests a frontend sends.
+ */
+export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: Sessions } {
+  const sessions = new Sessions(options);
+  const { home, env } = options;
+
+  /** The session's answer to new/load/resume: its modes and config options. */
+  const described = async (session: AcpSession) => ({
+    modes: modeState(session.mode),
+    configOptions: await currentOptions(session),
+  });
+
+  /** Opens one of our saved sessions in a new engine for its cwd (no replay yet). */
+  const openSaved = async (id: string, cwd: string, client: AgentContext) => {
+    const engine = await sessions.engine(canonicalCwd(cwd), client);
+    try {
+      await engine.request("session.open", { id });
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    const session = new AcpSession(id, engine.cwd, engine, client);
+    await sessions.add(session);
+    return session;
+  };
+
+  const app = agent({ name: "mc-agent" })
+    .onRequest("initialize", ({ params }) =>
+      answering(async () => {
+        sessions.clientCapabilities = params.clientCapabilities;
+        return {
+          protocolVersion: PROTOCOL_VERSION,
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            mcpCapabilities: { http: false, sse: false },
+            sessionCapabilities: { list: {}, resume: {}, close: {} },
+          },
+          authMethods: await authMethods(options.cwd, home, env),
+          agentInfo: { name: SERVER_INFO.name, title: "mc-agent", version: SERVER_INFO.version },
+        };
+      }),
+    )
+    .onRequest("authenticate", () =>
+      answering(async () => {
+        if (await anyCredentials(options.cwd, home, env)) return {};
+        throw acpError("authentication_unavailable", "No model provider has credentials yet.");
+      }),
+    )
+    .onRequest("session/new", ({ params, client }) =>
+      answering(async () => {
+        // mcpServers are accepted and not used yet (docs/acp.md, "What does not map").
+        const engine: EngineLink = await sessions.engine(canonicalCwd(params.cwd), client);
+        const { session: created } = await engine.request("session.create", {});
+        const session = new AcpSession(created.id, engine.cwd, engine, client);
+        await sessions.add(session);
+        return { sessionId: session.id, ...(await described(session)) };
+      }),
+    )
+    .onRequest("session/load", ({ params, client }) =>
+      answering(async () => {
+        const session = await openSaved(params.sessionId, params.cwd, client);
+        let cursor: string | undefined;
+        for (let page = 0; page < REPLAY_PAGES; page += 1) {
+          const history = await session.engine.request("session.history", {
+            id: session.id,
+            ...(cursor ? { cursor } : {}),
+          });
+          for (const record of history.events)
+            for (const update of replayUpdates(session.cwd, record)) await session.update(update);
+          if (history.cursor === null) break;
+          cursor = history.cursor;
+        }
+        return described(session);
+      }),
+    )
+    .onRequest("session/resume", ({ params, client }) =>
+      answering(async () => described(await openSaved(params.sessionId, params.cwd, client))),
+    )
+    .onRequest("session/list", ({ params, client }) =>
+      answering(async () => {
+        const cwd = canonicalCwd(params.cwd ?? options.cwd);
+        const engine = await sessions.lister(cwd, client);
+        const page = await engine.request(
+          "session.list",
+          params.cursor ? { cursor: params.cursor } : {},
+        );
+        return {
+          sessions: page.sessions.map((entry) => ({
+            sessionId: entry.id,
+            cwd,
+            title: entry.title,
+            updatedAt: entry.updated_at,
+          })),
+          nextCursor: page.cursor,
+        };
+      }),
+    )
+    .onRequest("session/close", ({ params }) =>
+      answering(async () => {
+        sessions.get(params.sessionId);
+        await sessions.close(params.sessionId);
+        return {};
+      }),
+    )
+    .onRequest("session/set_mode", ({ params }) =>
+      answering(async () => {
+        const session = sessions.get(params.sessionId);
+        if (!isMode(params.modeId)) throw acpError("invalid_params", "No such mode.");
+        session.mode = params.modeId;
+        return {};
+      }),
+    )
+    .onRequest("session/set_config_option", ({ params }) =>
+      answering(async () => {
+        const session = sessions.get(params.sessionId);
+        return { configOptions: await setOption(session, params.configId, params.value) };
+      }),
+    )
+    .onRequest("session/prompt", ({ params }) =>
+      answering(async () => {
+        const session = sessions.get(params.sessionId);
+        return { stopReason: await session.prompt(promptText(params.prompt)) };
+      }),
+    )
+    .onNotification("session/cancel", ({ params }) => {
+      try {
+        sessions.get(params.sessionId).cancel();
+      } catch {
+        // A cancel for a session that is not open has nothing to stop.
+      }
+    });
+  return { app, sessions };
+}

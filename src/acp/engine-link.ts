@@ -1,0 +1,157 @@
+import type { ToolHostSource } from "../agent/tools/tool-host.js";
+import type { ErrorCode } from "../protocol/codes.js";
+import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+import type { TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+import { Dispatcher } from "../server/dispatcher.js";
+import { buildHandlers } from "../server/handlers/index.js";
+import { createState } from "../server/state.js";
+
+/** A request our engine refused: its wire code and its (path-free) message. */
+export class EngineError extends Error {
+  override readonly name = "EngineError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What an ACP session negotiates with its engine: everything a turn-driving frontend uses. */
+const CAPABILITIES = [
+  "session.list",
+  "session.create",
+  "session.open",
+  "session.history",
+  "model.catalog",
+  "model.select",
+  "operation.cancel",
+  "turn",
+];
+
+export interface EngineOptions {
+  cwd: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  toolHost?: ToolHostSource;
+}
+
+interface Waiter {
+  resolve(result: unknown): void;
+  reject(error: EngineError): void;
+}
+
+type EventSink = (event: TurnEventParams) => Promise<void>;
+
+/**
+ * One in-process instance of our own server for one canonical cwd: the same dispatcher and
+ * handlers `mc-agent stdio` serves, spoken to in frames, so every rule of ours (admission,
+ * locks, the torn-tail rule, confinement, bounds, approvals) applies unchanged. Frames stay
+ * in memory: a request is one JSON line in, each answer or event one line out.
+ */
+export class EngineLink {
+  private readonly dispatcher: Dispatcher;
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly sinks = new Map<string, EventSink>();
+  private next = 0;
+  private stopped: Promise<void> | null = null;
+  private onStopped: () => void = () => {};
+  /** The canonical cwd this engine serves. */
+  readonly cwd: string;
+
+  constructor(options: EngineOptions) {
+    this.cwd = options.cwd;
+    const state = createState(options.cwd, options.home, options.env);
+    const handlers = buildHandlers(state, {
+      testMethods: false,
+      ...(options.toolHost ? { toolHost: options.toolHost } : {}),
+    });
+    this.dispatcher = new Dispatcher({
+      state,
+      handlers,
+      testMethods: false,
+      write: (line) => this.receive(line),
+      onStopped: () => this.onStopped(),
+      // One ACP session is one attachment for as long as the editor keeps it: no lifetime bound
+      // on its requests beyond what each request is bounded by.
+      childRequests: Number.MAX_SAFE_INTEGER,
+    });
+  }
+
+  /** Initializes the engine; its answer is ours alone, so it can only fail on a bug. */
+  async start(): Promise<void> {
+    await this.send("initialize", {
+      protocol_version: 1,
+      client: { name: "mc-agent-acp", version: "1" },
+      required_capabilities: CAPABILITIES,
+    } as never);
+  }
+
+  request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    return this.send(method, params) as Promise<ResultOf<M>>;
+  }
+
+  /**
+   * Starts a turn. `sink` gets each event in order; the engine awaits it (backpressure), so a
+   * slow editor slows the turn rather than growing a buffer. Returns the request ID (what
+   * turn.interrupt names) and the turn's result.
+   */
+  startTurn(
+    params: ParamsOf<"turn.start">,
+    sink: EventSink,
+  ): { requestId: string; result: Promise<TurnResult> } {
+    const requestId = this.nextId();
+    this.sinks.set(requestId, sink);
+    const result = this.send("turn.start", params, requestId) as Promise<TurnResult>;
+    const done = result.finally(() => this.sinks.delete(requestId));
+    return { requestId, result: done };
+  }
+
+  /**
+   * Stops the engine as EOF stops a child: running turns are interrupted and end with their
+   * results (saved), every lock is released; resolves when it has drained (at most cleanup_ms).
+   */
+  close(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = new Promise<void>((resolve) => {
+        this.onStopped = resolve;
+      });
+      this.dispatcher.endOfInput();
+    }
+    return this.stopped;
+  }
+
+  private nextId(): string {
+    this.next += 1;
+    return `a${this.next}`;
+  }
+
+  private send(method: string, params: unknown, id = this.nextId()): Promise<unknown> {
+    const line = JSON.stringify({ id, method, params });
+    return new Promise((resolve, reject) => {
+      this.waiters.set(id, { resolve, reject });
+      this.dispatcher.handle({ kind: "frame", bytes: Buffer.from(line, "utf8") });
+    });
+  }
+
+  private receive(line: string): Promise<void> {
+    const frame = JSON.parse(line) as {
+      id?: string | null;
+      method?: string;
+      params?: TurnEventParams;
+      result?: unknown;
+      error?: { code: ErrorCode; message: string };
+    };
+    if (frame.method === "turn.event" && frame.params) {
+      const sink = this.sinks.get(frame.params.request_id);
+      return sink ? sink(frame.params) : Promise.resolve();
+    }
+    const waiter = typeof frame.id === "string" ? this.waiters.get(frame.id) : undefined;
+    if (waiter && typeof frame.id === "string") {
+      this.waiters.delete(frame.id);
+      if (frame.error) waiter.reject(new EngineError(frame.error.code, frame.error.message));
+      else waiter.resolve(frame.result);
+    }
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,31 @@
+import { realpathSync } from "node:fs";
+import { Readable, Writable } from "node:stream";
+import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { LIMITS } from "../protocol/constants.js";
+import { exitBy } from "../server/exit.js";
+import { childEnvironment } from "../server/secret-env.js";
+import { resolveHome } from "../store/home.js";
+import { acpAgent } from "./agent.js";
+
+/**
+ * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
+ * in-process. `handedOver`: the credentials bin/mc-agent.js read from the launcher's fd 3.
+ * stdout carries only ACP messages; logs go to stderr (MC_LOG).
+ */
+export function runAcp(handedOver: string | null = null): void {
+  const env = childEnvironment(handedOver);
+  const cwd = realpathSync(process.cwd());
+  const { app, sessions } = acpAgent({ cwd, home: resolveHome(env), env });
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = app.connect(stream);
+  // EOF (the editor gone or closing us): every running prompt is interrupted and saved, every
+  // lock released, then the process exits, within cleanup_ms as a stdio child does.
+  void connection.closed.then(async () => {
+    const deadline = Date.now() + LIMITS.cleanup_ms;
+    await sessions.closeAll();
+    exitBy(deadline);
+  });
+}

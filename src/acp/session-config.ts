@@ -1,0 +1,76 @@
+import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
+import type { ResultOf } from "../protocol/methods.js";
+import { PERMISSIONS, type Permissions } from "../protocol/schemas/turns.js";
+
+/**
+ * ACP session modes are our permission levels (docs/turns.md, "Permissions"), and the config
+ * options are `mode`, `model` (our catalog's choices) and `thought_level` (the selected model's
+ * efforts). Built from what the engine says each time, never cached (docs/acp.md).
+ */
+const MODE_TEXT: Record<Permissions, { name: string; description: string }> = {
+  read_only: { name: "Read only", description: "Reads and searches; no edits, no commands." },
+  ask: { name: "Ask", description: "Asks before every edit and every command." },
+  accept_edits: { name: "Accept edits", description: "Edits freely; asks before commands." },
+  full_access: { name: "Full access", description: "Edits and runs commands without asking." },
+};
+
+export const DEFAULT_MODE: Permissions = "ask";
+
+/** The value `model` shows while nothing is selected: no model is ever chosen for the user. */
+export const NO_MODEL = "none";
+
+export function isMode(value: string): value is Permissions {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}
+
+export function modeState(current: Permissions): SessionModeState {
+  return {
+    currentModeId: current,
+    availableModes: PERMISSIONS.map((id) => ({ id, ...MODE_TEXT[id] })),
+  };
+}
+
+type Choice = ResultOf<"model.catalog">["choices"][number];
+type Selection = ResultOf<"model.catalog">["selection"];
+
+export function configOptions(
+  mode: Permissions,
+  choices: Choice[],
+  selection: Selection,
+): SessionConfigOption[] {
+  const options: SessionConfigOption[] = [
+    {
+      type: "select",
+      id: "mode",
+      name: "Mode",
+      category: "mode",
+      currentValue: mode,
+      options: PERMISSIONS.map((id) => ({ value: id, ...MODE_TEXT[id] })),
+    },
+  ];
+  const selected = choices.find((choice) => choice.id === selection.model);
+  const models = choices.map((choice) => ({
+    value: choice.id,
+    name: choice.name ?? choice.model,
+    description: choice.id,
+  }));
+  options.push({
+    type: "select",
+    id: "model",
+    name: "Model",
+    category: "model",
+    currentValue: selected ? selected.id : NO_MODEL,
+    options: selected ? models : [{ value: NO_MODEL, name: "No model selected" }, ...models],
+  });
+  if (selected && selected.efforts.length > 0) {
+    options.push({
+      type: "select",
+      id: "thought_level",
+      name: "Thinking effort",
+      category: "thought_level",
+      currentValue: selection.effort ?? selected.default_effort ?? selected.efforts[0] ?? "",
+      options: selected.efforts.map((effort) => ({ value: effort, name: effort })),
+    });
+  }
+  return options;
+}

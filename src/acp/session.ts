@@ -1,0 +1,104 @@
+import type { AgentContext, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
+import { firstLineCut } from "../sessions/record-facts.js";
+import type { EngineLink } from "./engine-link.js";
+import { acpError } from "./errors.js";
+import { askPermission } from "./permission.js";
+import { DEFAULT_MODE } from "./session-config.js";
+import { stopReason, TurnUpdates } from "./turn-updates.js";
+
+interface RunningPrompt {
+  requestId: string;
+  /** Aborted when the turn ends: a permission request still open is withdrawn. */
+  permissions: AbortController;
+}
+
+/**
+ * One ACP session: one engine (our server for its cwd, attached to one of our sessions, the same
+ * ID), its mode, and the prompt running in it, if any. Every update of a prompt is sent before
+ * its response, and none after it.
+ */
+export class AcpSession {
+  mode: Permissions = DEFAULT_MODE;
+  private running: RunningPrompt | null = null;
+  /** The last update sent (or being sent): the prompt's response waits for it. */
+  private sent: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    readonly cwd: string,
+    readonly engine: EngineLink,
+    private readonly client: AgentContext,
+  ) {}
+
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Sends one update, in order after every earlier one. */
+  update(update: SessionUpdate): Promise<void> {
+    const send = () => this.client.notify("session/update", { sessionId: this.id, update });
+    this.sent = this.sent.then(send, send);
+    return this.sent;
+  }
+
+  async prompt(input: string): Promise<StopReason> {
+    if (this.running) throw acpError("busy", "A prompt is already running in this session.");
+    const updates = new TurnUpdates(this.cwd);
+    const permissions = new AbortController();
+    let title: string | null = null;
+    const sink = async (params: TurnEventParams) => {
+      const event = params.event;
+      if (event.type === "turn_started" && event.created_session) title = firstLineCut(input);
+      if (event.type === "approval_requested") this.approve(event, running, permissions.signal);
+      for (const update of updates.map(event)) await this.update(update);
+    };
+    const turn = this.engine.startTurn({ input, permissions: this.mode }, sink);
+    const running: RunningPrompt = { requestId: turn.requestId, permissions };
+    this.running = running;
+    try {
+      const result = await turn.result;
+      if (title !== null)
+        void this.update({
+          sessionUpdate: "session_info_update",
+          title,
+          updatedAt: new Date().toISOString(),
+        });
+      await this.sent;
+      const reason = stopReason(result);
+      if (reason === null && result.error) throw acpError(result.error.code, result.error.message);
+      return reason ?? "end_turn";
+    } finally {
+      permissions.abort();
+      this.running = null;
+    }
+  }
+
+  /** session/cancel: our turn.interrupt. The prompt then answers `cancelled`. */
+  cancel(): void {
+    const running = this.running;
+    if (!running) return;
+    this.interrupt(running);
+  }
+
+  private interrupt(running: RunningPrompt): void {
+    this.engine.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
+      // turn_missing: the turn ended between the two, and nothing is left to interrupt.
+    });
+  }
+
+  /** Asks the client, then decides (or interrupts) in the engine; a late answer changes nothing. */
+  private approve(
+    event: Extract<TurnEventParams["event"], { type: "approval_requested" }>,
+    running: RunningPrompt,
+    signal: AbortSignal,
+  ): void {
+    void askPermission(this.client, this.id, this.cwd, event, signal).then((decision) => {
+      if (signal.aborted || this.running !== running) return;
+      if (decision === "interrupt") return this.interrupt(running);
+      this.engine
+        .request("turn.approve", { approval_id: event.approval_id, decision })
+        .catch(() => {});
+    });
+  }
+}

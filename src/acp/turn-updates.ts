@@ -1,0 +1,114 @@
+import type { SessionUpdate, StopReason, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { TurnEventBody, TurnResult } from "../protocol/schemas/turns.js";
+import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
+import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.js";
+
+/**
+ * Our turn events as ACP `session/update`s, for one turn (docs/acp.md, the mapping table).
+ * Stateful only for a command's output: ACP's `tool_call_update` content replaces the whole
+ * content, so the output so far is sent again with each piece, up to `tool_output_bytes` (what
+ * the model itself is shown); the rest comes with the tool's result.
+ */
+export class TurnUpdates {
+  private readonly output = new Map<string, { text: string; full: boolean }>();
+
+  constructor(private readonly cwd: string) {}
+
+  map(event: TurnEventBody): SessionUpdate[] {
+    switch (event.type) {
+      case "message_delta":
+        return [
+          { sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } },
+        ];
+      case "reasoning_delta":
+        return [
+          { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } },
+        ];
+      case "tool_call":
+        return [
+          {
+            sessionUpdate: "tool_call",
+            toolCallId: event.item_id,
+            title: event.title,
+            kind: toolKind(event.tool),
+            status: "pending",
+            locations: toolLocations(this.cwd, event.input),
+            rawInput: event.input,
+          },
+        ];
+      case "approval_resolved":
+        return [];
+      case "tool_output_delta":
+        return this.outputPiece(event.item_id, event.text);
+      case "tool_done":
+        return [this.done(event)];
+      case "usage":
+        return event.context_window === null
+          ? []
+          : [
+              {
+                sessionUpdate: "usage_update",
+                used: event.input_tokens + event.output_tokens,
+                size: event.context_window,
+              },
+            ];
+      default:
+        // turn_started, message_done, approval_requested (a permission request, not an update),
+        // retry, compacted: nothing an ACP client shows as an update.
+        return [];
+    }
+  }
+
+  private outputPiece(itemId: string, text: string): SessionUpdate[] {
+    const seen = this.output.get(itemId) ?? { text: "", full: false };
+    this.output.set(itemId, seen);
+    if (seen.full) return [];
+    const room = TURN_EXTENSION.tool_output_bytes - Buffer.byteLength(seen.text);
+    if (Buffer.byteLength(text) > room) {
+      seen.full = true;
+      return [];
+    }
+    seen.text += text;
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: itemId,
+        status: "in_progress",
+        content: [textContent(seen.text)],
+      },
+    ];
+  }
+
+  private done(event: Extract<TurnEventBody, { type: "tool_done" }>): SessionUpdate {
+    const output = this.output.get(event.item_id)?.text;
+    this.output.delete(event.item_id);
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: event.item_id,
+      status: event.status === "completed" ? "completed" : "failed",
+      content: doneContent(this.cwd, event.summary, event.diff, output),
+      rawOutput: { status: event.status, summary: event.summary, exit_code: event.exit_code },
+    };
+  }
+}
+
+/** A finished tool's content: its diff when it has one, else its output, then its summary. */
+export function doneContent(
+  cwd: string,
+  summary: string,
+  diff: string | null,
+  output?: string,
+): ToolCallContent[] {
+  const diffs = diff ? diffContent(cwd, diff) : [];
+  const content: ToolCallContent[] = [...diffs];
+  if (output) content.push(textContent(output));
+  if (summary) content.push(textContent(summary));
+  return content;
+}
+
+/** Our turn result as an ACP stop reason; a failed turn has none (it is answered as an error). */
+export function stopReason(result: TurnResult): StopReason | null {
+  if (result.status === "interrupted") return "cancelled";
+  if (result.status === "failed") return null;
+  return result.stop_reason === "max_steps" ? "max_turn_requests" : result.stop_reason;
+}

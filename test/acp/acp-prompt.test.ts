@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { afterEach, describe, it } from "node:test";
+import { held } from "../../src/conformance/chat-server.js";
+import { AcpWorld } from "./acp-world.js";
+
+describe("mc-agent acp: initialize, new session, prompt", () => {
+  let world: AcpWorld;
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  it("streams the reply as agent_message_chunk updates, then answers end_turn", async () => {
+    world = await AcpWorld.start();
+    const init = await world.initialize();
+    assert.equal(init.protocolVersion, 1);
+    assert.equal(init.agentCapabilities?.loadSession, true);
+    assert.equal(init.agentCapabilities?.promptCapabilities?.embeddedContext, true);
+    assert.deepEqual(init.agentCapabilities?.sessionCapabilities, {
+      list: {},
+      resume: {},
+      close: {},
+    });
+    assert.deepEqual(init.authMethods, []);
+    const created = await world.newSession();
+    assert.match(created.sessionId, /\S/);
+    assert.equal(created.modes?.currentModeId, "ask");
+    let release = () => {};
+    const door = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The role chunk and two pieces of text, then nothing until the first chunk was seen.
+    world.server.reply(held({ text: "Hello from the loopback model." }, 3, door));
+    const answer = world.prompt(created.sessionId, "Say hello");
+    await world.until(() => world.agentText().length > 0, "a first chunk");
+    assert.ok("Hello from the loopback model.".startsWith(world.agentText()));
+    assert.notEqual(
+      world.agentText(),
+      "Hello from the loopback model.",
+      "streamed, not at the end",
+    );
+    release();
+    assert.equal((await answer).stopReason, "end_turn");
+    assert.equal(world.agentText(), "Hello from the loopback model.");
+    const usage = world.updates("usage_update");
+    assert.ok(usage.length >= 1);
+    const info = world.updates("session_info_update");
+    assert.equal(info.length, 1);
+    assert.equal(info[0]?.sessionUpdate === "session_info_update" && info[0].title, "Say hello");
+    assert.equal(world.seen.at(-1)?.kind, "response");
+    assert.equal(
+      world.server.requests[0]?.headers.authorization,
+      "Bearer sk-conformance-turn-key-9c4d27",
+    );
+  });
+});
