@@ -17,6 +17,7 @@ import type {
   WaitForTerminalExitResponse,
 } from "@agentclientprotocol/sdk";
 import type { HostCommand, HostExit, HostTerminal, ToolHost } from "../agent/tools/tool-host.js";
+import type { ClientToolHostFactory } from "./sessions.js";
 
 export interface ClientToolsOptions {
   /** The connection's context for calling the client (a handler's `client`). */
@@ -33,6 +34,14 @@ export interface ClientToolsOptions {
  * Answers are checked for the fields used: the client is another program, and a missing field
  * must fail the call (a tool error), not pass on as `undefined`.
  */
+
+/** `clientToolHost` in the shape the sessions ask for it (sessions.ts ClientToolHostFactory). */
+export const clientToolHostFactory: ClientToolHostFactory = (
+  client,
+  capabilities,
+  sessionId,
+  onTerminal,
+) => clientToolHost({ client, capabilities, sessionId, onTerminal });
 
 /** The host for one session, or undefined when the client offers none of it. */
 export function clientToolHost(options: ClientToolsOptions): ToolHost | undefined {

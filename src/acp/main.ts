@@ -6,6 +6,7 @@ import { exitBy } from "../server/exit.js";
 import { childEnvironment } from "../server/secret-env.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
+import { clientToolHostFactory } from "./client-tools.js";
 
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
@@ -15,7 +16,12 @@ import { acpAgent } from "./agent.js";
 export function runAcp(handedOver: string | null = null): void {
   const env = childEnvironment(handedOver);
   const cwd = realpathSync(process.cwd());
-  const { app, sessions } = acpAgent({ cwd, home: resolveHome(env), env });
+  const { app, sessions } = acpAgent({
+    cwd,
+    home: resolveHome(env),
+    env,
+    toolHost: clientToolHostFactory,
+  });
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
