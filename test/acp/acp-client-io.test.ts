@@ -106,4 +106,36 @@ describe("mc-agent acp: the client's file system and terminals", () => {
     assert.ok(!content.includes('"terminal"'));
     assert.ok(content.includes(`ran-in-${run.workspace}`));
   });
+
+  it("approvals stay ours: a rejected edit never reaches the client, an allowed command runs in its terminal", async () => {
+    editor = new TestEditor({ read: true, write: true, terminal: true });
+    world = await AcpWorld.start({ editor });
+    const current = world;
+    const file = join(realpathSync(current.box.workspace), "notes.txt");
+    writeFileSync(file, "disk\n");
+    editor.buffers.set(file, "buffer\n");
+    const asked: string[] = [];
+    current.permission = (request) => {
+      const kind = request.toolCall.kind ?? "other";
+      asked.push(kind);
+      return {
+        outcome: { outcome: "selected", optionId: kind === "edit" ? "reject_once" : "allow_once" },
+      };
+    };
+    current.server.reply(
+      toolCall("edit_file", { path: "notes.txt", old_text: "buffer", new_text: "changed" }),
+      toolCall("shell", { command: "echo allowed" }),
+      text("Done."),
+    );
+    await current.initialize();
+    const { sessionId } = await current.newSession(); // mode "ask": both are asked
+    assert.equal((await current.prompt(sessionId, "Edit and run")).stopReason, "end_turn");
+    assert.deepEqual(asked, ["edit", "execute"]);
+    assert.equal(toolResult(current, 0), "denied by the user");
+    assert.equal(editor.writes.length, 0);
+    assert.equal(readFileSync(file, "utf8"), "disk\n");
+    assert.equal(editor.buffers.get(file), "buffer\n");
+    assert.equal(editor.created.length, 1);
+    assert.equal(toolResult(current, 1), "allowed\n[exit code 0]");
+  });
 });
