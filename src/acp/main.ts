@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { Readable, Writable } from "node:stream";
+import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { LIMITS } from "../protocol/constants.js";
 import { exitBy } from "../server/exit.js";
@@ -7,6 +7,7 @@ import { childEnvironment } from "../server/secret-env.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
 import { clientToolHostFactory } from "./client-tools.js";
+import { stdoutSink } from "./stdout-sink.js";
 
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
@@ -22,16 +23,19 @@ export function runAcp(handedOver: string | null = null): void {
     env,
     toolHost: clientToolHostFactory,
   });
+  let stopping = false;
+  // EOF (the editor gone or closing us), or stdout closed: every running prompt is interrupted
+  // and saved, every lock released, then the process exits, within cleanup_ms as a child does.
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = Date.now() + LIMITS.cleanup_ms;
+    void sessions.closeAll().then(() => exitBy(deadline));
+  };
   const stream = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    stdoutSink(stop),
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
   const connection = app.connect(stream);
-  // EOF (the editor gone or closing us): every running prompt is interrupted and saved, every
-  // lock released, then the process exits, within cleanup_ms as a stdio child does.
-  void connection.closed.then(async () => {
-    const deadline = Date.now() + LIMITS.cleanup_ms;
-    await sessions.closeAll();
-    exitBy(deadline);
-  });
+  void connection.closed.then(stop);
 }

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, it } from "node:test";
+import type { SessionConfigOption } from "@agentclientprotocol/sdk";
+import { startChatServer, text, toolCall } from "../../src/conformance/chat-server.js";
+import { writeTurnHome } from "../../src/conformance/turn-world.js";
+import { sandbox } from "../helpers/child.js";
+import { AcpWorld } from "./acp-world.js";
+
+/** The turn world with a second model, `kit/kit-2`, that has efforts. */
+async function twoModelWorld(): Promise<AcpWorld> {
+  const box = sandbox("mc-acp-");
+  const server = await startChatServer();
+  writeTurnHome(box, server.baseUrl);
+  const provider = { type: "openai-compatible", base_url: server.baseUrl };
+  const config = {
+    providers: { kit: { ...provider, api_key_env: "MC_KIT_KEY" } },
+    enabled_models: ["kit/kit-1", "kit/kit-2"],
+    model: "kit/kit-1",
+  };
+  writeFileSync(join(box.home, "config.json"), JSON.stringify(config));
+  const cache = {
+    format: "mc-model-cache",
+    version: 1,
+    provider: "kit",
+    fingerprint: createHash("sha256").update(JSON.stringify(provider)).digest("hex"),
+    fetched_at: "2026-11-29T10:00:00.000Z",
+    models: [
+      { id: "kit-1", name: "Kit 1" },
+      { id: "kit-2", name: "Kit 2", efforts: ["low", "medium", "high"], default_effort: "medium" },
+    ],
+  };
+  writeFileSync(join(box.home, "cache", "models", "kit.json"), JSON.stringify(cache));
+  return AcpWorld.start({ box, server });
+}
+
+function option(options: SessionConfigOption[], id: string) {
+  const found = options.find((o) => o.id === id);
+  return found?.type === "select" ? found : undefined;
+}
+
+describe("mc-agent acp: modes and config options", () => {
+  let world: AcpWorld | undefined;
+  afterEach(async () => {
+    await world?.close();
+    world = undefined;
+  });
+
+  it("a mode change, then a model and effort change through config options", async () => {
+    world = await twoModelWorld();
+    const w = world;
+    await w.initialize();
+    const created = await w.newSession();
+    const { sessionId } = created;
+    assert.deepEqual(
+      created.modes?.availableModes.map((m) => m.id),
+      ["read_only", "ask", "accept_edits", "full_access"],
+    );
+    const initial = created.configOptions ?? [];
+    assert.equal(option(initial, "mode")?.currentValue, "ask");
+    assert.equal(option(initial, "model")?.currentValue, "kit/kit-1");
+    assert.equal(option(initial, "thought_level"), undefined, "kit-1 has no efforts");
+
+    await w.agent.request("session/set_mode", { sessionId, modeId: "full_access" });
+    w.server.reply(toolCall("write_file", { path: "a.txt", content: "x\n" }), text("Done."));
+    await w.prompt(sessionId, "write");
+    assert.equal(
+      w.seen.filter((s) => s.kind === "permission").length,
+      0,
+      "full_access asks nothing",
+    );
+    assert.ok(existsSync(join(w.box.workspace, "a.txt")));
+    assert.equal(w.server.requests.at(-1)?.body.model, "kit-1");
+
+    const modelSet = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "model",
+      value: "kit/kit-2",
+    });
+    assert.equal(option(modelSet.configOptions, "model")?.currentValue, "kit/kit-2");
+    assert.equal(option(modelSet.configOptions, "thought_level")?.currentValue, "medium");
+    const effortSet = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "thought_level",
+      value: "high",
+    });
+    assert.equal(option(effortSet.configOptions, "thought_level")?.currentValue, "high");
+    const modeSet = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "mode",
+      value: "read_only",
+    });
+    assert.equal(option(modeSet.configOptions, "mode")?.currentValue, "read_only");
+
+    w.server.reply(text("From kit 2."));
+    await w.prompt(sessionId, "hello");
+    const body = w.server.requests.at(-1)?.body;
+    assert.equal(body.model, "kit-2");
+    assert.equal(body.reasoning_effort, "high");
+    const tools = (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
+    assert.equal(tools.includes("write_file"), false, "read_only offers no edits");
+
+    // A model that is not a choice is refused, and the selection stays.
+    await assert.rejects(
+      w.agent.request("session/set_config_option", {
+        sessionId,
+        configId: "model",
+        value: "kit/kit-9",
+      }),
+      (error: { data?: { code?: string } }) => error.data?.code === "model_unavailable",
+    );
+    await assert.rejects(
+      w.agent.request("session/set_mode", { sessionId, modeId: "yolo" }),
+      (error: { code: number }) => error.code === -32602,
+    );
+    const after = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "mode",
+      value: "ask",
+    });
+    assert.equal(option(after.configOptions, "model")?.currentValue, "kit/kit-2");
+  });
+});

@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, it } from "node:test";
+import { startChatServer } from "../../src/conformance/chat-server.js";
+import { writeTurnHome } from "../../src/conformance/turn-world.js";
+import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
+
+/** `mc-agent acp` spoken to in raw lines, for what no well-behaved client would send. */
+class RawAgent {
+  readonly lines: Record<string, unknown>[] = [];
+  private buffer = "";
+  readonly proc;
+  constructor(box: Sandbox, env: Record<string, string> = {}) {
+    this.proc = spawn(CHILD_BIN, ["acp"], {
+      cwd: box.workspace,
+      env: { PATH: process.env.PATH, HOME: box.home, MC_HOME: box.home, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.proc.stdout.setEncoding("utf8");
+    this.proc.stdout.on("data", (chunk: string) => {
+      this.buffer += chunk;
+      let lf = this.buffer.indexOf("\n");
+      while (lf !== -1) {
+        this.lines.push(JSON.parse(this.buffer.slice(0, lf)));
+        this.buffer = this.buffer.slice(lf + 1);
+        lf = this.buffer.indexOf("\n");
+      }
+    });
+  }
+
+  send(line: string): void {
+    this.proc.stdin.write(`${line}\n`);
+  }
+
+  async answer(id: number): Promise<Record<string, unknown>> {
+    for (;;) {
+      const found = this.lines.find((l) => l.id === id);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.proc.on("exit", resolve));
+    this.proc.stdin.end();
+    await exited;
+  }
+}
+
+describe("mc-agent acp: bad frames and refusals", () => {
+  let box: Sandbox;
+  let agent: RawAgent | undefined;
+  afterEach(async () => {
+    await agent?.close();
+    agent = undefined;
+    box.cleanup();
+  });
+
+  it("answers -32600 and -32602 with our code, writes nothing, and goes on", async () => {
+    box = sandbox("mc-acp-");
+    const server = await startChatServer();
+    try {
+      writeTurnHome(box, server.baseUrl);
+      agent = new RawAgent(box, { MC_KIT_KEY: "k" });
+      const a = agent;
+      a.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: 1 },
+        }),
+      );
+      assert.ok((await a.answer(1)).result);
+      a.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: 5 } }));
+      const wrongType = (await a.answer(2)).error as { code: number; data: unknown };
+      assert.equal(wrongType.code, -32602);
+      assert.deepEqual(wrongType.data, { code: "invalid_params" });
+      a.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "session/new",
+          params: { cwd: "relative", mcpServers: [] },
+        }),
+      );
+      const relative = (await a.answer(3)).error as {
+        code: number;
+        message: string;
+        data: unknown;
+      };
+      assert.equal(relative.code, -32602);
+      assert.deepEqual(relative.data, { code: "invalid_params" });
+      a.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 4,
+          method: "session/new",
+          params: { cwd: join(box.root, "no-such-folder"), mcpServers: [] },
+        }),
+      );
+      const missing = (await a.answer(4)).error as { code: number; message: string };
+      assert.equal(missing.code, -32602);
+      assert.equal(missing.message.includes(box.root), false, "no path in the message");
+      // A JSON value that is no object, and a line that is no JSON: answered, not echoed.
+      a.send(JSON.stringify("sk-echo-string"));
+      a.send("not json sk-echo-text");
+      // Not a request at all (its method is no string): -32600, without the frame echoed back.
+      a.send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: 5, params: { secret: "sk-echo" } }));
+      a.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 6,
+          method: "session/prompt",
+          params: { sessionId: "nope", prompt: [{ type: "text", text: "hi" }] },
+        }),
+      );
+      const unknown = (await a.answer(6)).error as { code: number; data: unknown };
+      assert.equal(unknown.code, -32002);
+      assert.deepEqual(unknown.data, { code: "session_missing" });
+      const invalid = a.lines.find(
+        (l) => (l.error as { code?: number } | undefined)?.code === -32600,
+      );
+      assert.ok(invalid, `an invalid request is answered -32600: ${JSON.stringify(a.lines)}`);
+      assert.deepEqual((invalid.error as { data: unknown }).data, { code: "invalid_request" });
+      assert.equal(JSON.stringify(a.lines).includes("sk-echo"), false);
+      const parse = a.lines.find(
+        (l) => (l.error as { code?: number } | undefined)?.code === -32700,
+      );
+      assert.ok(parse, "a line that is no JSON is answered -32700");
+      assert.deepEqual((parse.error as { data: unknown }).data, { code: "invalid_request" });
+      assert.equal(existsSync(join(box.home, "sessions")), false, "nothing was written");
+      // Still serving: a well-formed request works.
+      a.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "session/new",
+          params: { cwd: box.workspace, mcpServers: [] },
+        }),
+      );
+      assert.ok((await a.answer(7)).result);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("advertises an auth method, with a clear message, when no provider has credentials", async () => {
+    box = sandbox("mc-acp-");
+    const server = await startChatServer();
+    try {
+      writeTurnHome(box, server.baseUrl);
+      agent = new RawAgent(box);
+      agent.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: 1 },
+        }),
+      );
+      const result = (await agent.answer(1)).result as {
+        authMethods: { id: string; description: string }[];
+      };
+      assert.equal(result.authMethods.length, 1);
+      assert.match(result.authMethods[0]?.description ?? "", /No model provider has credentials/);
+      agent.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 2,
+          method: "authenticate",
+          params: { methodId: "configure-credentials" },
+        }),
+      );
+      const refused = (await agent.answer(2)).error as { code: number; data: unknown };
+      assert.equal(refused.code, -32000);
+      assert.deepEqual(refused.data, { code: "authentication_unavailable" });
+    } finally {
+      await server.close();
+    }
+  });
+});
