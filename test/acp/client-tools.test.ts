@@ -265,6 +265,14 @@ test("shell runs in the editor's terminal: output streams, the exit code counts,
   assert.equal(ok.output, `${w.workspace}\n[exit code 0]`);
 });
 
+test("a command killed by a signal in the editor's terminal fails with that signal", async (t) => {
+  const w = world(t, { terminal: true });
+  const result = await within(call("shell", { command: "kill -9 $$" }, w.ctx));
+  assert.equal(result.status, "failed");
+  assert.equal(result.exit_code, null);
+  assert.equal(result.output, "[killed by signal SIGKILL]");
+});
+
 test("the terminal's command gets our environment, every provider credential blanked", async (t) => {
   const w = world(t, { terminal: true }, { env: { PATH: process.env.PATH, MC_SEEN: "yes" } });
   const result = await within(
