@@ -77,6 +77,9 @@ if (args.length === 1 && args[0] === "stdio") {
   const { runStdio } = await import("../dist/child/stdio.js");
   runStdio(handedOver);
 } else if (args.length === 1 && args[0] === "acp") {
+  // The same engine as the child: the same heap settings.
+  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
+  tuneHeapForChild();
   const { runAcp } = await import("../dist/child/acp.js");
   runAcp(handedOver);
 } else {

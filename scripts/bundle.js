@@ -12,7 +12,7 @@ import { build } from "esbuild";
 // Chunk names carry content hashes: without this, every build would leave the old ones behind.
 rmSync("dist/child", { recursive: true, force: true });
 
-await build({
+const common = {
   bundle: true,
   platform: "node",
   format: "esm",
@@ -26,14 +26,28 @@ await build({
     js: 'import { createRequire as __mcCreateRequire } from "node:module"; const require = __mcCreateRequire(import.meta.url);',
   },
   logLevel: "warning",
+};
+
+await build({
+  ...common,
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
-    // `mc-agent acp` (docs/acp.md): the same engine behind the Agent Client Protocol.
-    acp: "dist/src/acp/main.js",
     // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.
     "heap-flags": "dist/src/server/heap-flags.js",
     "record-worker": "dist/src/sessions/record-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
   },
+  outdir: "dist/child",
+});
+
+// `mc-agent acp` (docs/acp.md), the same engine behind the Agent Client Protocol, as a build of
+// its own: in one build with the child, the code both share would move to a chunk under
+// chunks/, and the record parser and search, which find their workers next to their own
+// module ("./record-worker.js"), would look for them there. Built alone, that code sits in
+// dist/child/acp.js, beside the workers, as it sits in stdio.js.
+await build({
+  ...common,
+  chunkNames: "chunks/acp-[name]-[hash]",
+  entryPoints: { acp: "dist/src/acp/main.js" },
   outdir: "dist/child",
 });

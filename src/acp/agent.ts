@@ -78,7 +78,13 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       answering(async () => {
         // mcpServers are accepted and not used yet (docs/acp.md, "What does not map").
         const engine: EngineLink = await sessions.engine(canonicalCwd(params.cwd), client);
-        const { session: created } = await engine.request("session.create", {});
+        let created: { id: string };
+        try {
+          created = (await engine.request("session.create", {})).session;
+        } catch (error) {
+          await engine.close();
+          throw error;
+        }
         const session = new AcpSession(created.id, engine.cwd, engine, client);
         await sessions.add(session);
         return { sessionId: session.id, ...(await described(session)) };

@@ -2,7 +2,7 @@ import type { SessionConfigOption } from "@agentclientprotocol/sdk";
 import type { ResultOf } from "../protocol/methods.js";
 import { acpError } from "./errors.js";
 import type { AcpSession } from "./session.js";
-import { configOptions, isMode, NO_MODEL } from "./session-config.js";
+import { configOptions, isMode, NO_MODEL, PROVIDER_DEFAULT } from "./session-config.js";
 
 type Catalog = ResultOf<"model.catalog">;
 
@@ -62,7 +62,7 @@ export async function setOption(
   } else {
     if (selection.model === null) throw acpError("model_unavailable");
     model = selection.model;
-    effort = value;
+    effort = value === PROVIDER_DEFAULT ? null : value;
   }
   const selected = await session.engine.request("model.select", {
     model,

@@ -18,6 +18,8 @@ export const DEFAULT_MODE: Permissions = "ask";
 
 /** The value `model` shows while nothing is selected: no model is ever chosen for the user. */
 export const NO_MODEL = "none";
+/** The effort value shown while the model has efforts but neither a chosen one nor a default. */
+export const PROVIDER_DEFAULT = "default";
 
 export function isMode(value: string): value is Permissions {
   return (PERMISSIONS as readonly string[]).includes(value);
@@ -63,13 +65,19 @@ export function configOptions(
     options: selected ? models : [{ value: NO_MODEL, name: "No model selected" }, ...models],
   });
   if (selected && selected.efforts.length > 0) {
+    // With neither a chosen effort nor a default, the turn sends none: said as it is.
+    const current = selection.effort ?? selected.default_effort;
+    const efforts = selected.efforts.map((effort) => ({ value: effort, name: effort }));
     options.push({
       type: "select",
       id: "thought_level",
       name: "Thinking effort",
       category: "thought_level",
-      currentValue: selection.effort ?? selected.default_effort ?? selected.efforts[0] ?? "",
-      options: selected.efforts.map((effort) => ({ value: effort, name: effort })),
+      currentValue: current ?? PROVIDER_DEFAULT,
+      options:
+        current === null
+          ? [{ value: PROVIDER_DEFAULT, name: "Provider default" }, ...efforts]
+          : efforts,
     });
   }
   return options;

@@ -36,10 +36,14 @@ export class AcpSession {
     return this.running !== null;
   }
 
-  /** Sends one update, in order after every earlier one. */
+  /**
+   * Sends one update, in order after every earlier one. A client that is gone (EOF, stdout
+   * closed) gets nothing more and the turn goes on to its interrupted end: never rejects.
+   */
   update(update: SessionUpdate): Promise<void> {
-    const send = () => this.client.notify("session/update", { sessionId: this.id, update });
-    this.sent = this.sent.then(send, send);
+    this.sent = this.sent
+      .then(() => this.client.notify("session/update", { sessionId: this.id, update }))
+      .catch(() => {});
     return this.sent;
   }
 

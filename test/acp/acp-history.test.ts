@@ -96,6 +96,29 @@ describe("mc-agent acp: session/list, session/load, session/resume", () => {
     );
   });
 
+  it("a record too large for the loop: resume validates it on the parser's worker; load cannot page it", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    await w.initialize();
+    const { sessionId } = await w.newSession();
+    // 300 KB of reply: its assistant_message record is over the loop's 256 KiB parse bound, so
+    // opening the session parses it on the worker the bundle must find beside itself.
+    const piece = "0123456789".repeat(10_000);
+    w.server.reply(text([piece, piece, piece]));
+    assert.equal((await w.prompt(sessionId, "a long one")).stopReason, "end_turn");
+    await w.agent.request("session/close", { sessionId });
+    await w.agent.request("session/resume", { sessionId, cwd: w.box.workspace });
+    // The history is over the model's window: the turn compacts first (one more model call).
+    w.server.otherwise(text("Short."));
+    assert.equal((await w.prompt(sessionId, "and now?")).stopReason, "end_turn");
+    await w.agent.request("session/close", { sessionId });
+    // A record over page_bytes cannot be paged by session.history: load says so, with our code.
+    await assert.rejects(
+      w.agent.request("session/load", { sessionId, cwd: w.box.workspace, mcpServers: [] }),
+      (error: { data?: { code?: string } }) => error.data?.code === "discovery_page_bytes",
+    );
+  });
+
   it("a session of another cwd is refused by load, with our code and no path", async () => {
     world = await AcpWorld.start();
     const w = world;

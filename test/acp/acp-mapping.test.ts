@@ -233,6 +233,12 @@ describe("acp mapping", () => {
     const effort = chosen.find((o) => o.id === "thought_level");
     assert.ok(effort?.type === "select");
     assert.equal(effort.currentValue, "low");
+    const noDefault = configOptions("ask", [{ ...choice, default_effort: null }], {
+      model: "p/m",
+      effort: null,
+    }).find((o) => o.id === "thought_level");
+    assert.ok(noDefault?.type === "select");
+    assert.equal(noDefault.currentValue, "default", "no effort is sent, and none is claimed");
   });
 
   it("SDK errors: our code in data, the echoed frame dropped", () => {
