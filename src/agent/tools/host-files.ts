@@ -29,7 +29,8 @@ import {
 } from "./workspace-path.js";
 import { writeWorkspaceFile } from "./workspace-write.js";
 
-type Reader = Required<Pick<ToolHost, "readTextFile">>;
+/** A host that offers reads. */
+export type HostReader = Required<Pick<ToolHost, "readTextFile">>;
 
 /**
  * The entry must be a regular file on disk before the editor is asked for it: a folder gets the
@@ -44,7 +45,7 @@ export async function refuseIfNotRegular(target: WorkspacePath, message?: string
 
 /** The editor's text of `target`; a failure says only that the editor could not read it. */
 export async function readHostText(
-  host: Reader,
+  host: HostReader,
   target: WorkspacePath,
   range: LineRange | null,
   signal: AbortSignal,
@@ -61,7 +62,7 @@ export async function readForEdit(ctx: ToolContext, target: WorkspacePath): Prom
   const host = ctx.host;
   if (!host?.readTextFile) return readTextForEdit(target);
   await refuseIfNotRegular(target);
-  const text = await readHostText(host as Reader, target, null, ctx.signal);
+  const text = await readHostText(host as HostReader, target, null, ctx.signal);
   if (utf8Length(text) > EDIT_FILE_BYTES) {
     throw new ToolError(
       `${target.shown} is larger than ${EDIT_FILE_BYTES} bytes, the most the edit tools handle`,

@@ -20,7 +20,8 @@ export const POLL_MS = 200;
  */
 export const ANSWER_MS = 5000;
 
-type TerminalHost = Required<Pick<ToolHost, "createTerminal">>;
+/** A host that offers terminals. */
+export type TerminalHost = Required<Pick<ToolHost, "createTerminal">>;
 
 type Ending = { kind: "exit"; exit: HostExit } | { kind: "timeout" | "abort" | "lost" };
 

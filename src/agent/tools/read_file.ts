@@ -2,18 +2,16 @@
  * read_file: a text file's lines with their numbers, from `offset` (1-based), at most
  * READ_FILE_LINES lines and READ_FILE_BYTES bytes of the file's text. Binary files are refused.
  * The file is scanned in chunks, so a huge file (or a huge line) costs no more memory than the
- * bound.
+ * bound. When the frontend offers reads (an ACP editor), the text is the editor's, unsaved
+ * buffers included, with the same bounds (readHostLines).
  */
 import { z } from "zod";
 import { headBytes } from "../../protocol/text-cut.js";
-import { readHostText, refuseIfNotRegular } from "./host-files.js";
+import { type HostReader, readHostText, refuseIfNotRegular } from "./host-files.js";
 import { type OpenOptions, openRegularFile } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
-import type { ToolHost } from "./tool-host.js";
 import { fsToolError, resolveExisting, type WorkspacePath } from "./workspace-path.js";
-
-type HostReader = Required<Pick<ToolHost, "readTextFile">>;
 
 export const READ_FILE_LINES = 2000;
 export const READ_FILE_BYTES = 256 * 1024;

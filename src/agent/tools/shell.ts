@@ -5,11 +5,13 @@
  * most `tool_output_bytes`: head, omission line, tail, and a closing status line.
  * Exit 0 is `completed`; a non-zero exit, a signal or the timeout is `failed`; an abort is
  * `interrupted`. A `timeout_ms` above `shell_timeout_ms` is a tool error (the schema says so).
+ * When the frontend offers terminals (an ACP editor), the command runs in one of its terminals
+ * instead, with the same environment, timeout and bounds (host-shell.ts).
  */
 import { z } from "zod";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { clipChars } from "../../protocol/text-cut.js";
-import { runInHostTerminal } from "./host-shell.js";
+import { runInHostTerminal, type TerminalHost } from "./host-shell.js";
 import { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { runShell, type ShellEnd } from "./shell-process.js";
 import { parseToolInput, type Tool, type ToolContext, ToolError, type ToolResult } from "./tool.js";
@@ -57,9 +59,7 @@ async function execute(command: string, timeoutMs: number, ctx: ToolContext): Pr
   const capture = new HeadTailCapture(ctx.limits.tool_output_bytes);
   const budget = new StreamBudget(ctx.limits.tool_stream_bytes);
   let end: ShellEnd;
-  const host = ctx.host?.createTerminal
-    ? (ctx.host as Parameters<typeof runInHostTerminal>[0])
-    : null;
+  const host = ctx.host?.createTerminal ? (ctx.host as TerminalHost) : null;
   try {
     // The editor's terminal when it offers one (host-shell.ts); the same bounds either way.
     if (host) end = await runInHostTerminal(host, command, timeoutMs, ctx, capture, budget);
