@@ -25,7 +25,9 @@ loopback) and the same streams, each a process spoken to over real pipes by the 
 Latency is the server's first byte (the write ending with the first text delta; the rest held
 back) to the first \`agent_message_chunk\` (ACP) or \`message_delta\` (stdio) read, samples
 alternating who goes first. The ACP path is the stdio path's engine plus one in-memory frame hop
-and the ACP SDK's JSON-RPC encoding, so the difference is what ACP adds.`,
+and the ACP SDK's JSON-RPC encoding, so the difference is what ACP adds. Both sides share the
+machine with whatever else runs: under heavy load (other jobs keeping both cores busy) the ACP
+side's few extra steps per event cost more than their CPU time; compare the columns of one run.`,
   async run(): Promise<BenchRow[]> {
     const server = await startBenchServer();
     const stdio = await childStreamer(CHAT_COMPLETIONS, server);
