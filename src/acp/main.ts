@@ -6,6 +6,7 @@ import { exitBy } from "../server/exit.js";
 import { childEnvironment } from "../server/secret-env.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
+import { clientToolHostFactory } from "./client-tools.js";
 import { stdoutSink } from "./stdout-sink.js";
 
 /**
@@ -16,7 +17,12 @@ import { stdoutSink } from "./stdout-sink.js";
 export function runAcp(handedOver: string | null = null): void {
   const env = childEnvironment(handedOver);
   const cwd = realpathSync(process.cwd());
-  const { app, sessions } = acpAgent({ cwd, home: resolveHome(env), env });
+  const { app, sessions } = acpAgent({
+    cwd,
+    home: resolveHome(env),
+    env,
+    toolHost: clientToolHostFactory,
+  });
   let stopping = false;
   // EOF (the editor gone or closing us), or stdout closed: every running prompt is interrupted
   // and saved, every lock released, then the process exits, within cleanup_ms as a child does.

@@ -9,6 +9,7 @@ import { stopReason, TurnUpdates } from "./turn-updates.js";
 
 interface RunningPrompt {
   requestId: string;
+  updates: TurnUpdates;
   /** Aborted when the turn ends: a permission request still open is withdrawn. */
   permissions: AbortController;
 }
@@ -58,7 +59,7 @@ export class AcpSession {
       for (const update of updates.map(event)) await this.update(update);
     };
     const turn = this.engine.startTurn({ input, permissions: this.mode }, sink);
-    const running: RunningPrompt = { requestId: turn.requestId, permissions };
+    const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
     this.running = running;
     try {
       const result = await turn.result;
@@ -76,6 +77,16 @@ export class AcpSession {
       permissions.abort();
       this.running = null;
     }
+  }
+
+  /**
+   * A command of the running prompt runs in the client's terminal (client-tools.ts): its tool
+   * call shows that terminal from now on.
+   */
+  async showTerminal(itemId: string | null, terminalId: string): Promise<void> {
+    const running = this.running;
+    if (!running || itemId === null) return;
+    await this.update(running.updates.terminal(itemId, terminalId));
   }
 
   /** session/cancel: our turn.interrupt. The prompt then answers `cancelled`. */

@@ -15,6 +15,8 @@ export type ClientToolHostFactory = (
   client: AgentContext,
   capabilities: ClientCapabilities | undefined,
   sessionId: string,
+  /** A command's terminal exists: the session shows it in the command's tool call. */
+  onTerminal: (itemId: string | null, terminalId: string) => Promise<void>,
 ) => ToolHost | undefined;
 
 export interface SessionsOptions {
@@ -49,7 +51,12 @@ export class Sessions {
       home: this.options.home,
       env: this.options.env,
       ...(factory
-        ? { toolHost: (turn) => factory(client, this.clientCapabilities, turn.sessionId) }
+        ? {
+            toolHost: (turn) =>
+              factory(client, this.clientCapabilities, turn.sessionId, async (item, terminal) =>
+                this.open.get(turn.sessionId)?.showTerminal(item, terminal),
+              ),
+          }
         : {}),
     });
     await link.start();

@@ -11,6 +11,8 @@ import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.
  */
 export class TurnUpdates {
   private readonly output = new Map<string, { text: string; full: boolean }>();
+  /** Calls whose command runs in the client's terminal, with its id: the terminal shows the output. */
+  private readonly terminals = new Map<string, string>();
 
   constructor(private readonly cwd: string) {}
 
@@ -59,7 +61,20 @@ export class TurnUpdates {
     }
   }
 
+  /** A call's command runs in the client's terminal `terminalId` (client-tools.ts). */
+  terminal(itemId: string, terminalId: string): SessionUpdate {
+    this.terminals.set(itemId, terminalId);
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: itemId,
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId }],
+    };
+  }
+
   private outputPiece(itemId: string, text: string): SessionUpdate[] {
+    // The editor shows the terminal's own output; text content would replace the terminal.
+    if (this.terminals.has(itemId)) return [];
     const seen = this.output.get(itemId) ?? { text: "", full: false };
     this.output.set(itemId, seen);
     if (seen.full) return [];
@@ -82,11 +97,14 @@ export class TurnUpdates {
   private done(event: Extract<TurnEventBody, { type: "tool_done" }>): SessionUpdate {
     const output = this.output.get(event.item_id)?.text;
     this.output.delete(event.item_id);
+    const terminalId = this.terminals.get(event.item_id);
+    this.terminals.delete(event.item_id);
+    const content = doneContent(this.cwd, event.summary, event.diff, output);
     return {
       sessionUpdate: "tool_call_update",
       toolCallId: event.item_id,
       status: event.status === "completed" ? "completed" : "failed",
-      content: doneContent(this.cwd, event.summary, event.diff, output),
+      content: terminalId ? [{ type: "terminal", terminalId }, ...content] : content,
       rawOutput: { status: event.status, summary: event.summary, exit_code: event.exit_code },
     };
   }

@@ -245,6 +245,7 @@ async function execute(
 function withOutput(deps: ToolStepDeps, item_id: string | null): ToolContext {
   return {
     ...deps.toolContext,
+    itemId: item_id,
     onOutput: (stream, text) =>
       item_id === null ? Promise.resolve() : deps.events.output(item_id, stream, text),
   };

@@ -12,6 +12,7 @@ import {
 import { type ChatServer, startChatServer } from "../../src/conformance/chat-server.js";
 import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
 import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
+import type { TestEditor } from "./test-editor.js";
 
 /** What the test client saw, in arrival order: updates, permission requests, prompt answers. */
 export type Seen =
@@ -36,6 +37,8 @@ export class AcpWorld {
     readonly server: ChatServer,
     readonly proc: ChildProcessWithoutNullStreams,
     readonly connection: ClientConnection,
+    /** The client's fs/terminal side, when the test offers one (test-editor.ts). */
+    readonly editor: TestEditor | null,
   ) {
     proc.stderr.setEncoding("utf8");
     proc.stderr.on("data", (chunk: string) => {
@@ -46,7 +49,14 @@ export class AcpWorld {
     );
   }
 
-  static async start(options: { contextWindow?: number; box?: Sandbox; server?: ChatServer } = {}) {
+  static async start(
+    options: {
+      contextWindow?: number;
+      box?: Sandbox;
+      server?: ChatServer;
+      editor?: TestEditor;
+    } = {},
+  ) {
     const box = options.box ?? sandbox("mc-acp-");
     const server = options.server ?? (await startChatServer());
     if (!options.box)
@@ -65,7 +75,7 @@ export class AcpWorld {
     });
     proc.stdin.on("error", () => {});
     let world: AcpWorld | undefined;
-    const app = client({ name: "acp-test" })
+    const app = (options.editor?.app() ?? client({ name: "acp-test" }))
       .onNotification("session/update", ({ params }) => {
         world?.seen.push({ kind: "update", notification: params });
       })
@@ -79,7 +89,7 @@ export class AcpWorld {
         Readable.toWeb(proc.stdout) as ReadableStream<Uint8Array>,
       ),
     );
-    world = new AcpWorld(box, server, proc, connection);
+    world = new AcpWorld(box, server, proc, connection, options.editor ?? null);
     return world;
   }
 
@@ -90,7 +100,10 @@ export class AcpWorld {
   async initialize() {
     return this.agent.request("initialize", {
       protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: this.editor?.capabilities() ?? {
+        fs: { readTextFile: false, writeTextFile: false },
+        terminal: false,
+      },
       clientInfo: { name: "acp-test", version: "1" },
     });
   }

@@ -4,11 +4,10 @@
  * the approval shows exactly what execute writes.
  */
 import { z } from "zod";
-import { readTextForEdit } from "./text-file.js";
+import { readForEdit, writeEdit } from "./host-files.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { diffStat, unifiedDiff } from "./unified-diff.js";
 import { resolveForWrite } from "./workspace-path.js";
-import { writeWorkspaceFile } from "./workspace-write.js";
 
 const EditFileInput = z.strictObject({
   path: z.string().describe("File path, relative to the workspace."),
@@ -30,7 +29,8 @@ export const editFileTool: Tool<z.infer<typeof EditFileInput>> = {
     const target = await resolveForWrite(ctx.workspace, input.path);
     if (!target.exists)
       throw new ToolError(`${target.shown}: no such file (use write_file to create one)`);
-    const before = await readTextForEdit(target);
+    // The editor's text when it offers reads (an unsaved buffer), else the file's (host-files.ts).
+    const before = await readForEdit(ctx, target);
     const count = occurrences(before, input.old_text);
     if (count === 0) throw new ToolError(`old_text was not found in ${target.shown}`);
     if (count > 1 && !input.replace_all) {
@@ -45,7 +45,7 @@ export const editFileTool: Tool<z.infer<typeof EditFileInput>> = {
       title: `Edit ${target.shown}`,
       approval: { kind: "edit", command: null, path: target.relative, diff },
       async execute() {
-        await writeWorkspaceFile(ctx.workspace, input.path, target, before, after, ctx.signal);
+        await writeEdit(ctx, input.path, target, before, after);
         const replaced = `${count} ${count === 1 ? "replacement" : "replacements"}`;
         return {
           status: "completed",

@@ -2,11 +2,12 @@
  * read_file: a text file's lines with their numbers, from `offset` (1-based), at most
  * READ_FILE_LINES lines and READ_FILE_BYTES bytes of the file's text. Binary files are refused.
  * The file is scanned in chunks, so a huge file (or a huge line) costs no more memory than the
- * bound.
+ * bound. When the frontend offers reads (an ACP editor), the text is the editor's, unsaved
+ * buffers included, with the same bounds (readHostLines).
  */
-import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { headBytes } from "../../protocol/text-cut.js";
+import { type HostReader, readHostText, refuseIfNotRegular } from "./host-files.js";
 import { type OpenOptions, openRegularFile } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
@@ -43,10 +44,16 @@ export const readFileTool: Tool<z.infer<typeof ReadFileInput>> = {
       title: `Read ${target.shown}`,
       approval: null,
       async execute(run) {
-        const read = await readLines(target, input.offset ?? 1, input.limit ?? READ_FILE_LINES, {
-          notRegular: `${target.shown} is not a regular file (use list_dir for folders)`,
-          blockingForTests: run.testBlockingOpen === true,
-        });
+        const offset = input.offset ?? 1;
+        const limit = input.limit ?? READ_FILE_LINES;
+        const notRegular = `${target.shown} is not a regular file (use list_dir for folders)`;
+        const host = run.host?.readTextFile ? (run.host as HostReader) : null;
+        const read = host
+          ? await readHostLines(host, target, offset, limit, notRegular, run.signal)
+          : await readLines(target, offset, limit, {
+              notRegular,
+              blockingForTests: run.testBlockingOpen === true,
+            });
         return {
           status: "completed",
           output: render(read),
@@ -66,6 +73,8 @@ interface LinesRead {
   stop: "lines" | "bytes" | "long_line" | null;
   /** Whether lines follow the ones shown. */
   more: boolean;
+  /** The number of the source's last line (set when the scan reached its end, `more` false). */
+  total: number;
 }
 
 async function readLines(
@@ -77,7 +86,12 @@ async function readLines(
   // Never a blocking open: a FIFO or a device is refused before it is opened (regular-file.ts).
   const handle = await openRegularFile(target, options);
   try {
-    return await scan(handle, target, offset, limit);
+    const source: ChunkSource = async (chunk, position) =>
+      (await handle.read(chunk, 0, CHUNK_BYTES, position)).bytesRead;
+    const read = await scan(source, target, offset, limit, 1);
+    if (offset > 1 && !read.more && offset > read.total)
+      throw pastTheEnd(offset, target, read.total);
+    return read;
   } catch (error) {
     throw error instanceof ToolError ? error : fsToolError(error, target.shown);
   } finally {
@@ -85,17 +99,62 @@ async function readLines(
   }
 }
 
-/** One pass over the file: lines before `offset` are counted, not kept. */
-async function scan(
-  handle: FileHandle,
+/**
+ * The editor's text (an unsaved buffer included; tool-host.ts): it is asked for the lines this
+ * call may show and one more (whether more follow), and they are scanned with the same bounds
+ * as a file. Past the end, it is asked again for the lines before `offset`, to count them.
+ */
+async function readHostLines(
+  host: HostReader,
   target: WorkspacePath,
   offset: number,
   limit: number,
+  notRegular: string,
+  signal: AbortSignal,
 ): Promise<LinesRead> {
-  const result: LinesRead = { first: offset, lines: [], stop: null, more: false };
+  await refuseIfNotRegular(target, notRegular);
+  const text = await readHostText(host, target, { line: offset, limit: limit + 1 }, signal);
+  const read = await scan(bufferSource(Buffer.from(text, "utf8")), target, offset, limit, offset);
+  if (offset > 1 && read.lines.length === 0) {
+    const before = await readHostText(host, target, { line: 1, limit: offset - 1 }, signal);
+    throw pastTheEnd(offset, target, Math.min(countLines(before), offset - 1));
+  }
+  return read;
+}
+
+/** Lines as the scan counts them: a last line without a newline counts too. */
+function countLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return text === "" || text.endsWith("\n") ? lines : lines + 1;
+}
+
+function pastTheEnd(offset: number, target: WorkspacePath, lines: number): ToolError {
+  return new ToolError(`offset ${offset} is past the end of ${target.shown} (${lines} lines)`);
+}
+
+/** Fills `chunk` from `position` on; returns how many bytes it put there (0 at the end). */
+type ChunkSource = (chunk: Buffer, position: number) => Promise<number>;
+
+function bufferSource(bytes: Buffer): ChunkSource {
+  return async (chunk, position) => bytes.copy(chunk, 0, position, position + chunk.length);
+}
+
+/**
+ * One pass over the text: lines before `offset` are counted, not kept. The source's first line
+ * is line `firstLine` (1 for a file; the editor's answer starts at the line asked for).
+ */
+async function scan(
+  source: ChunkSource,
+  target: WorkspacePath,
+  offset: number,
+  limit: number,
+  firstLine: number,
+): Promise<LinesRead> {
+  const result: LinesRead = { first: offset, lines: [], stop: null, more: false, total: 0 };
   const chunk = Buffer.alloc(CHUNK_BYTES);
   let position = 0;
-  let lineNumber = 1;
+  let lineNumber = firstLine;
   let pieces: Buffer[] = [];
   let kept = 0;
   let lineLength = 0;
@@ -123,7 +182,7 @@ async function scan(
   };
 
   for (;;) {
-    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
+    const bytesRead = await source(chunk, position);
     if (bytesRead === 0) break;
     const data = chunk.subarray(0, bytesRead);
     if (position === 0 && looksBinary(data))
@@ -155,11 +214,7 @@ async function scan(
     result.stop = "bytes";
     result.more = true;
   }
-  if (offset > 1 && offset >= lineNumber) {
-    throw new ToolError(
-      `offset ${offset} is past the end of ${target.shown} (${lineNumber - 1} lines)`,
-    );
-  }
+  result.total = lineNumber - 1;
   return result;
 }
 

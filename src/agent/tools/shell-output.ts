@@ -23,6 +23,8 @@ export class HeadTailCapture {
   private tail: Buffer[] = [];
   private tailLength = 0;
   private total = 0;
+  /** The output went on where it could not be followed: how much was left out is unknown. */
+  private gap = false;
 
   constructor(toolOutputBytes: number) {
     const capacity = modelOutputCapacity(toolOutputBytes);
@@ -48,18 +50,29 @@ export class HeadTailCapture {
       this.tailLength -= (this.tail.shift() as Buffer).length;
   }
 
+  /**
+   * The output's end is `bytes`, and what came between the pushed output and it is unknown (an
+   * editor's terminal kept only the tail of a long output; host-shell.ts): the head stays.
+   */
+  endWith(bytes: Buffer): void {
+    this.gap = true;
+    this.tail = [bytes];
+    this.tailLength = bytes.length;
+  }
+
   /** The output as the model sees it, `status` (e.g. "[exit code 0]") on the last line. */
   render(status: string): string {
     const head = Buffer.concat(this.head);
     const tail = Buffer.concat(this.tail);
-    if (this.total <= this.headLimit + this.tailLimit)
+    if (!this.gap && this.total <= this.headLimit + this.tailLimit)
       return join(Buffer.concat([head, tail]).toString("utf8"), status);
     const shownHead = headBytes(head, this.headLimit);
     const shownTail = tailBytes(tail, this.tailLimit);
-    const omitted = this.total - shownHead.length - shownTail.length;
-    const text =
-      `${Buffer.from(shownHead).toString("utf8")}\n[... ${omitted} bytes of output omitted ...]\n` +
-      Buffer.from(shownTail).toString("utf8");
+    const omitted = this.gap
+      ? "[... part of the output omitted ...]"
+      : `[... ${this.total - shownHead.length - shownTail.length} bytes of output omitted ...]`;
+    const headText = Buffer.from(shownHead).toString("utf8");
+    const text = `${headText === "" ? "" : `${headText}\n`}${omitted}\n${Buffer.from(shownTail).toString("utf8")}`;
     return join(text, status);
   }
 }
@@ -75,6 +88,10 @@ export class StreamBudget {
 
   constructor(limit: number) {
     this.remaining = limit;
+  }
+
+  get spent(): boolean {
+    return this.remaining <= 0;
   }
 
   /** The part of `text` still within the budget ("" once it is spent). */

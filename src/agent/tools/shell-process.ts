@@ -28,7 +28,7 @@ const GROUP_GONE_MS = 2000;
 const LATE_OUTPUT_BYTES = 2 * 1024 * 1024;
 
 export type ShellEnd =
-  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: "exited"; code: number | null; signal: string | null }
   | { kind: "timed_out" }
   | { kind: "interrupted" };
 

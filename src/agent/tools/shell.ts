@@ -5,12 +5,15 @@
  * most `tool_output_bytes`: head, omission line, tail, and a closing status line.
  * Exit 0 is `completed`; a non-zero exit, a signal or the timeout is `failed`; an abort is
  * `interrupted`. A `timeout_ms` above `shell_timeout_ms` is a tool error (the schema says so).
+ * When the frontend offers terminals (an ACP editor), the command runs in one of its terminals
+ * instead, with the same environment, timeout and bounds (host-shell.ts).
  */
 import { z } from "zod";
 import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { clipChars } from "../../protocol/text-cut.js";
 import { DENIAL_NOTE_BYTES, DenialScan } from "../sandbox/denials.js";
 import type { Sandbox } from "../sandbox/index.js";
+import { runInHostTerminal, type TerminalHost } from "./host-shell.js";
 import { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { runShell, type ShellEnd } from "./shell-process.js";
 import {
@@ -124,22 +127,15 @@ async function execute(
   const budget = new StreamBudget(ctx.limits.tool_stream_bytes);
   const denials = sandbox ? new DenialScan(sandbox.kind, sandbox.network) : null;
   let end: ShellEnd;
+  const host = ctx.host?.createTerminal ? (ctx.host as TerminalHost) : null;
   try {
-    end = await runShell({
-      command,
-      cwd: ctx.workspace,
-      env: ctx.env,
-      timeoutMs,
-      signal: ctx.signal,
-      ...(sandbox ? { wrap: sandbox.launch } : {}),
-      async onChunk(stream, bytes, text) {
-        capture.push(bytes);
-        denials?.push(text);
-        const streamed = budget.take(text);
-        if (streamed !== "") await ctx.onOutput(stream, streamed);
-      },
-    });
-  } catch {
+    // The editor's terminal when it offers one (host-shell.ts), with the same bounds; never for
+    // a sandboxed command, which must run inside our own sandbox.
+    if (host && !sandbox)
+      end = await runInHostTerminal(host, command, timeoutMs, ctx, capture, budget);
+    else end = await runLocal(command, timeoutMs, ctx, capture, budget, sandbox, denials);
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
     throw new ToolError("the shell could not be started");
   }
   const outcome = describe(end, timeoutMs);
@@ -151,6 +147,31 @@ async function execute(
     exit_code: end.kind === "exited" ? end.code : null,
     diff: null,
   };
+}
+
+function runLocal(
+  command: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  capture: HeadTailCapture,
+  budget: StreamBudget,
+  sandbox: Sandbox | null,
+  denials: DenialScan | null,
+): Promise<ShellEnd> {
+  return runShell({
+    command,
+    cwd: ctx.workspace,
+    env: ctx.env,
+    timeoutMs,
+    signal: ctx.signal,
+    ...(sandbox ? { wrap: sandbox.launch } : {}),
+    async onChunk(stream, bytes, text) {
+      capture.push(bytes);
+      denials?.push(text);
+      const streamed = budget.take(text);
+      if (streamed !== "") await ctx.onOutput(stream, streamed);
+    },
+  });
 }
 
 function describe(end: ShellEnd, timeoutMs: number) {

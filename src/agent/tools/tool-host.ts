@@ -1,35 +1,72 @@
 /**
  * Where the file and shell tools do their I/O when the frontend offers its own: an ACP editor's
- * `fs/read_text_file`, `fs/write_text_file` and `terminal/*` (docs/acp.md). The host only
- * performs I/O on a path or command that our tools have already confined, planned and had
- * approved; bounds, confinement and approvals stay ours whichever side does the I/O. Every
- * member is optional: a missing one means our own tool does that part itself.
+ * `fs/read_text_file`, `fs/write_text_file` and `terminal/*` (docs/acp.md, "Client file system
+ * and terminals"). The host only performs I/O on a path or command that our tools have already
+ * confined, planned and had approved; bounds, confinement and approvals stay ours whichever side
+ * does the I/O. Every member is optional: a missing one means our own tool does that part itself.
+ * Any rejection of a member becomes a tool error whose message names only the model's path
+ * (host-files.ts, host-shell.ts): what the host says about the failure is never passed on.
  */
 export interface ToolHost {
-  /** The file's text as the editor sees it (unsaved buffers included); `path` is absolute. */
-  readTextFile?(path: string, signal: AbortSignal): Promise<string>;
-  /** Writes the whole text of a file; `path` is absolute and already confined. */
+  /**
+   * The file's text as the editor sees it (unsaved buffers included); `path` is absolute and
+   * confined. `range` asks for `limit` lines from `line` (1-based); null asks for the whole file.
+   */
+  readTextFile?(path: string, range: LineRange | null, signal: AbortSignal): Promise<string>;
+  /** Writes the whole text of a file; `path` is absolute, confined, its folder exists. */
   writeTextFile?(path: string, content: string, signal: AbortSignal): Promise<void>;
-  /** Runs one approved shell command in the editor's terminal, in `cwd`. */
-  runCommand?(command: HostCommand, signal: AbortSignal): Promise<HostCommandResult>;
+  /**
+   * Starts one approved command in a terminal of the editor's. Never cancelled: a terminal the
+   * editor made after an interrupt must still be killed and released, which needs its id.
+   */
+  createTerminal?(command: HostCommand): Promise<HostTerminal>;
+}
+
+export interface LineRange {
+  line: number;
+  limit: number;
 }
 
 export interface HostCommand {
-  command: string;
-  /** Absolute, confined. */
+  /** The call's item id (its `tool_call` event's), so the editor can show the terminal with it. */
+  itemId: string | null;
+  /** The program (our shell, absolute) and its arguments (`-c`, the command line). */
+  program: string;
+  args: string[];
+  /** Absolute, confined: the workspace. */
   cwd: string;
-  /** Provider credentials already removed (shell-env.ts). */
-  env: NodeJS.ProcessEnv;
-  /** The most output the host keeps (our `tool_output_bytes`). */
+  /**
+   * The command's environment: ours (provider credentials removed, shell-env.ts), with every
+   * removed credential set to "" so that the editor's own value cannot reach the command.
+   */
+  env: Record<string, string>;
+  /** The most output the host keeps (the tail of it, when there is more). */
   outputByteLimit: number;
-  timeoutMs: number;
 }
 
-export interface HostCommandResult {
-  output: string;
-  truncated: boolean;
+export interface HostExit {
   exitCode: number | null;
   signal: string | null;
+}
+
+export interface HostTerminalOutput {
+  output: string;
+  /** The host dropped the start of the output to stay within `outputByteLimit`. */
+  truncated: boolean;
+  /** Set once the command has ended. */
+  exit: HostExit | null;
+}
+
+/** One command running in the host's terminal; `release` must always be called once. */
+export interface HostTerminal {
+  readonly id: string;
+  output(): Promise<HostTerminalOutput>;
+  /** Settles when the command ends; `signal` stops waiting (the command goes on). */
+  waitForExit(signal: AbortSignal): Promise<HostExit>;
+  /** Kills the command; the terminal stays until `release`. */
+  kill(): Promise<void>;
+  /** Kills what still runs and frees the terminal; its output stays on screen. */
+  release(): Promise<void>;
 }
 
 /**

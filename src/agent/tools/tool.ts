@@ -30,6 +30,8 @@ export interface ToolContext {
   sandbox?: Sandbox;
   /** The frontend's own file and terminal I/O, when it offers it (tool-host.ts, docs/acp.md). */
   host?: ToolHost;
+  /** The call's item id (its `tool_call` event's) while it executes; null or absent at planning. */
+  itemId?: string | null;
   /** Streams shell output to the client; awaiting it is back-pressure. */
   onOutput(stream: "stdout" | "stderr", text: string): Promise<void>;
 }

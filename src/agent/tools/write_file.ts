@@ -4,11 +4,11 @@
  */
 import { z } from "zod";
 import { utf8Length } from "../../protocol/raw-json.js";
-import { EDIT_FILE_BYTES, readTextForEdit } from "./text-file.js";
+import { readForEdit, writeEdit } from "./host-files.js";
+import { EDIT_FILE_BYTES } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { diffStat, unifiedDiff } from "./unified-diff.js";
 import { resolveForWrite } from "./workspace-path.js";
-import { writeWorkspaceFile } from "./workspace-write.js";
 
 const WriteFileInput = z.strictObject({
   path: z.string().describe("File path, relative to the workspace; missing folders are created."),
@@ -27,21 +27,14 @@ export const writeFileTool: Tool<z.infer<typeof WriteFileInput>> = {
     if (utf8Length(input.content) > EDIT_FILE_BYTES)
       throw new ToolError(`content is larger than ${EDIT_FILE_BYTES} bytes`);
     const target = await resolveForWrite(ctx.workspace, input.path);
-    const before = target.exists ? await readTextForEdit(target) : null;
+    const before = target.exists ? await readForEdit(ctx, target) : null;
     const diff = unifiedDiff(target.relative, before, input.content);
     const verb = target.exists ? "Write" : "Create";
     return {
       title: `${verb} ${target.shown}`,
       approval: { kind: "edit", command: null, path: target.relative, diff },
       async execute() {
-        await writeWorkspaceFile(
-          ctx.workspace,
-          input.path,
-          target,
-          before,
-          input.content,
-          ctx.signal,
-        );
+        await writeEdit(ctx, input.path, target, before, input.content);
         const lines = countLines(input.content);
         return {
           status: "completed",
