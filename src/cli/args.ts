@@ -15,6 +15,8 @@ export interface CommandSpec {
   positionals?: string[];
   /** After them, one or more words of this name (`<prompt...>`); none allowed when absent. */
   rest?: string;
+  /** The `rest` words may be left out (exec's prompt can come from stdin). */
+  restOptional?: boolean;
 }
 
 export interface Parsed {
@@ -37,7 +39,10 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Parsed {
     throw new UsageError(firstSentence(error));
   }
   const help = parsed.values.help === true;
-  const wanted = spec.rest ? [...(spec.positionals ?? []), spec.rest] : (spec.positionals ?? []);
+  const wanted =
+    spec.rest && !spec.restOptional
+      ? [...(spec.positionals ?? []), spec.rest]
+      : (spec.positionals ?? []);
   const count = parsed.positionals.length;
   if (!help && (count < wanted.length || (count > wanted.length && !spec.rest))) {
     const missing = wanted[count];

@@ -6,7 +6,7 @@ import { MarkdownStream } from "./markdown-stream.js";
 import { ShellFold } from "./shell-fold.js";
 import { failureLines } from "./turn-failure.js";
 import { usageLine } from "./usage-line.js";
-import type { TurnView } from "./view.js";
+import type { TurnExit, TurnView } from "./view.js";
 
 type Body<T extends TurnEventBody["type"]> = Extract<TurnEventBody, { type: T }>;
 
@@ -113,9 +113,15 @@ export class HumanView implements TurnView {
     this.openTool = null;
   }
 
-  result(result: TurnResult): void {
+  result(result: TurnResult, exit?: TurnExit): void {
     this.pause();
     const usage = usageLine(result, this.lastUsage);
+    const denied = exit?.deniedUnasked ?? 0;
+    if (denied > 0)
+      this.side(
+        `${denied} ${denied === 1 ? "approval was" : "approvals were"} denied: no terminal to ask on (exit ${exit?.code}).`,
+        YELLOW,
+      );
     if (result.status === "failed") {
       for (const line of failureLines(this.term, result, this.model)) this.side(line, RED);
       this.side(`  ${usage}`, DIM);

@@ -21,7 +21,24 @@ export async function markdownRenderer(term: Terminal): Promise<RenderBlock | nu
   chalk.level = term.color ? (Math.max(chalk.level, 1) as 1 | 2 | 3) : 0;
   const width = Math.max(40, Math.min(term.io.out.columns || 80, 120));
   const marked = new Marked(
-    markedTerminal({ width, reflowText: false, emoji: false, tab: 2, showSectionPrefix: true }),
+    markedTerminal({
+      width,
+      reflowText: false,
+      emoji: false,
+      tab: 2,
+      showSectionPrefix: true,
+      // cli-table3 colors tables on its own: without color, plain borders.
+      ...(term.color ? {} : { tableOptions: { style: { head: [], border: [] } } }),
+    }),
   );
+  // marked-terminal renders a tight list item's text token as is; its inline tokens (emphasis,
+  // code, links) are parsed here instead. `false` leaves every other text to marked-terminal.
+  marked.use({
+    renderer: {
+      text(token) {
+        return "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : false;
+      },
+    },
+  });
   return (block) => marked.parse(block, { async: false }) as string;
 }
