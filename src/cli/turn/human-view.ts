@@ -124,7 +124,7 @@ export class HumanView implements TurnView {
       );
     if (result.status === "failed") {
       for (const line of failureLines(this.term, result, this.model)) this.side(line, RED);
-      this.side(`  ${usage}`, DIM);
+      if (result.steps > 0) this.side(`  ${usage}`, DIM);
     } else if (result.status === "interrupted")
       this.side(`Interrupted; what the turn did so far is saved in the session. ${usage}`, YELLOW);
     else if (result.stop_reason === "end_turn") this.side(`✓ ${usage}`, DIM);
