@@ -1,29 +1,38 @@
-import { resolveProviders } from "../../models/providers.js";
-import { resolveHome } from "../../store/home.js";
-import { loadSettings } from "../../store/settings.js";
+import { closeSync, openSync, readSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** The settings file is read only this far (the backend's own bound is the same 1 MiB). */
+const CONFIG_BYTES = 1_048_576;
 
 /**
- * Where the user's settings point `provider`: its base URL and whether it came from their
- * MC_HOME/config.json or is the built-in default. Only for the user's own screen, when the
- * provider cannot be reached; the backend's errors never carry it. Null when the provider is
- * not configured or the settings cannot be read.
+ * Where the user's own MC_HOME/config.json points `provider` ("base_url"), for the line that
+ * says an unreachable provider's address. The CLI reads the file itself, for this line only:
+ * the backend's errors never carry a URL, and the CLI does not reach into the store otherwise.
+ * Null when the file, the provider or its base_url is not there (a built-in provider on its
+ * built-in address), or the file cannot be read.
  */
-export function providerAddress(
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  provider: string,
-): { url: string; source: string } | null {
+export function configuredAddress(env: NodeJS.ProcessEnv, provider: string): string | null {
+  const home = env.MC_HOME ? resolve(env.MC_HOME) : join(homedir(), ".mc");
   try {
-    const settings = loadSettings(resolveHome(env), cwd);
-    const found = resolveProviders(settings).find((p) => p.id === provider);
-    if (!found || found.base_url === "") return null;
-    const own = settings.global.providers?.[provider]?.base_url !== undefined;
-    return {
-      url: withoutUserinfo(found.base_url),
-      source: own ? "from MC_HOME/config.json" : "the built-in address",
+    const settings = JSON.parse(readHead(join(home, "config.json"))) as {
+      providers?: Record<string, { base_url?: unknown }>;
     };
+    const url = settings.providers?.[provider]?.base_url;
+    return typeof url === "string" && url !== "" ? withoutUserinfo(url) : null;
   } catch {
     return null;
+  }
+}
+
+function readHead(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(CONFIG_BYTES);
+    const size = readSync(fd, buffer, 0, CONFIG_BYTES, 0);
+    return buffer.subarray(0, size).toString("utf8");
+  } finally {
+    closeSync(fd);
   }
 }
 

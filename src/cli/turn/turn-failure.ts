@@ -1,6 +1,6 @@
 import { adviceForTurn, type TurnResult } from "../../client/index.js";
 import type { Terminal } from "../terminal.js";
-import { providerAddress } from "./provider-address.js";
+import { configuredAddress } from "./provider-address.js";
 
 type Failed = Extract<TurnResult, { status: "failed" }>;
 
@@ -16,11 +16,12 @@ export function failureLines(term: Terminal, result: Failed, model: string | nul
   if (said) lines.push(`  the provider said: ${said}`);
   const provider = model?.split("/")[0];
   if (provider && unreachable(code, message)) {
-    const address = providerAddress(term.io.env, process.cwd(), provider);
-    if (address)
-      lines.push(
-        `  could not reach provider "${provider}" at ${address.url} (${address.source}); is the server running there?`,
-      );
+    const url = configuredAddress(term.io.env, provider);
+    lines.push(
+      url
+        ? `  could not reach provider "${provider}" at ${url} (from MC_HOME/config.json); is the server running there?`
+        : `  could not reach provider "${provider}" at its built-in address; check the network.`,
+    );
   }
   return lines;
 }
