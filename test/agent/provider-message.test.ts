@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createAnthropicProvider } from "../../src/agent/providers/anthropic.js";
+import { createModelProvider } from "../../src/agent/providers/index.js";
 import type { ProviderFailure } from "../../src/agent/providers/provider.js";
 import { providerText, redact } from "../../src/agent/providers/provider-text.js";
 import { createResponsesProvider } from "../../src/agent/providers/responses.js";
@@ -102,6 +103,20 @@ describe("provider_message: the provider's own words, bounded and redacted", () 
       server = await startChatServer();
     });
     after(() => server.close());
+
+    test("the call's own key is redacted whatever its shape, also when the bound cuts it", async () => {
+      const key = "plainword";
+      const provider = createModelProvider(
+        options(providerAt("openai-compatible", server.baseUrl, "local"), { kind: "api_key", key }),
+      );
+      server.reply(fail(404, { body: { error: `model not found; your key ${key} is fine` } }));
+      const whole = (await drain(provider.stream(modelRequest()))).failure;
+      assert.equal(whole?.providerMessage, "model not found; your key [redacted] is fine");
+      server.reply(fail(404, { body: { error: `${"x".repeat(235)} ${key} and more` } }));
+      const cut = (await drain(provider.stream(modelRequest()))).failure?.providerMessage ?? "";
+      assert.ok(!cut.includes("plai"), cut);
+      assert.ok(cut.length <= PROVIDER_MESSAGE_CHARS && cut.endsWith("…"), cut);
+    });
 
     test("an error status with {error: {message}}, with {error: string}, and an in-stream error", async () => {
       const text = hostile(CHAT_KEY, server.baseUrl);

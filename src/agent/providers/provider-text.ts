@@ -20,7 +20,12 @@ export function providerText(body: unknown): string | null {
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
     .replace(/\s+/g, " ")
     .trim();
-  const safe = redact(headChars(flat, SCANNED_CHARS)).trim();
+  return bounded(redact(headChars(flat, SCANNED_CHARS)));
+}
+
+/** Null for nothing (or nothing but a redaction), else at most PROVIDER_MESSAGE_CHARS units. */
+function bounded(text: string): string | null {
+  const safe = text.trim();
   if (safe === "" || safe === REDACTED) return null;
   return safe.length > PROVIDER_MESSAGE_CHARS
     ? `${headUnits(safe, PROVIDER_MESSAGE_CHARS - 1)}…`
@@ -96,4 +101,22 @@ export function redact(text: string): string {
   for (const rule of RULES) out = out.replace(rule, REDACTED);
   // Runs of redactions read as one.
   return out.replace(/\[redacted\](?:[\s/:.]*\[redacted\])+/g, REDACTED);
+}
+
+/**
+ * `text` without any of `secrets`: each occurrence, and a beginning of one (4+ characters) cut
+ * off by the bound at the end, becomes "[redacted]". Null when nothing else is left.
+ */
+export function withoutSecrets(text: string, secrets: string[]): string | null {
+  let out = text;
+  for (const secret of secrets) {
+    out = out.split(secret).join(REDACTED);
+    const body = out.endsWith("…") ? out.slice(0, -1) : out;
+    for (let n = Math.min(secret.length - 1, body.length); n >= 4; n--)
+      if (body.endsWith(secret.slice(0, n))) {
+        out = `${body.slice(0, -n)}${REDACTED}${out.endsWith("…") ? "…" : ""}`;
+        break;
+      }
+  }
+  return bounded(out.replace(/\[redacted\](?:[\s/:.]*\[redacted\])+/g, REDACTED));
 }
