@@ -387,7 +387,11 @@ type Outcome =
   | {
       status: "failed";
       stop_reason: null;
-      error: { code: ProviderFailure["code"] | "history_write_failed"; message: string };
+      error: {
+        code: ProviderFailure["code"] | "history_write_failed";
+        message: string;
+        provider_message?: string;
+      };
     };
 
 const CONTEXT_EXCEEDED_MESSAGE =
@@ -403,6 +407,10 @@ function failed(failure: ProviderFailure): Outcome {
   return {
     status: "failed",
     stop_reason: null,
-    error: { code: failure.code, message: failure.message },
+    error: {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.providerMessage ? { provider_message: failure.providerMessage } : {}),
+    },
   };
 }

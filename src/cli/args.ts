@@ -15,7 +15,7 @@ export interface CommandSpec {
   positionals?: string[];
   /** After them, one or more words of this name (`<prompt...>`); none allowed when absent. */
   rest?: string;
-  /** The `rest` words may be none at all. */
+  /** The `rest` words may be left out (exec's prompt can come from stdin). */
   restOptional?: boolean;
 }
 

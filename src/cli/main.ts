@@ -35,7 +35,8 @@ Commands:
   conformance        Check a child command against the protocol (default: this package's)
 
 Run "mc-agent <command> --help" for a command's options.
-Exit codes: 0 ok, 1 the operation failed, 2 usage error, 130 interrupted (exec).
+Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 exec: an approval was denied
+for want of a terminal (docs/cli.md), 130 interrupted (exec).
 NO_COLOR disables color.
 `;
 

@@ -58,7 +58,8 @@ describe("mc-agent chat (real child, loopback model)", () => {
   it("Ctrl-C interrupts a running turn and the chat goes on; Ctrl-C at an empty prompt quits", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
     writeFileSync(join(world.box.workspace, "a.txt"), "alpha\n");
-    world.server.reply(stall(text("Thinking about a long answer here"), 3));
+    // A complete first paragraph: the terminal renders markdown a finished block at a time.
+    world.server.reply(stall(text(["Thinking.\n\n", "About a long answer"]), 2));
     world.server.reply(toolCall("read_file", { path: "a.txt" }), text("It says alpha."));
     const p = pty("chat");
     await waitForCount(p, PROMPT, 1);

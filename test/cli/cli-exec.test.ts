@@ -27,7 +27,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stdout, "Hello there, how can I help?\n");
     assert.match(first.stderr, /^demo\/demo-1 \(low\) · ask · new session \S+\n/);
-    assert.match(first.stderr, /\n✓ 1 step · 12 in \/ 5 out tokens\n/);
+    assert.match(first.stderr, /\n✓ 1 step · 12 in \/ 5 out tokens · context 0% of 128k\n/);
     assert.deepEqual(world.server.requests[0]?.body.messages.at(-1), {
       role: "user",
       content: "Say hello",
@@ -130,7 +130,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
     const edit = { path: "notes.txt", old_text: "beta", new_text: "gamma" };
     world.server.reply(toolCall("edit_file", edit), text("Not allowed, then."));
     const denied = await run("exec", "Change it");
-    assert.equal(denied.code, 0, denied.stderr);
+    assert.equal(denied.code, 3, denied.stderr); // the denial exit code (docs/cli.md, "exec")
     assert.match(
       denied.stderr,
       /\n {2}denied: no terminal to ask on \(rerun with --permissions accept_edits to allow this without asking\)\n/,
@@ -152,17 +152,19 @@ describe("mc-agent exec (real child, loopback model)", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     const result = lines.pop();
-    assert.equal(result.result.status, "completed");
-    assert.equal(result.result.steps, 2);
+    assert.equal(result.type, "result");
+    assert.equal(result.status, "completed");
+    assert.equal(result.steps, 2);
+    assert.equal(result.exit_code, 0);
     lines.forEach((line, i) => {
       assert.equal(line.seq, i);
-      assert.equal(line.turn_id, result.result.turn_id);
+      assert.equal(line.turn_id, result.turn_id);
     });
-    const types = lines.map((l) => l.event.type);
+    const types = lines.map((l) => l.type);
     assert.equal(types[0], "turn_started");
     for (const type of ["message_delta", "message_done", "tool_call", "tool_done", "usage"])
       assert.ok(types.includes(type), `${type} in ${types.join(",")}`);
-    const done = lines.filter((l) => l.event.type === "message_done").map((l) => l.event.text);
+    const done = lines.filter((l) => l.type === "message_done").map((l) => l.text);
     assert.deepEqual(done, ["Looking.", "Empty."]);
     assert.equal(r.stderr, "", "nothing but JSON lines, and nothing on stderr");
   });
@@ -253,9 +255,10 @@ describe("mc-agent exec (real child, loopback model)", () => {
 
   it("Ctrl-C interrupts the turn, waits for its result, exits 130; the history shows it", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
-    world.server.reply(stall(text("Thinking about a long answer here"), 3));
+    // The first paragraph is complete (a blank line follows), so the terminal shows it rendered.
+    world.server.reply(stall(text(["Thinking.\n\n", "About a long answer"]), 2));
     const p = pty("exec", "Think");
-    await p.waitFor("Thinking", 30_000);
+    await p.waitFor("Thinking.", 30_000);
     p.type("\x03");
     assert.equal(await p.done, 130, p.output);
     assert.ok(p.output.includes("Interrupting… (Ctrl-C again exits at once)"), p.output);
@@ -263,7 +266,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
     const id = sessionOf(p.output);
     const shown = await run("show", id);
     assert.equal(shown.code, 0, shown.stderr);
-    assert.match(shown.stdout, /assistant: Thinking \(interrupted\)/);
+    assert.match(shown.stdout, /assistant: Thinking\.\s*\(interrupted\)/);
     assert.match(shown.stdout, /turn interrupted · /);
   });
 });

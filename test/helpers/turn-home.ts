@@ -5,7 +5,7 @@ export const TURN_KEY = "sk-cli-test-key";
 
 /**
  * A store whose `demo` provider is a loopback Chat Completions server at `baseUrl`, with a valid
- * cached catalog (demo-1 with efforts, demo-2 without) and, unless `model` is null, demo/demo-1
+ * cached catalog (demo-1 with efforts and a 128k context window, demo-2 without either) and, unless `model` is null, demo/demo-1
  * preselected in settings; the environment the CLI runs with (the key in DEMO_KEY).
  */
 export function writeTurnHome(
@@ -23,7 +23,13 @@ export function writeTurnHome(
     box,
     "demo",
     cacheDoc("demo", identity, [
-      { id: "demo-1", name: "Demo 1", efforts: ["low", "high"], default_effort: "low" },
+      {
+        id: "demo-1",
+        name: "Demo 1",
+        efforts: ["low", "high"],
+        default_effort: "low",
+        context_window: 128_000,
+      },
       { id: "demo-2", name: "Demo 2" },
     ]),
   );

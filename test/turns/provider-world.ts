@@ -39,8 +39,8 @@ export const DEFAULT_PROVIDER_MODELS: Record<WorldProvider, CacheModelFixture[]>
   ],
   anthropic: [
     {
-      id: "claude-sonnet-4-5",
-      name: "Claude Sonnet 4.5",
+      id: "claude-sonnet-4-test",
+      name: "Claude Sonnet 4 (test)",
       efforts: ["low", "medium", "high"],
       default_effort: "medium",
     },

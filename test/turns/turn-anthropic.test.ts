@@ -78,7 +78,7 @@ describe("turns on anthropic (Messages API)", () => {
     assert.equal(seen?.headers["anthropic-version"], "2023-06-01");
     assert.equal(seen?.headers.authorization, undefined);
     const body = bodies(server)[0] ?? {};
-    assert.equal(body.model, "claude-sonnet-4-5");
+    assert.equal(body.model, "claude-sonnet-4-test");
     assert.equal(body.stream, true);
     assert.equal(body.max_tokens, 64_000);
     assert.match(String(body.system), /Workspace: /);
@@ -161,7 +161,7 @@ describe("turns on anthropic (Messages API)", () => {
     );
     await runTurn(w.child, "First");
     assert.deepEqual(bodies(server)[0]?.thinking, { type: "enabled", budget_tokens: 24_000 });
-    await selectModel(w.child, "anthropic/claude-sonnet-4-5", "low");
+    await selectModel(w.child, "anthropic/claude-sonnet-4-test", "low");
     await runTurn(w.child, "Second");
     assert.deepEqual(bodies(server)[1]?.thinking, { type: "enabled", budget_tokens: 4_096 });
     await selectModel(w.child, "anthropic/claude-3-5-haiku-latest", null);

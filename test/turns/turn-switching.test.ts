@@ -54,7 +54,7 @@ describe("turns: switching provider mid-session", () => {
     const w = await switchingWorld();
     await firstTurnOnDemo(w);
 
-    await selectModel(w.child, "anthropic/claude-sonnet-4-5", "medium");
+    await selectModel(w.child, "anthropic/claude-sonnet-4-test", "medium");
     const anthropic = w.sse("anthropic");
     anthropic.script(
       anthropicReply({
@@ -64,7 +64,7 @@ describe("turns: switching provider mid-session", () => {
     );
     const second = await runTurn(w.child, "Now on Claude?");
     assert.equal(second.result.status, "completed", JSON.stringify(second.result.error));
-    assert.equal(second.events[0]?.event.model, "anthropic/claude-sonnet-4-5");
+    assert.equal(second.events[0]?.event.model, "anthropic/claude-sonnet-4-test");
     const messages = bodies(anthropic)[0]?.messages as Message[];
     assert.deepEqual(messages.slice(0, 2), [
       { role: "user", content: [{ type: "text", text: "What is in notes.txt?" }] },

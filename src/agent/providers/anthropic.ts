@@ -1,7 +1,7 @@
 import { parseJson } from "../../protocol/well-formed.js";
 import { messagesBody } from "./anthropic-format.js";
 import { MessagesReader } from "./anthropic-reader.js";
-import { failure, mentionsContextLength, thrownFailure } from "./failures.js";
+import { failure, mentionsContextLength, saying, thrownFailure } from "./failures.js";
 import type { ProviderOptions } from "./index.js";
 import type { ModelProvider, ProviderFailure, StreamEvent, Usage } from "./provider.js";
 import { anthropicClient, CallGuard, loadAnthropic } from "./transport.js";
@@ -48,7 +48,10 @@ export function createAnthropicProvider(options: ProviderOptions): ModelProvider
           for await (const { event, data } of messages) {
             // As the SDK reads the stream: unnamed events, `ping` and empty data are skipped.
             if (event === undefined || event === "ping") continue;
-            if (event === "error") throw inStreamFailure(parsedOrText(data));
+            if (event === "error") {
+              const body = parsedOrText(data);
+              throw saying(inStreamFailure(body), body);
+            }
             if (data === "") continue;
             yield* reader.read(parseJson(data) as { type: string });
             if (reader.stopped) break;

@@ -2,7 +2,7 @@ import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/
 import { parseJson } from "../../protocol/well-formed.js";
 import { toChatMessages, toChatTools } from "./chat-messages.js";
 import { ChatStreamAssembler } from "./chat-stream.js";
-import { failure, mentionsContextLength, thrownFailure } from "./failures.js";
+import { failure, mentionsContextLength, saying, thrownFailure } from "./failures.js";
 import {
   type ModelProvider,
   type ModelRequest,
@@ -47,7 +47,7 @@ export class ChatCompletionsProvider implements ModelProvider {
           continue;
         }
         const chunk = parseJson(data) as { error?: unknown } | null;
-        if (chunk?.error) throw errorObjectFailure(chunk.error);
+        if (chunk?.error) throw saying(errorObjectFailure(chunk.error), chunk);
         yield* assembler.accept(chunk);
       }
       if (guard.cancelled) return;

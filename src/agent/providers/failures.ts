@@ -1,10 +1,13 @@
 import { type FailureCode, ProviderFailure } from "./provider.js";
+import { providerText } from "./provider-text.js";
 import type { CallGuard } from "./transport.js";
 
 /**
  * From whatever a model call threw to a `ProviderFailure`, for every provider. Messages are fixed
  * sentences per code (an HTTP status or a provider's error code at most): never the SDK's own
- * text, which quotes the response body and may name the URL, nor a header or the body.
+ * text, which quotes the response body and may name the URL, nor a header or the body. The
+ * provider's own sentence goes apart, as `providerMessage`, only through `providerText`
+ * (bounded, with URLs, paths and credentials redacted).
  */
 
 const MESSAGES: Record<FailureCode, string> = {
@@ -38,12 +41,22 @@ export class HttpFailure extends ProviderFailure {
  * the request itself is too large, which only a shorter context fixes.
  */
 export function statusFailure(status: number, headers: Headers | undefined, body: string) {
+  return saying(statusCodeFailure(status, headers, body), body);
+}
+
+function statusCodeFailure(status: number, headers: Headers | undefined, body: string) {
   if (status === 401 || status === 403) return new HttpFailure("authentication_rejected", status);
   if (status === 429) return new HttpFailure("rate_limited", status, retryAfterMs(headers));
   if (status >= 500) return new HttpFailure("remote_unavailable", status, retryAfterMs(headers));
   if (status === 413 || mentionsContextLength(parsedBody(body)))
     return new HttpFailure("context_exceeded", status);
   return new HttpFailure("provider_error", status);
+}
+
+/** `failure` with what the provider said about it (an error body or in-stream error object). */
+export function saying<T extends ProviderFailure>(failure: T, body: unknown): T {
+  failure.providerMessage = providerText(body);
+  return failure;
 }
 
 function parsedBody(text: string): unknown {

@@ -82,6 +82,11 @@ export type FailureCode =
  * `retryAfterMs`; `context_exceeded` triggers one reactive compaction.
  */
 export class ProviderFailure extends Error {
+  /**
+   * The provider's own words about it, bounded and redacted (provider-text.ts); null when it
+   * sent none. The turn result carries it as `provider_message`.
+   */
+  providerMessage: string | null = null;
   constructor(
     readonly code: FailureCode,
     message: string,

@@ -4,7 +4,7 @@ import type {
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { z } from "zod";
-import { failure } from "./failures.js";
+import { failure, saying } from "./failures.js";
 import type {
   ContextItem,
   ModelRequest,
@@ -194,10 +194,12 @@ export class ResponsesReader {
         const reason = parse(ResponseEnd, event).response.incomplete_details?.reason;
         return this.end(event, reason === "content_filter" ? "refusal" : "max_tokens");
       }
-      case "response.failed":
-        throw errorCodeFailure(parse(ResponseEnd, event).response.error?.code ?? null);
+      case "response.failed": {
+        const error = parse(ResponseEnd, event).response.error;
+        throw saying(errorCodeFailure(error?.code ?? null), { error });
+      }
       case "error":
-        throw errorCodeFailure(parse(ErrorEvent, event).code ?? null);
+        throw saying(errorCodeFailure(parse(ErrorEvent, event).code ?? null), event);
       default:
         return [];
     }

@@ -3,7 +3,7 @@ import type {
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { parseJson } from "../../protocol/well-formed.js";
-import { failure, thrownFailure } from "./failures.js";
+import { failure, saying, thrownFailure } from "./failures.js";
 import type { ProviderOptions } from "./index.js";
 import type { ModelProvider, ModelRequest, StreamEvent, TransportBounds } from "./provider.js";
 import { errorCodeFailure, ResponsesReader, responsesBody } from "./responses-format.js";
@@ -51,7 +51,7 @@ export async function* responsesCall(
       if (data.startsWith("[DONE]")) break;
       const event = parseJson(data) as ResponseStreamEvent & { error?: { code?: unknown } };
       // An `error` object at the top of an event, as the SDK's own reader treats it.
-      if (event?.error) throw errorCodeFailure(stringCode(event.error.code));
+      if (event?.error) throw saying(errorCodeFailure(stringCode(event.error.code)), event);
       yield* reader.read(event);
       if (reader.finished) return;
     }

@@ -4,6 +4,7 @@ import { reportFailure } from "../failure.js";
 import type { Terminal } from "../terminal.js";
 import { HumanView } from "../turn/human-view.js";
 import { type LineReader, lineReader } from "../turn/line-reader.js";
+import { markdownRenderer } from "../turn/markdown.js";
 import { runTurn } from "../turn/run-turn.js";
 import {
   openTurnSession,
@@ -71,6 +72,7 @@ async function converse(
   permissions: Permissions | undefined,
 ): Promise<void> {
   const prompt = term.bold("› ");
+  const markdown = await markdownRenderer(term);
   for (;;) {
     const answer = await reader.ask(prompt);
     if (answer.kind === "end") return;
@@ -81,7 +83,7 @@ async function converse(
     const input = answer.text.trim();
     if (input === "") continue;
     if (input === "/exit" || input === "/quit") return;
-    const view = new HumanView(term, { header: false });
+    const view = new HumanView(term, { header: false, markdown });
     try {
       const result = await runTurn(session.client, input, { term, view, reader, permissions });
       view.result(result);

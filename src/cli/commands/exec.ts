@@ -1,9 +1,14 @@
-import { errorCodeOf } from "../../client/index.js";
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { TurnEventParams } from "../../client/index.js";
+import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
+import { ActionableError, failureOf } from "../failure.js";
 import type { Terminal } from "../terminal.js";
 import { HumanView } from "../turn/human-view.js";
 import { JsonView } from "../turn/json-view.js";
 import { lineReader } from "../turn/line-reader.js";
+import { markdownRenderer } from "../turn/markdown.js";
 import { promptInput } from "../turn/prompt-input.js";
 import { exitCodeOf, runTurn } from "../turn/run-turn.js";
 import {
@@ -12,67 +17,137 @@ import {
   TURN_OPTIONS,
   TURN_OPTIONS_HELP,
 } from "../turn/turn-session.js";
+import type { TurnView } from "../turn/view.js";
 
 export const execCommand: Command = {
   spec: {
-    usage: "mc-agent exec [options] <prompt...> | -",
+    usage: "mc-agent exec [options] [<prompt...> | -]",
     summary: "Run one turn of the agent in the current folder and print its reply.",
     help: [
       "Options:",
       ...TURN_OPTIONS_HELP,
-      "  --json             Print the turn's events and its result as JSON lines",
+      "  --json             Print one JSON object a line: the turn's events, then its result",
+      "                     (or an error); the shape is in docs/cli.md",
+      "  -o, --output <file>  Also write the turn's final message to <file>",
+      "  --fail-on-denial   Exit 1 (not 3) when an approval was denied for want of a terminal",
       "  -h, --help",
       "",
-      "The reply streams to stdout; tool calls, shell output and the summary go to stderr.",
+      "The reply streams to stdout (rendered markdown on a terminal, the text as it came",
+      "otherwise); tool calls, shell output and the summary go to stderr.",
       "Edits and commands need your approval under --permissions ask: a y/n/a question on the",
       "terminal (allow once / deny / allow for the session). Without a terminal to ask on they",
-      "are denied; choose --permissions accept_edits, sandboxed (commands in an OS sandbox) or",
-      "full_access to allow them unasked.",
+      "are denied and exec exits 3; choose --permissions accept_edits, sandboxed (commands in an",
+      "OS sandbox) or full_access to allow them unasked.",
       "Ctrl-C interrupts the turn and waits for it to end; a second Ctrl-C exits at once.",
-      'The prompt "-" reads it from stdin (git diff | mc-agent exec - ); a prompt that starts',
-      'with "-" goes after "--" (mc-agent exec -- "-v: what does it do?").',
-      "Exit codes: 0 completed, 1 failed or refused, 2 usage, 130 interrupted.",
+      "A piped stdin is the prompt when none is given (git diff | mc-agent exec), and is added",
+      'to a given one as context (cat build.log | mc-agent exec "why does this fail?");',
+      '"-" reads the prompt from stdin, even a terminal; < /dev/null passes no input. A prompt',
+      'that starts with "-" goes after "--" (mc-agent exec -- "-v: what does it do?").',
+      "Exit codes: 0 completed, 1 failed or refused, 2 usage, 3 completed with an approval",
+      "denied for want of a terminal (1 with --fail-on-denial), 130 interrupted.",
     ].join("\n"),
-    options: { ...TURN_OPTIONS, json: { type: "boolean" } },
+    options: {
+      ...TURN_OPTIONS,
+      json: { type: "boolean" },
+      output: { type: "string", short: "o" },
+      "fail-on-denial": { type: "boolean" },
+    },
     rest: "prompt",
+    restOptional: true,
   },
   async run(args, term) {
-    const permissions = permissionsOf(args.values.permissions);
     const json = args.values.json === true;
-    const input = await promptInput(args.positionals, process.stdin);
-    const opened = await openTurnSession(term, {
-      ...stringOption("session", args.values.session),
-      ...stringOption("model", args.values.model),
-      ...stringOption("effort", args.values.effort),
-    }).catch((error: unknown) => refused(term, json, error));
-    const { client, sessionId } = opened;
-    const view = json ? new JsonView(term) : new HumanView(term, { header: true });
-    // Approvals are asked only where a person can answer: stdin a terminal.
-    const reader = process.stdin.isTTY ? lineReader(process.stdin, term.io.err) : null;
+    const jsonView = json ? new JsonView(term) : null;
     try {
-      const result = await runTurn(client, input, { term, view, reader, permissions }).catch(
-        (error: unknown) => refused(term, json, error),
-      );
-      view.result(result);
-      if (!json) continueHint(term, sessionId);
-      return exitCodeOf(result);
-    } finally {
-      reader?.close();
-      await client.close();
+      return await execTurn(args.values, args.positionals, term, jsonView);
+    } catch (error) {
+      // With --json the failure is a line of its own too; the one-line report follows on stderr.
+      jsonView?.error(failureOf(error, "exec"));
+      throw error;
     }
   },
 };
 
-function stringOption<K extends string>(key: K, value: string | boolean | undefined) {
-  return typeof value === "string" ? ({ [key]: value } as Record<K, string>) : {};
+async function execTurn(
+  values: Record<string, string | boolean | undefined>,
+  words: string[],
+  term: Terminal,
+  jsonView: JsonView | null,
+): Promise<number> {
+  const permissions = permissionsOf(values.permissions);
+  const output = outputPath(values.output);
+  const input = await promptInput(words, process.stdin);
+  const { client, sessionId } = await openTurnSession(term, {
+    ...stringOption("session", values.session),
+    ...stringOption("model", values.model),
+    ...stringOption("effort", values.effort),
+  });
+  const view: TurnView =
+    jsonView ?? new HumanView(term, { header: true, markdown: await markdownRenderer(term) });
+  const final = finalMessage(view);
+  // Approvals are asked only where a person can answer: stdin a terminal.
+  const reader = process.stdin.isTTY ? lineReader(process.stdin, term.io.err) : null;
+  let deniedUnasked = 0;
+  try {
+    const result = await runTurn(client, input, {
+      term,
+      view: final.view,
+      reader,
+      permissions,
+      onUnasked: () => {
+        deniedUnasked += 1;
+      },
+    });
+    const code = exitCodeOf(result, deniedUnasked, values["fail-on-denial"] === true);
+    writeFinal(output, final.text());
+    view.result(result, { code, deniedUnasked });
+    if (!jsonView) continueHint(term, sessionId);
+    return code;
+  } finally {
+    reader?.close();
+    await client.close();
+  }
 }
 
-/** With --json, a refusal is also a JSON line; the one-line report follows on stderr. */
-function refused(term: Terminal, json: boolean, error: unknown): never {
-  const code = errorCodeOf(error) ?? (error as { code?: string }).code;
-  if (json && code)
-    term.line(JSON.stringify({ error: { code, message: (error as Error).message } }));
-  throw error;
+/** `-o <file>`: resolved now, so a later cd cannot move it; a usage error when empty. */
+function outputPath(raw: string | boolean | undefined): string | null {
+  if (raw === undefined || typeof raw === "boolean") return null;
+  if (raw === "") throw new UsageError("-o needs a file name");
+  return resolve(raw);
+}
+
+/** Writes the final message to `-o`'s file, if the turn had one. */
+function writeFinal(path: string | null, text: string | null): void {
+  if (path === null || text === null) return;
+  try {
+    writeFileSync(path, text.endsWith("\n") ? text : `${text}\n`);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? "an error";
+    throw new ActionableError(
+      "output_failed",
+      `could not write the final message to ${path} (${reason})`,
+      "Check that its folder exists and that you may write there; the turn itself is saved.",
+    );
+  }
+}
+
+/** Wraps `view` to keep the turn's last complete message (what `-o` writes). */
+function finalMessage(view: TurnView): { view: TurnView; text: () => string | null } {
+  let last: string | null = null;
+  const wrapped: TurnView = {
+    showsTools: view.showsTools,
+    event(params: TurnEventParams) {
+      if (params.event.type === "message_done") last = params.event.text;
+      view.event(params);
+    },
+    pause: () => view.pause(),
+    result: (result, exit) => view.result(result, exit),
+  };
+  return { view: wrapped, text: () => last };
+}
+
+function stringOption<K extends string>(key: K, value: string | boolean | undefined) {
+  return typeof value === "string" ? ({ [key]: value } as Record<K, string>) : {};
 }
 
 function continueHint(term: Terminal, sessionId: string): void {

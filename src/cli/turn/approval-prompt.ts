@@ -1,10 +1,8 @@
 import type { ApprovalRequest, Decision } from "../../client/index.js";
 import type { Terminal } from "../terminal.js";
+import { diffLines } from "./diff-lines.js";
 import type { LineReader } from "./line-reader.js";
 import type { TurnView } from "./view.js";
-
-/** Diff lines shown before the question; the rest is counted. */
-const DIFF_LINES = 40;
 
 const ANSWERS: Record<string, Decision> = {
   y: "allow_once",
@@ -26,13 +24,15 @@ const SAID: Record<Decision, string> = {
 /**
  * Answers approvals on the terminal: what the model wants to do (command or diff), then a
  * y/n/a question. Off a terminal nobody can answer, so each approval is denied, saying so and
- * which --permissions would allow it. Ctrl-C at the question denies and interrupts the turn.
+ * which --permissions would allow it (and `onUnasked` counts it: exec's exit code says so).
+ * Ctrl-C at the question denies and interrupts the turn.
  */
 export function approvalPrompt(
   term: Terminal,
   view: TurnView,
   reader: LineReader | null,
   interrupt: () => void,
+  onUnasked?: () => void,
 ): (request: ApprovalRequest) => Promise<Decision> {
   return async (request) => {
     view.pause();
@@ -52,6 +52,7 @@ export function approvalPrompt(
         `  denied: no terminal to ask on (rerun with --permissions ${needed} to allow this without asking)`,
         "33",
       );
+      onUnasked?.();
       return "deny";
     }
     const decision = await ask(term, reader);
@@ -79,12 +80,8 @@ async function ask(term: Terminal, reader: LineReader): Promise<Decision | "inte
 function describe(term: Terminal, request: ApprovalRequest, titled: boolean): void {
   if (titled) note(term, `? ${request.title}`, "33");
   if (request.command !== null) note(term, `  $ ${request.command}`, "1");
-  if (request.diff !== null) {
-    const lines = request.diff.replace(/\n$/, "").split("\n");
-    for (const line of lines.slice(0, DIFF_LINES))
-      note(term, `  ${line}`, line.startsWith("+") ? "32" : line.startsWith("-") ? "31" : "2");
-    if (lines.length > DIFF_LINES) note(term, `  … ${lines.length - DIFF_LINES} more lines`, "2");
-  }
+  if (request.diff !== null)
+    for (const line of diffLines(request.diff)) note(term, line.text, line.color);
   if (request.truncated) note(term, "  (shortened: the whole change is larger)", "2");
   if (request.rule?.tool === "shell") {
     const what = request.rule.match === "prefix" ? "commands" : "exactly, again";

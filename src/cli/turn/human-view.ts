@@ -1,11 +1,12 @@
-import {
-  adviceForTurn,
-  type TurnEventBody,
-  type TurnEventParams,
-  type TurnResult,
-} from "../../client/index.js";
+import type { TurnEventBody, TurnEventParams, TurnResult } from "../../client/index.js";
 import type { Terminal } from "../terminal.js";
-import type { TurnView } from "./view.js";
+import { diffLines } from "./diff-lines.js";
+import type { RenderBlock } from "./markdown.js";
+import { MarkdownStream } from "./markdown-stream.js";
+import { ShellFold } from "./shell-fold.js";
+import { failureLines } from "./turn-failure.js";
+import { usageLine } from "./usage-line.js";
+import type { TurnExit, TurnView } from "./view.js";
 
 type Body<T extends TurnEventBody["type"]> = Extract<TurnEventBody, { type: T }>;
 
@@ -17,11 +18,19 @@ const RED = "31";
 const YELLOW = "33";
 const OUTPUT_INDENT = "    ";
 
+export interface HumanViewOptions {
+  header: boolean;
+  /** Renders the reply's markdown (a terminal); absent or null: the text as it came (a pipe). */
+  markdown?: RenderBlock | null;
+}
+
 /**
- * The terminal view of a turn. The reply text streams to stdout as it comes (so
- * `mc-agent exec ... > answer.txt` keeps just the answer); everything else goes to stderr:
- * one dim line per tool call ("▸ Read src/app.ts · Read 12 lines"), shell output indented
- * under it, retries, compactions and the closing summary.
+ * The terminal view of a turn. The reply goes to stdout (so `mc-agent exec ... > answer.txt`
+ * keeps just the answer): on a terminal as rendered markdown, one completed block at a time
+ * (MarkdownStream says why), otherwise exactly as it streams. Everything else goes to stderr:
+ * one dim line per tool call ("▸ Read src/app.ts · Read 12 lines"), shell output folded under
+ * it, the diff of an edit applied without asking, retries, compactions and the closing summary
+ * with usage and context fill.
  */
 export class HumanView implements TurnView {
   readonly showsTools = true;
@@ -30,11 +39,22 @@ export class HumanView implements TurnView {
   /** The tool whose "▸" line is still open, waiting for its outcome on the same line. */
   private openTool: string | null = null;
   private readonly streamed = new Set<string>();
+  /** Tool calls whose approval was asked: their diff was shown with the question. */
+  private readonly asked = new Set<string>();
+  private readonly folds = new Map<string, ShellFold>();
+  private readonly markdown: MarkdownStream | null;
+  private lastUsage: Body<"usage"> | null = null;
+  private model: string | null = null;
 
   constructor(
     private readonly term: Terminal,
-    private readonly options: { header: boolean },
-  ) {}
+    private readonly options: HumanViewOptions,
+  ) {
+    const render = options.markdown;
+    this.markdown = render
+      ? new MarkdownStream(render, (text) => this.term.io.out.write(text))
+      : null;
+  }
 
   event({ event }: TurnEventParams): void {
     switch (event.type) {
@@ -55,8 +75,11 @@ export class HumanView implements TurnView {
         this.atLineStart = false;
         this.openTool = event.item_id;
         return;
+      case "approval_requested":
+        this.asked.add(event.item_id);
+        return; // the approval prompt shows the request
       case "tool_output_delta":
-        return this.toolOutput(event.text);
+        return this.toolOutput(event.item_id, event.text);
       case "tool_done":
         return this.toolDone(event);
       case "approval_resolved":
@@ -72,13 +95,17 @@ export class HumanView implements TurnView {
           `  context compacted: ${event.tokens_before} → ${event.tokens_after} tokens`,
           DIM,
         );
-      case "approval_requested":
       case "usage":
-        return; // the approval prompt shows the request; usage totals come with the result
+        this.lastUsage = event; // shown with the result
+        return;
     }
   }
 
   pause(): void {
+    if (this.flow === "text" && this.markdown) {
+      this.markdown.end(); // rendered blocks always end their line
+      this.atLineStart = true;
+    }
     if (this.atLineStart) return;
     const stream = this.flow === "text" ? this.term.io.out : this.term.io.err;
     stream.write("\n");
@@ -86,24 +113,30 @@ export class HumanView implements TurnView {
     this.openTool = null;
   }
 
-  result(result: TurnResult): void {
+  result(result: TurnResult, exit?: TurnExit): void {
     this.pause();
-    const u = result.usage;
-    const tokens = `${result.steps} ${result.steps === 1 ? "step" : "steps"} · ${u.input_tokens} in / ${u.output_tokens} out tokens`;
+    const usage = usageLine(result, this.lastUsage);
+    const denied = exit?.deniedUnasked ?? 0;
+    if (denied > 0)
+      this.side(
+        `${denied} ${denied === 1 ? "approval was" : "approvals were"} denied: no terminal to ask on (exit ${exit?.code}).`,
+        YELLOW,
+      );
     if (result.status === "failed") {
-      const { code, message } = result.error;
-      this.side(`mc-agent: ${message.replace(/\.$/, "")} (${code}). ${adviceForTurn(code)}`, RED);
+      for (const line of failureLines(this.term, result, this.model)) this.side(line, RED);
+      if (result.steps > 0) this.side(`  ${usage}`, DIM);
     } else if (result.status === "interrupted")
-      this.side(`Interrupted; what the turn did so far is saved in the session. ${tokens}`, YELLOW);
-    else if (result.stop_reason === "end_turn") this.side(`✓ ${tokens}`, DIM);
+      this.side(`Interrupted; what the turn did so far is saved in the session. ${usage}`, YELLOW);
+    else if (result.stop_reason === "end_turn") this.side(`✓ ${usage}`, DIM);
     else
       this.side(
-        `Stopped early: ${STOPS[result.stop_reason]} (${result.stop_reason}). ${tokens}`,
+        `Stopped early: ${STOPS[result.stop_reason]} (${result.stop_reason}). ${usage}`,
         YELLOW,
       );
   }
 
   private started(event: Body<"turn_started">): void {
+    this.model = event.model;
     if (!this.options.header) return;
     const effort = event.effort ? ` (${event.effort})` : "";
     const session = event.created_session ? "new session" : "session";
@@ -113,20 +146,32 @@ export class HumanView implements TurnView {
     );
   }
 
-  private toolOutput(text: string): void {
+  private toolOutput(itemId: string, text: string): void {
+    let fold = this.folds.get(itemId);
+    if (!fold) {
+      fold = new ShellFold();
+      this.folds.set(itemId, fold);
+    }
+    const live = fold.feed(text);
+    if (live === "") return;
     if (this.flow !== "tool-output") this.pause();
     this.flow = "tool-output";
-    // Indent every line of the output, including a line continued from the previous delta.
+    this.term.io.err.write(this.indented(live));
+  }
+
+  /** Indents every line of shell output, including a line continued from the previous delta. */
+  private indented(text: string): string {
     let shown = "";
     for (const char of text) {
       if (this.atLineStart && char !== "\n") shown += OUTPUT_INDENT;
       shown += char;
       this.atLineStart = char === "\n";
     }
-    this.term.io.err.write(shown);
+    return shown;
   }
 
   private toolDone(event: Body<"tool_done">): void {
+    this.foldEnd(event.item_id);
     const color = event.status === "completed" ? DIM : event.status === "failed" ? RED : YELLOW;
     const outcome =
       event.status === "completed" || event.summary === event.status
@@ -136,9 +181,24 @@ export class HumanView implements TurnView {
       this.term.io.err.write(`${this.note(" · ", DIM)}${this.note(outcome, color)}\n`);
       this.atLineStart = true;
       this.openTool = null;
-      return;
-    }
-    this.side(`  ↳ ${outcome}`, color);
+      this.flow = null;
+    } else this.side(`  ↳ ${outcome}`, color);
+    // An edit applied without a question (accept_edits, full_access): what it changed.
+    if (event.diff !== null && event.status === "completed" && !this.asked.has(event.item_id))
+      for (const line of diffLines(event.diff)) this.side(line.text, line.color);
+  }
+
+  /** The folded part of a command's output: how many lines were left out, then the last ones. */
+  private foldEnd(itemId: string): void {
+    const fold = this.folds.get(itemId);
+    if (!fold) return;
+    this.folds.delete(itemId);
+    const { folded, tail } = fold.finish();
+    if (folded === null && tail.length === 0) return;
+    this.pause();
+    if (folded !== null) this.side(`${OUTPUT_INDENT}${folded}`, DIM);
+    for (const line of tail) this.term.io.err.write(`${OUTPUT_INDENT}${line}\n`);
+    this.flow = null;
   }
 
   /** Streams `text` as one kind of output, starting a fresh line when the kind changes. */
@@ -146,6 +206,7 @@ export class HumanView implements TurnView {
     if (text === "") return;
     if (this.flow !== flow) this.pause();
     this.flow = flow;
+    if (flow === "text" && this.markdown) return this.markdown.push(text);
     const shown = color ? this.note(text, color) : text;
     (flow === "text" ? this.term.io.out : this.term.io.err).write(shown);
     this.atLineStart = text.endsWith("\n");

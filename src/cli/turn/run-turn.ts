@@ -6,10 +6,18 @@ import type { TurnView } from "./view.js";
 
 /** Exit codes of a turn's result: a person's Ctrl-C is 130, as shells have it. */
 export const INTERRUPTED_EXIT = 130;
+/** A completed turn in which an approval was denied because no terminal could ask. */
+export const DENIED_EXIT = 3;
 
-export function exitCodeOf(result: TurnResult): number {
-  if (result.status === "completed") return 0;
-  return result.status === "interrupted" ? INTERRUPTED_EXIT : 1;
+/**
+ * 0 completed, 1 failed, 130 interrupted; a completed turn with an approval nobody could answer
+ * is DENIED_EXIT, or 1 with `failOnDenial` (docs/cli.md, "exec").
+ */
+export function exitCodeOf(result: TurnResult, deniedUnasked = 0, failOnDenial = false): number {
+  if (result.status === "interrupted") return INTERRUPTED_EXIT;
+  if (result.status === "failed") return 1;
+  if (deniedUnasked > 0) return failOnDenial ? 1 : DENIED_EXIT;
+  return 0;
 }
 
 export interface TurnRun {
@@ -18,6 +26,8 @@ export interface TurnRun {
   /** Where approvals are asked; null (or not interactive) denies them. */
   reader: LineReader | null;
   permissions?: Permissions | undefined;
+  /** Called for each approval denied because nobody could be asked. */
+  onUnasked?: () => void;
 }
 
 /**
@@ -28,7 +38,7 @@ export interface TurnRun {
 export async function runTurn(
   client: AgentClient,
   input: string,
-  { term, view, reader, permissions }: TurnRun,
+  { term, view, reader, permissions, onUnasked }: TurnRun,
 ): Promise<TurnResult> {
   const controller = new AbortController();
   const interrupt = () => {
@@ -45,7 +55,7 @@ export async function runTurn(
     return await client.turn(input, {
       ...(permissions ? { permissions } : {}),
       onEvent: (event) => view.event(event),
-      onApproval: approvalPrompt(term, view, reader, interrupt),
+      onApproval: approvalPrompt(term, view, reader, interrupt, onUnasked),
       signal: controller.signal,
     });
   } finally {

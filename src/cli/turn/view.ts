@@ -7,6 +7,12 @@ export interface TurnView {
   event(params: TurnEventParams): void;
   /** Ends any half-written line before something else (a prompt, a note) takes the terminal. */
   pause(): void;
-  /** The turn's result; every event came before it. */
-  result(result: TurnResult): void;
+  /** The turn's result; every event came before it. `exit`: what `exec` ends with. */
+  result(result: TurnResult, exit?: TurnExit): void;
+}
+
+/** How `exec` ends after a turn: its exit code, and approvals denied because nobody could answer. */
+export interface TurnExit {
+  code: number;
+  deniedUnasked: number;
 }

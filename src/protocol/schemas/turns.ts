@@ -91,6 +91,9 @@ export const Usage = z.strictObject({
   reasoning_tokens: z.number().int().min(0),
 });
 
+/** The bound of a failed result's `provider_message` (docs/turns.md, "turn.start"). */
+export const PROVIDER_MESSAGE_CHARS = 240;
+
 export const TURN_FAILURE_CODES = [
   "authentication_rejected",
   "remote_unavailable",
@@ -130,7 +133,15 @@ export const TurnResult = z.discriminatedUnion("status", [
     ...ResultBase,
     status: z.literal("failed"),
     stop_reason: z.null(),
-    error: z.strictObject({ code: TurnFailureCode, message: z.string() }),
+    error: z.strictObject({
+      code: TurnFailureCode,
+      message: z.string(),
+      /**
+       * The provider's own text about the failure, when it sent some: at most
+       * PROVIDER_MESSAGE_CHARS characters, URLs, paths and credentials redacted.
+       */
+      provider_message: z.string().max(PROVIDER_MESSAGE_CHARS).optional(),
+    }),
   }),
 ]);
 

@@ -1,0 +1,8 @@
+// marked-terminal ships no types (and @types/marked-terminal pins an old marked of its own).
+declare module "marked-terminal" {
+  import type { MarkedExtension } from "marked";
+  export function markedTerminal(
+    options?: Record<string, unknown>,
+    highlightOptions?: Record<string, unknown>,
+  ): MarkedExtension;
+}
