@@ -15,6 +15,8 @@ export interface CommandSpec {
   positionals?: string[];
   /** After them, one or more words of this name (`<prompt...>`); none allowed when absent. */
   rest?: string;
+  /** Or after them, at most one word of this name (`[<id>]`). */
+  optional?: string;
 }
 
 export interface Parsed {
@@ -39,7 +41,8 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Parsed {
   const help = parsed.values.help === true;
   const wanted = spec.rest ? [...(spec.positionals ?? []), spec.rest] : (spec.positionals ?? []);
   const count = parsed.positionals.length;
-  if (!help && (count < wanted.length || (count > wanted.length && !spec.rest))) {
+  const most = wanted.length + (spec.optional ? 1 : 0);
+  if (!help && (count < wanted.length || (count > most && !spec.rest))) {
     const missing = wanted[count];
     throw new UsageError(missing ? `missing <${missing}>` : "too many arguments");
   }
