@@ -26,7 +26,7 @@ export async function converse(state: ChatState): Promise<void> {
       continue; // Ctrl-C with text on the line drops that text, as shells do
     }
     if (answer.text.trim() === "") continue;
-    const input = parseInput(answer.text.trim());
+    const input = parseInput(answer.text);
     try {
       if (input.kind === "command") {
         if (await runCommand(state, input.name, input.arg)) return;

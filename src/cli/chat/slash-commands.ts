@@ -21,8 +21,9 @@ interface SlashCommand {
  * "//text" sends "/text"; anything else ("/etc/hosts: what is it?", several lines) is a message.
  */
 export function parseInput(input: string): ChatInput {
-  if (input.startsWith("//")) return { kind: "message", text: input.slice(1) };
-  const match = /^\/([a-z][a-z-]*)(?:[ \t]+(.*))?$/.exec(input);
+  const trimmed = input.trim();
+  if (trimmed.startsWith("//")) return { kind: "message", text: trimmed.slice(1) };
+  const match = /^\/([a-z][a-z-]*)(?:[ \t]+(.*))?$/.exec(trimmed);
   if (!match) return { kind: "message", text: input };
   return { kind: "command", name: match[1] as string, arg: (match[2] ?? "").trim() };
 }

@@ -18,11 +18,20 @@ const HISTORY_SIZE = 500;
  *
  * Each question gets its own interface, closed once answered: readline puts the terminal in
  * raw mode while it reads, and only in cooked mode between questions does Ctrl-C reach this
- * process as SIGINT (which is how a running turn is interrupted).
+ * process as SIGINT (which is how a running turn is interrupted). Keys that arrive while no
+ * question is open (the rest of a chunk after the line that answered one: type-ahead, or a
+ * paste in a terminal without bracketed paste) are kept and replayed into the next question,
+ * never dropped.
  */
 export class TerminalReader implements LineReader {
   readonly interactive = true;
   private history: string[];
+  /** Whether a question is open (its listeners take the keys). */
+  private open = false;
+  private readonly pending: [string | undefined, Key | undefined][] = [];
+  private readonly keep = (text: string | undefined, key: Key | undefined) => {
+    if (!this.open) this.pending.push([text, key]);
+  };
 
   constructor(
     private readonly input: NodeJS.ReadStream,
@@ -30,6 +39,16 @@ export class TerminalReader implements LineReader {
     private readonly saved: HistoryFile | null,
   ) {
     this.history = saved?.load() ?? [];
+    emitKeypressEvents(input);
+    input.on("keypress", this.keep);
+  }
+
+  /** The kept keys, in order, to the question now open, until one of them closes it. */
+  private replay(): void {
+    while (this.open && this.pending.length > 0) {
+      const [text, key] = this.pending.shift() as [string | undefined, Key | undefined];
+      this.input.emit("keypress", text, key);
+    }
   }
 
   ask(prompt: string, options: AskOptions = {}): Promise<Answer> {
@@ -58,6 +77,7 @@ export class TerminalReader implements LineReader {
     };
     this.input.prependListener("keypress", onKey);
     if (message) this.output.write(PASTE_MODE_ON);
+    this.open = true;
     return new Promise<Answer>((resolve) => {
       let answer: Answer = { kind: "end" };
       rl.on("line", (text) => {
@@ -79,6 +99,7 @@ export class TerminalReader implements LineReader {
       });
       // Ctrl-D on an empty line, or the terminal went away: the end of input.
       rl.once("close", () => {
+        this.open = false;
         this.input.off("keypress", onKey);
         if (message) this.output.write(PASTE_MODE_OFF);
         if (answer.kind === "end") this.output.write("\n");
@@ -87,18 +108,19 @@ export class TerminalReader implements LineReader {
       });
       rl.setPrompt(prompt);
       rl.prompt();
+      this.replay();
     });
   }
 
   key(prompt: string, keys: readonly string[]): Promise<KeyAnswer> {
     const input = this.input;
-    emitKeypressEvents(input);
     const wasRaw = input.isRaw;
     input.setRawMode(true);
     input.resume();
     this.output.write(prompt);
     return new Promise<KeyAnswer>((resolve) => {
       const finish = (answer: KeyAnswer, echo: string) => {
+        this.open = false;
         input.off("keypress", onKey);
         input.setRawMode(wasRaw);
         input.pause();
@@ -113,10 +135,14 @@ export class TerminalReader implements LineReader {
           finish({ kind: "key", key: pressed }, pressed);
       };
       input.on("keypress", onKey);
+      this.open = true;
+      this.replay();
     });
   }
 
-  close(): void {}
+  close(): void {
+    this.input.off("keypress", this.keep);
+  }
 
   /** The newest message first in Up/Down, and appended to the history file. */
   private remember(text: string): void {
