@@ -32,6 +32,11 @@ export class TerminalReader implements LineReader {
   private readonly keep = (text: string | undefined, key: Key | undefined) => {
     if (!this.open) this.pending.push([text, key]);
   };
+  /** The terminal's input ended (Ctrl-D read between questions, or the terminal went away). */
+  private ended = false;
+  private readonly onEnd = () => {
+    this.ended = true;
+  };
 
   constructor(
     private readonly input: NodeJS.ReadStream,
@@ -41,6 +46,9 @@ export class TerminalReader implements LineReader {
     this.history = saved?.load() ?? [];
     emitKeypressEvents(input);
     input.on("keypress", this.keep);
+    input.once("end", this.onEnd);
+    // Listening for keys set stdin flowing; only an open question reads the terminal.
+    input.pause();
   }
 
   /** The kept keys, in order, to the question now open, until one of them closes it. */
@@ -52,6 +60,8 @@ export class TerminalReader implements LineReader {
   }
 
   ask(prompt: string, options: AskOptions = {}): Promise<Answer> {
+    // A readline interface on an input that already ended would wait for ever.
+    if (this.ended && this.pending.length === 0) return Promise.resolve({ kind: "end" });
     const message = options.message === true;
     const rl = createInterface({
       input: this.input,
@@ -113,6 +123,7 @@ export class TerminalReader implements LineReader {
   }
 
   key(prompt: string, keys: readonly string[]): Promise<KeyAnswer> {
+    if (this.ended && this.pending.length === 0) return Promise.resolve({ kind: "end" });
     const input = this.input;
     const wasRaw = input.isRaw;
     input.setRawMode(true);
@@ -142,6 +153,8 @@ export class TerminalReader implements LineReader {
 
   close(): void {
     this.input.off("keypress", this.keep);
+    this.input.off("end", this.onEnd);
+    this.input.pause();
   }
 
   /** The newest message first in Up/Down, and appended to the history file. */
