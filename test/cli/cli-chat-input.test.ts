@@ -59,7 +59,11 @@ describe("mc-agent chat input (real pty, loopback model)", {
       `${PASTE_START}Traceback (most recent call last):\r  File "a.py", line 3\rZeroDivisionError${PASTE_END}`,
     );
     await p.waitFor("ZeroDivisionError");
-    assert.equal(p.output.split("… ").length - 1, 2, "each pasted line after the first on a continuation line");
+    assert.equal(
+      p.output.split("… ").length - 1,
+      2,
+      "each pasted line after the first on a continuation line",
+    );
     assert.equal(world.server.requests.length, 0, "a paste is not sent before Enter");
     p.type("\r");
     await p.waitFor("Got the trace.", 30_000);

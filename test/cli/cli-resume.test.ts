@@ -196,9 +196,9 @@ describe("mc-agent resume and sessions (real child)", () => {
       const p = pty(["resume"]);
       await p.waitFor("Resume which? (number or start of an ID; Enter quits): ", 30_000);
       const list = p.output.slice(0, p.output.indexOf("Resume which?"));
-      assert.match(list, / 1 {2}third-one {2}2026-11-29 10:03 {2}Title third-one/);
-      assert.match(list, / 2 {2}second-one {2}2026-11-29 10:02 {2}Title second-one/);
-      assert.match(list, / 3 {2}first-one {2}2026-11-29 10:01 {2}Title first-one/);
+      assert.match(list, / 1 {2}third-one +2026-11-29 10:03 {2}Title third-one/);
+      assert.match(list, / 2 {2}second-one +2026-11-29 10:02 {2}Title second-one/);
+      assert.match(list, / 3 {2}first-one +2026-11-29 10:01 {2}Title first-one/);
       assert.ok(!list.includes("foreign"));
       p.type("9\r");
       await p.waitFor("No session here starts with");
