@@ -24,7 +24,13 @@ describe("CLI against the real child", () => {
   const closers: (() => Promise<void>)[] = [];
   beforeEach(() => {
     box = sandbox();
-    env = { PATH: process.env.PATH, HOME: box.home, MC_HOME: box.home, TEST_PROVIDER_KEY: "k", TZ: "UTC" };
+    env = {
+      PATH: process.env.PATH,
+      HOME: box.home,
+      MC_HOME: box.home,
+      TEST_PROVIDER_KEY: "k",
+      TZ: "UTC",
+    };
   });
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -6,9 +7,10 @@ import {
   openSync,
   readSync,
   renameSync,
+  rmSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { resolveHome } from "../../store/home.js";
 
 /** The file's name under MC_HOME (docs/store.md, "The chat's input history"). */
@@ -60,7 +62,7 @@ export class HistoryFile {
     const line = `${JSON.stringify(entry)}\n`;
     if (Buffer.byteLength(line) > HISTORY_ENTRY_BYTES) return;
     try {
-      mkdirSync(join(this.path, ".."), { recursive: true, mode: 0o700 });
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       const fd = openSync(this.path, APPEND, 0o600);
       let size: number;
       try {
@@ -85,14 +87,22 @@ export class HistoryFile {
       if (bytes > HISTORY_FILE_BYTES / 2) break;
       kept.unshift(line);
     }
-    const temp = `${this.path}.${process.pid}.tmp`;
+    const temp = join(
+      dirname(this.path),
+      `.${HISTORY_NAME}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
+    );
     const fd = openSync(temp, CREATE_NEW, 0o600);
     try {
       writeSync(fd, kept.join(""));
     } finally {
       closeSync(fd);
     }
-    renameSync(temp, this.path);
+    try {
+      renameSync(temp, this.path);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
   }
 
   /** The last HISTORY_FILE_BYTES of the file (a first partial line is dropped by the parse). */
