@@ -10,8 +10,8 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
-import { resolveHome } from "../../store/home.js";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 
 /** The file's name under MC_HOME (docs/store.md, "The chat's input history"). */
 export const HISTORY_NAME = "chat-history.jsonl";
@@ -36,8 +36,13 @@ export class HistoryFile {
     private readonly onProblem: (text: string) => void,
   ) {}
 
+  /**
+   * In MC_HOME as the backend resolves it (docs/store.md: MC_HOME, or ~/.mc when unset or
+   * empty); restated here because the CLI reaches the store only through the protocol.
+   */
   static forHome(env: NodeJS.ProcessEnv, onProblem: (text: string) => void): HistoryFile {
-    return new HistoryFile(join(resolveHome(env), HISTORY_NAME), onProblem);
+    const home = env.MC_HOME ? resolve(env.MC_HOME) : join(homedir(), ".mc");
+    return new HistoryFile(join(home, HISTORY_NAME), onProblem);
   }
 
   /** Newest first, at most HISTORY_ENTRIES; lines that are not JSON strings are skipped. */
