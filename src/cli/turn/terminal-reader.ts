@@ -122,8 +122,13 @@ export class TerminalReader implements LineReader {
     });
   }
 
+  /**
+   * One key, for approvals. Keys this reader had already read before the question (the rest of
+   * a chunk: type-ahead) are dropped, never taken as the answer.
+   */
   key(prompt: string, keys: readonly string[]): Promise<KeyAnswer> {
-    if (this.ended && this.pending.length === 0) return Promise.resolve({ kind: "end" });
+    this.pending.length = 0;
+    if (this.ended) return Promise.resolve({ kind: "end" });
     const input = this.input;
     const wasRaw = input.isRaw;
     input.setRawMode(true);
@@ -147,7 +152,6 @@ export class TerminalReader implements LineReader {
       };
       input.on("keypress", onKey);
       this.open = true;
-      this.replay();
     });
   }
 
