@@ -17,6 +17,8 @@ export interface CommandSpec {
   rest?: string;
   /** The `rest` words may be left out (exec's prompt can come from stdin). */
   restOptional?: boolean;
+  /** Or after them, at most one word of this name (`[<id>]`). */
+  optional?: string;
 }
 
 export interface Parsed {
@@ -44,7 +46,8 @@ export function parseCommand(spec: CommandSpec, argv: string[]): Parsed {
       ? [...(spec.positionals ?? []), spec.rest]
       : (spec.positionals ?? []);
   const count = parsed.positionals.length;
-  if (!help && (count < wanted.length || (count > wanted.length && !spec.rest))) {
+  const most = wanted.length + (spec.optional ? 1 : 0);
+  if (!help && (count < wanted.length || (count > most && !spec.rest))) {
     const missing = wanted[count];
     throw new UsageError(missing ? `missing <${missing}>` : "too many arguments");
   }

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import("./commands/demo.js")).demoCommand,
   exec: async () => (await import("./commands/exec.js")).execCommand,
   chat: async () => (await import("./commands/chat.js")).chatCommand,
+  resume: async () => (await import("./commands/resume.js")).resumeCommand,
   sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
   show: async () => (await import("./commands/show.js")).showCommand,
   models: async () => (await import("./commands/models.js")).modelsCommand,
@@ -24,9 +25,10 @@ const USAGE = `Usage: mc-agent <command> [options]
 Commands:
   demo               Walk the whole client flow on a throwaway home (start here)
   exec <prompt...>   Run one turn of the agent in the current folder, print its reply
-  chat               Talk with the agent in the current folder, one turn per line
-  sessions           List the saved sessions of the current folder
-  show <id>          Open one session exactly and print its history
+  chat               Talk with the agent in the current folder, one turn per message
+  resume [--last]    Continue a saved session of this folder (a picker, or the newest)
+  sessions           List the saved sessions of the current folder, newest first
+  show <id>          Open one session and print its history (a unique ID start will do)
   models             Cached model catalog: provider status, next steps, choices
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   rules [remove <id> | clear]  List or remove the approval rules of the current folder

@@ -24,7 +24,13 @@ describe("CLI against the real child", () => {
   const closers: (() => Promise<void>)[] = [];
   beforeEach(() => {
     box = sandbox();
-    env = { PATH: process.env.PATH, HOME: box.home, MC_HOME: box.home, TEST_PROVIDER_KEY: "k" };
+    env = {
+      PATH: process.env.PATH,
+      HOME: box.home,
+      MC_HOME: box.home,
+      TEST_PROVIDER_KEY: "k",
+      TZ: "UTC",
+    };
   });
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
@@ -98,7 +104,7 @@ describe("CLI against the real child", () => {
     // More than one page (page_entries 100), so discovery takes several steps.
     for (let i = 0; i < 120; i += 1)
       writeHistory(box.home, `s${String(i).padStart(3, "0")}`, box.workspace);
-    const line = `exec ${shellQuote(process.execPath)} ${shellQuote(CHILD_BIN)} sessions`;
+    const line = `exec ${shellQuote(process.execPath)} ${shellQuote(CHILD_BIN)} sessions --all`;
     const pty = new PtyRun(line, { cwd: box.workspace, env: { ...env, NO_COLOR: "1" } });
     closers.push(async () => pty.kill());
     assert.equal(await pty.done, 0, JSON.stringify(pty.output.slice(-500)));

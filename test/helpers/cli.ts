@@ -55,6 +55,8 @@ export function scriptedEnv(
     PATH: process.env.PATH,
     FAKE_DIR: dir,
     MC_AGENT_CHILD: JSON.stringify(SCRIPTED_CHILD),
+    // The goldens' times are UTC; the CLI shows local time.
+    TZ: "UTC",
     ...extra,
   };
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AgentClient } from "../../client/index.js";
 import type { Command } from "../command.js";
 import { type DemoContext, heading, say } from "../demo/context.js";
 import { writeDemoHome } from "../demo/home.js";
@@ -29,6 +30,7 @@ export const demoCommand: Command = {
   },
   async run(_args, term) {
     const root = realpathSync(mkdtempSync(join(tmpdir(), "mc-agent-demo-")));
+    const interrupt = new DemoInterrupt(term, root);
     const provider = await startDemoProvider();
     try {
       const workspace = realpathSync(process.cwd());
@@ -41,6 +43,7 @@ export const demoCommand: Command = {
       const env = demoEnv(root, fixture.home, term.io.env);
       heading(term, 1, "Spawn the child and negotiate");
       const { client, missing } = await negotiateAll(term, env, workspace);
+      interrupt.client = client;
       const ctx: DemoContext = { term, client, fixture, provider, missing };
       try {
         describeNegotiation(ctx);
@@ -55,11 +58,48 @@ export const demoCommand: Command = {
       finish(term, missing);
       return 0;
     } finally {
+      interrupt.stop();
       await provider.close();
       rmSync(root, { recursive: true, force: true });
     }
   },
 };
+
+/**
+ * Ctrl-C anywhere in the walkthrough ends it, and the throwaway folder goes with it. The child
+ * runs in its own process group (the terminal's SIGINT does not reach it), so it is shut down
+ * first (bounded by its cleanup limit, then killed): a child still writing could otherwise put
+ * files back after the removal. A second Ctrl-C removes the folder and exits at once. Exit 130.
+ */
+class DemoInterrupt {
+  client: AgentClient | null = null;
+  private fired = false;
+  private readonly onSigint = () => this.interrupted();
+
+  constructor(
+    private readonly term: Terminal,
+    private readonly root: string,
+  ) {
+    process.on("SIGINT", this.onSigint);
+  }
+
+  stop(): void {
+    process.off("SIGINT", this.onSigint);
+  }
+
+  private interrupted(): void {
+    if (this.fired) this.removeAndExit();
+    this.fired = true;
+    this.term.note("\nmc-agent demo: interrupted; removing the throwaway home…");
+    void (this.client?.close() ?? Promise.resolve()).finally(() => this.removeAndExit());
+  }
+
+  private removeAndExit(): never {
+    rmSync(this.root, { recursive: true, force: true });
+    this.term.note("mc-agent demo: the throwaway home was removed.");
+    process.exit(130);
+  }
+}
 
 /** The child sees only the throwaway home and the demo key: never the user's own store or keys. */
 function demoEnv(root: string, home: string, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -1,6 +1,8 @@
-/** "2026-11-29T11:00:00.000Z" -> "2026-11-29 11:00"; null -> "-". */
+/** An ISO time in the local time zone: "2026-11-29 12:00" (for UTC+1); null -> "-". */
 export function shortTime(iso: string | null): string {
   if (!iso) return "-";
-  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
-  return match ? `${match[1]} ${match[2]}` : iso;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}`;
 }

@@ -1,63 +1,82 @@
-import type { DiscoveryEvent, DiscoveryResult, SessionEntry } from "../../client/index.js";
+import type { DiscoveryResult, SessionEntry } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
+import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
-import { connect, interruptible } from "../connect.js";
+import { connect } from "../connect.js";
+import { listSessions } from "../sessions/session-list.js";
+import { workspaceHint } from "../sessions/workspace-hint.js";
 import { plainLength, type Terminal, table } from "../terminal.js";
 import { shortTime } from "./format.js";
 
+/** Rows the table shows without --limit or --all. */
+export const DEFAULT_LIMIT = 20;
+
 export const sessionsCommand: Command = {
   spec: {
-    usage: "mc-agent sessions [--json]",
-    summary: "List the saved sessions of the current folder (session.discover).",
+    usage: "mc-agent sessions [--limit N | --all] [--json]",
+    summary: "List the saved sessions of the current folder, newest first (session.discover).",
     help: [
       "Options:",
-      "  --json    Print the validated result as JSON (for scripts)",
+      `  -n, --limit <N>  Show the N most recent (default ${DEFAULT_LIMIT})`,
+      "  --all            Show every session",
+      "  --json           Print the validated result as JSON, every session, newest first",
       "  -h, --help",
       "",
       "While discovery runs, a progress line shows on a terminal; rows are listed only once the",
-      "backend has validated the complete inventory. Ctrl-C cancels. Open one with",
-      '"mc-agent show <id>".',
+      "backend has validated the complete inventory, then sorted by last update (local time).",
+      'Ctrl-C cancels. Continue one with "mc-agent resume <id>" (a unique start of the ID is',
+      'enough), read one with "mc-agent show <id>". Sessions belong to the exact folder they ran',
+      "in; in a subfolder of a workspace the workspace's own sessions are pointed to.",
     ].join("\n"),
-    options: { json: { type: "boolean" } },
+    options: {
+      json: { type: "boolean" },
+      limit: { type: "string", short: "n" },
+      all: { type: "boolean" },
+    },
   },
   async run(args, term) {
+    const limit = limitOf(args.values.limit, args.values.all === true);
     const client = await connect(term, ["session.discover", "operation.cancel"]);
+    let result: DiscoveryResult;
     try {
-      const result = await interruptible(term, (signal) =>
-        client.discoverSessions({ signal, onProgress: (e) => showProgress(term, e) }),
-      );
-      term.clearStatus();
-      if (args.values.json)
-        term.line(JSON.stringify({ sessions: result.sessions, notices: result.notices }, null, 2));
-      else printTable(term, result);
-      return 0;
+      result = await listSessions(term, client);
     } finally {
       await client.close();
     }
+    if (args.values.json) {
+      term.line(JSON.stringify({ sessions: result.sessions, notices: result.notices }, null, 2));
+      return 0;
+    }
+    printTable(term, result, limit);
+    const hint = await workspaceHint(term, process.cwd());
+    if (hint) term.line(hint);
+    return 0;
   },
 };
 
-function showProgress(term: Terminal, event: DiscoveryEvent): void {
-  if (event.kind === "restart") {
-    const why =
-      event.reason === "stale_revision"
-        ? "the store changed during the scan"
-        : "the backend child was exhausted";
-    term.status(`Discovering sessions: ${why}; starting again…`);
-    return;
+function limitOf(raw: string | boolean | undefined, all: boolean): number {
+  if (all) {
+    if (raw !== undefined) throw new UsageError("--limit and --all do not go together");
+    return Number.POSITIVE_INFINITY;
   }
-  const rows = event.provisional.length;
-  term.status(
-    `Discovering sessions… ${rows} provisional ${rows === 1 ? "row" : "rows"}, ${event.pages} ${event.pages === 1 ? "step" : "steps"} (${event.progress})`,
-  );
+  if (raw === undefined || typeof raw === "boolean") return DEFAULT_LIMIT;
+  if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw new UsageError("--limit must be a whole number from 1");
+  return Number(raw);
 }
 
-function printTable(term: Terminal, result: DiscoveryResult): void {
+function printTable(term: Terminal, result: DiscoveryResult, limit: number): void {
   if (result.sessions.length === 0) term.line("No saved sessions for this folder.");
   else {
     const header = ["ID", "TITLE", "UPDATED", "BUSY"].map((h) => term.bold(h));
-    const rows = result.sessions.map((s) => row(term, s));
+    const rows = result.sessions.slice(0, limit).map((s) => row(term, s));
     for (const line of table([header, ...rows], plainLength)) term.line(line);
+    const hidden = result.sessions.length - rows.length;
+    if (hidden > 0)
+      term.line(
+        term.dim(
+          `… ${hidden} older ${hidden === 1 ? "session" : "sessions"} (--all shows every one, --limit N more)`,
+        ),
+      );
   }
   for (const notice of result.notices) {
     if (notice.code === "cwd_unverified")

@@ -2,6 +2,7 @@ import type { SessionEvent } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
+import { resolveSessionRef } from "../sessions/session-ref.js";
 import { plainLength, type Terminal } from "../terminal.js";
 import { shortTime } from "./format.js";
 
@@ -15,15 +16,20 @@ export const showCommand: Command = {
       "  -h, --help",
       "",
       "The backend revalidates the session (ownership, history, folder) before anything is",
-      'shown. Get IDs from "mc-agent sessions".',
+      'shown. Get IDs from "mc-agent sessions"; a unique start of an ID is enough.',
     ].join("\n"),
     options: { json: { type: "boolean" } },
     positionals: ["id"],
   },
   async run(args, term) {
-    const id = args.positionals[0] as string;
-    const client = await connect(term, ["session.open", "session.history", "operation.cancel"]);
+    const client = await connect(term, [
+      "session.discover",
+      "session.open",
+      "session.history",
+      "operation.cancel",
+    ]);
     try {
+      const id = await resolveSessionRef(term, client, args.positionals[0] as string);
       await interruptible(term, async (signal) => {
         const session = await client.open(id, { signal });
         if (args.values.json) term.line(JSON.stringify({ session }));

@@ -1,16 +1,14 @@
 import type { ApprovalRequest, Decision } from "../../client/index.js";
 import type { Terminal } from "../terminal.js";
 import { diffLines } from "./diff-lines.js";
-import type { LineReader } from "./line-reader.js";
+import type { LineReader } from "./reader-types.js";
 import type { TurnView } from "./view.js";
 
+/** One key each, no Enter. */
 const ANSWERS: Record<string, Decision> = {
   y: "allow_once",
-  yes: "allow_once",
   n: "deny",
-  no: "deny",
   a: "allow_session",
-  always: "allow_session",
 };
 
 const SAID: Record<Decision, string> = {
@@ -23,9 +21,10 @@ const SAID: Record<Decision, string> = {
 
 /**
  * Answers approvals on the terminal: what the model wants to do (command or diff), then a
- * y/n/a question. Off a terminal nobody can answer, so each approval is denied, saying so and
- * which --permissions would allow it (and `onUnasked` counts it: exec's exit code says so).
- * Ctrl-C at the question denies and interrupts the turn.
+ * y/n/a question answered by one key (no Enter; other keys are ignored). Off a terminal nobody
+ * can answer, so each approval is denied, saying so and which --permissions would allow it (and
+ * `onUnasked` counts it: exec's exit code says so). Ctrl-C at the question denies and interrupts
+ * the turn.
  */
 export function approvalPrompt(
   term: Terminal,
@@ -68,13 +67,10 @@ export function approvalPrompt(
 
 async function ask(term: Terminal, reader: LineReader): Promise<Decision | "interrupted"> {
   const question = term.paintNote("Allow? [y] once · [a] for this session · [n] deny: ", "1");
-  for (;;) {
-    const answer = await reader.ask(question);
-    if (answer.kind === "interrupt") return "interrupted";
-    if (answer.kind === "end") return "deny";
-    const decision = ANSWERS[answer.text.trim().toLowerCase()];
-    if (decision) return decision;
-  }
+  const answer = await reader.key(question, Object.keys(ANSWERS));
+  if (answer.kind === "interrupt") return "interrupted";
+  if (answer.kind === "end") return "deny";
+  return ANSWERS[answer.key] ?? "deny";
 }
 
 function describe(term: Terminal, request: ApprovalRequest, titled: boolean): void {

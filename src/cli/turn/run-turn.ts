@@ -1,7 +1,7 @@
 import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
 import type { Terminal } from "../terminal.js";
 import { approvalPrompt } from "./approval-prompt.js";
-import type { LineReader } from "./line-reader.js";
+import type { LineReader } from "./reader-types.js";
 import type { TurnView } from "./view.js";
 
 /** Exit codes of a turn's result: a person's Ctrl-C is 130, as shells have it. */

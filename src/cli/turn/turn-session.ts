@@ -10,6 +10,7 @@ import { UsageError } from "../args.js";
 import { stepToFirstModel } from "../commands/next-step.js";
 import { connect } from "../connect.js";
 import { ActionableError } from "../failure.js";
+import { resolveSessionRef } from "../sessions/session-ref.js";
 import type { Terminal } from "../terminal.js";
 
 /** The options exec and chat share. */
@@ -23,7 +24,8 @@ export const TURN_OPTIONS = {
 export const TURN_OPTIONS_HELP = [
   "  --permissions <p>  read_only | ask (default) | accept_edits | sandboxed | full_access",
   "                     (sandboxed: commands run unasked in an OS sandbox; see mc-agent doctor)",
-  "  --session <id>     Continue a saved session of this folder (exact open); default: a new one",
+  "  --session <id>     Continue a saved session of this folder (its ID, or a unique start of",
+  "                     it); default: a new one",
   '  --model <id>       Use this model (one of the choices "mc-agent models" lists) instead of',
   '                     the configured one ("model" in MC_HOME/config.json)',
   "  --effort <level>   With --model: its reasoning effort (default: the model's own)",
@@ -32,15 +34,22 @@ export const TURN_OPTIONS_HELP = [
 export interface TurnSession {
   client: AgentClient;
   sessionId: string;
+  /** False for a new lazy session: nothing is on disk until its first turn. */
+  saved: boolean;
   /** The model turns will use, and its effort (null: the model has none). */
   model: string;
   effort: string | null;
 }
 
 export interface TurnSessionOptions {
+  /** A saved session: its ID or a unique start of it. */
   session?: string;
+  /** Chooses a saved session once the child is up (resume's picker), instead of `session`. */
+  pick?: (client: AgentClient) => Promise<string>;
   model?: string;
   effort?: string;
+  /** Negotiated besides the turn's own (chat's slash commands). */
+  capabilities?: Capability[];
 }
 
 /** Reads --permissions (default: the backend's `ask`). */
@@ -63,23 +72,37 @@ export async function openTurnSession(
 ): Promise<TurnSession> {
   if (options.effort !== undefined && options.model === undefined)
     throw new UsageError("--effort goes with --model");
-  const capabilities: Capability[] = [
-    options.session ? "session.open" : "session.create",
+  const saved = options.session !== undefined || options.pick !== undefined;
+  const capabilities = new Set<Capability>([
+    ...(saved
+      ? (["session.open", "session.discover", "operation.cancel"] as const)
+      : (["session.create"] as const)),
     "model.catalog.status",
     "turn",
     ...(options.model ? (["model.select"] as const) : []),
-  ];
-  const client = await connect(term, capabilities);
+    ...(options.capabilities ?? []),
+  ]);
+  const client = await connect(term, [...capabilities]);
   try {
-    const sessionId = options.session
-      ? (await client.open(options.session)).id
-      : (await client.call("session.create", {})).session.id;
+    const sessionId = await attach(term, client, options);
     const selection = await chooseModel(client, options);
-    return { client, sessionId, ...selection };
+    return { client, sessionId, saved, ...selection };
   } catch (error) {
     await client.close();
     throw error;
   }
+}
+
+/** The exact open of the chosen or named session, or a new lazy one. */
+async function attach(
+  term: Terminal,
+  client: AgentClient,
+  options: TurnSessionOptions,
+): Promise<string> {
+  if (options.pick) return (await client.open(await options.pick(client))).id;
+  if (options.session !== undefined)
+    return (await client.open(await resolveSessionRef(term, client, options.session))).id;
+  return (await client.call("session.create", {})).session.id;
 }
 
 async function chooseModel(

@@ -1,0 +1,57 @@
+import { ClientError } from "../../client/index.js";
+import { reportFailure } from "../failure.js";
+import { HumanView } from "../turn/human-view.js";
+import { markdownRenderer, type RenderBlock } from "../turn/markdown.js";
+import { runTurn } from "../turn/run-turn.js";
+import { type ChatState, note, sessionLabel } from "./chat-state.js";
+import { parseInput, runCommand } from "./slash-commands.js";
+
+export function greet(state: ChatState): void {
+  if (!state.reader.interactive) return;
+  const effort = state.effort ? ` (${state.effort})` : "";
+  note(
+    state,
+    `mc-agent chat · ${state.model}${effort} · ${state.permissions ?? "ask"} · ${sessionLabel(state)}\nEnter sends; Alt-Enter or a trailing \\ adds a line; /help lists commands; Ctrl-C interrupts a turn; Ctrl-D or /exit quits.`,
+  );
+}
+
+/** The loop: one message, one turn, until /exit, Ctrl-D or Ctrl-C at an empty prompt. */
+export async function converse(state: ChatState): Promise<void> {
+  const { term, reader } = state;
+  const prompt = term.bold("› ");
+  const markdown = await markdownRenderer(term);
+  for (;;) {
+    const answer = await reader.ask(prompt, { message: true });
+    if (answer.kind === "end") return;
+    if (answer.kind === "interrupt") {
+      if (answer.typed === "") return;
+      continue; // Ctrl-C with text on the line drops that text, as shells do
+    }
+    if (answer.text.trim() === "") continue;
+    const input = parseInput(answer.text);
+    try {
+      if (input.kind === "command") {
+        if (await runCommand(state, input.name, input.arg)) return;
+        continue;
+      }
+      await turn(state, input.text, markdown);
+    } catch (error) {
+      // A refused turn or command (busy, session_locked, …) is reported and the conversation
+      // goes on; a child that died or broke the protocol ends it.
+      if (error instanceof ClientError) throw error;
+      reportFailure(error, term);
+    }
+  }
+}
+
+async function turn(state: ChatState, input: string, markdown: RenderBlock | null): Promise<void> {
+  const { term, client, reader, permissions } = state;
+  const view = new HumanView(term, { header: false, markdown });
+  try {
+    const result = await runTurn(client, input, { term, view, reader, permissions });
+    state.saved = true;
+    view.result(result);
+  } finally {
+    view.pause();
+  }
+}

@@ -1,0 +1,67 @@
+import type { AgentClient, Capability } from "../../client/index.js";
+import type { Parsed } from "../args.js";
+import type { Terminal } from "../terminal.js";
+import { HistoryFile } from "../turn/history-file.js";
+import { lineReader } from "../turn/line-reader.js";
+import type { LineReader } from "../turn/reader-types.js";
+import { openTurnSession, permissionsOf } from "../turn/turn-session.js";
+import { type ChatState, farewell, note } from "./chat-state.js";
+import { converse, greet } from "./conversation.js";
+import { showRecap } from "./recap.js";
+import { PickerQuit } from "./session-picker.js";
+
+/** What the slash commands need besides the turn's own capabilities. */
+const CHAT_CAPABILITIES: Capability[] = [
+  "session.create",
+  "session.open",
+  "session.history",
+  "session.discover",
+  "operation.cancel",
+  "model.select",
+];
+
+/**
+ * chat and resume: a reader (with the history file on a terminal), the session (new, named,
+ * or picked by `pick`), a recap of a saved one, the loop, and on quitting how to come back.
+ */
+export async function startChat(
+  term: Terminal,
+  args: Parsed,
+  pick?: (reader: LineReader) => (client: AgentClient) => Promise<string>,
+): Promise<number> {
+  const permissions = permissionsOf(args.values.permissions);
+  const history = HistoryFile.forHome(term.io.env, (text) => term.note(text));
+  const reader = lineReader(process.stdin, term.io.out, history);
+  try {
+    let opened: Awaited<ReturnType<typeof openTurnSession>>;
+    try {
+      opened = await openTurnSession(term, {
+        ...stringOption("session", args.values.session),
+        ...stringOption("model", args.values.model),
+        ...stringOption("effort", args.values.effort),
+        ...(pick ? { pick: pick(reader) } : {}),
+        capabilities: CHAT_CAPABILITIES,
+      });
+    } catch (error) {
+      if (error instanceof PickerQuit) return 0;
+      throw error;
+    }
+    const { client, ...session } = opened;
+    const state: ChatState = { term, client, reader, permissions, ...session };
+    try {
+      greet(state);
+      if (state.saved && reader.interactive) await showRecap(state);
+      await converse(state);
+      if (reader.interactive || state.saved) note(state, farewell(state));
+      return 0;
+    } finally {
+      await client.close();
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+function stringOption<K extends string>(key: K, value: string | boolean | undefined) {
+  return typeof value === "string" ? ({ [key]: value } as Record<K, string>) : {};
+}
