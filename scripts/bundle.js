@@ -26,6 +26,9 @@ await build({
     js: 'import { createRequire as __mcCreateRequire } from "node:module"; const require = __mcCreateRequire(import.meta.url);',
   },
   logLevel: "warning",
+  // jsonc-parser's "main" is a UMD build whose lazy require()s esbuild cannot follow; its ES
+  // module build bundles cleanly.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
     // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.

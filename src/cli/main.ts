@@ -1,6 +1,8 @@
+import { SERVER_INFO } from "../protocol/constants.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
 import { helpText, parseCommand, UsageError } from "./args.js";
 import type { Command } from "./command.js";
+import { configPolicy, IGNORE_CONFIG_ERRORS } from "./config-policy.js";
 import { reportFailure } from "./failure.js";
 import { Terminal } from "./terminal.js";
 
@@ -41,7 +43,14 @@ NO_COLOR disables color.
  * process.env); the commands see them in their environment and hand them on to the child.
  */
 export async function main(argv: string[], handedOver: string | null = null): Promise<number> {
-  const [command, ...rest] = argv;
+  const [command, ...given] = argv;
+  if (command === "--version" || command === "-V") {
+    process.stdout.write(`mc-agent ${SERVER_INFO.version}\n`);
+    return 0;
+  }
+  // A global flag: taken out here, so every command accepts it and none has to declare it.
+  const rest = given.filter((word) => word !== IGNORE_CONFIG_ERRORS);
+  configPolicy.ignoreErrors = rest.length !== given.length;
   if (command === "stdio") {
     if (rest.includes("--help") || rest.includes("-h")) {
       process.stdout.write(

@@ -3,6 +3,7 @@ import type { ServerState } from "../state.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { sessionHandlers } from "./sessions.js";
+import { settingsHandlers } from "./settings.js";
 import { testHandlers } from "./testing.js";
 import { turnHandlers } from "./turns.js";
 
@@ -15,6 +16,7 @@ export function buildHandlers(state: ServerState, options: { testMethods: boolea
   return {
     ...sessionHandlers(state),
     ...modelHandlers(state, models, options),
+    ...settingsHandlers(state, models),
     ...turnHandlers(state, models, options),
     ...(options.testMethods ? testHandlers() : {}),
   };
