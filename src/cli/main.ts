@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   show: async () => (await import("./commands/show.js")).showCommand,
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
+  doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
@@ -28,13 +29,17 @@ Commands:
   chat               Talk with the agent in the current folder, one turn per line
   sessions           List the saved sessions of the current folder
   show <id>          Open one session exactly and print its history
-  models             Cached model catalog: provider status, next steps, choices
+  models             Cached model catalog: provider status, every cached model, choices
+  models enable <id> Enable a cached model in MC_HOME/config.json (--default: your model)
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
+  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   conformance        Check a child command against the protocol (default: this package's)
 
 Run "mc-agent <command> --help" for a command's options.
-Exit codes: 0 ok, 1 the operation failed, 2 usage error, 130 interrupted (exec).
+Every command that starts the backend first checks the settings files and stops (exit 1) at an
+invalid one; --ignore-config-errors goes on anyway. -V, --version prints the version.
+Exit codes: 0 ok, 1 the operation failed, 2 usage error, 130 interrupted (exec, refresh).
 NO_COLOR disables color.
 `;
 
@@ -76,15 +81,19 @@ export async function main(argv: string[], handedOver: string | null = null): Pr
   }
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!load) return reportFailure(new UsageError(`unknown command "${command}"`), term);
-  const selected = await load();
+  const loaded = await load();
+  const word = rest[0];
+  const subs = loaded.subcommands;
+  const sub = word !== undefined && subs && Object.hasOwn(subs, word) ? subs[word] : undefined;
+  const selected = sub ?? loaded;
   try {
-    const args = parseCommand(selected.spec, rest);
+    const args = parseCommand(selected.spec, sub ? rest.slice(1) : rest);
     if (args.help) {
       process.stdout.write(helpText(selected.spec));
       return 0;
     }
     return await selected.run(args, term);
   } catch (error) {
-    return reportFailure(error, term, command);
+    return reportFailure(error, term, sub ? `${command} ${word}` : command);
   }
 }
