@@ -20,7 +20,7 @@ export const execCommand: Command = {
     help: [
       "Options:",
       ...TURN_OPTIONS_HELP,
-      "  --json             Print the turn's events and its result as JSON lines",
+      "  --json                 Print the turn's events and its result as JSON lines",
       "  -h, --help",
       "",
       "The reply streams to stdout; tool calls, shell output and the summary go to stderr.",
