@@ -22,10 +22,11 @@ export function locateFault(fault: SettingsFault): LocatedFault {
 }
 
 function syntaxError(text: string): { rule: string; offset: number } | null {
+  if (text.trim() === "") return { rule: "empty_file", offset: 0 };
   const errors: ParseError[] = [];
   parse(text, errors, { allowTrailingComma: false, disallowComments: true });
   const first = errors[0];
-  if (!first) return text.trim() === "" ? { rule: "empty_file", offset: 0 } : null;
+  if (!first) return null;
   // Pointed at the comma itself, not at the bracket after it where the parser noticed.
   if (trailingComma(text, first.offset))
     return { rule: "trailing_comma", offset: text.slice(0, first.offset).lastIndexOf(",") };
