@@ -129,6 +129,7 @@ function cacheText(term: Terminal, cache: string, models: number): string {
   if (cache === "available")
     return term.green(`valid, ${models} ${models === 1 ? "model" : "models"}`);
   if (cache === "missing_cache") return term.dim("none yet (mc-agent refresh fills it)");
+  if (cache === "no_home") return term.dim("none (MC_HOME is not a folder)");
   return term.yellow(`${cache.replace(/_/g, " ")} (mc-agent refresh rewrites it)`);
 }
 

@@ -56,6 +56,7 @@ export interface ProviderFinding {
 
 export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Findings> {
   const home = resolveHome(env);
+  const kind = await kindOf(home);
   const settings = loadSettings(home, cwd);
   const files = [
     fileFinding("global", globalSettingsPath(home), GlobalSettings),
@@ -65,9 +66,9 @@ export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Find
   const enabled = settings.global.enabled_models ?? [];
   const providers: ProviderFinding[] = [];
   for (const provider of resolveProviders(settings))
-    providers.push(await providerFinding(provider, { home, env, paths, enabled }));
+    providers.push(await providerFinding(provider, { home, env, paths, enabled, kind }));
   return {
-    home: { path: home, fromEnv: Boolean(env.MC_HOME), kind: await kindOf(home) },
+    home: { path: home, fromEnv: Boolean(env.MC_HOME), kind },
     files,
     auth: { path: paths.mcAuth, ...(await authState(paths.mcAuth)) },
     providers,
@@ -91,11 +92,16 @@ interface ProviderContext {
   env: NodeJS.ProcessEnv;
   paths: ReturnType<typeof credentialPaths>;
   enabled: string[];
+  kind: Findings["home"]["kind"];
 }
 
 async function providerFinding(provider: Provider, ctx: ProviderContext): Promise<ProviderFinding> {
   const credential = await discoverCredential(provider, { env: ctx.env, paths: ctx.paths });
-  const { cache, ids } = await cacheState(provider, ctx.home);
+  // Without a home folder there are no caches to read (MC_HOME itself is the problem).
+  const { cache, ids } =
+    ctx.kind === "not_a_folder"
+      ? { cache: "no_home", ids: new Set<string>() }
+      : await cacheState(provider, ctx.home);
   const mine = ctx.enabled.filter((id) => id.startsWith(`${provider.id}/`));
   const local = (id: string) => id.slice(provider.id.length + 1);
   return {
