@@ -6,6 +6,7 @@ import { writeFileAtomic } from "../../store/atomic-write.js";
 import { GlobalSettings } from "../../store/settings.js";
 import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
+import { configPolicy } from "../config-policy.js";
 import { connect } from "../connect.js";
 import { ActionableError } from "../failure.js";
 
@@ -39,6 +40,10 @@ export const modelsEnableCommand: Command = {
     if (slash <= 0 || slash === id.length - 1 || !MODEL_ID_PATTERN.test(id))
       throw new UsageError(`"${id.slice(0, 300)}" is not a <provider>/<model> ID`);
     const asDefault = args.values.default === true;
+    const path = settingsFilePath("global", term.io.env, process.cwd());
+    // Without the flag the settings check shows what is wrong; with it an invalid file is still
+    // never edited, and that is said before anything else.
+    if (configPolicy.ignoreErrors) parseValid((await readSettingsText(path)) ?? "{}");
     const client = await connect(term, ["model.cached", "operation.cancel"]);
     let cached: CachedRead;
     try {
@@ -47,7 +52,6 @@ export const modelsEnableCommand: Command = {
       await client.close();
     }
     const state = checkCached(cached, id.slice(0, slash), id);
-    const path = settingsFilePath("global", term.io.env, process.cwd());
     const edit = await editSettings(path, id, asDefault);
     if (edit === null) {
       term.line(
