@@ -82,7 +82,7 @@ describe("CLI: settings errors stop the command", () => {
     assert.match(
       r.stderr,
       new RegExp(
-        `^mc-agent: invalid settings: ${escape(projectFile())}:1:26 \\(project settings\\): an unknown key "temperature"\\.\n`,
+        `^mc-agent: invalid settings: ${literal(projectFile())}:1:26 \\(project settings\\): an unknown key "temperature"\\.\n`,
       ),
     );
     assert.match(r.stderr, /ignores \.mc\/config\.json \(its model and effort\)/);
@@ -149,6 +149,6 @@ describe("CLI: settings errors stop the command", () => {
   });
 });
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
