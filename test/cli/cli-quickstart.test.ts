@@ -88,8 +88,9 @@ describe("README quick start against a loopback local server", () => {
     assert.equal(turn.code, 0, turn.stderr);
     assert.equal(turn.stdout.trim(), "Hello from the local server.");
     const chat = server.requests.find((r) => r.method === "POST");
-    assert.equal((chat?.body as { model?: string }).model, "qwen2.5-coder:latest");
-    assert.equal(chat?.headers.authorization, undefined, "no key is sent");
+    assert.ok(chat, "a chat request reached the server");
+    assert.equal((chat.body as { model?: string }).model, "qwen2.5-coder:latest");
+    assert.equal(chat.headers.authorization, undefined, "no key is sent");
   });
 
   it("every server of the table: a keyless provider at its base URL refreshes and lists", async () => {
