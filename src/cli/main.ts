@@ -48,14 +48,16 @@ NO_COLOR disables color.
  * process.env); the commands see them in their environment and hand them on to the child.
  */
 export async function main(argv: string[], handedOver: string | null = null): Promise<number> {
-  const [command, ...given] = argv;
+  // A global flag, before or after the command: taken out here, so every command accepts it
+  // and none has to declare it. Words after "--" are operands (an exec prompt may say anything).
+  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const flags = argv.slice(0, end).filter((word) => word !== IGNORE_CONFIG_ERRORS);
+  configPolicy.ignoreErrors = flags.length !== end;
+  const [command, ...rest] = [...flags, ...argv.slice(end)];
   if (command === "--version" || command === "-V") {
     process.stdout.write(`mc-agent ${SERVER_INFO.version}\n`);
     return 0;
   }
-  // A global flag: taken out here, so every command accepts it and none has to declare it.
-  const rest = given.filter((word) => word !== IGNORE_CONFIG_ERRORS);
-  configPolicy.ignoreErrors = rest.length !== given.length;
   if (command === "stdio") {
     if (rest.includes("--help") || rest.includes("-h")) {
       process.stdout.write(

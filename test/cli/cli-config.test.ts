@@ -110,6 +110,11 @@ describe("CLI: settings errors stop the command", () => {
     assert.match(r.stderr, /going on as --ignore-config-errors asks/);
     assert.match(r.stdout, /^Providers\n/);
     assert.match(r.stdout, /The backend settings file is invalid; built-in defaults are in use\./);
+    // Before the command too; after "--" it is an operand, not the flag.
+    assert.equal((await run("--ignore-config-errors", "sessions")).code, 0);
+    const prompt = await run("exec", "--", "--ignore-config-errors");
+    assert.equal(prompt.code, 1);
+    assert.match(prompt.stderr, /\(configuration_invalid\)/);
   });
 
   it("files the backend cannot read: not a regular file, not UTF-8, over 1 MiB", async () => {
