@@ -26,6 +26,9 @@ const common = {
     js: 'import { createRequire as __mcCreateRequire } from "node:module"; const require = __mcCreateRequire(import.meta.url);',
   },
   logLevel: "warning",
+  // jsonc-parser's "main" is a UMD build whose lazy require()s esbuild cannot follow; its ES
+  // module build bundles cleanly.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
 };
 
 await build({

@@ -4,11 +4,11 @@ import { CAPABILITIES, methodsOf, SEED_CAPABILITIES } from "../src/protocol/capa
 import { EXTENSION_NAMES, EXTENSION_SPECS, Extensions } from "../src/protocol/extensions.js";
 import { buildProtocolSchema } from "../src/protocol/json-schema.js";
 
-test("capabilities derive from the tables: the seed's ten plus turn", () => {
+test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.equal(SEED_CAPABILITIES.length, 10);
   assert.deepEqual(
     CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
-    ["turn"],
+    ["model.cached", "settings.check", "turn"],
   );
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",

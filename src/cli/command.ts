@@ -5,4 +5,6 @@ import type { Terminal } from "./terminal.js";
 export interface Command {
   spec: CommandSpec;
   run(args: Parsed, term: Terminal): Promise<number>;
+  /** Words after the command that name a command of their own (`models enable`). */
+  subcommands?: Record<string, Command>;
 }

@@ -1,6 +1,7 @@
 import { AgentClient, type Capability } from "../client/index.js";
 import { SERVER_INFO } from "../protocol/constants.js";
 import { UsageError } from "./args.js";
+import { checkSettings } from "./config-check.js";
 import type { Terminal } from "./terminal.js";
 
 /**
@@ -8,22 +9,31 @@ import type { Terminal } from "./terminal.js";
  * MC_AGENT_CHILD (a JSON array: command and arguments) points the CLI at another backend that
  * speaks the protocol; the default is this package's own `mc-agent stdio`.
  */
-export function connect(
+export async function connect(
   term: Terminal,
   capabilities: Capability[],
   overrides: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<AgentClient> {
   const env = overrides.env ?? term.io.env;
   const command = childCommand(env.MC_AGENT_CHILD);
-  return AgentClient.spawn({
-    cwd: overrides.cwd ?? process.cwd(),
+  const cwd = overrides.cwd ?? process.cwd();
+  const client = await AgentClient.spawn({
+    cwd,
     env,
-    capabilities,
+    // Every command checks the settings before anything else (docs/cli.md).
+    capabilities: [...new Set<Capability>([...capabilities, "settings.check"])],
     client: { name: "mc-agent-cli", version: SERVER_INFO.version },
     ...(command ? { command } : {}),
     // The child's log goes to our stderr only when asked for (MC_LOG).
     ...(env.MC_LOG ? { stderr: (text: string) => term.io.err.write(text) } : {}),
   });
+  try {
+    await checkSettings(client, term, cwd);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return client;
 }
 
 function childCommand(raw: string | undefined): string[] | null {

@@ -1,6 +1,8 @@
+import { SERVER_INFO } from "../protocol/constants.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
 import { helpText, parseCommand, UsageError } from "./args.js";
 import type { Command } from "./command.js";
+import { configPolicy, IGNORE_CONFIG_ERRORS } from "./config-policy.js";
 import { reportFailure } from "./failure.js";
 import { Terminal } from "./terminal.js";
 
@@ -18,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
+  doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
@@ -29,16 +32,20 @@ Commands:
   resume [--last]    Continue a saved session of this folder (a picker, or the newest)
   sessions           List the saved sessions of the current folder, newest first
   show <id>          Open one session and print its history (a unique ID start will do)
-  models             Cached model catalog: provider status, next steps, choices
+  models             Cached model catalog: provider status, every cached model, choices
+  models enable <id> Enable a cached model in MC_HOME/config.json (--default: your model)
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   rules [remove <id> | clear]  List or remove the approval rules of the current folder
+  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   acp                Run as an Agent Client Protocol agent for ACP editors (Zed, ...)
   conformance        Check a child command against the protocol (default: this package's)
 
 Run "mc-agent <command> --help" for a command's options.
+Every command that starts the backend first checks the settings files and stops (exit 1) at an
+invalid one; --ignore-config-errors goes on anyway. -V, --version prints the version.
 Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 exec: an approval was denied
-for want of a terminal (docs/cli.md), 130 interrupted (exec).
+for want of a terminal (docs/cli.md), 130 interrupted (exec, refresh).
 NO_COLOR disables color.
 `;
 
@@ -47,7 +54,16 @@ NO_COLOR disables color.
  * process.env); the commands see them in their environment and hand them on to the child.
  */
 export async function main(argv: string[], handedOver: string | null = null): Promise<number> {
-  const [command, ...rest] = argv;
+  // A global flag, before or after the command: taken out here, so every command accepts it
+  // and none has to declare it. Words after "--" are operands (an exec prompt may say anything).
+  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const flags = argv.slice(0, end).filter((word) => word !== IGNORE_CONFIG_ERRORS);
+  configPolicy.ignoreErrors = flags.length !== end;
+  const [command, ...rest] = [...flags, ...argv.slice(end)];
+  if (command === "--version" || command === "-V") {
+    process.stdout.write(`mc-agent ${SERVER_INFO.version}\n`);
+    return 0;
+  }
   if (command === "stdio") {
     if (rest.includes("--help") || rest.includes("-h")) {
       process.stdout.write(
@@ -83,15 +99,19 @@ export async function main(argv: string[], handedOver: string | null = null): Pr
   }
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!load) return reportFailure(new UsageError(`unknown command "${command}"`), term);
-  const selected = await load();
+  const loaded = await load();
+  const word = rest[0];
+  const subs = loaded.subcommands;
+  const sub = word !== undefined && subs && Object.hasOwn(subs, word) ? subs[word] : undefined;
+  const selected = sub ?? loaded;
   try {
-    const args = parseCommand(selected.spec, rest);
+    const args = parseCommand(selected.spec, sub ? rest.slice(1) : rest);
     if (args.help) {
       process.stdout.write(helpText(selected.spec));
       return 0;
     }
     return await selected.run(args, term);
   } catch (error) {
-    return reportFailure(error, term, command);
+    return reportFailure(error, term, sub ? `${command} ${word}` : command);
   }
 }

@@ -16,6 +16,12 @@ export type {
 } from "../protocol/schemas/models.js";
 export type { SessionEntry, SessionEvent, SessionNotice } from "../protocol/schemas/sessions.js";
 export type {
+  CachedModel,
+  CachedProvider,
+  SettingsCheckResult,
+  SettingsFileCheck,
+} from "../protocol/schemas/settings.js";
+export type {
   Decision,
   Permissions,
   TurnEventBody,
@@ -51,6 +57,13 @@ export type {
   TurnExtension,
 } from "./negotiate.js";
 export type { RefreshReport } from "./refresh.js";
+export {
+  type CachedRead,
+  homeOf,
+  invalidFiles,
+  readCached,
+  settingsFilePath,
+} from "./settings.js";
 export { DEFAULT_COMMAND, type SpawnOptions } from "./spawn.js";
 export type { ApprovalChoice, ApprovalRequest, TurnOptions } from "./turn.js";
 export { adviceForTurn, type TurnFailureCode } from "./turn-advice.js";

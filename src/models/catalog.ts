@@ -4,6 +4,7 @@ import { LIMITS } from "../protocol/constants.js";
 import { fillPage, PageOverflow } from "../protocol/paging.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { ModelCatalogResult, ModelCatalogStatusResult } from "../protocol/schemas/models.js";
+import type { ModelCachedResult } from "../protocol/schemas/settings.js";
 import type { CredentialPaths } from "../store/credentials.js";
 import { anySettingsInvalid, type LoadedSettings } from "../store/settings.js";
 import type { Provider } from "./providers.js";
@@ -31,6 +32,7 @@ export interface CatalogDeps {
   selection: () => Selection;
   catalogCursors: CursorKeeper<PagePosition>;
   statusCursors: CursorKeeper<PagePosition>;
+  cachedCursors: CursorKeeper<PagePosition>;
 }
 
 /** The largest cursor a page may carry, for the page's byte envelope. */
@@ -84,8 +86,8 @@ export class Catalog {
       selection: this.deps.selection(),
       notices: snapshot.notices,
     };
-    const page = this.page(snapshot, offset, base, this.deps.catalogCursors);
-    return { ...base, ...page };
+    const page = this.page(snapshot.choices, snapshot, offset, base, this.deps.catalogCursors);
+    return { ...base, choices: page.items, cursor: page.cursor, complete: page.complete };
   }
 
   async statusPage(cursor: string | undefined): Promise<ModelCatalogStatusResult> {
@@ -97,8 +99,17 @@ export class Catalog {
       configuration_reload: "restart_child" as const,
       providers: snapshot.providers,
     };
-    const page = this.page(snapshot, offset, base, this.deps.statusCursors);
-    return { ...base, ...page };
+    const page = this.page(snapshot.choices, snapshot, offset, base, this.deps.statusCursors);
+    return { ...base, choices: page.items, cursor: page.cursor, complete: page.complete };
+  }
+
+  /** `model.cached`: every cached ID, paged like the catalog over the same snapshot. */
+  async cachedPage(cursor: string | undefined): Promise<ModelCachedResult> {
+    const { snapshot, offset } = await this.position(cursor, this.deps.cachedCursors);
+    const base = { revision: snapshot.revision, providers: snapshot.cached.providers };
+    const list = snapshot.cached.models;
+    const page = this.page(list, snapshot, offset, base, this.deps.cachedCursors, "models");
+    return { ...base, models: page.items, cursor: page.cursor, complete: page.complete };
   }
 
   private async position(
@@ -112,19 +123,21 @@ export class Catalog {
     return position;
   }
 
-  /** One page of choices through the shared pager; the envelope carries everything else. */
-  private page(
+  /** One page of `list` through the shared pager; the envelope carries everything else. */
+  private page<T>(
+    list: readonly T[],
     snapshot: CatalogSnapshot,
     offset: number,
     envelope: object,
     cursors: CursorKeeper<PagePosition>,
-  ) {
+    field = "choices",
+  ): { items: T[]; cursor: string | null; complete: boolean } {
     const envelopeBytes = Buffer.byteLength(
-      JSON.stringify({ ...envelope, choices: [], cursor: CURSOR_PLACEHOLDER, complete: false }),
+      JSON.stringify({ ...envelope, [field]: [], cursor: CURSOR_PLACEHOLDER, complete: false }),
     );
     let filled: ReturnType<typeof fillPage>;
     try {
-      filled = fillPage(snapshot.choices.slice(offset), envelopeBytes, {
+      filled = fillPage(list.slice(offset), envelopeBytes, {
         entries: LIMITS.page_entries,
         bytes: LIMITS.page_bytes,
       });
@@ -134,9 +147,9 @@ export class Catalog {
       throw error;
     }
     const next = offset + filled.items.length;
-    const done = next >= snapshot.choices.length;
+    const done = next >= list.length;
     return {
-      choices: filled.items as CatalogSnapshot["choices"],
+      items: filled.items as T[],
       cursor: done ? null : cursors.issue({ snapshot, offset: next }),
       complete: done,
     };
@@ -145,5 +158,6 @@ export class Catalog {
   private dropCursors(): void {
     this.deps.catalogCursors.clear();
     this.deps.statusCursors.clear();
+    this.deps.cachedCursors.clear();
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { ProtocolError } from "../protocol/codes.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { CatalogNotice, ModelChoice, ProviderStatus } from "../protocol/schemas/models.js";
+import type { CachedModel, CachedProvider } from "../protocol/schemas/settings.js";
 import {
   CacheLimitExceeded,
   type CacheModel,
@@ -12,6 +13,7 @@ import {
 } from "../store/catalog-cache.js";
 import { UnsafeStoreFile } from "../store/safe-read.js";
 import { type AuthContext, authenticationReady } from "./auth.js";
+import { cachedModels } from "./cached.js";
 import { type Provider, splitModelId } from "./providers.js";
 import { recoveryFor } from "./recovery.js";
 
@@ -23,6 +25,8 @@ export interface CatalogSnapshot {
   providers: ProviderStatus[];
   /** Each choice's `context_window` from its cache (null when the cache gives none). */
   contextWindows: ReadonlyMap<string, number | null>;
+  /** `model.cached`: every cached ID, enabled or not, and each provider's count. */
+  cached: { models: CachedModel[]; providers: CachedProvider[] };
 }
 
 export interface SnapshotInputs {
@@ -73,6 +77,10 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
     ),
     notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
     providers: scans.map((scan) => statusFor(scan, usage)),
+    cached: cachedModels(
+      scans.map((s) => ({ provider: s.provider.id, status: s.verdict.status, models: s.models })),
+      enabled,
+    ),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { EmptyParams } from "./schemas/common.js";
+import { CursorParams, EmptyParams } from "./schemas/common.js";
 import {
   CancelParams,
   CancelResult,
@@ -33,6 +33,7 @@ import {
   SessionOpenParams,
   SessionOpenResult,
 } from "./schemas/sessions.js";
+import { ModelCachedResult, SettingsCheckResult } from "./schemas/settings.js";
 import {
   TurnApproveParams,
   TurnApproveResult,
@@ -140,6 +141,18 @@ export const METHODS = {
     result: ModelRefreshResult,
     capability: "model.refresh",
     admission: "worker",
+  },
+  "model.cached": {
+    params: CursorParams,
+    result: ModelCachedResult,
+    capability: "model.cached",
+    admission: "listing",
+  },
+  "settings.check": {
+    params: EmptyParams,
+    result: SettingsCheckResult,
+    capability: "settings.check",
+    admission: "listing",
   },
   "turn.start": {
     params: TurnStartParams,

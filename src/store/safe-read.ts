@@ -12,10 +12,19 @@ export type SafeRead =
  * may not open. Carries no path: callers map it to a wire code.
  */
 export class UnsafeStoreFile extends Error {
-  constructor() {
+  /**
+   * `unreadable`: the open failed (EACCES, EPERM, ...); `not_regular`: a symlink, FIFO, folder or
+   * other non-regular file; `unsafe` when the caller does not say.
+   */
+  constructor(readonly why: "unreadable" | "not_regular" | "unsafe" = "unsafe") {
     super("store file is unsafe or unreadable");
     this.name = "UnsafeStoreFile";
   }
+}
+
+/** What an open that failed says about the file (O_NOFOLLOW on a symlink is ELOOP). */
+function openFailure(error: unknown): UnsafeStoreFile {
+  return new UnsafeStoreFile(errorCode(error) === "ELOOP" ? "not_regular" : "unreadable");
 }
 
 /**
@@ -84,11 +93,11 @@ export function readRegularFileSync(path: string, maxBytes: number): SafeRead {
   } catch (error) {
     const code = errorCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    throw new UnsafeStoreFile();
+    throw openFailure(error);
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UnsafeStoreFile();
+    if (!stat.isFile()) throw new UnsafeStoreFile("not_regular");
     if (stat.size > maxBytes) return { kind: "too_large" };
     let buffer: Buffer = Buffer.allocUnsafe(stat.size + 1);
     let filled = 0;
@@ -104,7 +113,7 @@ export function readRegularFileSync(path: string, maxBytes: number): SafeRead {
     return { kind: "bytes", bytes: buffer.subarray(0, filled) };
   } catch (error) {
     if (error instanceof UnsafeStoreFile) throw error;
-    throw new UnsafeStoreFile();
+    throw new UnsafeStoreFile("unreadable");
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
+import type { SettingsFault } from "./settings-fault.js";
 
 /**
  * Settings: `MC_HOME/config.json` (global) and `<cwd>/.mc/config.json` (project preferences).
@@ -56,27 +57,27 @@ function checkProviders(settings: GlobalSettings, ctx: z.RefinementCtx): void {
   const providers = settings.providers ?? {};
   const builtIns: readonly string[] = BUILT_IN_PROVIDERS;
   const names = new Set([...BUILT_IN_PROVIDERS, ...Object.keys(providers)]);
-  if (names.size > MAX_PROVIDERS) ctx.addIssue({ code: "custom", message: "too many providers" });
+  // Each issue names its rule (docs/extensions.md, `settings.check`) and where it is.
+  const issue = (rule: string, path: (string | number)[]) =>
+    ctx.addIssue({ code: "custom", message: rule, params: { rule }, path });
+  if (names.size > MAX_PROVIDERS) issue("too_many_providers", ["providers"]);
   for (const [name, entry] of Object.entries(providers)) {
     if (builtIns.includes(name)) {
       // A built-in entry only overrides endpoints; its type, if written, must be its own.
       if (entry.type !== undefined && entry.type !== name)
-        ctx.addIssue({ code: "custom", message: "a built-in provider keeps its type" });
+        issue("built_in_type", ["providers", name, "type"]);
       if (entry.token_url !== undefined && name !== "codex")
-        ctx.addIssue({ code: "custom", message: "only codex has a token URL" });
+        issue("token_url_not_allowed", ["providers", name, "token_url"]);
     } else if (entry.type !== "openai-compatible" || entry.base_url === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        message: "a custom provider is openai-compatible with a base_url",
-      });
+      issue("custom_provider_shape", ["providers", name]);
     } else if (entry.token_url !== undefined) {
-      ctx.addIssue({ code: "custom", message: "only codex has a token URL" });
+      issue("token_url_not_allowed", ["providers", name, "token_url"]);
     }
   }
-  for (const id of settings.enabled_models ?? []) {
+  for (const [index, id] of (settings.enabled_models ?? []).entries()) {
     const provider = id.slice(0, Math.max(0, id.indexOf("/")));
     if (!names.has(provider) || id.length === provider.length + 1)
-      ctx.addIssue({ code: "custom", message: "an enabled model names an unknown provider" });
+      issue("unknown_provider", ["enabled_models", index]);
   }
 }
 
@@ -91,19 +92,44 @@ export interface LoadedSettings {
   preferred: { model: string | null; effort: string | null };
   /** Which files exist but do not parse or validate (each is ignored). */
   invalid: { global: boolean; project: boolean };
+  /** Each file's state as read, with what is wrong with an invalid one (`settings.check`). */
+  files: { global: SettingsFileState; project: SettingsFileState };
 }
+
+export type SettingsFileState =
+  | { state: "absent" }
+  | { state: "valid" }
+  | { state: "invalid"; fault: SettingsFault };
+
+type FileRead<T> =
+  | { state: "absent" }
+  | { state: "valid"; data: T }
+  | { state: "invalid"; fault: SettingsFault };
 
 /** Reads both files synchronously: it runs once, at child start, before the first frame. */
 export function loadSettings(home: string, cwd: string): LoadedSettings {
-  const global = readSettingsFile(join(home, "config.json"), GlobalSettings);
-  const project = readSettingsFile(join(cwd, ".mc", "config.json"), ProjectSettings);
-  const g = global === "invalid" ? {} : (global ?? {});
-  const p = project === "invalid" ? {} : (project ?? {});
+  const global = readSettingsFile(globalSettingsPath(home), GlobalSettings);
+  const project = readSettingsFile(projectSettingsPath(cwd), ProjectSettings);
+  const g = global.state === "valid" ? global.data : {};
+  const p = project.state === "valid" ? project.data : {};
   return {
     global: g,
     preferred: { model: p.model ?? g.model ?? null, effort: p.effort ?? g.effort ?? null },
-    invalid: { global: global === "invalid", project: project === "invalid" },
+    invalid: { global: global.state === "invalid", project: project.state === "invalid" },
+    files: { global: withoutData(global), project: withoutData(project) },
   };
+}
+
+export function globalSettingsPath(home: string): string {
+  return join(home, "config.json");
+}
+
+export function projectSettingsPath(cwd: string): string {
+  return join(cwd, ".mc", "config.json");
+}
+
+function withoutData<T>(read: FileRead<T>): SettingsFileState {
+  return read.state === "valid" ? { state: "valid" } : read;
 }
 
 /** Whether any settings file is ignored as invalid (the `configuration_invalid` notice). */
@@ -112,24 +138,53 @@ export function anySettingsInvalid(settings: LoadedSettings): boolean {
 }
 
 /**
- * The parsed file; null when it cannot exist (no such file, or a path component that is not a
- * folder, such as a plain file named `.mc`); "invalid" when it exists but is unreadable, unsafe,
- * oversized or wrong.
+ * The parsed file; absent when it cannot exist (no such file, or a path component that is not a
+ * folder, such as a plain file named `.mc`); invalid when it exists but is unreadable, unsafe,
+ * oversized or wrong, with the fault kept (an invalid file's text is kept only to locate it).
  */
-function readSettingsFile<T>(path: string, schema: z.ZodType<T>): T | null | "invalid" {
+export function readSettingsFile<T>(path: string, schema: z.ZodType<T>): FileRead<T> {
   let read: SafeRead;
   try {
     read = readRegularFileSync(path, SETTINGS_BYTES);
   } catch (error) {
-    if (error instanceof UnsafeStoreFile) return "invalid";
+    if (error instanceof UnsafeStoreFile) {
+      const reason = error.why === "not_regular" ? "not_regular" : "unreadable";
+      return { state: "invalid", fault: { reason, text: null, issue: null } };
+    }
     throw error;
   }
-  if (read.kind === "missing") return null;
-  if (read.kind === "too_large") return "invalid";
-  const json = parseJson(read.bytes);
-  if (json === undefined) return "invalid";
+  if (read.kind === "missing") return { state: "absent" };
+  if (read.kind === "too_large")
+    return { state: "invalid", fault: { reason: "too_large", text: null, issue: null } };
+  let text: string;
+  try {
+    text = strictUtf8.decode(read.bytes);
+  } catch {
+    return { state: "invalid", fault: { reason: "encoding", text: null, issue: null } };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { state: "invalid", fault: { reason: "syntax", text, issue: null } };
+  }
   const parsed = schema.safeParse(json);
-  return parsed.success ? parsed.data : "invalid";
+  if (parsed.success) return { state: "valid", data: parsed.data };
+  return { state: "invalid", fault: { reason: "schema", text, issue: firstIssue(parsed.error) } };
+}
+
+/** The first issue zod found, reduced to what locating it needs (no values, no messages). */
+function firstIssue(error: z.ZodError): SettingsFault["issue"] {
+  const issue = error.issues[0];
+  if (!issue) return null;
+  const rule =
+    issue.code === "custom" && typeof issue.params?.rule === "string" ? issue.params.rule : null;
+  return {
+    code: issue.code,
+    path: issue.path.filter((p): p is string | number => typeof p !== "symbol"),
+    keys: issue.code === "unrecognized_keys" ? issue.keys : [],
+    rule,
+  };
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });

@@ -115,7 +115,7 @@ describe("CLI against the real child", () => {
     assert.equal(pty.output.match(/^s\d{3} +Title s\d{3} +2026-11-29 10:00\r?$/gm)?.length, 120);
   });
 
-  it("refresh on a real TTY: Ctrl-C cancels the real refresh and waits for its answer", async (t) => {
+  it("refresh on a real TTY: the wait is timed, Ctrl-C cancels the real refresh, exit 130", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
     if (
       !(await skipUnless(t, [
@@ -134,8 +134,11 @@ describe("CLI against the real child", () => {
     await pty.waitFor("Refreshing slowp… (Ctrl-C cancels)");
     // Ctrl-C once the refresh is certainly running: its request has reached the provider.
     await until(() => stalled.held() > 0, "the refresh reached the provider");
+    // A provider that never answers: the line says how long it has waited and how to cancel.
+    await pty.waitFor("s and no answer yet. Ctrl-C cancels it.", 30_000);
+    assert.match(pty.output, /Refreshing slowp: \d+ s and no answer yet\./);
     pty.type("\x03");
-    assert.equal(await pty.done, 1, JSON.stringify(pty.output));
+    assert.equal(await pty.done, 130, JSON.stringify(pty.output));
     assert.ok(pty.output.includes("Cancelling… waiting for the backend to confirm"));
     assert.ok(pty.output.includes("Refresh of slowp cancelled (operation_cancelled)"));
     assert.ok(pty.output.includes("slowp (in use): no catalog has been cached for it yet"));

@@ -1,28 +1,44 @@
-import { type CatalogStatusRead, explain } from "../../client/index.js";
+import {
+  type CachedRead,
+  type CatalogStatusRead,
+  explain,
+  readCached,
+} from "../../client/index.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
 import { plainLength, type Terminal, table } from "../terminal.js";
+import { printCached } from "./models-cached.js";
+import { modelsEnableCommand } from "./models-enable.js";
 import { nextStep, stepToFirstModel } from "./next-step.js";
 
 export const modelsCommand: Command = {
   spec: {
-    usage: "mc-agent models [--json]",
-    summary: "Show the cached model catalog: each provider's status, what to do, and the choices.",
+    usage: "mc-agent models [--json] | mc-agent models enable <provider/model> [--default]",
+    summary:
+      "Show the cached model catalog: each provider's status and next step, every cached model (enabled or not), and the choices.",
     help: [
       "Options:",
-      "  --json    Print providers, choices, selection and notices as JSON",
+      "  --json    Print providers, cached models, choices, selection and notices as JSON",
       "  -h, --help",
       "",
-      "Reads only cached catalogs (no provider request). Nothing is selected automatically.",
+      'Reads only cached catalogs (no provider request); "mc-agent refresh <provider>" fills one.',
+      'Run "mc-agent models enable --help" to enable a cached model.',
     ].join("\n"),
     options: { json: { type: "boolean" } },
   },
+  subcommands: { enable: modelsEnableCommand },
   async run(args, term) {
-    const client = await connect(term, ["model.catalog.status", "operation.cancel"]);
+    const client = await connect(term, [
+      "model.catalog.status",
+      "model.cached",
+      "operation.cancel",
+    ]);
     try {
-      const status = await interruptible(term, (signal) => client.catalogStatus({ signal }));
-      if (args.values.json) term.line(JSON.stringify(jsonOf(status), null, 2));
-      else printStatus(term, status);
+      const [status, cached] = await interruptible(term, (signal) =>
+        Promise.all([client.catalogStatus({ signal }), readCached(client, { signal })]),
+      );
+      if (args.values.json) term.line(JSON.stringify(jsonOf(status, cached), null, 2));
+      else printStatus(term, status, cached);
       return 0;
     } finally {
       await client.close();
@@ -30,13 +46,15 @@ export const modelsCommand: Command = {
   },
 };
 
-function jsonOf(status: CatalogStatusRead): unknown {
+function jsonOf(status: CatalogStatusRead, cached: CachedRead): unknown {
   return {
     providers: status.providers.map((p) => ({
       ...p,
       explanation: explain(p).sentence,
       next_step: nextStep(p),
+      cached_models: cached.providers.find((c) => c.provider === p.provider)?.models ?? 0,
     })),
+    cached: cached.models,
     choices: status.choices,
     selection: status.selection,
     notices: status.notices,
@@ -44,7 +62,7 @@ function jsonOf(status: CatalogStatusRead): unknown {
 }
 
 /** Provider statuses with explanations and next steps, then the choices and the selection. */
-export function printStatus(term: Terminal, status: CatalogStatusRead): void {
+export function printStatus(term: Terminal, status: CatalogStatusRead, cached: CachedRead): void {
   term.line(term.bold("Providers"));
   if (status.providers.length === 0) term.line("  (none reported)");
   for (const provider of status.providers) {
@@ -60,6 +78,8 @@ export function printStatus(term: Terminal, status: CatalogStatusRead): void {
     const step = nextStep(provider);
     if (step) term.line(`    Next step: ${step}.`);
   }
+  term.line();
+  printCached(term, cached);
   term.line();
   printChoices(term, status);
   if (status.notices.some((n) => n.code === "configuration_invalid"))
@@ -83,11 +103,13 @@ export function printChoices(term: Terminal, status: CatalogStatusRead): void {
   for (const line of table(rows, plainLength)) term.line(line);
   const { model, effort } = status.selection;
   term.line(
-    `Selection: ${model ? `${model}${effort ? ` (${effort})` : ""}` : "none"}; nothing is selected automatically.`,
+    model
+      ? `Your model: ${model}${effort ? ` (effort ${effort})` : ""}, as your settings say.`
+      : "No model chosen yet: mc-agent never picks one for you.",
   );
   if (status.choices.length === 0) term.line(`Next step: ${stepToFirstModel(status.providers)}.`);
   else if (!model)
     term.line(
-      'To use one, pass --model <id> to "mc-agent exec" or "mc-agent chat", or set "model" in MC_HOME/config.json.',
+      'To choose one, pass -m <id> to "mc-agent exec" or "mc-agent chat", or run "mc-agent models enable <id> --default".',
     );
 }

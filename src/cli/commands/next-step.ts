@@ -15,7 +15,7 @@ export function nextStep(status: ProviderStatus): string | null {
     case "configure_authentication":
       return `set up credentials for ${p} (its API key variable, or its entry in MC_HOME/auth.json), then run "mc-agent refresh ${p}"`;
     case "enable_models_and_restart":
-      return `add "${p}/<model>" IDs to "enabled_models" in MC_HOME/config.json; the next mc-agent command starts a fresh backend that reads it`;
+      return `enable one of its cached models: "mc-agent models" lists them, "mc-agent models enable ${p}/<model>" enables one (the next mc-agent command reads it)`;
   }
 }
 
@@ -26,5 +26,9 @@ export function nextStep(status: ProviderStatus): string | null {
 export function stepToFirstModel(providers: ProviderStatus[]): string {
   const stuck = providers.find((p) => p.relevant && p.recovery !== "none");
   if (stuck) return nextStep(stuck) as string;
-  return 'enable a model: add "<provider>/<model>" to "enabled_models" in MC_HOME/config.json (openai, anthropic, codex or a provider of your own), set up that provider\'s credentials, then run "mc-agent refresh <provider>"';
+  // Refreshed but nothing enabled yet: the second step, not the first again.
+  const cached = providers.find((p) => p.catalog_status === "available");
+  if (cached)
+    return `enable one of ${cached.provider}'s cached models with "mc-agent models enable ${cached.provider}/<model>" ("mc-agent models" lists them)`;
+  return 'first fetch a provider\'s models with "mc-agent refresh <provider>" (openai, anthropic, codex, or a provider of your own in MC_HOME/config.json, with its credentials set up), then enable one with "mc-agent models enable <provider>/<model>" ("mc-agent models" lists what the refresh found)';
 }

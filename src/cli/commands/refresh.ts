@@ -4,6 +4,7 @@ import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
 import type { Terminal } from "../terminal.js";
 import { nextStep } from "./next-step.js";
+import { showWaiting } from "./refresh-wait.js";
 
 export const refreshCommand: Command = {
   spec: {
@@ -15,7 +16,8 @@ export const refreshCommand: Command = {
       "  --json    Print the outcome and the reloaded status as JSON",
       "  -h, --help",
       "",
-      "Ctrl-C cancels through the protocol and waits for the backend to confirm. A refresh never",
+      "Ctrl-C cancels through the protocol and waits for the backend to confirm (exit 130). A",
+      "refresh still without an answer after 5 s says how long it has waited. A refresh never",
       "changes settings, enabled models or the selection.",
     ].join("\n"),
     options: { json: { type: "boolean" } },
@@ -43,6 +45,8 @@ async function refreshAndReport(
   provider: string,
   json: boolean,
 ): Promise<number> {
+  let cancelling = false;
+  let stopWaiting = () => {};
   try {
     const report = await interruptible(
       term,
@@ -50,10 +54,15 @@ async function refreshAndReport(
         // Only now, with the Ctrl-C handler installed, may the line promise that Ctrl-C cancels:
         // a person (or a test) answering the line at once must not meet the default SIGINT.
         term.startSpinner(`Refreshing ${provider}… (Ctrl-C cancels)`);
+        stopWaiting = showWaiting(term, provider, () => cancelling);
         return client.refresh(provider, { signal });
       },
-      () => term.startSpinner("Cancelling… waiting for the backend to confirm"),
+      () => {
+        cancelling = true;
+        term.startSpinner("Cancelling… waiting for the backend to confirm");
+      },
     );
+    stopWaiting();
     term.stopSpinner();
     const status = report.status?.providers.find((p) => p.provider === provider) ?? null;
     if (json) {
@@ -77,6 +86,7 @@ async function refreshAndReport(
     }
     return report.result.outcome === "refreshed" ? 0 : 1;
   } catch (error) {
+    stopWaiting();
     term.stopSpinner();
     if (!isRemote(error, "operation_cancelled")) throw error;
     return reportCancelled(term, client, provider, json);
@@ -101,7 +111,8 @@ async function reportCancelled(
     );
     if (status) describe(term, status);
   }
-  return 1;
+  // Interrupted by the user, as exec's Ctrl-C: 130 (128 + SIGINT).
+  return 130;
 }
 
 function describe(term: Terminal, status: Parameters<typeof explain>[0]): void {

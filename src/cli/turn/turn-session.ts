@@ -15,20 +15,20 @@ import type { Terminal } from "../terminal.js";
 
 /** The options exec and chat share. */
 export const TURN_OPTIONS = {
-  permissions: { type: "string" },
-  session: { type: "string" },
-  model: { type: "string" },
-  effort: { type: "string" },
+  permissions: { type: "string", short: "p" },
+  session: { type: "string", short: "s" },
+  model: { type: "string", short: "m" },
+  effort: { type: "string", short: "e" },
 } as const;
 
 export const TURN_OPTIONS_HELP = [
-  "  --permissions <p>  read_only | ask (default) | accept_edits | sandboxed | full_access",
-  "                     (sandboxed: commands run unasked in an OS sandbox; see mc-agent doctor)",
-  "  --session <id>     Continue a saved session of this folder (its ID, or a unique start of",
-  "                     it); default: a new one",
-  '  --model <id>       Use this model (one of the choices "mc-agent models" lists) instead of',
-  '                     the configured one ("model" in MC_HOME/config.json)',
-  "  --effort <level>   With --model: its reasoning effort (default: the model's own)",
+  "  -p, --permissions <p>  read_only | ask (default) | accept_edits | sandboxed | full_access",
+  "                         (sandboxed: commands run unasked in an OS sandbox; see mc-agent doctor)",
+  "  -s, --session <id>     Continue a saved session of this folder (its ID, or a unique start of",
+  "                         it); default: a new one",
+  '  -m, --model <id>       Use this model (one of the choices "mc-agent models" lists) instead of',
+  '                         the configured one ("model" in MC_HOME/config.json)',
+  "  -e, --effort <level>   With --model: its reasoning effort (default: the model's own)",
 ];
 
 export interface TurnSession {

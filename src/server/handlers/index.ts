@@ -5,6 +5,7 @@ import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
+import { settingsHandlers } from "./settings.js";
 import { testHandlers } from "./testing.js";
 import { turnHandlers } from "./turns.js";
 
@@ -24,6 +25,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   return {
     ...sessionHandlers(state),
     ...modelHandlers(state, models, options),
+    ...settingsHandlers(state, models),
     ...turnHandlers(state, models, options, rules),
     ...rulesHandlers(rules),
     ...(options.testMethods ? testHandlers() : {}),

@@ -41,6 +41,7 @@ export function createModelServices(state: ServerState): ModelServices {
     selection: () => state.selection,
     catalogCursors: new CursorStore<PagePosition>("mc"),
     statusCursors: new CursorStore<PagePosition>("ms"),
+    cachedCursors: new CursorStore<PagePosition>("mk"),
   });
   return { settings, providers, paths, catalog };
 }

@@ -1,0 +1,139 @@
+import type { Command } from "../command.js";
+import { type Findings, inspect } from "../doctor/inspect.js";
+import { type SandboxLine, sandboxLine } from "../doctor/sandbox-slot.js";
+import { describeInvalid } from "../settings-report.js";
+import type { Terminal } from "../terminal.js";
+
+/** The Node.js versions package.json's `engines` allows. */
+const NODE_MAJOR = 20;
+const NODE_MINOR = 18;
+
+export const doctorCommand: Command = {
+  spec: {
+    usage: "mc-agent doctor",
+    summary:
+      "Check this setup: MC_HOME and the files in use, each provider's credentials, endpoint and cache, Node.js, the sandbox.",
+    help: [
+      "Options:",
+      "  -h, --help",
+      "",
+      "Reads the store directly (it starts no backend and no provider request) and never prints a",
+      "secret: only where each credential comes from. Exit 0 when nothing is wrong, 1 when",
+      "something must be fixed (the last line, the verdict, says what).",
+    ].join("\n"),
+  },
+  async run(_args, term) {
+    const cwd = process.cwd();
+    const env = term.io.env;
+    const findings = await inspect(env, cwd);
+    const sandbox = sandboxLine(cwd, findings.home.path, env);
+    const problems = print(term, findings, sandbox);
+    return problems.length > 0 ? 1 : 0;
+  },
+};
+
+/** Prints the report; returns the problems (what the verdict names). */
+function print(term: Terminal, f: Findings, sandbox: SandboxLine): string[] {
+  const problems: string[] = [];
+  const node = process.versions.node;
+  const nodeOk = nodeSupported(node);
+  if (!nodeOk) problems.push(`Node.js ${node} is older than ${NODE_MAJOR}.${NODE_MINOR}`);
+  term.line(
+    `${term.bold("Node.js")}     ${node} ${nodeOk ? term.green("ok") : term.red(`needs >= ${NODE_MAJOR}.${NODE_MINOR}`)}`,
+  );
+  term.line(
+    `${term.bold("MC_HOME")}     ${f.home.path} (${f.home.fromEnv ? "from MC_HOME" : "default: MC_HOME is unset"}): ${homeText(term, f.home.kind)}`,
+  );
+  if (f.home.kind === "not_a_folder") problems.push("MC_HOME is a file, not a folder");
+  term.line(term.bold("Settings"));
+  for (const file of f.files) {
+    if (file.state !== "invalid" || !file.fault) {
+      const text =
+        file.state === "valid" ? term.green("valid") : term.dim("absent (fine: defaults)");
+      term.line(`  ${file.file.padEnd(8)} ${file.path}: ${text}`);
+      continue;
+    }
+    problems.push(
+      `${file.file === "global" ? "MC_HOME/config.json" : ".mc/config.json"} is invalid`,
+    );
+    const [first, ...rest] = describeInvalid(
+      { file: file.file, state: "invalid", ...file.fault },
+      file.path,
+    );
+    term.line(`  ${file.file.padEnd(8)} ${term.red("invalid")}: ${first}`);
+    for (const line of rest) term.line(`  ${line}`);
+    term.line("           The backend ignores this file as a whole until it is fixed.");
+  }
+  term.line(`  ${"auth".padEnd(8)} ${f.auth.path}: ${authText(term, f.auth)}`);
+  if (f.auth.state === "unsafe") problems.push("MC_HOME/auth.json is not a regular file");
+  term.line(term.bold("Providers"));
+  for (const p of f.providers) {
+    term.line(`  ${term.bold(p.id)} (${p.type})  ${p.baseUrl}`);
+    term.line(`    credentials: ${p.ready ? p.credential : term.yellow(p.credential)}`);
+    term.line(`    cache: ${cacheText(term, p.cache, p.models)}`);
+    if (p.enabledCached.length) term.line(`    enabled: ${p.enabledCached.join(", ")}`);
+    for (const id of p.enabledMissing)
+      term.line(`    ${term.yellow(`${id} is enabled but not in this provider's cached catalog`)}`);
+    if (p.cache === "unsafe" || p.cache === "unreadable")
+      problems.push(`${p.id}'s cache cannot be read safely`);
+  }
+  const mark =
+    sandbox.ok === null
+      ? term.dim(sandbox.text)
+      : sandbox.ok
+        ? term.green(sandbox.text)
+        : term.yellow(sandbox.text);
+  term.line(`${term.bold("Sandbox")}     ${mark}`);
+  term.line();
+  term.line(verdict(term, f, problems));
+  return problems;
+}
+
+function verdict(term: Terminal, f: Findings, problems: string[]): string {
+  if (problems.length > 0)
+    return term.red(
+      `Verdict: ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}: ${problems.join("; ")}.`,
+    );
+  const usable = f.providers.flatMap((p) => (p.ready ? p.enabledCached : []));
+  if (usable.length === 0) {
+    const cached = f.providers.find((p) => p.cache === "available");
+    const next = cached
+      ? `enable one of ${cached.id}'s cached models ("mc-agent models enable ${cached.id}/<model>")`
+      : 'run "mc-agent refresh <provider>", then "mc-agent models enable <provider>/<model>"';
+    return term.yellow(`Verdict: nothing is broken, but no model is usable yet: ${next}.`);
+  }
+  const chosen = f.preferred
+    ? `; your model is ${f.preferred}`
+    : "; no default model set (-m picks one)";
+  return term.green(
+    `Verdict: ready: ${usable.length} usable ${usable.length === 1 ? "model" : "models"}${chosen}.`,
+  );
+}
+
+function homeText(term: Terminal, kind: Findings["home"]["kind"]): string {
+  if (kind === "folder") return term.green("a folder");
+  if (kind === "absent") return term.dim("not there yet (made on first save)");
+  return term.red("a file, not a folder: every command needs a folder here");
+}
+
+function authText(term: Terminal, auth: Findings["auth"]): string {
+  if (auth.state === "absent") return term.dim("absent (fine: keys may come from variables)");
+  if (auth.state === "unsafe") return term.red("not a regular file (ignored)");
+  const open = (auth.mode ?? 0) & 0o077;
+  return open
+    ? term.yellow(`present, mode ${(auth.mode ?? 0).toString(8)}: others can read it (chmod 600)`)
+    : term.green("present, mode 600");
+}
+
+function cacheText(term: Terminal, cache: string, models: number): string {
+  if (cache === "available")
+    return term.green(`valid, ${models} ${models === 1 ? "model" : "models"}`);
+  if (cache === "missing_cache") return term.dim("none yet (mc-agent refresh fills it)");
+  if (cache === "no_home") return term.dim("none (MC_HOME is not a folder)");
+  return term.yellow(`${cache.replace(/_/g, " ")} (mc-agent refresh rewrites it)`);
+}
+
+function nodeSupported(version: string): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > NODE_MAJOR || (major === NODE_MAJOR && minor >= NODE_MINOR);
+}
