@@ -90,8 +90,11 @@ describe("mc-agent chat input (real pty, loopback model)", {
     const p = pty("chat");
     await waitForCount(p, PROMPT, 1);
     p.type("Create new.txt\r");
-    await p.waitFor("Allow? [y] once · [a] for this session · [n] deny: ", 30_000);
-    p.type("x");
+    await p.waitFor(
+      "Allow? [y] once · [a] for this session · [w] always in this folder · [n] deny · [x] never: ",
+      30_000,
+    );
+    p.type("q");
     p.type("y");
     await p.waitFor("allowed once", 30_000);
     await p.waitFor("Written.", 30_000);

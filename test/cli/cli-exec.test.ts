@@ -78,7 +78,10 @@ describe("mc-agent exec (real child, loopback model)", () => {
       text("Edited."),
     );
     const p = pty("exec", "Change beta to gamma");
-    await p.waitFor("Allow? [y] once · [a] for this session · [n] deny: ", 30_000);
+    await p.waitFor(
+      "Allow? [y] once · [a] for this session · [w] always in this folder · [n] deny · [x] never: ",
+      30_000,
+    );
     assert.ok(p.output.includes("▸ Edit notes.txt"), p.output);
     assert.ok(p.output.includes("  -beta") && p.output.includes("  +gamma"), p.output);
     p.type("y\r");
@@ -86,6 +89,30 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.ok(p.output.includes("  allowed once"), p.output);
     assert.ok(p.output.includes("↳ Edited (+1 -1)"), p.output);
     assert.equal(notes(), "alpha\ngamma\n");
+  });
+
+  it("an edit allowed with w keeps a workspace rule that mc-agent rules lists", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    writeFileSync(join(world.box.workspace, "notes.txt"), "alpha\nbeta\n");
+    world.server.reply(
+      toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "gamma" }),
+      text("Edited."),
+    );
+    const p = pty("exec", "Change beta to gamma");
+    await p.waitFor("[x] never: ", 30_000);
+    p.type("w");
+    // The rule outlives this test in the shared home: the later tests must be asked again.
+    t.after(() => run("rules", "clear"));
+    assert.equal(await p.done, 0, p.output);
+    assert.ok(p.output.includes("allowed in this workspace until the rule is removed"), p.output);
+    assert.equal(notes(), "alpha\ngamma\n");
+    const listed = await run("rules", "--json");
+    assert.equal(listed.code, 0, listed.stderr);
+    const rules = JSON.parse(listed.stdout) as { rules: { effect: string; scope: string }[] };
+    assert.ok(
+      rules.rules.some((r) => r.effect === "allow" && r.scope === "workspace"),
+      listed.stdout,
+    );
   });
 
   it("an edit denied with n is not applied and the model is told so", async (t) => {

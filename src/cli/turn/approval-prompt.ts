@@ -10,6 +10,8 @@ const ANSWERS: Record<string, Decision> = {
   n: "deny",
   a: "allow_session",
 };
+/** Offered only with a rule to keep (a simple command, or an edit): kept under MC_HOME/rules. */
+const LASTING: Record<string, Decision> = { w: "allow_always", x: "deny_always" };
 
 const SAID: Record<Decision, string> = {
   allow_once: "allowed once",
@@ -54,7 +56,7 @@ export function approvalPrompt(
       onUnasked?.();
       return "deny";
     }
-    const decision = await ask(term, reader);
+    const decision = await ask(term, reader, request.rule != null);
     if (decision === "interrupted") {
       // The interrupt cancels the approval; "deny" only covers an answer racing it.
       interrupt();
@@ -65,12 +67,22 @@ export function approvalPrompt(
   };
 }
 
-async function ask(term: Terminal, reader: LineReader): Promise<Decision | "interrupted"> {
-  const question = term.paintNote("Allow? [y] once · [a] for this session · [n] deny: ", "1");
-  const answer = await reader.key(question, Object.keys(ANSWERS));
+async function ask(
+  term: Terminal,
+  reader: LineReader,
+  lasting: boolean,
+): Promise<Decision | "interrupted"> {
+  const answers = lasting ? { ...ANSWERS, ...LASTING } : ANSWERS;
+  const question = term.paintNote(
+    lasting
+      ? "Allow? [y] once · [a] for this session · [w] always in this folder · [n] deny · [x] never: "
+      : "Allow? [y] once · [a] for this session · [n] deny: ",
+    "1",
+  );
+  const answer = await reader.key(question, Object.keys(answers));
   if (answer.kind === "interrupt") return "interrupted";
   if (answer.kind === "end") return "deny";
-  return ANSWERS[answer.key] ?? "deny";
+  return answers[answer.key] ?? "deny";
 }
 
 function describe(term: Terminal, request: ApprovalRequest, titled: boolean): void {
