@@ -55,16 +55,19 @@ export class AcpWorld {
       box?: Sandbox;
       server?: ChatServer;
       editor?: TestEditor;
+      /** The child's PATH (its own by default): a PATH without bwrap has no sandbox. */
+      path?: string;
     } = {},
   ) {
     const box = options.box ?? sandbox("mc-acp-");
     const server = options.server ?? (await startChatServer());
     if (!options.box)
       writeTurnHome(box, server.baseUrl, { contextWindow: options.contextWindow ?? 1000 });
-    const proc = spawn(CHILD_BIN, ["acp"], {
+    // Node itself by its path: the PATH given may hold no `node`.
+    const proc = spawn(process.execPath, [CHILD_BIN, "acp"], {
       cwd: box.workspace,
       env: {
-        PATH: process.env.PATH,
+        PATH: options.path ?? process.env.PATH,
         HOME: box.home,
         MC_HOME: box.home,
         CODEX_HOME: join(box.home, "no-codex"),
