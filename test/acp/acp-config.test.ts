@@ -141,8 +141,9 @@ describe("mc-agent acp: modes and config options", () => {
   });
 
   it("no bwrap on PATH: sandboxed is no mode, and asking for it is sandbox_unavailable", async () => {
-    // A PATH with bash alone (node is spawned by its path): the engine finds no sandbox.
+    // A PATH with node (the launcher execs it) and bash alone: the engine finds no sandbox.
     const bin = mkdtempSync(join(tmpdir(), "mc-acp-bin-"));
+    symlinkSync(process.execPath, join(bin, "node"));
     symlinkSync("/bin/bash", join(bin, "bash"));
     try {
       world = await AcpWorld.start({ path: bin });

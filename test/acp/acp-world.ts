@@ -55,7 +55,10 @@ export class AcpWorld {
       box?: Sandbox;
       server?: ChatServer;
       editor?: TestEditor;
-      /** The child's PATH (its own by default): a PATH without bwrap has no sandbox. */
+      /**
+       * The child's PATH (ours by default): a PATH without bwrap has no sandbox. It must hold
+       * `node`, which the launcher (bin/mc-agent.js, a sh script) execs.
+       */
       path?: string;
     } = {},
   ) {
@@ -63,8 +66,7 @@ export class AcpWorld {
     const server = options.server ?? (await startChatServer());
     if (!options.box)
       writeTurnHome(box, server.baseUrl, { contextWindow: options.contextWindow ?? 1000 });
-    // Node itself by its path: the PATH given may hold no `node`.
-    const proc = spawn(process.execPath, [CHILD_BIN, "acp"], {
+    const proc = spawn(CHILD_BIN, ["acp"], {
       cwd: box.workspace,
       env: {
         PATH: options.path ?? process.env.PATH,
