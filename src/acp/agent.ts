@@ -12,7 +12,7 @@ import { acpError, answering } from "./errors.js";
 import { replayUpdates } from "./history-replay.js";
 import { promptText } from "./prompt-input.js";
 import { AcpSession } from "./session.js";
-import { isMode, modeState } from "./session-config.js";
+import { checkedMode, modeState } from "./session-config.js";
 import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
 
 export interface AcpAgentOptions extends SessionsOptions {
@@ -33,7 +33,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
 
   /** The session's answer to new/load/resume: its modes and config options. */
   const described = async (session: AcpSession) => ({
-    modes: modeState(session.mode),
+    modes: modeState(session.mode, session.engine.sandbox !== null),
     configOptions: await currentOptions(session),
   });
 
@@ -139,8 +139,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     .onRequest("session/set_mode", ({ params }) =>
       answering(async () => {
         const session = sessions.get(params.sessionId);
-        if (!isMode(params.modeId)) throw acpError("invalid_params", "No such mode.");
-        session.mode = params.modeId;
+        session.mode = checkedMode(params.modeId, session.engine.sandbox !== null);
         return {};
       }),
     )

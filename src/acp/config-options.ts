@@ -2,7 +2,7 @@ import type { SessionConfigOption } from "@agentclientprotocol/sdk";
 import type { ResultOf } from "../protocol/methods.js";
 import { acpError } from "./errors.js";
 import type { AcpSession } from "./session.js";
-import { configOptions, isMode, NO_MODEL, PROVIDER_DEFAULT } from "./session-config.js";
+import { checkedMode, configOptions, NO_MODEL, PROVIDER_DEFAULT } from "./session-config.js";
 
 type Catalog = ResultOf<"model.catalog">;
 
@@ -25,7 +25,12 @@ async function readCatalog(session: AcpSession): Promise<Catalog> {
 /** The session's config options, from a fresh catalog read. */
 export async function currentOptions(session: AcpSession): Promise<SessionConfigOption[]> {
   const catalog = await readCatalog(session);
-  return configOptions(session.mode, catalog.choices, catalog.selection);
+  return configOptions(
+    session.mode,
+    session.engine.sandbox !== null,
+    catalog.choices,
+    catalog.selection,
+  );
 }
 
 /**
@@ -40,8 +45,7 @@ export async function setOption(
 ): Promise<SessionConfigOption[]> {
   if (typeof value !== "string") throw acpError("invalid_params", "The value must be a string.");
   if (configId === "mode") {
-    if (!isMode(value)) throw acpError("invalid_params", "No such mode.");
-    session.mode = value;
+    session.mode = checkedMode(value, session.engine.sandbox !== null);
     return currentOptions(session);
   }
   if (configId !== "model" && configId !== "thought_level")
@@ -69,5 +73,10 @@ export async function setOption(
     effort,
     catalog_revision: catalog.revision,
   });
-  return configOptions(session.mode, catalog.choices, selected.selection);
+  return configOptions(
+    session.mode,
+    session.engine.sandbox !== null,
+    catalog.choices,
+    selected.selection,
+  );
 }

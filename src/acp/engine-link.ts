@@ -1,7 +1,10 @@
 import type { ToolHostSource } from "../agent/tools/tool-host.js";
 import type { ErrorCode } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
-import type { TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+import type { SANDBOX_KINDS, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+
+type SandboxKind = (typeof SANDBOX_KINDS)[number];
+
 import { Dispatcher } from "../server/dispatcher.js";
 import { buildHandlers } from "../server/handlers/index.js";
 import { createState } from "../server/state.js";
@@ -58,6 +61,11 @@ export class EngineLink {
   private onStopped: () => void = () => {};
   /** The canonical cwd this engine serves. */
   readonly cwd: string;
+  /**
+   * The OS sandbox this engine found at initialize (`extensions.turn.sandbox`), null when none
+   * can start: then `sandboxed` is no mode of the session (docs/acp.md).
+   */
+  sandbox: SandboxKind | null = null;
 
   constructor(options: EngineOptions) {
     this.cwd = options.cwd;
@@ -80,11 +88,12 @@ export class EngineLink {
 
   /** Initializes the engine; its answer is ours alone, so it can only fail on a bug. */
   async start(): Promise<void> {
-    await this.send("initialize", {
+    const result = (await this.send("initialize", {
       protocol_version: 1,
       client: { name: "mc-agent-acp", version: "1" },
       required_capabilities: CAPABILITIES,
-    } as never);
+    } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
+    this.sandbox = result.extensions?.turn?.sandbox ?? null;
   }
 
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {

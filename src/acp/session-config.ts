@@ -1,6 +1,7 @@
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
 import type { ResultOf } from "../protocol/methods.js";
 import { PERMISSIONS, type Permissions } from "../protocol/schemas/turns.js";
+import { acpError } from "./errors.js";
 
 /**
  * ACP session modes are our permission levels (docs/turns.md, "Permissions"), and the config
@@ -29,10 +30,26 @@ export function isMode(value: string): value is Permissions {
   return (PERMISSIONS as readonly string[]).includes(value);
 }
 
-export function modeState(current: Permissions): SessionModeState {
+/** The modes a session offers: `sandboxed` only where the engine found a sandbox that starts. */
+export function modesFor(sandbox: boolean): Permissions[] {
+  return PERMISSIONS.filter((id) => sandbox || id !== "sandboxed");
+}
+
+/**
+ * A mode a client asks for (set_mode, or the `mode` config option), checked: an unknown one is
+ * `invalid_params`; `sandboxed` where no sandbox can start is our `sandboxed` refusal,
+ * `sandbox_unavailable`, before any prompt (the mode is left as it was).
+ */
+export function checkedMode(value: string, sandbox: boolean): Permissions {
+  if (!isMode(value)) throw acpError("invalid_params", "No such mode.");
+  if (!modesFor(sandbox).includes(value)) throw acpError("sandbox_unavailable");
+  return value;
+}
+
+export function modeState(current: Permissions, sandbox: boolean): SessionModeState {
   return {
     currentModeId: current,
-    availableModes: PERMISSIONS.map((id) => ({ id, ...MODE_TEXT[id] })),
+    availableModes: modesFor(sandbox).map((id) => ({ id, ...MODE_TEXT[id] })),
   };
 }
 
@@ -41,6 +58,7 @@ type Selection = ResultOf<"model.catalog">["selection"];
 
 export function configOptions(
   mode: Permissions,
+  sandbox: boolean,
   choices: Choice[],
   selection: Selection,
 ): SessionConfigOption[] {
@@ -51,7 +69,7 @@ export function configOptions(
       name: "Mode",
       category: "mode",
       currentValue: mode,
-      options: PERMISSIONS.map((id) => ({ value: id, ...MODE_TEXT[id] })),
+      options: modesFor(sandbox).map((id) => ({ value: id, ...MODE_TEXT[id] })),
     },
   ];
   const selected = choices.find((choice) => choice.id === selection.model);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { SessionConfigOption } from "@agentclientprotocol/sdk";
@@ -56,7 +57,8 @@ describe("mc-agent acp: modes and config options", () => {
     const { sessionId } = created;
     assert.deepEqual(
       created.modes?.availableModes.map((m) => m.id),
-      ["read_only", "ask", "accept_edits", "full_access"],
+      ["read_only", "ask", "accept_edits", "sandboxed", "full_access"],
+      "bwrap is installed here: sandboxed is a mode",
     );
     const initial = created.configOptions ?? [];
     assert.equal(option(initial, "mode")?.currentValue, "ask");
@@ -121,5 +123,69 @@ describe("mc-agent acp: modes and config options", () => {
       value: "ask",
     });
     assert.equal(option(after.configOptions, "model")?.currentValue, "kit/kit-2");
+  });
+
+  it("sandboxed: a mode where the sandbox starts, and its commands run unasked", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    await w.initialize();
+    const { sessionId } = await w.newSession();
+    await w.agent.request("session/set_mode", { sessionId, modeId: "sandboxed" });
+    w.permission = () => assert.fail("sandboxed asks nothing for a command");
+    w.server.reply(toolCall("shell", { command: "touch boxed.txt" }), text("Done."));
+    assert.equal((await w.prompt(sessionId, "touch")).stopReason, "end_turn");
+    assert.ok(existsSync(join(w.box.workspace, "boxed.txt")), w.stderr.slice(-500));
+    const done = w.updates("tool_call_update").at(-1);
+    assert.ok(done?.sessionUpdate === "tool_call_update");
+    assert.equal(done.status, "completed");
+  });
+
+  it("no bwrap on PATH: sandboxed is no mode, and asking for it is sandbox_unavailable", async () => {
+    // A PATH with node (the launcher execs it) and bash alone: the engine finds no sandbox.
+    const bin = mkdtempSync(join(tmpdir(), "mc-acp-bin-"));
+    symlinkSync(process.execPath, join(bin, "node"));
+    symlinkSync("/bin/bash", join(bin, "bash"));
+    try {
+      world = await AcpWorld.start({ path: bin });
+      const w = world;
+      await w.initialize();
+      const created = await w.newSession();
+      const { sessionId } = created;
+      const levels = ["read_only", "ask", "accept_edits", "full_access"];
+      assert.deepEqual(
+        created.modes?.availableModes.map((m) => m.id),
+        levels,
+      );
+      const mode = option(created.configOptions ?? [], "mode");
+      assert.deepEqual(
+        mode?.options.map((o) => ("value" in o ? o.value : o.group)),
+        levels,
+      );
+      const unavailable = (error: { code: number; message: string; data?: { code?: string } }) =>
+        error.code === -32001 &&
+        error.data?.code === "sandbox_unavailable" &&
+        !error.message.includes(bin);
+      await assert.rejects(
+        w.agent.request("session/set_mode", { sessionId, modeId: "sandboxed" }),
+        unavailable,
+      );
+      await assert.rejects(
+        w.agent.request("session/set_config_option", {
+          sessionId,
+          configId: "mode",
+          value: "sandboxed",
+        }),
+        unavailable,
+      );
+      // The mode stays `ask`: the command is asked about (and refused here), never run.
+      w.permission = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+      w.server.reply(toolCall("shell", { command: "touch ran.txt" }), text("Refused."));
+      assert.equal((await w.prompt(sessionId, "touch")).stopReason, "end_turn");
+      assert.equal(w.seen.filter((s) => s.kind === "permission").length, 1);
+      assert.equal(existsSync(join(w.box.workspace, "ran.txt")), false);
+      assert.equal(w.server.requests.length, 2, "the turn ran at ask");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

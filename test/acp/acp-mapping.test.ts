@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RequestError } from "@agentclientprotocol/sdk";
 import { replayUpdates } from "../../src/acp/history-replay.js";
-import { decisionFor, permissionToolCall } from "../../src/acp/permission.js";
+import { decisionFor, permissionOptions, permissionToolCall } from "../../src/acp/permission.js";
 import { promptText } from "../../src/acp/prompt-input.js";
-import { configOptions } from "../../src/acp/session-config.js";
+import { checkedMode, configOptions, modeState } from "../../src/acp/session-config.js";
 import { diffContent, replayTitle, toolKind, toolLocations } from "../../src/acp/tool-calls.js";
 import { stopReason, TurnUpdates } from "../../src/acp/turn-updates.js";
 import { normaliseLine, withOurErrorData } from "../../src/acp/wire-errors.js";
@@ -37,12 +37,69 @@ describe("acp mapping", () => {
     );
   });
 
-  it("permission answers: allow_always is our allow_session, cancelled interrupts", () => {
-    assert.equal(decisionFor({ outcome: "selected", optionId: "allow_once" }), "allow_once");
-    assert.equal(decisionFor({ outcome: "selected", optionId: "allow_always" }), "allow_session");
-    assert.equal(decisionFor({ outcome: "selected", optionId: "reject_once" }), "deny");
-    assert.equal(decisionFor({ outcome: "selected", optionId: "anything-else" }), "deny");
-    assert.equal(decisionFor({ outcome: "cancelled" }), "interrupt");
+  it("permission options: the lasting ones name the offered rule; none without a rule", () => {
+    const shell = permissionOptions({
+      tool: "shell",
+      match: "prefix",
+      env: [],
+      words: ["npm", "test"],
+      text: "npm test",
+    });
+    assert.deepEqual(
+      shell.map((o) => [o.optionId, o.kind, o.name]),
+      [
+        ["allow_once", "allow_once", "Allow once"],
+        ["allow_session", "allow_always", "Allow `npm test` for this session"],
+        ["allow_always", "allow_always", "Always allow `npm test` in this workspace"],
+        ["deny_always", "reject_always", "Always reject `npm test`"],
+        ["reject_once", "reject_once", "Reject"],
+      ],
+    );
+    const edit = permissionOptions({
+      tool: "edit",
+      path_glob: null,
+      text: "every edit in the workspace",
+    });
+    assert.deepEqual(
+      edit.map((o) => o.name),
+      [
+        "Allow once",
+        "Allow every edit for this session",
+        "Always allow every edit in this workspace",
+        "Always reject every edit",
+        "Reject",
+      ],
+    );
+    const glob = permissionOptions({ tool: "edit", path_glob: "src/**", text: "edits of src/**" });
+    assert.equal(glob[2]?.name, "Always allow edits of src/** in this workspace");
+    assert.deepEqual(
+      permissionOptions(null).map((o) => [o.optionId, o.kind]),
+      [
+        ["allow_once", "allow_once"],
+        ["reject_once", "reject_once"],
+      ],
+    );
+  });
+
+  it("permission answers: each offered option its decision; others deny; cancelled interrupts", () => {
+    const offered = permissionOptions({ tool: "edit", path_glob: null, text: "every edit" });
+    const pick = (optionId: string, options = offered) =>
+      decisionFor({ outcome: "selected", optionId }, options);
+    assert.equal(pick("allow_once"), "allow_once");
+    assert.equal(pick("allow_session"), "allow_session");
+    assert.equal(pick("allow_always"), "allow_always");
+    assert.equal(pick("deny_always"), "deny_always");
+    assert.equal(pick("reject_once"), "deny");
+    assert.equal(pick("anything-else"), "deny");
+    assert.equal(pick("__proto__"), "deny");
+    assert.equal(pick("toString"), "deny");
+    // Not offered (no rule): a lasting answer is refused, never kept.
+    const bare = permissionOptions(null);
+    assert.equal(pick("allow_always", bare), "deny");
+    assert.equal(pick("allow_session", bare), "deny");
+    assert.equal(pick("deny_always", bare), "deny");
+    assert.equal(pick("allow_once", bare), "allow_once");
+    assert.equal(decisionFor({ outcome: "cancelled" }, offered), "interrupt");
   });
 
   it("a command approval shows the command; an edit its diff and path", () => {
@@ -213,6 +270,31 @@ describe("acp mapping", () => {
     assert.equal(result.status, "failed");
   });
 
+  it("modes: sandboxed only with a sandbox; asking for it without one is sandbox_unavailable", () => {
+    const ids = (sandbox: boolean) => modeState("ask", sandbox).availableModes.map((m) => m.id);
+    assert.deepEqual(ids(true), ["read_only", "ask", "accept_edits", "sandboxed", "full_access"]);
+    assert.deepEqual(ids(false), ["read_only", "ask", "accept_edits", "full_access"]);
+    const modeOption = (sandbox: boolean) => {
+      const found = configOptions("ask", sandbox, [], { model: null, effort: null })[0];
+      assert.ok(found?.type === "select" && found.id === "mode");
+      return found.options.map((o) => ("value" in o ? o.value : o.group));
+    };
+    assert.deepEqual(modeOption(true), ids(true));
+    assert.deepEqual(modeOption(false), ids(false));
+    assert.equal(checkedMode("sandboxed", true), "sandboxed");
+    assert.equal(checkedMode("full_access", false), "full_access");
+    const refused = (value: string, sandbox: boolean) => {
+      try {
+        checkedMode(value, sandbox);
+      } catch (error) {
+        return (error as RequestError).data;
+      }
+      assert.fail("not refused");
+    };
+    assert.deepEqual(refused("sandboxed", false), { code: "sandbox_unavailable" });
+    assert.deepEqual(refused("yolo", true), { code: "invalid_params" });
+  });
+
   it("config options: no model is chosen for the user; efforts only with the model's", () => {
     const choice = {
       id: "p/m",
@@ -223,7 +305,7 @@ describe("acp mapping", () => {
       default_effort: "low",
       selectable: true as const,
     };
-    const none = configOptions("ask", [choice], { model: null, effort: null });
+    const none = configOptions("ask", false, [choice], { model: null, effort: null });
     const model = none.find((o) => o.id === "model");
     assert.ok(model?.type === "select");
     assert.equal(model.currentValue, "none");
@@ -231,11 +313,11 @@ describe("acp mapping", () => {
       none.find((o) => o.id === "thought_level"),
       undefined,
     );
-    const chosen = configOptions("ask", [choice], { model: "p/m", effort: null });
+    const chosen = configOptions("ask", false, [choice], { model: "p/m", effort: null });
     const effort = chosen.find((o) => o.id === "thought_level");
     assert.ok(effort?.type === "select");
     assert.equal(effort.currentValue, "low");
-    const noDefault = configOptions("ask", [{ ...choice, default_effort: null }], {
+    const noDefault = configOptions("ask", false, [{ ...choice, default_effort: null }], {
       model: "p/m",
       effort: null,
     }).find((o) => o.id === "thought_level");

@@ -55,6 +55,11 @@ export class AcpWorld {
       box?: Sandbox;
       server?: ChatServer;
       editor?: TestEditor;
+      /**
+       * The child's PATH (ours by default): a PATH without bwrap has no sandbox. It must hold
+       * `node`, which the launcher (bin/mc-agent.js, a sh script) execs.
+       */
+      path?: string;
     } = {},
   ) {
     const box = options.box ?? sandbox("mc-acp-");
@@ -64,7 +69,7 @@ export class AcpWorld {
     const proc = spawn(CHILD_BIN, ["acp"], {
       cwd: box.workspace,
       env: {
-        PATH: process.env.PATH,
+        PATH: options.path ?? process.env.PATH,
         HOME: box.home,
         MC_HOME: box.home,
         CODEX_HOME: join(box.home, "no-codex"),
