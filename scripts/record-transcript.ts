@@ -26,6 +26,9 @@ import { CAPABILITIES } from "../src/protocol/capabilities.js";
 
 type Json = Record<string, unknown>;
 
+/** What the recording's temp folder is called in the file (its real name is random). */
+const STABLE_ROOT = "/tmp/mc-transcript";
+
 /** The OpenAI-style model list `model.refresh` reads from `<base>/models`. */
 const modelList = (): Script =>
   custom(({ res }) => {
@@ -81,7 +84,34 @@ async function session(child: TestChild, server: Awaited<ReturnType<typeof start
   await interruptedTurn(child, server);
   server.reply(fail(401));
   await turn(child, "Fail please");
+  server.reply(fail(404, { body: { error: { message: "model 'kit-1' is not loaded" } } }));
+  await turn(child, "Fail with the provider's words");
+  await sandboxedTurn(child, server);
+  await rules(child, server);
   return created.id;
+}
+
+/** A `sandboxed` turn (bubblewrap here) whose shell call runs inside the sandbox. */
+async function sandboxedTurn(
+  child: TestChild,
+  server: Awaited<ReturnType<typeof startChatServer>>,
+): Promise<void> {
+  server.reply(toolCall("shell", { command: "echo boxed" }));
+  server.reply(text("Ran it in the sandbox."));
+  await turn(child, "Run it sandboxed", "sandboxed");
+}
+
+/** A rule kept by allow_always, then approval.rules: list, remove, clear, a bad remove. */
+async function rules(child: TestChild, server: Awaited<ReturnType<typeof startChatServer>>) {
+  server.reply(toolCall("shell", { command: "echo tested" }));
+  server.reply(text("Tested."));
+  await approvedTurn(child, "Test it", "allow_always");
+  const listed = await child.call("approval.rules", { action: "list" });
+  const kept = (listed.rules as { id: string }[])[0];
+  if (!kept) throw new Error("allow_always kept no rule");
+  await child.call("approval.rules", { action: "remove", rule_id: kept.id });
+  await child.request("approval.rules", { action: "remove", rule_id: kept.id });
+  await child.call("approval.rules", { action: "clear" });
 }
 
 async function interruptedTurn(
@@ -191,6 +221,8 @@ async function record(target: string): Promise<void> {
     await first.child.call("session.list", {});
     await first.child.call("session.discover", {});
     await first.child.call("session.history", { id });
+    await first.child.call("settings.check", {});
+    await first.child.call("model.cached", {});
     await errors(first.child);
     await first.child.call("status", {});
     await first.child.close();
@@ -204,7 +236,9 @@ async function record(target: string): Promise<void> {
     await server.close();
     box.cleanup();
   }
-  writeFileSync(target, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+  // The temp folder's name differs per run: a fixed one keeps the golden file's diff small.
+  const json = lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+  writeFileSync(target, json.split(box.root).join(STABLE_ROOT));
   console.error(`wrote ${target} (${lines.length} frames)`);
 }
 

@@ -30,7 +30,9 @@ import {
 import * as common from "./schemas/common.js";
 import * as lifecycle from "./schemas/lifecycle.js";
 import * as models from "./schemas/models.js";
+import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
+import * as settings from "./schemas/settings.js";
 import * as turns from "./schemas/turns.js";
 
 /** The modules whose exported schemas are named by their export name. */
@@ -40,7 +42,9 @@ const SCHEMA_MODULES: Record<string, unknown>[] = [
   lifecycle,
   extensions,
   models,
+  rules,
   sessions,
+  settings,
   turns,
 ];
 

@@ -46,17 +46,22 @@ const VALUES: Record<string, Record<string, string>> = {
     read_only: "Reads, lists and searches; no writes, edits or shell.",
     ask: "Writes, edits and every shell command ask an approval first.",
     accept_edits: "Writes and edits run; shell commands ask an approval.",
+    sandboxed: "Writes and edits run; shell commands run inside the OS sandbox.",
     full_access: "Every tool runs without asking.",
   },
   ApprovalDecision: {
     allow_once: "Run this one action.",
     allow_session: "Run it and the same kind of action for the rest of this attachment.",
     deny: "Do not run it; the model is told.",
+    allow_always: "Run it and keep the offered rule for this workspace.",
+    deny_always: "Do not run it and keep a rule refusing it in this workspace.",
   },
   ApprovalResolution: {
     allow_once: "Allowed once.",
     allow_session: "Allowed for the rest of the attachment.",
     deny: "Denied.",
+    allow_always: "Allowed, and the rule kept for the workspace.",
+    deny_always: "Denied, and the refusing rule kept for the workspace.",
     cancelled: "The turn ended (interrupt, failure, shutdown) before a decision.",
   },
   StopReason: {

@@ -44,6 +44,8 @@ export const VARIANT_NAMES: Record<string, (value: string) => string> = {
   TurnEvent: (value) => `${pascal(value)}Event`,
   TurnStartResult: (value) => `Turn${pascal(value)}Result`,
   CatalogNotice: (value) => `${pascal(value)}Notice`,
+  RuleOffer: (value) => `${pascal(value)}RuleOffer`,
+  KeptRule: (value) => `Kept${pascal(value)}Rule`,
 };
 
 /**
@@ -69,4 +71,13 @@ export const NESTED_NAMES: Record<string, string> = {
   "ToolOutputDeltaEvent.stream": "OutputStream",
   "ToolDoneEvent.status": "ToolStatus",
   "RetryEvent.reason": "RetryReason",
+  // The rule enums are shared by both tools' rules: named for what they are, not the first user.
+  "KeptShellRule.effect": "RuleEffect",
+  "KeptShellRule.scope": "RuleScope",
+  "KeptShellRule.match": "RuleMatch",
+  "ApprovalRulesResult.file": "RulesFileState",
+  "SettingsCheckResult.home": "HomeState",
+  "SettingsFileCheck.file": "SettingsFile",
+  "SettingsFileCheck.state": "SettingsFileState",
+  "SettingsFileCheck.reason": "SettingsFault",
 };
