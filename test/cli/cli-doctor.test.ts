@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { type Sandbox, sandbox } from "../helpers/child.js";
@@ -21,7 +21,19 @@ describe("CLI: doctor", () => {
   const globalFile = () => join(box.home, "config.json");
   const lastLine = (out: string) => out.trimEnd().split("\n").at(-1) ?? "";
 
-  it("a fresh home: every file absent, no cache, the sandbox slot, a verdict naming the first step", async () => {
+  it("no bwrap on PATH: the sandbox line says so and how to fix it, and nothing else is a problem", async () => {
+    // A PATH with node alone (the launcher needs it), so no bwrap is found.
+    const bin = join(box.workspace, "..", "only-node");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(process.execPath, join(bin, "node"));
+    env.PATH = bin;
+    const r = await run();
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\nSandbox {5}.*bubblewrap.*; to fix it: .*apt-get install bubblewrap/);
+    assert.match(lastLine(r.stdout), /^Verdict: nothing is broken/);
+  });
+
+  it("a fresh home: every file absent, no cache, the sandbox line, a verdict naming the first step", async () => {
     const r = await run();
     assert.equal(r.code, 0, r.stderr);
     assert.match(
@@ -36,7 +48,11 @@ describe("CLI: doctor", () => {
       r.stdout,
       /\n {2}openai \(openai\) {2}https:\/\/api\.openai\.com\/v1\n {4}credentials: none found \(\$OPENAI_API_KEY is unset, no MC_HOME\/auth\.json entry\)\n {4}cache: none yet/,
     );
-    assert.match(r.stdout, /\nSandbox {5}not available in this build\n/);
+    // The real probe: bubblewrap where it starts (CI installs it), else the reason and the fix.
+    assert.match(
+      r.stdout,
+      /\nSandbox {5}(bubblewrap \(the sandboxed level works\)|.+; to fix it: .+)\n/,
+    );
     assert.equal(
       lastLine(r.stdout),
       'Verdict: nothing is broken, but no model is usable yet: run "mc-agent refresh <provider>", then "mc-agent models enable <provider>/<model>".',
