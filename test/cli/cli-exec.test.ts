@@ -101,8 +101,6 @@ describe("mc-agent exec (real child, loopback model)", () => {
     const p = pty("exec", "Change beta to gamma");
     await p.waitFor("[x] never: ", 30_000);
     p.type("w");
-    // The rule outlives this test in the shared home: the later tests must be asked again.
-    t.after(() => run("rules", "clear"));
     assert.equal(await p.done, 0, p.output);
     assert.ok(p.output.includes("allowed in this workspace until the rule is removed"), p.output);
     assert.equal(notes(), "alpha\ngamma\n");
@@ -113,6 +111,9 @@ describe("mc-agent exec (real child, loopback model)", () => {
       rules.rules.some((r) => r.effect === "allow" && r.scope === "workspace"),
       listed.stdout,
     );
+    // The rule would outlive this test in the shared home: the later tests must be asked again.
+    const cleared = await run("rules", "clear");
+    assert.equal(cleared.code, 0, cleared.stderr);
   });
 
   it("an edit denied with n is not applied and the model is told so", async (t) => {
@@ -123,7 +124,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
       text("Understood, I left it."),
     );
     const p = pty("exec", "Change beta to gamma");
-    await p.waitFor("[n] deny: ", 30_000);
+    await p.waitFor("[x] never: ", 30_000);
     p.type("n\r");
     assert.equal(await p.done, 0, p.output);
     assert.ok(p.output.includes("  denied"), p.output);
@@ -142,7 +143,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
       toolCall("edit_file", { path: "notes.txt", old_text: "beta", new_text: "x" }),
     );
     const p = pty("exec", "Change it");
-    await p.waitFor("[n] deny: ", 30_000);
+    await p.waitFor("[x] never: ", 30_000);
     p.type("\x03");
     assert.equal(await p.done, 130, p.output);
     assert.ok(p.output.includes("  approval cancelled"), p.output);
