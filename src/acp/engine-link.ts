@@ -1,10 +1,8 @@
 import type { ToolHostSource } from "../agent/tools/tool-host.js";
+import { TURN_FRONTEND_CAPABILITIES } from "../protocol/capabilities.js";
 import type { ErrorCode } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
-import type { SANDBOX_KINDS, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
-
-type SandboxKind = (typeof SANDBOX_KINDS)[number];
-
+import type { SandboxKind, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { Dispatcher } from "../server/dispatcher.js";
 import { buildHandlers } from "../server/handlers/index.js";
 import { createState } from "../server/state.js";
@@ -19,18 +17,6 @@ export class EngineError extends Error {
     super(message);
   }
 }
-
-/** What an ACP session negotiates with its engine: everything a turn-driving frontend uses. */
-const CAPABILITIES = [
-  "session.list",
-  "session.create",
-  "session.open",
-  "session.history",
-  "model.catalog",
-  "model.select",
-  "operation.cancel",
-  "turn",
-];
 
 export interface EngineOptions {
   cwd: string;
@@ -91,7 +77,7 @@ export class EngineLink {
     const result = (await this.send("initialize", {
       protocol_version: 1,
       client: { name: "mc-agent-acp", version: "1" },
-      required_capabilities: CAPABILITIES,
+      required_capabilities: [...TURN_FRONTEND_CAPABILITIES],
     } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
   }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { TURN_FRONTEND_CAPABILITIES } from "../protocol/capabilities.js";
 import type { CaseContext } from "./case.js";
 import { type ChatServer, startChatServer } from "./chat-server.js";
 import type { ChildOptions, Sandbox, TestChild } from "./harness.js";
@@ -17,16 +18,7 @@ export const KIT_KEY = "sk-conformance-turn-key-9c4d27";
 export const KIT_MODEL = "kit/kit-1";
 
 /** What a turn-driving frontend negotiates (and what these cases need). */
-export const TURN_CAPABILITIES = [
-  "session.list",
-  "session.create",
-  "session.open",
-  "session.history",
-  "model.catalog",
-  "model.select",
-  "operation.cancel",
-  "turn",
-];
+export const TURN_CAPABILITIES: string[] = [...TURN_FRONTEND_CAPABILITIES];
 
 export interface TurnHomeOptions {
   /** The catalog's `context_window` for the model (default none). */

@@ -66,3 +66,19 @@ export function methodsOf(capability: Capability): (keyof typeof METHODS)[] {
 const extensionsAreCapabilities: Exclude<ExtensionName, Capability> extends never ? true : never =
   true;
 void extensionsAreCapabilities;
+
+/**
+ * What a turn-driving frontend negotiates: the session methods a conversation uses, the catalog,
+ * cancel and turns. The conformance kit's turn cases and each ACP session's in-process engine
+ * negotiate exactly this.
+ */
+export const TURN_FRONTEND_CAPABILITIES: readonly Capability[] = Object.freeze([
+  "session.list",
+  "session.create",
+  "session.open",
+  "session.history",
+  "model.catalog",
+  "model.select",
+  "operation.cancel",
+  "turn",
+]);

@@ -20,6 +20,7 @@ export type Permissions = z.infer<typeof Permissions>;
 /** The OS sandbox `sandboxed` runs commands in (docs/turns.md, "The sandboxed level"). */
 export const SANDBOX_KINDS = ["bubblewrap", "seatbelt"] as const;
 export const SandboxKind = z.enum(SANDBOX_KINDS);
+export type SandboxKind = z.infer<typeof SandboxKind>;
 
 export const TOOL_NAMES = [
   "read_file",
