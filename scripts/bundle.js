@@ -67,6 +67,8 @@ await build({
     stdio: "dist/src/server/stdio.js",
     // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.
     "heap-flags": "dist/src/server/heap-flags.js",
+    // Loaded by bin/mc-agent.js before the child too: see src/server/compile-cache.ts.
+    "compile-cache": "dist/src/server/compile-cache.js",
     "record-worker": "dist/src/sessions/record-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
   },
