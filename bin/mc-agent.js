@@ -74,12 +74,17 @@ if (args.length === 1 && args[0] === "stdio") {
   // Before the child's modules load: the heap keeps the young generation's size it has now.
   const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
   tuneHeapForChild();
+  // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
+  const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
+  enableChildCompileCache();
   const { runStdio } = await import("../dist/child/stdio.js");
   runStdio(handedOver);
 } else if (args.length === 1 && args[0] === "acp") {
   // The same engine as the child: the same heap settings.
   const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
   tuneHeapForChild();
+  const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
+  enableChildCompileCache();
   const { runAcp } = await import("../dist/child/acp.js");
   runAcp(handedOver);
 } else {

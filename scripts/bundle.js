@@ -7,6 +7,7 @@
 // loads; bundled, undici loads in about 30 ms instead of 50 (one file instead of a hundred), a
 // pause the first model call of a child would otherwise take on its event loop.
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { build } from "esbuild";
 
 // Chunk names carry content hashes: without this, every build would leave the old ones behind.
@@ -29,7 +30,36 @@ const common = {
   // jsonc-parser's "main" is a UMD build whose lazy require()s esbuild cannot follow; its ES
   // module build bundles cleanly.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+  plugins: [englishOnlyZod()],
 };
+
+/**
+ * zod's `z` and `z.core` re-export all of its 50 locales (`z.locales`), which nothing here uses: 366 KB of
+ * the child's 1.2 MB start-up bundle, and non-ASCII, so the whole file was decoded and compiled
+ * as two-byte text (docs/benchmarks.md, "Start-up profile"). The child keeps zod's default,
+ * English (which zod's schemas import by themselves); `z.locales` holds only `en`.
+ */
+function englishOnlyZod() {
+  return {
+    name: "zod-english-only",
+    setup(b) {
+      b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]zod[\\/]v4[\\/](classic|core|mini)$/.test(args.resolveDir)
+          ? {
+              path: "zod-locales",
+              namespace: "zod-english-only",
+              pluginData: join(args.resolveDir, "..", "locales"),
+            }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+        contents: 'export { default as en } from "./en.js";',
+        resolveDir: args.pluginData,
+        loader: "js",
+      }));
+    },
+  };
+}
 
 await build({
   ...common,
@@ -37,6 +67,8 @@ await build({
     stdio: "dist/src/server/stdio.js",
     // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.
     "heap-flags": "dist/src/server/heap-flags.js",
+    // Loaded by bin/mc-agent.js before the child too: see src/server/compile-cache.ts.
+    "compile-cache": "dist/src/server/compile-cache.js",
     "record-worker": "dist/src/sessions/record-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
   },

@@ -58,6 +58,8 @@ export class Dispatcher {
   private workerHolder: string | null = null;
   private scanHolder: string | null = null;
   private stopping: Promise<void> | null = null;
+  /** While an initialize result waits (lifecycle.ts), what was read behind it, in order. */
+  private held: (() => void)[] | null = null;
   private readonly results;
 
   constructor(private readonly options: DispatcherOptions) {
@@ -68,6 +70,7 @@ export class Dispatcher {
   }
 
   handle(event: FrameEvent): void {
+    if (this.held) return void this.held.push(() => this.handle(event));
     if (event.kind === "oversized") return this.out.error(null, "frame_too_large");
     const decoded = decodeFrame(event.bytes);
     if (!decoded.ok) return this.out.error(decoded.id, decoded.code);
@@ -76,6 +79,7 @@ export class Dispatcher {
 
   /** EOF on stdin: a shutdown without a response. */
   endOfInput(): void {
+    if (this.held) return void this.held.push(() => this.endOfInput());
     void this.shutdown(null);
   }
 
@@ -146,10 +150,7 @@ export class Dispatcher {
   private run(request: Request, method: MethodName, spec: MethodSpec): void {
     const { id } = request;
     const params = spec.params.parse(request.params);
-    if (spec.admission === "initialize")
-      return this.settleSync(id, method, () =>
-        this.results.initialize(params as ParamsOf<"initialize">),
-      );
+    if (spec.admission === "initialize") return this.initialize(id, params as never);
     if (spec.admission === "control")
       return this.settleSync(id, method, () => this.control(id, method, params));
     this.start(id, method, spec, params);
@@ -208,6 +209,32 @@ export class Dispatcher {
       (result) => settle(() => this.out.result(id, method, result)),
       (error: unknown) => settle(() => this.out.failure(id, method, error)),
     );
+  }
+
+  /**
+   * initialize, answered at once or, when its result waits (bounded: see lifecycle.ts), with
+   * every frame read meanwhile held and handled after it, in order: the result still comes
+   * before the answer to anything sent behind it.
+   */
+  private initialize(id: string, params: ParamsOf<"initialize">): void {
+    let answer: ReturnType<typeof this.results.initialize>;
+    try {
+      answer = this.results.initialize(params);
+    } catch (error) {
+      return this.out.failure(id, "initialize", error);
+    }
+    if (!(answer instanceof Promise)) return this.out.result(id, "initialize", answer);
+    const held: (() => void)[] = [];
+    this.held = held;
+    void answer
+      .then(
+        (result) => this.out.result(id, "initialize", result),
+        (error) => this.out.failure(id, "initialize", error),
+      )
+      .finally(() => {
+        this.held = null;
+        for (const next of held) next();
+      });
   }
 
   private settleSync(id: string, method: MethodName, produce: () => unknown): void {

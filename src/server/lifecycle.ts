@@ -22,7 +22,11 @@ export interface StatusInputs {
 /** initialize and status results, built from the child's state. */
 export function lifecycleResults(state: ServerState, implemented: () => Set<string>) {
   return {
-    initialize(params: InitializeParams): InitializeResult {
+    /**
+     * Negotiates at once; the result waits (a promise) only for what a negotiated extension
+     * still finds out (`state.extensionPending`).
+     */
+    initialize(params: InitializeParams): InitializeResult | Promise<InitializeResult> {
       if (params.protocol_version !== PROTOCOL_VERSION) {
         throw new ProtocolError("unsupported_protocol_version");
       }
@@ -41,19 +45,9 @@ export function lifecycleResults(state: ServerState, implemented: () => Set<stri
       const negotiated = CAPABILITIES.filter((name) => requested.includes(name));
       state.negotiated = new Set<Capability>(negotiated);
       state.phase = "ready";
-      const extensions: Record<string, object> = {};
-      for (const name of negotiated) {
-        const parameters = extensionParameters(name);
-        const extra = state.extensionExtras[name];
-        if (parameters) extensions[name] = extra ? { ...parameters, ...extra() } : parameters;
-      }
-      return {
-        protocol_version: PROTOCOL_VERSION,
-        server: { ...SERVER_INFO },
-        capabilities: [...negotiated].sort(),
-        limits: { ...LIMITS },
-        extensions,
-      };
+      const pending = negotiated.flatMap((name) => state.extensionPending[name] ?? []);
+      if (pending.length === 0) return initializeResult(state, negotiated);
+      return Promise.all(pending).then(() => initializeResult(state, negotiated));
     },
 
     status(inputs: StatusInputs): StatusResult {
@@ -67,5 +61,21 @@ export function lifecycleResults(state: ServerState, implemented: () => Set<stri
         requests_left: inputs.requestsLeft,
       };
     },
+  };
+}
+
+function initializeResult(state: ServerState, negotiated: Capability[]): InitializeResult {
+  const extensions: Record<string, object> = {};
+  for (const name of negotiated) {
+    const parameters = extensionParameters(name);
+    const extra = state.extensionExtras[name];
+    if (parameters) extensions[name] = extra ? { ...parameters, ...extra() } : parameters;
+  }
+  return {
+    protocol_version: PROTOCOL_VERSION,
+    server: { ...SERVER_INFO },
+    capabilities: [...negotiated].sort(),
+    limits: { ...LIMITS },
+    extensions,
   };
 }

@@ -21,6 +21,12 @@ export interface ServerState {
    * child (the turn extension's `sandbox`, from a real run); set by the domain handlers.
    */
   extensionExtras: Partial<Record<Capability, () => object>>;
+  /**
+   * What a negotiated extension's parameters wait for before `initialize` answers: work started
+   * when the child starts (the turn extension's sandbox probe), which settles, never rejects,
+   * within its own bound.
+   */
+  extensionPending: Partial<Record<Capability, Promise<void>>>;
 }
 
 export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {
@@ -33,5 +39,6 @@ export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): 
     attachment: null,
     selection: { model: null, effort: null },
     extensionExtras: {},
+    extensionPending: {},
   };
 }

@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { loadSettings } from "../../store/settings.js";
 import { bwrapArgs } from "./bwrap.js";
 import { type PolicyInputs, sandboxPolicy } from "./policy.js";
-import { probeSandbox, type SandboxAvailability, type SandboxKind } from "./probe.js";
+import {
+  probeSandbox,
+  probeSandboxAsync,
+  type SandboxAvailability,
+  type SandboxKind,
+} from "./probe.js";
 import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
 
 export type { SandboxAvailability, SandboxKind, SandboxProblem } from "./probe.js";
@@ -29,11 +34,26 @@ export interface Sandbox {
   launch(argv: readonly string[], env: NodeJS.ProcessEnv): SandboxLaunch;
 }
 
-/** A child's sandbox: probed on first use, the answer kept for the child's life. */
+/**
+ * A child's sandbox: probed once, the answer kept for the child's life. The child starts the
+ * probe in the background when it starts (`start`) and its `initialize` awaits it; `doctor`
+ * and a use before any start probe synchronously.
+ */
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
+  private probing: Promise<void> | null = null;
 
   constructor(private readonly inputs: PolicyInputs) {}
+
+  /** Starts the probe without blocking the event loop (once); settles when it is known. */
+  start(): Promise<void> {
+    this.probing ??= probeSandboxAsync(sandboxPolicy(this.inputs), this.inputs.env).then(
+      (availability) => {
+        this.probed ??= { availability, sandbox: sandboxOf(availability, this.inputs) };
+      },
+    );
+    return this.probing;
+  }
 
   availability(): SandboxAvailability {
     return this.probe().availability;

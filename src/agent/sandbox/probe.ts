@@ -4,7 +4,7 @@
  * a container without the privileges from a machine with them. When none can start, why and
  * how to fix it, as fixed sentences (no path: they travel in the `sandbox_unavailable` error).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { shellProgram } from "../tools/shell-process.js";
@@ -42,6 +42,8 @@ export interface SandboxAvailability {
 const PROBE_TIMEOUT_MS = 10_000;
 /** How much of the sandbox's error output the probe keeps. */
 const DETAIL_CHARS = 300;
+/** How much of its error output the asynchronous probe reads before it stops keeping more. */
+const STDERR_KEPT = 16 * 1024;
 
 const TEXT: Record<SandboxProblem, { reason: string; fix: string }> = {
   not_installed: {
@@ -82,21 +84,64 @@ export function probeSandbox(
   env: NodeJS.ProcessEnv,
   platform: NodeJS.Platform = process.platform,
 ): SandboxAvailability {
+  const steps = probeSteps(policy, env, platform);
+  let step = steps.next();
+  while (!step.done) step = steps.next(runSync(step.value));
+  return step.value;
+}
+
+/**
+ * The same probe without blocking the event loop (the child's, started when it starts and
+ * awaited by `initialize`): the sandbox runs as a child process of its own. Settles, never
+ * rejects, within PROBE_TIMEOUT_MS a run.
+ */
+export async function probeSandboxAsync(
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): Promise<SandboxAvailability> {
+  const steps = probeSteps(policy, env, platform);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await runAsync(step.value));
+  return step.value;
+}
+
+interface ProbeRun {
+  ok: boolean;
+  stderr: string;
+}
+
+/** One run of the sandbox on the no-op command, in the workspace. */
+interface RunRequest {
+  program: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The probe's decisions, written once for both drivers: yields each run, gets its outcome. */
+function* probeSteps(
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+): Generator<RunRequest, SandboxAvailability, ProbeRun> {
   const noop = [shellProgram(env), "-c", ":"];
+  const request = (program: string, args: string[]) => ({
+    program,
+    args,
+    cwd: policy.workspace,
+    env,
+  });
   if (platform === "linux") {
     const bwrap = findOnPath("bwrap", env);
     if (bwrap === null) return unavailable("not_installed", null);
     const modern = { disableUserns: true };
-    const first = run(bwrap, bwrapArgs(policy, noop, modern), policy, env);
+    const first = yield request(bwrap, bwrapArgs(policy, noop, modern));
     // Before 0.8 there is no --disable-userns: the sandbox goes without that second wall.
     if (!first.ok && /Unknown option.*disable-userns/.test(first.stderr)) {
       const older = { disableUserns: false };
-      return judge(
-        run(bwrap, bwrapArgs(policy, noop, older), policy, env),
-        "bubblewrap",
-        bwrap,
-        older,
-      );
+      const second = yield request(bwrap, bwrapArgs(policy, noop, older));
+      return judge(second, "bubblewrap", bwrap, older);
     }
     return judge(first, "bubblewrap", bwrap, modern);
   }
@@ -108,7 +153,7 @@ export function probeSandbox(
     }
     const profile = seatbeltProfile(policy, policy.workspace);
     return judge(
-      run(SANDBOX_EXEC, seatbeltArgs(profile, noop), policy, env),
+      yield request(SANDBOX_EXEC, seatbeltArgs(profile, noop)),
       "seatbelt",
       SANDBOX_EXEC,
     );
@@ -116,20 +161,10 @@ export function probeSandbox(
   return unavailable("unsupported_platform", null);
 }
 
-interface ProbeRun {
-  ok: boolean;
-  stderr: string;
-}
-
-function run(
-  program: string,
-  args: string[],
-  policy: SandboxPolicy,
-  env: NodeJS.ProcessEnv,
-): ProbeRun {
-  const result = spawnSync(program, args, {
-    cwd: policy.workspace,
-    env,
+function runSync(run: RunRequest): ProbeRun {
+  const result = spawnSync(run.program, run.args, {
+    cwd: run.cwd,
+    env: run.env,
     stdio: ["ignore", "ignore", "pipe"],
     timeout: PROBE_TIMEOUT_MS,
     killSignal: "SIGKILL",
@@ -137,6 +172,32 @@ function run(
   });
   if (result.error) return { ok: false, stderr: result.error.message };
   return { ok: result.status === 0, stderr: result.stderr ?? "" };
+}
+
+function runAsync(run: RunRequest): Promise<ProbeRun> {
+  return new Promise((resolve) => {
+    let stderr = "";
+    let settled = false;
+    const settle = (outcome: ProbeRun) => {
+      if (settled) return;
+      settled = true;
+      resolve(outcome);
+    };
+    const proc = spawn(run.program, run.args, {
+      cwd: run.cwd,
+      env: run.env,
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: PROBE_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+    });
+    proc.stderr.setEncoding("utf8");
+    proc.stderr.on("data", (chunk: string) => {
+      // Only the first line is kept (DETAIL_CHARS of it): the rest is not held.
+      if (stderr.length < STDERR_KEPT) stderr += chunk;
+    });
+    proc.on("error", (error) => settle({ ok: false, stderr: error.message }));
+    proc.on("close", (code) => settle({ ok: code === 0, stderr }));
+  });
 }
 
 function judge(

@@ -45,14 +45,15 @@ export function turnHandlers(
   const credentialVariables = services.providers.flatMap((p) =>
     p.api_key_env ? [p.api_key_env] : [],
   );
-  // One real run of the sandbox per child, at initialize (the extension says what it found)
-  // or at the first `sandboxed` turn, whichever comes first.
+  // One real run of the sandbox per child, started with the child without blocking its loop;
+  // initialize awaits it when it negotiates `turn` (the extension says what it found).
   const sandbox = new ChildSandbox({
     workspace: state.cwd,
     home: state.home,
     env: state.env,
     network: services.settings.global.sandbox?.network === true,
   });
+  state.extensionPending.turn = sandbox.start();
   state.extensionExtras.turn = () => ({ sandbox: sandbox.availability().sandbox });
   /** The turn after its registration: admission, the engine, the history closed. */
   const admitAndRun = async (

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { type Frame, sandbox, TestChild } from "../../src/conformance/harness.js";
+
+/**
+ * The child's sandbox probe (src/agent/sandbox/probe.ts) runs in the background from the
+ * child's start, never on its event loop: an `initialize` that negotiates `turn` waits for it
+ * (its extension says what was found), one that does not answers at once, and frames sent
+ * behind a waiting initialize are answered after its result, in order. The sandbox is a real
+ * program on PATH that holds until the test opens its gate (a file).
+ */
+const SKIP = process.platform !== "linux" ? "the bubblewrap probe runs on Linux only" : false;
+
+function gatedBwrap(root: string) {
+  const bin = join(root, "bin");
+  mkdirSync(bin);
+  const gate = join(root, "gate");
+  const script = join(bin, "bwrap");
+  // Says it started, then waits for the gate (at most about 60 s, so it never outlives a run).
+  writeFileSync(
+    script,
+    `#!/bin/sh\n: > "${gate}.started"\ni=0\nwhile [ ! -e "${gate}" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done\nexit 0\n`,
+  );
+  chmodSync(script, 0o755);
+  return {
+    path: `${bin}:${process.env.PATH ?? ""}`,
+    started: () => existsSync(`${gate}.started`),
+    open: () => writeFileSync(gate, ""),
+  };
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > 20_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const initialize = (id: string, capabilities: string[]) => ({
+  id,
+  method: "initialize",
+  params: {
+    protocol_version: 1,
+    client: { name: "mc-agent-tests", version: "1.0.0" },
+    required_capabilities: capabilities,
+  },
+});
+
+describe("the sandbox probe starts with the child", { skip: SKIP }, () => {
+  test("initialize with turn waits for it; frames behind it are answered after its result", async () => {
+    const box = sandbox();
+    const bwrap = gatedBwrap(box.root);
+    const child = new TestChild({ cwd: box.workspace, home: box.home, env: { PATH: bwrap.path } });
+    try {
+      // Started before any request: the probe runs from the child's start.
+      await until(bwrap.started, "the probe to start");
+      const answered: Frame[] = [];
+      const init = child.waitFor((f) => f.id === "i1", 30_000).then((f) => answered.push(f));
+      const status = child.waitFor((f) => f.id === "s1", 30_000).then((f) => answered.push(f));
+      child.send(initialize("i1", ["operation.cancel", "turn"]));
+      child.send({ id: "s1", method: "status", params: {} });
+      // Nothing is answered while the probe holds (absence, checked after a pause).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(answered.length, 0, JSON.stringify(answered));
+      bwrap.open();
+      await Promise.all([init, status]);
+      assert.deepEqual(
+        answered.map((f) => f.id),
+        ["i1", "s1"],
+      );
+      const [first, second] = answered;
+      assert.ok(first?.result && second?.result, JSON.stringify(answered));
+      const result = first.result as { extensions: { turn: { sandbox: string | null } } };
+      assert.equal(result.extensions.turn.sandbox, "bubblewrap");
+      assert.equal((second.result as { state: string }).state, "ready");
+    } finally {
+      bwrap.open();
+      await child.close();
+      box.cleanup();
+    }
+  });
+
+  test("initialize without turn answers while the probe still runs", async () => {
+    const box = sandbox();
+    const bwrap = gatedBwrap(box.root);
+    const child = new TestChild({ cwd: box.workspace, home: box.home, env: { PATH: bwrap.path } });
+    try {
+      await until(bwrap.started, "the probe to start");
+      const init = await child.initialize(["operation.cancel"]);
+      assert.ok(init.result, JSON.stringify(init.error));
+      const status = await child.request("status", {});
+      assert.equal((status.result as { state: string }).state, "ready");
+    } finally {
+      bwrap.open();
+      await child.close();
+      box.cleanup();
+    }
+  });
+});
