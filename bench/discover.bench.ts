@@ -13,6 +13,9 @@ import {
 } from "./bench-support.js";
 import { type Bench, type BenchRow, median, percentile } from "./report.js";
 
+/** The reader's throughput is measured: the verdict cache (bench/verdicts.bench.ts) stays off. */
+const READS_ALL = { MC_AGENT_VERDICTS: "off" };
+
 /**
  * session.discover over a store of 2,000 histories (a few large) and over one huge history,
  * through a real child following cursors, next to a same-run baseline that reads every file and
@@ -57,7 +60,7 @@ async function discover(
   bytes: number,
   pollStatus: boolean,
 ): Promise<DiscoverRun> {
-  const child = new TestChild({ cwd: workspace, home });
+  const child = new TestChild({ cwd: workspace, home, env: READS_ALL });
   await child.initialize(["session.discover"]);
   const idle: number[] = [];
   for (let i = 0; i < 50 && pollStatus; i += 1) {

@@ -22,7 +22,7 @@ async function listing(): Promise<BenchRow[]> {
     const store = new StoreBuilder(home, workspace, 99);
     for (let i = 0; i < 256; i += 1) store.sized(`s${i}`, 32 * 1024, 512);
     execFileSync("sync");
-    const child = new TestChild({ cwd: workspace, home });
+    const child = new TestChild({ cwd: workspace, home, env: { MC_AGENT_VERDICTS: "off" } });
     await child.initialize(["session.list"]);
     const times: number[] = [];
     for (let run = 0; run < 7; run += 1) {

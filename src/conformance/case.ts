@@ -49,6 +49,8 @@ export interface RunOptions {
   command?: string[];
   /** Whether the command under test offers the test-only methods. */
   testMethods?: boolean;
+  /** Extra environment for every child the case spawns (a case's own `env` wins). */
+  env?: Record<string, string>;
 }
 
 /** Runs one case in a fresh sandbox; never throws (failures come back in the outcome). */
@@ -67,6 +69,7 @@ export async function runCase(c: ConformanceCase, options: RunOptions = {}): Pro
       testMethods: options.testMethods ?? true,
       ...(options.command ? { command: options.command } : {}),
       ...extra,
+      ...(options.env ? { env: { ...options.env, ...extra.env } } : {}),
     });
     children.push(child);
     return child;

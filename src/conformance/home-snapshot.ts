@@ -7,10 +7,13 @@ import { join } from "node:path";
  * modification time and content hash. Two equal snapshots mean nothing was created, removed,
  * written, touched or re-permissioned in between.
  */
-export function homeSnapshot(root: string): string {
+export function homeSnapshot(root: string, skip?: RegExp): string {
   const rows: string[] = [];
   walk(root, "", rows);
-  return rows.sort().join("\n");
+  return rows
+    .filter((row) => !skip?.test(row))
+    .sort()
+    .join("\n");
 }
 
 function walk(root: string, relative: string, rows: string[]): void {

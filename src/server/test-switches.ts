@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DEFAULT_BOUNDS, type TransportBounds } from "../agent/providers/provider.js";
 import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
 import { type AppendFault, parseAppendFault } from "../sessions/append-fault.js";
+import { VERDICT_MARGIN_NS, type VerdictOptions } from "../sessions/verdict-cache.js";
 import type { CommitFault } from "../store/atomic-write.js";
 import type { CredentialUpdateOptions } from "../store/credentials.js";
 
@@ -108,6 +109,24 @@ export function credentialWritePause(
       writeFileSync(join(folder, "paused"), "");
       while (!existsSync(join(folder, "go"))) await new Promise((r) => setTimeout(r, 10));
     },
+  };
+}
+
+/**
+ * The verdict cache's ctime margin (2 s) and whether a listing waits for its cache writes. A test
+ * build may set the margin with MC_AGENT_TEST_VERDICT_MARGIN_MS (a nonnegative integer; 0 lets a
+ * case's fresh histories be cached at once, so that the kit's cases can run against a cache
+ * their own first listing wrote) and make each listing step wait for its writes with
+ * MC_AGENT_TEST_VERDICT_SYNC=1 (so that the next request finds them). MC_AGENT_VERDICTS=off
+ * disables the cache in any build (a bench's "no cache" side, and a way out).
+ */
+export function verdictOptions(env: NodeJS.ProcessEnv, testMethods: boolean): VerdictOptions {
+  const raw = env.MC_AGENT_TEST_VERDICT_MARGIN_MS;
+  const margin = testMethods && raw !== undefined && /^[0-9]{1,7}$/.test(raw) ? Number(raw) : null;
+  return {
+    enabled: env.MC_AGENT_VERDICTS !== "off",
+    marginNs: margin === null ? VERDICT_MARGIN_NS : BigInt(margin) * 1_000_000n,
+    sync: testMethods && env.MC_AGENT_TEST_VERDICT_SYNC === "1",
   };
 }
 

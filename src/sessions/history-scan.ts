@@ -6,6 +6,7 @@ import { parseRecord } from "./record-parser.js";
 import type { Slicer } from "./slicer.js";
 import { SummaryBuilder } from "./summary.js";
 import { isTornTail } from "./torn-tail.js";
+import { CwdLog } from "./verdict-cwds.js";
 
 /**
  * One history's validation, as a resumable state machine over a RecordReader: each record is
@@ -47,6 +48,8 @@ export function unboundedBudget(): WorkBudget {
 export class HistoryScan {
   verdict: HistoryVerdict | null = null;
   readonly summary = new SummaryBuilder();
+  /** The distinct recorded cwds read so far (what a cached verdict needs: verdict-cache.ts). */
+  readonly cwds = new CwdLog();
 
   constructor(
     private readonly reader: RecordReader,
@@ -93,6 +96,7 @@ export class HistoryScan {
       this.verdict = "invalid";
       return;
     }
+    if (facts.cwd !== null) this.cwds.add(facts.cwd);
     if (facts.cwd !== null && !this.cwd.matches(facts.cwd)) {
       this.verdict = "mismatch";
       return;

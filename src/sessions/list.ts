@@ -11,6 +11,7 @@ import { emptyCounts, type NoticeCounts, noticesOf } from "./notices.js";
 import { withPageBytesError } from "./page-bytes.js";
 import type { Slicer } from "./slicer.js";
 import { validateHistory } from "./validate.js";
+import { type VerdictCache, VerdictSession } from "./verdict-cache.js";
 
 /**
  * `session.list`: one bounded snapshot, built on the first call and paged by cursor. More than
@@ -26,14 +27,27 @@ export async function buildSnapshot(
   home: string,
   canonicalCwd: string,
   slicer: Slicer,
+  cache: VerdictCache | null = null,
 ): Promise<ListSnapshot> {
+  // Before every signature the listing takes: the verdict cache's ctime margin counts from here.
+  const checkedAtNs = VerdictSession.now();
+  const verdicts = cache ? cache.session() : null;
   const root = sessionsDir(home);
   const ids = await candidateIds(root);
   const cwd = new CwdMatcher(canonicalCwd);
   const counts = emptyCounts();
   const entries: SessionEntry[] = [];
   for (const id of ids) {
-    const checked = await validateHistory(root, id, cwd, slicer, LIMITS.history_bytes);
+    const cached = verdicts ? { session: verdicts, checkedAtNs } : undefined;
+    const checked = await validateHistory(
+      root,
+      id,
+      cwd,
+      slicer,
+      LIMITS.history_bytes,
+      undefined,
+      cached,
+    );
     if (checked.kind === "over_history_limit" || checked.kind === "over_record_limit")
       throw new ProtocolError("discovery_limit");
     if (checked.kind === "invalid") counts.invalid += 1;
@@ -44,6 +58,7 @@ export async function buildSnapshot(
     entries.push(entry);
   }
   entries.sort(newestFirst);
+  await verdicts?.finish();
   return { entries, counts };
 }
 

@@ -1,4 +1,5 @@
 import type { SessionEntry } from "../protocol/schemas/sessions.js";
+import type { SummaryState } from "../store/verdict-file.js";
 import type { RecordFacts } from "./record-facts.js";
 
 /**
@@ -40,6 +41,31 @@ export class SummaryBuilder {
   /** True when the entry would carry a title too long for any page. */
   get oversize(): boolean {
     return this.titleOversize;
+  }
+
+  state(): SummaryState {
+    return {
+      title: this.title,
+      title_oversize: this.titleOversize,
+      user_line: this.userLine,
+      created_at: this.created,
+      updated_at: this.updated,
+      saw_cwd: this.sawCwd,
+      records: this.records,
+    };
+  }
+
+  /** A builder in exactly the state a full read left another one in. */
+  static restore(state: SummaryState): SummaryBuilder {
+    const builder = new SummaryBuilder();
+    builder.title = state.title;
+    builder.titleOversize = state.title_oversize;
+    builder.userLine = state.user_line;
+    builder.created = state.created_at;
+    builder.updated = state.updated_at;
+    builder.sawCwd = state.saw_cwd;
+    builder.records = state.records;
+    return builder;
   }
 
   entry(id: string, busy: boolean): SessionEntry {

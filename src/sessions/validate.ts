@@ -1,12 +1,13 @@
-import { fstatSync } from "node:fs";
+import { type BigIntStats, fstatSync, lstatSync } from "node:fs";
 import { ProtocolError } from "../protocol/codes.js";
-import { fileSignature } from "../store/inventory.js";
+import { fileSignature, sameFile } from "../store/inventory.js";
 import { primaryName } from "../store/layout.js";
 import { RecordReader } from "../store/record-reader.js";
 import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
 import { type CwdRule, HistoryScan, type RecordSink, unboundedBudget } from "./history-scan.js";
 import type { Slicer } from "./slicer.js";
 import type { SummaryBuilder } from "./summary.js";
+import type { CachedOutcome, VerdictSession } from "./verdict-cache.js";
 
 /** Every history's record is bounded by 8 MiB (the extension's `record_bytes`). */
 export const RECORD_BYTES = 8_388_608;
@@ -27,6 +28,13 @@ export type Validation =
   | { kind: "over_history_limit" }
   | { kind: "eligible"; summary: SummaryBuilder; signature: string };
 
+/** A listing's verdict cache (session.list only: session.open always reads the history). */
+export interface CachedValidation {
+  session: VerdictSession;
+  /** Taken before this history's lstat (verdict-cache.ts, the ctime margin). */
+  checkedAtNs: bigint;
+}
+
 export async function validateHistory(
   root: string,
   id: string,
@@ -34,8 +42,14 @@ export async function validateHistory(
   slicer: Slicer,
   maxBytes = Number.POSITIVE_INFINITY,
   sink?: RecordSink,
+  cache?: CachedValidation,
 ): Promise<Validation> {
-  const opened = openPrimary(root, primaryName(id));
+  const seen = cache ? lstatOf(root, id) : undefined;
+  if (cache && seen && seen.isFile() && seen.size <= maxBytes) {
+    const cached = cache.session.lookup(id, seen, cwd);
+    if (cached) return validationOf(cached, seen);
+  }
+  const opened = openPrimary(root, primaryName(id), seen ?? undefined);
   if (!opened.ok) return { kind: opened.problem === "missing" ? "missing" : "invalid" };
   try {
     if (opened.stats.size > maxBytes) return { kind: "over_history_limit" };
@@ -44,6 +58,9 @@ export async function validateHistory(
     const budget = { ...unboundedBudget(), bytes: maxBytes + 1 };
     const stop = await scan.advance(budget, slicer);
     if (stop === "bytes" || scan.bytesRead > maxBytes) return { kind: "over_history_limit" };
+    // Cached only when the file is still what lstat saw: the verdict is then of those bytes.
+    if (cache && seen && sameFile(fstatSync(opened.fd, { bigint: true }), seen))
+      cache.session.remember(id, seen, scan, cache.checkedAtNs);
     if (scan.verdict === "invalid") return { kind: "invalid" };
     if (scan.verdict === "mismatch") return { kind: "mismatch" };
     if (scan.verdict === "over_limit") return { kind: "over_record_limit" };
@@ -57,4 +74,19 @@ export async function validateHistory(
   } finally {
     closeQuietly(opened.fd);
   }
+}
+
+/** The lstat a cached lookup needs, or undefined (openPrimary then reports the problem). */
+function lstatOf(root: string, id: string): BigIntStats | undefined {
+  try {
+    return lstatSync(`${root}/${primaryName(id)}`, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
+function validationOf(cached: CachedOutcome, stats: BigIntStats): Validation {
+  if (cached.kind === "over_limit") return { kind: "over_record_limit" };
+  if (cached.kind !== "eligible") return cached;
+  return { kind: "eligible", summary: cached.summary, signature: fileSignature(stats) };
 }

@@ -12,12 +12,20 @@ import { settleSkip } from "../../src/conformance/skip.js";
  */
 export function registerCases(
   cases: ConformanceCase[],
-  options: { skip?: (c: ConformanceCase) => string | undefined } = {},
+  options: {
+    skip?: (c: ConformanceCase) => string | undefined;
+    /** Environment for every child (e.g. the verdict cache's test switches). */
+    env?: Record<string, string>;
+    /** Added to each test's name, to tell two registrations of one case apart. */
+    suffix?: string;
+  } = {},
 ): void {
   for (const c of cases) {
     const skip = options.skip?.(c);
-    test(`${c.id} (${c.tier}): ${c.title}`, { timeout: 300_000, skip }, async (t) => {
-      const outcome = settleSkip(await runCase(audited(c), { testMethods: true }));
+    const name = `${c.id} (${c.tier}): ${c.title}${options.suffix ?? ""}`;
+    test(name, { timeout: 300_000, skip }, async (t) => {
+      const run = { testMethods: true, ...(options.env ? { env: options.env } : {}) };
+      const outcome = settleSkip(await runCase(audited(c), run));
       if (outcome.skipped) return t.skip(outcome.error);
       if (!outcome.ok) assert.fail(formatOutcome(outcome));
     });

@@ -21,6 +21,24 @@ interface Page {
   progress: string;
 }
 
+/**
+ * Advances a fresh scan until a step that stopped with `kind`; returns its cursor, or null when
+ * this scan completed without one. A backend may legitimately take other steps on a later scan
+ * of the same store (a cache of verdicts, for one, skips the reading a first scan did).
+ */
+async function advanceTo(child: TestChild, kind: string): Promise<string | null> {
+  let cursor: string | undefined;
+  for (let i = 0; i < 10_000; i += 1) {
+    const frame = await child.request("session.discover", cursor ? { cursor } : {});
+    assert.ok(frame.result, `step ${i}: ${JSON.stringify(frame.error)}`);
+    const page = frame.result as unknown as Page;
+    if (page.cursor === null) return null;
+    cursor = page.cursor;
+    if (page.progress === kind) return cursor;
+  }
+  throw new Error("the scan did not end");
+}
+
 /** Advances a fresh scan by `steps` requests; returns the last cursor. */
 async function advance(child: TestChild, steps: number): Promise<string> {
   let cursor: string | null = null;
@@ -63,8 +81,8 @@ export const CANCEL_DISCOVER_CASES: ConformanceCase[] = [
       const expected = [...full.ids].sort();
       const kinds = [...new Set(full.progress.slice(0, -1))];
       for (const kind of kinds) {
-        const before = full.progress.indexOf(kind) + 1;
-        const cursor = await advance(child, before);
+        const cursor = await advanceTo(child, kind);
+        if (cursor === null) continue;
         const step = child.request("session.discover", { cursor });
         const cancel = await child.request("operation.cancel", {
           request_id: lastRequestId(child),

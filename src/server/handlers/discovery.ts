@@ -3,6 +3,7 @@ import type { SessionDiscoverResult } from "../../protocol/schemas/sessions.js";
 import { DiscoveryScan } from "../../sessions/discover/scan.js";
 import { noticesOf } from "../../sessions/notices.js";
 import type { Clock } from "../../sessions/slicer.js";
+import type { VerdictCache } from "../../sessions/verdict-cache.js";
 import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { Handler } from "../handler.js";
@@ -17,6 +18,8 @@ import type { ServerState } from "../state.js";
 export interface DiscoveryOptions {
   /** The scans' clock (default: the real one); a test injects a virtual clock. */
   clock?: Clock;
+  /** The child's verdict cache (sessions/verdict-cache.ts); none: every scan reads everything. */
+  verdicts?: VerdictCache | null;
 }
 
 export function discoveryHandler(
@@ -46,7 +49,8 @@ export function discoveryHandler(
     abandon();
     serial += 1;
     cursors = new CursorStore<DiscoveryScan>(`d${serial}`, 1);
-    scan = new DiscoveryScan(state.home, state.cwd, () => state.attachment, options.clock);
+    const probe = () => state.attachment;
+    scan = new DiscoveryScan(state.home, state.cwd, probe, options.clock, options.verdicts);
     return scan;
   };
 
@@ -57,6 +61,8 @@ export function discoveryHandler(
       const step = await current.step(ctx.signal);
       if (ctx.signal.aborted) throw new ProtocolError("operation_cancelled");
       const complete = step.progress === "complete";
+      if (complete) await current.verdicts?.finish();
+      else await current.verdicts?.settle();
       if (complete) abandon(current);
       const result: SessionDiscoverResult = {
         sessions: step.sessions,

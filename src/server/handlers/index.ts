@@ -23,7 +23,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const models = createModelServices(state);
   const rules = new ChildRules(state);
   return {
-    ...sessionHandlers(state),
+    ...sessionHandlers(state, options.testMethods),
     ...modelHandlers(state, models, options),
     ...settingsHandlers(state, models),
     ...turnHandlers(state, models, options, rules),

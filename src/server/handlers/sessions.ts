@@ -6,10 +6,12 @@ import { buildSnapshot, type ListSnapshot, listPage } from "../../sessions/list.
 import { noticesOf } from "../../sessions/notices.js";
 import { openExact } from "../../sessions/open.js";
 import { Slicer } from "../../sessions/slicer.js";
+import { VerdictCache } from "../../sessions/verdict-cache.js";
 import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { verdictOptions } from "../test-switches.js";
 import { discoveryHandler } from "./discovery.js";
 
 interface ListPosition {
@@ -18,7 +20,8 @@ interface ListPosition {
 }
 
 /** session.list, session.create, session.open, session.history and session.discover. */
-export function sessionHandlers(state: ServerState): HandlerTable {
+export function sessionHandlers(state: ServerState, testMethods = false): HandlerTable {
+  const verdicts = new VerdictCache(state.home, verdictOptions(state.env, testMethods));
   // Few live list cursors: each holds a snapshot of up to 256 entries.
   const listCursors = new CursorStore<ListPosition>("l", 8);
   const historyCursors = new CursorStore<HistoryPosition>("h", 64);
@@ -28,7 +31,12 @@ export function sessionHandlers(state: ServerState): HandlerTable {
         const position = params.cursor
           ? takeLive(listCursors, params.cursor)
           : {
-              snapshot: await buildSnapshot(state.home, state.cwd, new Slicer(ctx.signal)),
+              snapshot: await buildSnapshot(
+                state.home,
+                state.cwd,
+                new Slicer(ctx.signal),
+                verdicts,
+              ),
               offset: 0,
             };
         const page = listPage(position.snapshot, position.offset);
@@ -78,7 +86,7 @@ export function sessionHandlers(state: ServerState): HandlerTable {
       return { events: page.events, cursor, complete: cursor === null };
     },
 
-    "session.discover": discoveryHandler(state),
+    "session.discover": discoveryHandler(state, { verdicts }),
   };
 }
 

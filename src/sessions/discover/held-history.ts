@@ -19,9 +19,11 @@ export class HeldHistory {
   constructor(
     readonly id: string,
     fd: number,
-    private readonly enumerated: BigIntStats,
+    readonly enumerated: BigIntStats,
     cwd: CwdMatcher,
     buffer: Buffer,
+    /** A wall-clock reading taken before `enumerated` (the verdict cache's ctime margin). */
+    readonly checkedAtNs: bigint,
   ) {
     this.fd = fd;
     // The enumerated length ends the read: finishing compares the signature (length included),

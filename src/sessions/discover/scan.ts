@@ -13,6 +13,7 @@ import type { WorkBudget } from "../history-scan.js";
 import { emptyCounts, type NoticeCounts } from "../notices.js";
 import { withPageBytesError } from "../page-bytes.js";
 import { type Clock, realClock, Slicer } from "../slicer.js";
+import { type CachedOutcome, type VerdictCache, VerdictSession } from "../verdict-cache.js";
 import { DirectoryPass, type PassEntry } from "./directory-pass.js";
 import { STEP_ENVELOPE_BYTES } from "./envelope.js";
 import { HeldHistory } from "./held-history.js";
@@ -55,6 +56,10 @@ export class DiscoveryScan {
   private pending: SessionEntry | null = null;
   /** The scan's one read buffer, lent to each held history in turn. */
   private readonly buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  /** The verdict cache's view for this scan, or null without a cache. */
+  readonly verdicts: VerdictSession | null;
+  /** Wall clock at the current step's start: before every signature the step takes. */
+  private stepStartNs = 0n;
 
   /** `clock` times `step_ms` and the slices; tests inject a virtual one to reach `deadline`. */
   constructor(
@@ -62,7 +67,9 @@ export class DiscoveryScan {
     canonicalCwd: string,
     private readonly probe: AttachmentProbe,
     private readonly clock: Clock = realClock,
+    cache: VerdictCache | null = null,
   ) {
+    this.verdicts = cache ? cache.session() : null;
     this.root = sessionsDir(home);
     this.cwd = new CwdMatcher(canonicalCwd);
     this.attachment = JSON.stringify(probe());
@@ -72,6 +79,7 @@ export class DiscoveryScan {
 
   /** One bounded step: advances until a step or page bound, or completion. */
   async step(signal: AbortSignal): Promise<StepOutcome> {
+    this.stepStartNs = VerdictSession.now();
     this.assertConsistent();
     const page = new PageBuilder<SessionEntry>(STEP_ENVELOPE_BYTES, {
       entries: DISCOVER_EXTENSION.page_entries,
@@ -117,7 +125,12 @@ export class DiscoveryScan {
         if (entry === null) this.beginValidation();
         else {
           budget.entries -= 1;
-          this.enumerate(entry);
+          const cached = this.enumerate(entry);
+          if (cached && !withPageBytesError(() => page.tryAdd(cached))) {
+            this.pending = cached;
+            return page.full ? "page_entries" : "page_bytes";
+          }
+          if (page.full) return "page_entries";
         }
       } else {
         if (budget.entries <= 0) return "inventory_validation";
@@ -163,12 +176,22 @@ export class DiscoveryScan {
   private finishHeld(held: HeldHistory): SessionEntry | null {
     held.assertUnchanged();
     this.releaseHeld();
+    // Read whole and unchanged from enumeration to end: a verdict of exactly these bytes.
+    this.verdicts?.remember(held.id, held.enumerated, held.scan, held.checkedAtNs);
     const { verdict, summary } = held.scan;
-    if (verdict === "over_limit") throw new ProtocolError("discovery_record_bytes");
-    if (verdict === "invalid") this.counts.invalid += 1;
-    if (verdict !== "eligible") return null;
-    if (summary.oversize) throw new ProtocolError("discovery_page_bytes");
-    const entry = summary.entry(held.id, isBusy(this.root, held.id));
+    if (verdict === "eligible") return this.conclude(held.id, { kind: "eligible", summary });
+    if (verdict === "over_limit" || verdict === "invalid")
+      return this.conclude(held.id, { kind: verdict });
+    return null;
+  }
+
+  /** A decided history's entry (null when excluded or counted), from a read or the cache. */
+  private conclude(id: string, outcome: CachedOutcome): SessionEntry | null {
+    if (outcome.kind === "over_limit") throw new ProtocolError("discovery_record_bytes");
+    if (outcome.kind === "invalid") this.counts.invalid += 1;
+    if (outcome.kind !== "eligible") return null;
+    if (outcome.summary.oversize) throw new ProtocolError("discovery_page_bytes");
+    const entry = outcome.summary.entry(id, isBusy(this.root, id));
     if (entry.cwd === "unverified") this.counts.unverified += 1;
     return entry;
   }
@@ -178,22 +201,30 @@ export class DiscoveryScan {
     this.held = null;
   }
 
-  /** Classifies one enumerated entry; a safe regular primary becomes the held history. */
-  private enumerate(entry: PassEntry): void {
-    if (entry.kind.kind !== "primary") return;
+  /**
+   * Classifies one enumerated entry; a safe regular primary becomes the held history, unless
+   * the verdict cache holds its verdict: then its entry (or null) comes at once, unopened.
+   */
+  private enumerate(entry: PassEntry): SessionEntry | null {
+    if (entry.kind.kind !== "primary") return null;
     if (!entry.stats.isFile()) {
       this.counts.invalid += 1;
-      return;
+      return null;
     }
+    const id = entry.kind.id;
+    const cached = this.verdicts?.lookup(id, entry.stats, this.cwd);
+    if (cached) return this.conclude(id, cached);
     const opened = openPrimary(this.root, entry.name as string, entry.stats);
     if (!opened.ok) {
       if (opened.problem === "missing") throw new ProtocolError("stale_revision");
       this.counts.invalid += 1;
-      return;
+      return null;
     }
-    this.held = new HeldHistory(entry.kind.id, opened.fd, entry.stats, this.cwd, this.buffer);
+    const { fd, stats } = opened;
+    this.held = new HeldHistory(id, fd, entry.stats, this.cwd, this.buffer, this.stepStartNs);
     // A file changed between enumeration and open would be read in another state than signed.
-    if (!sameFile(opened.stats, entry.stats)) throw new ProtocolError("stale_revision");
+    if (!sameFile(stats, entry.stats)) throw new ProtocolError("stale_revision");
+    return null;
   }
 
   private beginValidation(): void {

@@ -1,0 +1,126 @@
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdirSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { TestChild } from "../src/conformance/harness.js";
+import { StoreBuilder } from "../test/fixtures/store-builder.js";
+import { withTempDir } from "./bench-support.js";
+import { type Bench, type BenchRow, median } from "./report.js";
+
+/**
+ * A complete `session.discover` (cursors followed to `complete`) by a fresh child, at the issue's
+ * four store shapes, with and without the verdict cache (docs/extensions.md, "The verdict
+ * cache"). The baseline of every row is the same child with the cache off (MC_AGENT_VERDICTS=
+ * off): what every listing cost before the cache. Rows: cold (no cache folder: the first scan,
+ * which also writes the verdicts), warm (a cache from an earlier scan), and after 1% of the
+ * histories were appended to (their verdicts no longer match). Each store is built once, the
+ * 2 s ctime margin waited out, and deleted after its rows. MC_BENCH_VERDICT_SCALE scales the
+ * history counts down for a quick look.
+ */
+const MiB = 1024 * 1024;
+const KiB = 1024;
+const SCALE = Number(process.env.MC_BENCH_VERDICT_SCALE ?? 1);
+const ROUNDS = 3;
+const SHAPES = [
+  { count: 200, bytes: 4 * MiB, record: 16 * KiB },
+  { count: 2000, bytes: 256 * KiB, record: 2 * KiB },
+  { count: 5000, bytes: 16 * KiB, record: 1 * KiB },
+  { count: 20_000, bytes: 4 * KiB, record: 512 },
+];
+
+async function discoverMs(home: string, cwd: string, env: Record<string, string>) {
+  const child = new TestChild({ cwd, home, env });
+  try {
+    await child.initialize(["session.discover"]);
+    const started = performance.now();
+    let cursor: string | undefined;
+    let rows = 0;
+    for (;;) {
+      const page = await child.call("session.discover", cursor === undefined ? {} : { cursor });
+      rows += page.sessions.length;
+      if (page.cursor === null) break;
+      cursor = page.cursor;
+    }
+    return { ms: performance.now() - started, rows };
+  } finally {
+    await child.close();
+  }
+}
+
+/** Waits (bounded) until the background writer has left `count` verdict files. */
+async function verdictsWritten(home: string, count: number): Promise<void> {
+  const folder = join(home, "cache", "sessions");
+  for (let i = 0; i < 600; i += 1) {
+    try {
+      if (readdirSync(folder).filter((n) => n.endsWith(".json")).length >= count) return;
+    } catch {}
+    await sleep(50);
+  }
+}
+
+async function shapeRows(shape: (typeof SHAPES)[number]): Promise<BenchRow[]> {
+  const count = Math.max(10, Math.round(shape.count * SCALE));
+  const label = `${count} histories of ${shape.bytes / KiB} KiB`;
+  return withTempDir("mc-bench-verdicts-", async (dir) => {
+    const root = realpathSync(dir);
+    const home = join(root, "home");
+    const cwd = join(root, "workspace");
+    mkdirSync(cwd, { recursive: true });
+    const store = new StoreBuilder(home, cwd, 24);
+    for (let i = 0; i < count; i += 1) store.sized(`h${i}`, shape.bytes, shape.record);
+    execFileSync("sync");
+    await sleep(2_200);
+    const cache = join(home, "cache");
+    const off = [] as number[];
+    const cold = [] as number[];
+    const warm = [] as number[];
+    const changed = [] as number[];
+    const changedCount = Math.max(1, Math.round(count / 100));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      off.push((await discoverMs(home, cwd, { MC_AGENT_VERDICTS: "off" })).ms);
+      rmSync(cache, { recursive: true, force: true });
+      cold.push((await discoverMs(home, cwd, {})).ms);
+      await verdictsWritten(home, count);
+      warm.push((await discoverMs(home, cwd, {})).ms);
+      // 1% appended to: new length, mtime and ctime; read in full again, the rest cached.
+      for (let i = 0; i < changedCount; i += 1) {
+        const id = `h${(round * 7919 + i * 101) % count}`;
+        const line = { type: "user_message", ts: store.nextTs(), cwd, text: `more ${round}` };
+        appendFileSync(join(store.root, `${id}.jsonl`), `${JSON.stringify(line)}\n`);
+      }
+      changed.push((await discoverMs(home, cwd, {})).ms);
+      // Let the changed histories age past the margin, so the next round starts alike.
+      await sleep(2_200);
+    }
+    const row = (kind: string, times: number[], note: string): BenchRow => ({
+      name: `session.discover complete, ${label}, fresh child, ${kind} (median of ${ROUNDS})`,
+      figure: median(times),
+      baseline: median(off),
+      unit: "ms",
+      baselineName: "the same child with the verdict cache off (every history read)",
+      note: `lower is better; ${note}; rounds ${times.map((t) => t.toFixed(0)).join("/")} ms vs ${off.map((t) => t.toFixed(0)).join("/")} ms`,
+    });
+    return [
+      row("cold (no cache folder; writes the verdicts)", cold, "the first scan"),
+      row("warm (cache present)", warm, "no history opened"),
+      row(`after 1% (${changedCount}) of the histories changed`, changed, "those read in full"),
+    ];
+  });
+}
+
+const bench: Bench = {
+  title: "Listing with the verdict cache: cold, warm and after 1% changed",
+  about: `
+A complete \`session.discover\` by a fresh child (spawn and \`initialize\` not timed), over stores of
+200 × 4 MiB, 2,000 × 256 KiB, 5,000 × 16 KiB and 20,000 × 4 KiB histories, next to the same child
+with the verdict cache off in the same run. Rerun with \`npm run bench -- verdicts\`
+(\`MC_BENCH_VERDICT_SCALE=0.1\` for a quick look).
+`,
+  async run() {
+    const rows: BenchRow[] = [];
+    for (const shape of SHAPES) rows.push(...(await shapeRows(shape)));
+    return rows;
+  },
+};
+
+export default bench;

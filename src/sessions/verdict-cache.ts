@@ -1,0 +1,145 @@
+import type { BigIntStats } from "node:fs";
+import { primaryName } from "../store/layout.js";
+import {
+  encodeVerdict,
+  inspectVerdictFolder,
+  readVerdict,
+  sameSignature,
+  signatureFields,
+  VERDICT_FILE_BYTES,
+  type VerdictRecord,
+  verdictFolder,
+} from "../store/verdict-file.js";
+import { VerdictWriter } from "../store/verdict-writer.js";
+import type { CwdRule, HistoryScan } from "./history-scan.js";
+import { SummaryBuilder } from "./summary.js";
+
+/**
+ * The verdict cache of the listings (docs/extensions.md, "The verdict cache"): a history whose
+ * full signature (device, inode, mode, length, mtime and ctime in nanoseconds, name) equals the
+ * one a full read recorded takes that read's verdict without being opened.
+ *
+ * What is kept is workspace-independent: where the in-order read stopped (end of file, an
+ * invalid record, an over-limit record, or a cwd that did not match the workspace of the child
+ * that read it) and the distinct cwds of the valid records before that point. A lookup applies
+ * the current child's cwd rule to those cwds, exactly as a read of the same bytes would, in the
+ * same order of consequences: a cwd that does not match excludes; otherwise the stored end
+ * decides, except that a read that stopped at another workspace's cwd says nothing about the
+ * rest of the file here: a miss.
+ */
+export type CachedOutcome =
+  | { kind: "eligible"; summary: SummaryBuilder }
+  | { kind: "mismatch" }
+  | { kind: "invalid" }
+  | { kind: "over_limit" };
+
+/**
+ * A verdict is written only for a history whose ctime is this much older than a clock reading
+ * taken before the history's signature was read. Why: a file's times come from a coarse clock
+ * (a jiffy; whole seconds or two on some filesystems), so a change made within the same tick
+ * as the previous one, after our stat, could leave the signature as it was (the "racy clean"
+ * problem of git's index). Any change after our stat gets a ctime at least that stat's time
+ * minus a tick, never the older one recorded.
+ */
+export const VERDICT_MARGIN_NS = 2_000_000_000n;
+
+export interface VerdictOptions {
+  /** False: no lookup, no write (MC_AGENT_VERDICTS=off). */
+  enabled: boolean;
+  /** The ctime margin above (a test build may set it, e.g. to 0: test-switches.ts). */
+  marginNs: bigint;
+  /** A test build waits for each listing's cache writes before answering. */
+  sync: boolean;
+}
+
+export class VerdictCache {
+  readonly writer: VerdictWriter;
+  private readonly buffer = Buffer.allocUnsafe(VERDICT_FILE_BYTES + 1);
+  private readonly folder: string;
+  /** Verdicts taken from the cache (for tests and the bench). */
+  hits = 0;
+
+  constructor(
+    private readonly home: string,
+    readonly options: VerdictOptions,
+  ) {
+    this.writer = new VerdictWriter(home);
+    this.folder = verdictFolder(home);
+  }
+
+  /** One operation's view: the folder is checked once, then every lookup is a single read. */
+  session(): VerdictSession {
+    const folder = inspectVerdictFolder(this.home);
+    const enabled = this.options.enabled;
+    return new VerdictSession(this, enabled && folder === "ready", enabled && folder !== "unsafe");
+  }
+
+  read(id: string): VerdictRecord | null {
+    return readVerdict(this.folder, id, this.buffer);
+  }
+}
+
+export class VerdictSession {
+  constructor(
+    private readonly cache: VerdictCache,
+    private readonly readable: boolean,
+    private readonly writable: boolean,
+  ) {}
+
+  /** Wall-clock nanoseconds, taken before the signatures that `remember` will be given. */
+  static now(): bigint {
+    return BigInt(Date.now()) * 1_000_000n;
+  }
+
+  /** The cached outcome for the history `id` as `stats` shows it, or null: read it. */
+  lookup(id: string, stats: BigIntStats, cwd: CwdRule): CachedOutcome | null {
+    if (!this.readable) return null;
+    const record = this.cache.read(id);
+    if (record === null || !sameSignature(record, primaryName(id), stats)) return null;
+    const outcome = outcomeOf(record, cwd);
+    if (outcome !== null) this.cache.hits += 1;
+    return outcome;
+  }
+
+  /**
+   * Queues the verdict of a finished full read of `id`, whose signature was `stats` before and
+   * after the read, the signature having been taken after `checkedAtNs`.
+   */
+  remember(id: string, stats: BigIntStats, scan: HistoryScan, checkedAtNs: bigint): void {
+    const end = scan.verdict;
+    if (!this.writable || end === null || scan.cwds.overflow) return;
+    if (stats.ctimeNs >= checkedAtNs - this.cache.options.marginNs) return;
+    const record: VerdictRecord = {
+      format: "mc-session-verdict",
+      version: 1,
+      name: primaryName(id),
+      ...signatureFields(stats),
+      end,
+      cwds: scan.cwds.values,
+      summary: end === "eligible" ? scan.summary.state() : null,
+    };
+    const bytes = encodeVerdict(record);
+    if (bytes !== null) this.cache.writer.enqueue(id, bytes);
+  }
+
+  /** After each answered step: a test build waits for the cache writes it queued. */
+  async settle(): Promise<void> {
+    if (this.cache.options.sync) await this.cache.writer.idle();
+  }
+
+  /** After a completed listing: the child's one prune, then `settle`. */
+  async finish(): Promise<void> {
+    this.cache.writer.pruneOnce();
+    await this.settle();
+  }
+}
+
+function outcomeOf(record: VerdictRecord, cwd: CwdRule): CachedOutcome | null {
+  for (const recorded of record.cwds) if (!cwd.matches(recorded)) return { kind: "mismatch" };
+  if (record.end === "mismatch") return null;
+  if (record.end === "eligible" && record.summary !== null)
+    return { kind: "eligible", summary: SummaryBuilder.restore(record.summary) };
+  if (record.end === "invalid") return { kind: "invalid" };
+  if (record.end === "over_limit") return { kind: "over_limit" };
+  return null;
+}

@@ -1,0 +1,163 @@
+import { constants } from "node:fs";
+import { lstat, mkdir, open, opendir, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { tempName } from "./atomic-write.js";
+import { sessionsDir } from "./layout.js";
+import { inspectVerdictFolder, verdictFolder } from "./verdict-file.js";
+
+/**
+ * Writes verdict files in the background, so that a listing never waits for the cache and a
+ * failed write costs only speed (docs/store.md, "The verdict cache"). Each write is a temp file
+ * `.<id>.json.<pid>.<12 hex>.tmp` in the cache folder, then a rename over `<id>.json`: a reader
+ * sees the old file or the new one. No fsync: after a crash a verdict file may be empty or torn,
+ * which its digest turns into a miss (a cache needs no durability, only atomic visibility).
+ *
+ * Bounded: at most QUEUE_LIMIT verdicts wait (a verdict is a few hundred bytes; more are
+ * dropped, costing a read next time), at most two writes run at once (the thread pool does
+ * them, beside the scan), and after FAILURE_LIMIT failed writes the writer stops trying for the
+ * rest of the child's life (a read-only cache folder costs a few failed calls, not one per
+ * history).
+ */
+const QUEUE_LIMIT = 256;
+const PARALLEL = 2;
+const FAILURE_LIMIT = 8;
+const WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+export class VerdictWriter {
+  private readonly queue: { id: string; bytes: Buffer }[] = [];
+  private running = 0;
+  private failures = 0;
+  private folderReady = false;
+  private pruned = false;
+  private waiters: (() => void)[] = [];
+  /** Writes that were committed (for tests and the bench's reports). */
+  written = 0;
+
+  constructor(private readonly home: string) {}
+
+  /** Queues one verdict file; dropped when the queue is full or the writer gave up. */
+  enqueue(id: string, bytes: Buffer): void {
+    if (this.failures >= FAILURE_LIMIT || this.queue.length >= QUEUE_LIMIT) return;
+    this.queue.push({ id, bytes });
+    this.pump();
+  }
+
+  /** Resolves once nothing is queued or being written. */
+  idle(): Promise<void> {
+    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Once per child, after a completed listing: removes the verdict files whose history is gone
+   * and the temp files of writers that no longer run. In the background, one entry at a time.
+   */
+  pruneOnce(): void {
+    if (this.pruned) return;
+    this.pruned = true;
+    void pruneVerdicts(this.home);
+  }
+
+  private pump(): void {
+    while (this.running < PARALLEL && this.queue.length > 0) {
+      const next = this.queue.shift() as { id: string; bytes: Buffer };
+      this.running += 1;
+      void this.write(next.id, next.bytes).finally(() => {
+        this.running -= 1;
+        this.pump();
+        if (this.running === 0 && this.queue.length === 0) {
+          const waiters = this.waiters;
+          this.waiters = [];
+          for (const resolve of waiters) resolve();
+        }
+      });
+    }
+  }
+
+  private async write(id: string, bytes: Buffer): Promise<void> {
+    const folder = verdictFolder(this.home);
+    const target = `${id}.json`;
+    const temp = join(folder, tempName(target, process.pid));
+    try {
+      await this.ensureFolder();
+      const handle = await open(temp, WRITE_FLAGS, 0o600);
+      try {
+        await handle.writeFile(bytes);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, join(folder, target));
+      this.written += 1;
+    } catch {
+      this.failures += 1;
+      await unlink(temp).catch(() => {});
+    }
+  }
+
+  private async ensureFolder(): Promise<void> {
+    if (this.folderReady) return;
+    const state = inspectVerdictFolder(this.home);
+    if (state === "unsafe") throw new Error("unsafe cache folder");
+    if (state === "missing")
+      await mkdir(verdictFolder(this.home), { recursive: true, mode: 0o700 });
+    // Checked again: a symlink planted meanwhile must not receive the files.
+    if (inspectVerdictFolder(this.home) !== "ready") throw new Error("unsafe cache folder");
+    this.folderReady = true;
+  }
+}
+
+const VERDICT_NAME = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.json$/;
+const TEMP_NAME = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.json\.(\d{1,7})\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes `<id>.json` whose `sessions/<id>.jsonl` does not exist (lstat ENOENT), and temp files
+ * whose writer pid is not a live process. Anything else is left alone. A history created again
+ * between the check and the unlink loses only its verdict (one read). Best effort, never throws.
+ */
+export async function pruneVerdicts(home: string): Promise<number> {
+  if (inspectVerdictFolder(home) !== "ready") return 0;
+  const folder = verdictFolder(home);
+  const sessions = sessionsDir(home);
+  let removed = 0;
+  try {
+    for await (const entry of await opendir(folder)) {
+      const name = entry.name;
+      const verdict = VERDICT_NAME.exec(name);
+      const temp = verdict ? null : TEMP_NAME.exec(name);
+      let stale = false;
+      if (verdict) stale = await missing(join(sessions, `${verdict[1]}.jsonl`));
+      else if (temp) stale = Number(temp[1]) !== process.pid && !processExists(Number(temp[1]));
+      if (
+        stale &&
+        (await unlink(join(folder, name)).then(
+          () => true,
+          () => false,
+        ))
+      )
+        removed += 1;
+    }
+  } catch {
+    // An unreadable folder: the stale entries stay until a later prune.
+  }
+  return removed;
+}
+
+async function missing(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === "ENOENT";
+  }
+}
+
+function processExists(pid: number): boolean {
+  if (pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code !== "ESRCH";
+  }
+}
