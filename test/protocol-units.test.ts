@@ -24,6 +24,17 @@ describe("FrameSplitter", () => {
     assert.deepEqual(frames(s.push(text.encode("BCDEF\nok\n"))), ["<oversized>", "ok"]);
   });
 
+  test("whole frames inside one chunk: the bound holds, and a carried-over part joins the next", () => {
+    const s = new FrameSplitter(10);
+    assert.deepEqual(frames(s.push(text.encode("0123456789\n01234567890\nok\n\npart"))), [
+      "0123456789",
+      "<oversized>",
+      "ok",
+      "",
+    ]);
+    assert.deepEqual(frames(s.push(text.encode("ial\nnext\n"))), ["partial", "next"]);
+  });
+
   test("an unterminated last line counts at EOF", () => {
     const s = new FrameSplitter(10);
     s.push(text.encode("tail"));

@@ -45,8 +45,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A success frame; a RawJson anywhere in `result` is written verbatim (see raw-json.ts). */
-export function encodeResult(id: string, result: unknown): string {
+/**
+ * A success frame; a RawJson anywhere in `result` is written verbatim (see raw-json.ts). `raw`:
+ * whether it holds one, when the caller already knows (checkWire says), else it is looked for.
+ */
+export function encodeResult(id: string, result: unknown, raw?: boolean): string {
+  if (raw === false) return `${JSON.stringify({ id, result })}\n`;
   return `${wireText({ id, result })}\n`;
 }
 

@@ -1,7 +1,10 @@
 /**
  * Splits an inbound byte stream into LF-terminated frames with a byte bound. A frame longer than
  * the bound is discarded up to its LF and reported once as `oversized`; the stream goes on.
- * Pure: bytes in, events out.
+ * Pure: bytes in, events out. A frame that lies whole inside one chunk is a view of that chunk
+ * (no copy: at tens of thousands of small frames a second the copies were a large share of the
+ * child's garbage), so a caller handles a chunk's frames before it reuses the chunk's memory;
+ * every caller decodes them at once, and Node hands each `data` chunk over for good.
  */
 export type FrameEvent = { kind: "frame"; bytes: Uint8Array } | { kind: "oversized" };
 
@@ -20,6 +23,12 @@ export class FrameSplitter {
     while (start <= chunk.length) {
       const lf = chunk.indexOf(LF, start);
       const end = lf === -1 ? chunk.length : lf;
+      if (lf !== -1 && this.size === 0 && !this.discarding && end - start <= this.maxBytes) {
+        // The common case: nothing carried over, the whole frame in this chunk.
+        events.push({ kind: "frame", bytes: chunk.subarray(start, end) });
+        start = lf + 1;
+        continue;
+      }
       this.take(chunk.subarray(start, end));
       if (lf === -1) break;
       events.push(this.finish());

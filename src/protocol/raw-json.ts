@@ -28,17 +28,24 @@ export function jsonBytes(item: unknown): number {
   return utf8Length(JSON.stringify(item));
 }
 
-export type WireCheck = { ok: true; value: unknown } | { ok: false; issues: z.core.$ZodIssue[] };
+/**
+ * `raw`: whether `value` holds a RawJson (then only `wireText` writes it right); without one,
+ * JSON.stringify writes the same bytes faster, and most results (status, the catalog) hold none.
+ */
+export type WireCheck =
+  | { ok: true; value: unknown; raw: boolean }
+  | { ok: false; issues: z.core.$ZodIssue[] };
 
 /**
  * Checks a result against its schema, every RawJson in it standing for its view; on success
  * answers the schema's output with each RawJson put back where it was.
  */
 export function checkWire(schema: z.ZodType, value: unknown): WireCheck {
-  const view = viewOf(value);
+  const raw = holdsRaw(value);
+  const view = raw ? viewOf(value) : value;
   const checked = schema.safeParse(view);
   if (!checked.success) return { ok: false, issues: checked.error.issues };
-  return { ok: true, value: view === value ? checked.data : restore(checked.data, value) };
+  return { ok: true, value: raw ? restore(checked.data, value) : checked.data, raw };
 }
 
 /**
@@ -47,17 +54,34 @@ export function checkWire(schema: z.ZodType, value: unknown): WireCheck {
  * RawJson carries stored, arbitrarily deep content).
  */
 export function wireText(value: unknown): string | undefined {
+  return holdsRaw(value) ? rawText(value) : JSON.stringify(value);
+}
+
+function rawText(value: unknown): string | undefined {
   if (value instanceof RawJson) return value.text;
-  if (Array.isArray(value)) return `[${value.map((item) => wireText(item) ?? "null").join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map((item) => rawText(item) ?? "null").join(",")}]`;
   if (isPlainRecord(value)) {
     const members: string[] = [];
     for (const key of Object.keys(value)) {
-      const text = wireText(value[key]);
+      const text = rawText(value[key]);
       if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
     }
     return `{${members.join(",")}}`;
   }
   return JSON.stringify(value);
+}
+
+/** Whether a RawJson sits anywhere in the arrays and plain objects of `value` (no allocation). */
+function holdsRaw(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (value instanceof RawJson) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsRaw(item)) return true;
+    return false;
+  }
+  if (!isPlainRecord(value)) return false;
+  for (const key in value) if (Object.hasOwn(value, key) && holdsRaw(value[key])) return true;
+  return false;
 }
 
 /** The value with every RawJson replaced by its view; the value itself when it holds none. */

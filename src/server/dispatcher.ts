@@ -10,6 +10,7 @@ import {
   type MethodSpec,
   type ParamsOf,
 } from "../protocol/methods.js";
+import { isEmptyParams } from "../protocol/schemas/common.js";
 import type { ControlHandler, Handler, HandlerTable, RequestContext } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";
 import { log } from "./log.js";
@@ -133,9 +134,8 @@ export class Dispatcher {
   private answerLoop(request: Request): void {
     const { id, method } = request;
     if (this.isTaken(id)) return this.out.error(id, "duplicate_request_id");
-    // Each loop method is checked against its own params schema from the table.
-    const params = METHODS[method as "status" | "shutdown"].params;
-    if (!params.safeParse(request.params).success) return this.out.error(id, "invalid_params");
+    // Both loop methods take EmptyParams (the method table; test/protocol/empty-params.test.ts).
+    if (!isEmptyParams(request.params)) return this.out.error(id, "invalid_params");
     if (method === "status") {
       const status = this.results.status({
         worker: this.workerHolder === null ? "idle" : "busy",

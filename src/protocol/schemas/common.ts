@@ -14,9 +14,20 @@ export const ProviderId = z.string().regex(PROVIDER_ID_PATTERN);
 export const ModelId = z.string().regex(MODEL_ID_PATTERN);
 export const Cursor = z.string().regex(CURSOR_PATTERN);
 export const IsoTime = z.string().min(1).max(64);
-export const Effort = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+export const EFFORT_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export const Effort = z.string().regex(EFFORT_PATTERN);
 
 export const EmptyParams = z.strictObject({});
+/**
+ * EmptyParams' verdict on a decoded frame's params (always a plain object, envelope.ts), without
+ * the parse: it accepts exactly the object with no key. `status`, pipelined by the thousand, is
+ * answered with this instead of the schema (test/protocol/empty-params.test.ts holds the two
+ * equal).
+ */
+export function isEmptyParams(params: Record<string, unknown>): boolean {
+  for (const key in params) if (Object.hasOwn(params, key)) return false;
+  return true;
+}
 export const CursorParams = z.strictObject({ cursor: Cursor.optional() });
 
 export const ErrorObject = z.strictObject({ code: ErrorCode, message: z.string() });
