@@ -34,10 +34,12 @@ const common = {
 };
 
 /**
- * zod's `z` and `z.core` re-export all of its 50 locales (`z.locales`), which nothing here uses: 366 KB of
- * the child's 1.2 MB start-up bundle, and non-ASCII, so the whole file was decoded and compiled
- * as two-byte text (docs/benchmarks.md, "Start-up profile"). The child keeps zod's default,
- * English (which zod's schemas import by themselves); `z.locales` holds only `en`.
+ * zod's `z` and `z.core` re-export all of its 50 locales (`z.locales`), which nothing here uses:
+ * 366 KB of the child's 1.2 MB start-up bundle, and most of its non-ASCII text (a module's
+ * source stays in memory, as two-byte text when it is not all Latin-1). Dropping them made no
+ * measurable difference to the start's time (docs/benchmarks.md, "Start-up profile"), only to
+ * what is read and held. The child keeps zod's default, English (which zod's schemas import by
+ * themselves); `z.locales` holds only `en`.
  */
 function englishOnlyZod() {
   return {
