@@ -221,6 +221,8 @@ async function record(target: string): Promise<void> {
     await first.child.call("session.list", {});
     await first.child.call("session.discover", {});
     await first.child.call("session.history", { id });
+    // One record read whole (small, so one chunk): the method a stub's record is read by.
+    await first.child.call("session.record", { id, index: 2 });
     await first.child.call("settings.check", {});
     await first.child.call("model.cached", {});
     await errors(first.child);

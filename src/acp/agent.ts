@@ -9,7 +9,7 @@ import { anyCredentials, authMethods } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError, answering } from "./errors.js";
-import { replayUpdates } from "./history-replay.js";
+import { replayHistory } from "./load-replay.js";
 import { promptText } from "./prompt-input.js";
 import { AcpSession } from "./session.js";
 import { checkedMode, modeState } from "./session-config.js";
@@ -19,9 +19,6 @@ export interface AcpAgentOptions extends SessionsOptions {
   /** This process's canonical cwd: where credentials are looked for at initialize. */
   cwd: string;
 }
-
-/** History pages replayed by one session/load: each page is bounded, and so is their count. */
-const REPLAY_PAGES = 10_000;
 
 /**
  * `mc-agent acp`'s handlers: ACP v1's stable methods on our engine (docs/acp.md). Each handler is
@@ -93,17 +90,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     .onRequest("session/load", ({ params, client }) =>
       answering(async () => {
         const session = await openSaved(params.sessionId, params.cwd, client);
-        let cursor: string | undefined;
-        for (let page = 0; page < REPLAY_PAGES; page += 1) {
-          const history = await session.engine.request("session.history", {
-            id: session.id,
-            ...(cursor ? { cursor } : {}),
-          });
-          for (const record of history.events)
-            for (const update of replayUpdates(session.cwd, record)) await session.update(update);
-          if (history.cursor === null) break;
-          cursor = history.cursor;
-        }
+        await replayHistory(session);
         return described(session);
       }),
     )

@@ -77,7 +77,8 @@ export class EngineLink {
     const result = (await this.send("initialize", {
       protocol_version: 1,
       client: { name: "mc-agent-acp", version: "1" },
-      required_capabilities: [...TURN_FRONTEND_CAPABILITIES],
+      // session.record: a load replays records too large for a history page (load-replay.ts).
+      required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record"],
     } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
   }

@@ -1,21 +1,29 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { utf8Length } from "../protocol/raw-json.js";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
+import { chunkChars } from "../protocol/text-cut.js";
 import { replayTitle, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
 /**
  * One saved history record (what `session.history` pages) as the updates `session/load` replays:
  * user and agent messages as chunks, a tool call with its result. Other records (turn starts and
  * ends, compactions, titles, records of other tools) show nothing. Records are loose objects, so
- * each field is checked before it is used.
+ * each field is checked before it is used. A message longer than `REPLAY_CHUNK_CHARS` is sent
+ * as several chunks (as a turn streams it), and a tool call's input larger than
+ * `REPLAY_INPUT_BYTES` of JSON is shown as `{"omitted_bytes": n}`, as a turn's `tool_call`
+ * event shows it: a record may hold up to 8 MiB, which no single update should carry.
  */
+export const REPLAY_CHUNK_CHARS = 8192;
+export const REPLAY_INPUT_BYTES = 10_837;
+
 export function replayUpdates(cwd: string, record: SessionEvent): SessionUpdate[] {
   const r = record as Record<string, unknown>;
   switch (r.type) {
     case "user_message":
-      return typeof r.text === "string" ? [chunk("user_message_chunk", r.text)] : [];
+      return typeof r.text === "string" ? chunks("user_message_chunk", r.text) : [];
     case "assistant_message":
       return typeof r.text === "string" && r.text !== ""
-        ? [chunk("agent_message_chunk", r.text)]
+        ? chunks("agent_message_chunk", r.text)
         : [];
     case "tool_call": {
       if (typeof r.item_id !== "string" || typeof r.tool !== "string") return [];
@@ -27,7 +35,7 @@ export function replayUpdates(cwd: string, record: SessionEvent): SessionUpdate[
           kind: toolKind(r.tool),
           status: "pending",
           locations: toolLocations(cwd, r.input),
-          rawInput: r.input,
+          rawInput: shownInput(r.input),
         },
       ];
     }
@@ -47,6 +55,13 @@ export function replayUpdates(cwd: string, record: SessionEvent): SessionUpdate[
   }
 }
 
-function chunk(kind: "user_message_chunk" | "agent_message_chunk", text: string): SessionUpdate {
-  return { sessionUpdate: kind, content: { type: "text", text } };
+function chunks(kind: "user_message_chunk" | "agent_message_chunk", text: string): SessionUpdate[] {
+  // An empty user message is still one (empty) chunk: the prompt was sent.
+  const pieces = text === "" ? [""] : chunkChars(text, REPLAY_CHUNK_CHARS);
+  return pieces.map((piece) => ({ sessionUpdate: kind, content: { type: "text", text: piece } }));
+}
+
+function shownInput(input: unknown): unknown {
+  const bytes = utf8Length(JSON.stringify(input) ?? "null");
+  return bytes > REPLAY_INPUT_BYTES ? { omitted_bytes: bytes } : input;
 }

@@ -13,6 +13,7 @@ import { type DiscoveryOptions, type DiscoveryResult, discoverSessions } from ".
 import { ClientError } from "./errors.js";
 import { readHistory } from "./history.js";
 import type { Negotiated } from "./negotiate.js";
+import { readRecord } from "./record.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
 import { type SpawnOptions, startChild, stopChild } from "./spawn.js";
 import { runTurn, type TurnOptions } from "./turn.js";
@@ -110,6 +111,14 @@ export class AgentClient {
   /** A session's events, page by page. */
   history(id: string, options: CallOptions = {}): AsyncGenerator<SessionEvent[]> {
     return readHistory(this, id, options);
+  }
+
+  /**
+   * One history record whole, through `session.record` (for the stub `session.history` sends in
+   * place of a record over a page; `isRecordStub` tells one).
+   */
+  record(id: string, index: number, options: CallOptions = {}): Promise<SessionEvent> {
+    return readRecord(this, id, index, options);
   }
 
   /** Client flow step 3: the cached catalog, every page, with a selection guard. */

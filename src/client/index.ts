@@ -56,6 +56,7 @@ export type {
   RefreshExtension,
   TurnExtension,
 } from "./negotiate.js";
+export { isRecordStub, RECORD_TEXT_BYTES, readRecord } from "./record.js";
 export type { RefreshReport } from "./refresh.js";
 export {
   type CachedRead,

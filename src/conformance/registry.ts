@@ -7,6 +7,7 @@ import { CAPABILITY_CASES } from "./cases/capabilities.js";
 import { FAULT_CASES } from "./cases/faults.js";
 import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
 import { HISTORY_FIDELITY_CASES } from "./cases/history-fidelity.js";
+import { HISTORY_OVERSIZE_CASES } from "./cases/history-oversize.js";
 import { BASE_CASES } from "./cases/index.js";
 import { MODEL_CASES } from "./cases/models.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
@@ -30,6 +31,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "cancel-commit": CANCEL_COMMIT_CASES,
   "shutdown-ids": SHUTDOWN_ID_CASES,
   "history-cursor": HISTORY_CURSOR_CASES,
+  "history-oversize": HISTORY_OVERSIZE_CASES,
   faults: FAULT_CASES,
   "cancel-refresh": CANCEL_REFRESH_CASES,
   "cancel-discover": CANCEL_DISCOVER_CASES,

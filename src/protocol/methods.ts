@@ -32,6 +32,8 @@ import {
   SessionListResult,
   SessionOpenParams,
   SessionOpenResult,
+  SessionRecordParams,
+  SessionRecordResult,
 } from "./schemas/sessions.js";
 import { ModelCachedResult, SettingsCheckResult } from "./schemas/settings.js";
 import {
@@ -116,6 +118,12 @@ export const METHODS = {
     params: SessionHistoryParams,
     result: SessionHistoryResult,
     capability: "session.history",
+    admission: "listing",
+  },
+  "session.record": {
+    params: SessionRecordParams,
+    result: SessionRecordResult,
+    capability: "session.record",
     admission: "listing",
   },
   "model.catalog": {

@@ -2,6 +2,7 @@ import { isUtf8 } from "node:buffer";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
 import { headChars } from "../protocol/text-cut.js";
 import { wellFormed } from "../protocol/well-formed.js";
+import { type RecordStub, recordStub } from "./record-stub.js";
 
 /**
  * What a listing needs from one history record, and the record's validity: UTF-8, JSON, an
@@ -21,6 +22,8 @@ export type RecordFacts =
       userLine: string | null;
       /** The record as stored, when asked for and small enough to page (else null). */
       event: StoredEvent | null;
+      /** When the record was asked for and is too large to keep: its stub (record-stub.ts). */
+      stub: RecordStub | null;
       /**
        * The parsed record, when asked for (else null): what a replay keeps, so that the pass
        * that validates a history also collects its replay without parsing a record twice.
@@ -71,6 +74,7 @@ export function factsOf(
   if (!isSessionEvent(value)) return { valid: false };
   const event = value;
   if (event.ts.length > TS_MAX_CHARS) return { valid: false };
+  const stored = keepEventBytes > 0 ? storedEvent(text, to - from, event, keepEventBytes) : null;
   return {
     valid: true,
     ts: event.ts,
@@ -83,21 +87,24 @@ export function factsOf(
       wantUserLine && event.type === "user_message" && typeof event.text === "string"
         ? firstLineCut(event.text)
         : null,
-    event: keepEventBytes > 0 ? storedEvent(text, to - from, event, keepEventBytes) : null,
+    event: stored !== null && "text" in stored ? stored : null,
+    stub: stored !== null && "fields" in stored ? stored : null,
     value: keepValue ? event : null,
   };
 }
 
+/** The record's text when it is at most `keepBytes`, else its stub. */
 function storedEvent(
   text: string,
   bytes: number,
   event: SessionEvent,
   keepBytes: number,
-): StoredEvent | null {
+): StoredEvent | RecordStub {
   // The text parsed as an object: what trim() drops is JSON whitespace, one byte a character.
   const trimmed = text.trim();
   const trimmedBytes = bytes - (text.length - trimmed.length);
-  if (trimmedBytes > keepBytes) return null;
+  if (trimmedBytes > keepBytes)
+    return recordStub(event, text.length - text.trimStart().length, trimmedBytes);
   const head: SessionEvent = { type: event.type, ts: event.ts };
   if (event.cwd !== undefined) head.cwd = event.cwd;
   return { text: trimmed, bytes: trimmedBytes, head };

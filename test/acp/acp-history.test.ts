@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { startChatServer, text, toolCall } from "../../src/conformance/chat-server.js";
 import { writeTurnHome } from "../../src/conformance/turn-world.js";
@@ -96,7 +98,7 @@ describe("mc-agent acp: session/list, session/load, session/resume", () => {
     );
   });
 
-  it("a record too large for the loop: resume validates it on the parser's worker; load cannot page it", async () => {
+  it("a record too large for the loop and a page: resume validates it on the worker; load replays it whole", async () => {
     world = await AcpWorld.start();
     const w = world;
     await w.initialize();
@@ -112,11 +114,49 @@ describe("mc-agent acp: session/list, session/load, session/resume", () => {
     w.server.otherwise(text("Short."));
     assert.equal((await w.prompt(sessionId, "and now?")).stopReason, "end_turn");
     await w.agent.request("session/close", { sessionId });
-    // A record over page_bytes cannot be paged by session.history: load says so, with our code.
-    await assert.rejects(
-      w.agent.request("session/load", { sessionId, cwd: w.box.workspace, mcpServers: [] }),
-      (error: { data?: { code?: string } }) => error.data?.code === "discovery_page_bytes",
-    );
+    // A record over page_bytes comes from session.history as its stub; load reads it whole
+    // through session.record and replays it in chunks of at most 8192 characters, in order.
+    w.seen.length = 0;
+    await w.agent.request("session/load", { sessionId, cwd: w.box.workspace, mcpServers: [] });
+    const chunks = w
+      .updates("agent_message_chunk")
+      .map((u) =>
+        u.sessionUpdate === "agent_message_chunk" && u.content.type === "text"
+          ? u.content.text
+          : "",
+      );
+    assert.equal(chunks.join(""), `${piece}${piece}${piece}Short.`);
+    assert.ok(chunks.length >= 37, `${chunks.length} chunks`);
+    assert.ok(chunks.every((c) => c.length <= 8192));
+    const users = w
+      .updates("user_message_chunk")
+      .map((u) =>
+        u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? u.content.text : "",
+      );
+    assert.deepEqual(users, ["a long one", "and now?"]);
+  });
+
+  it("a long session loads whole: thousands of records over many pages, and a 2 MB reply", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    await w.initialize();
+    const cwd = w.box.workspace;
+    const ts = "2026-11-29T10:00:00.000Z";
+    const lines = [JSON.stringify({ type: "session_meta", ts, cwd, id: "long-one" })];
+    for (let i = 0; i < 1500; i += 1) {
+      lines.push(JSON.stringify({ type: "user_message", ts, cwd, text: `question ${i}` }));
+      lines.push(JSON.stringify({ type: "assistant_message", ts, cwd, text: `answer ${i}` }));
+    }
+    const long = "é🎉 ".repeat(300_000);
+    lines.push(JSON.stringify({ type: "assistant_message", ts, cwd, text: long }));
+    mkdirSync(join(w.box.home, "sessions"), { recursive: true });
+    writeFileSync(join(w.box.home, "sessions", "long-one.jsonl"), `${lines.join("\n")}\n`);
+    await w.agent.request("session/load", { sessionId: "long-one", cwd, mcpServers: [] });
+    const users = w.updates("user_message_chunk");
+    assert.equal(users.length, 1500, "every page replayed (31 of them)");
+    const text = w.agentText();
+    assert.ok(text.startsWith("answer 0answer 1"));
+    assert.ok(text.endsWith(`answer 1499${long}`), "the long reply comes whole, last");
   });
 
   it("a session of another cwd is refused by load, with our code and no path", async () => {

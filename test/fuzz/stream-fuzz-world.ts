@@ -13,6 +13,7 @@ import { type FakeServer, startServer } from "../models/fake-server.js";
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";
 import { fuzzCommand } from "./fuzz-driver.js";
+import { checkStubs } from "./history-records.js";
 import { type Format, isBenign, type StreamCase, streamChunks } from "./stream-generators.js";
 import { frameProblems, historyFileProblems, leftoverLocks } from "./turn-checks.js";
 
@@ -44,6 +45,8 @@ export class StreamFuzzWorld {
   private plan: { path: string; chunks: Buffer[]; ending: "end" | "reset" } | null = null;
   /** How the turns ended ("chat completed end_turn", "anthropic failed provider_error"). */
   readonly outcomes = new Map<string, number>();
+  /** Records over a history page that came as stubs and read back whole (history-records.ts). */
+  stubs = 0;
 
   private constructor(
     private readonly server: FakeServer,
@@ -103,6 +106,7 @@ export class StreamFuzzWorld {
     assert.equal(mine.at(-1)?.type, "turn_end", "the turn's end is saved");
     const path = join(box.home, "sessions", `${id}.jsonl`);
     assert.deepEqual(historyFileProblems(path), [], "the saved history is whole and well-formed");
+    this.stubs += await checkStubs(child, id, records, path);
     const opened = await child.call("session.open", { id });
     assert.equal(opened.session.id, id, "the history re-opens");
   }

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { type CallSpec, call } from "../../src/conformance/chat-server.js";
-import { FOUND_DEFECT_RECORD_OVER_PAGE } from "./stream-generators.js";
 
 /**
  * Generators for the turn protocol fuzzer: a scripted turn (the model's replies: tool calls of
@@ -34,14 +33,13 @@ const decision = fc.constantFrom<Decision>("allow_once", "allow_session", "deny"
  * Commands of issue 17's defects 4 and 5: an emoji across character 80 of the title (cut at a
  * code point, never into a lone surrogate), and 11,000 control characters (an
  * `approval_requested` bounded as a whole frame by `event_bytes`). The second one's `tool_call`
- * record is 66 KB of JSON, over a `session.history` page, which that method cannot page (the
- * limit `FOUND_DEFECT_RECORD_OVER_PAGE` names): it is generated with MC_FUZZ_KNOWN_DEFECTS=1
- * (the approval bound itself is checked by turns.frames.* and test/turns/turn-frames).
+ * record is 66 KB of JSON, over a `session.history` page: it comes as a stub, read back whole
+ * through `session.record` (history-records.ts).
  */
 const defectCommands = [
   `echo ${"é".repeat(72)}🎉🎉🎉🎉`,
   `echo ${"é".repeat(73)}🎉🎉🎉🎉`,
-  ...(FOUND_DEFECT_RECORD_OVER_PAGE ? [] : [`printf '%s' '${"\u0001".repeat(11_000)}'`]),
+  `printf '%s' '${"\u0001".repeat(11_000)}'`,
 ];
 
 const toolCall: fc.Arbitrary<CallSpec> = fc.oneof(

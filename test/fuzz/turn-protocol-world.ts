@@ -26,6 +26,7 @@ import {
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";
 import { fuzzCommand } from "./fuzz-driver.js";
+import { checkStubs } from "./history-records.js";
 import { frameProblems, historyFileProblems, leftoverLocks } from "./turn-checks.js";
 import type { Action, ProtocolCase } from "./turn-protocol-generators.js";
 
@@ -45,6 +46,8 @@ export class ProtocolFuzzWorld {
   private cases = 0;
   private replies: Script[] = [];
   readonly outcomes = new Map<string, number>();
+  /** Records over a history page that came as stubs and read back whole (history-records.ts). */
+  stubs = 0;
 
   private constructor(private readonly server: ChatServer) {
     const fallback = text(FINAL_TEXT);
@@ -162,6 +165,7 @@ export class ProtocolFuzzWorld {
     assert.equal(records.filter((r) => r.turn_id === result.turn_id).at(-1)?.type, "turn_end");
     const path = join((this.box as Sandbox).home, "sessions", `${session.id}.jsonl`);
     assert.deepEqual(historyFileProblems(path), [], "the saved history is whole and well-formed");
+    this.stubs += await checkStubs(child, session.id, records, path);
   }
 
   /** Every fired request is answered exactly once, and rightly for when it was sent. */

@@ -33,4 +33,5 @@ test(`turn protocol fuzz: ${runs} scripted turns, seed ${seed}`, {
   );
   await world.close();
   t.diagnostic(`outcomes: ${[...world.outcomes].map(([k, n]) => `${k} ${n}`).join(", ")}`);
+  t.diagnostic(`records over a page read back whole: ${world.stubs}`);
 });

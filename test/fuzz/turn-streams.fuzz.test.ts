@@ -32,4 +32,5 @@ test(`turn stream fuzz: ${runs} mutated streams, seed ${seed}`, {
   );
   await world.close();
   t.diagnostic(`outcomes: ${[...world.outcomes].map(([k, n]) => `${k} ${n}`).join(", ")}`);
+  t.diagnostic(`records over a page read back whole: ${world.stubs}`);
 });

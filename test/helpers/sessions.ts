@@ -7,6 +7,7 @@ export const SESSION_CAPS = [
   "session.create",
   "session.open",
   "session.history",
+  "session.record",
   "session.discover",
   "operation.cancel",
 ];

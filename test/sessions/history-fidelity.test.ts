@@ -89,8 +89,12 @@ describe("session.history sends records as stored", () => {
       const over = await child.request("session.history", { id: "over" });
       assert.equal(eventCount(over), k - 1, "one byte more: one less");
       assert.equal(eventCount(await child.request("session.history", { id: "alone" })), 1);
-      const tooBig = await child.request("session.history", { id: "too-big" });
-      assert.equal(tooBig.error?.code, "discovery_page_bytes");
+      // One byte more than an empty page holds: its stub (history-oversize.test.ts).
+      const tooBig = await child.call("session.history", { id: "too-big" });
+      assert.deepEqual(
+        tooBig.events.map((e) => [e.type, e.oversize, e.index, e.bytes]),
+        [["pad", true, 0, PAGE_BYTES - ENVELOPE + 1]],
+      );
       // The continuation carries the rest, verbatim.
       const next = await child.request("session.history", { id: "exact", cursor });
       assert.ok(resultText(child, next).startsWith(`{"events":[${rest.slice(k - 1).join(",")}`));
@@ -127,9 +131,14 @@ describe("deeply nested records", () => {
         resultText(child, d16k as Frame),
         `{"events":[${fits}],"cursor":null,"complete":true}`,
       );
-      // Larger than any page: the projection failure every oversized event gets.
-      assert.equal(d100k?.error?.code, "discovery_page_bytes");
-      assert.equal(d1m?.error?.code, "discovery_page_bytes");
+      // Larger than any page: each comes as its stub, whatever its depth.
+      for (const frame of [d100k, d1m]) {
+        const events = (frame?.result?.events ?? []) as Record<string, unknown>[];
+        assert.deepEqual(
+          events.map((e) => [e.type, e.oversize, e.index]),
+          [["deep", true, 0]],
+        );
+      }
       assert.equal(broken?.error?.code, "session_invalid");
     }));
 
@@ -146,7 +155,11 @@ describe("deeply nested records", () => {
       for (const tag of ["first", "again"]) {
         const frames = await historyFrames(child, ids, tag);
         for (const [i, frame] of frames.entries()) {
-          if (ids[i] === "deep") assert.equal(frame.error?.code, "discovery_page_bytes");
+          if (ids[i] === "deep")
+            assert.equal(
+              (frame.result?.events as { oversize?: boolean }[] | undefined)?.[0]?.oversize,
+              true,
+            );
           else
             assert.equal(
               resultText(child, frame),

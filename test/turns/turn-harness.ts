@@ -10,6 +10,7 @@ export const TURN_CAPS = [
   "session.create",
   "session.open",
   "session.history",
+  "session.record",
   "session.discover",
   "model.catalog",
   "model.select",

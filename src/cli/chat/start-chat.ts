@@ -15,6 +15,7 @@ const CHAT_CAPABILITIES: Capability[] = [
   "session.create",
   "session.open",
   "session.history",
+  "session.record",
   "session.discover",
   "operation.cancel",
   "model.select",

@@ -1,4 +1,4 @@
-import type { SessionEvent } from "../../client/index.js";
+import { isRecordStub, type SessionEvent } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { connect, interruptible } from "../connect.js";
@@ -26,6 +26,7 @@ export const showCommand: Command = {
       "session.discover",
       "session.open",
       "session.history",
+      "session.record",
       "operation.cancel",
     ]);
     try {
@@ -44,11 +45,16 @@ export const showCommand: Command = {
           );
           term.line();
         }
-        // Page by page: each page is printed as it arrives.
+        // Page by page: each page is printed as it arrives; a record too long for a page comes
+        // as its stub and is read whole (session.record).
         for await (const events of client.history(id, { signal }))
-          for (const event of events)
+          for (const stored of events) {
+            const event = isRecordStub(stored)
+              ? await client.record(id, stored.index, { signal })
+              : stored;
             if (args.values.json) term.line(JSON.stringify({ event }));
             else for (const line of render(term, event)) term.line(line);
+          }
       });
       return 0;
     } finally {

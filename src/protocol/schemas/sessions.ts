@@ -70,7 +70,40 @@ export const SessionHistoryResult = z.strictObject({
   complete: z.boolean(),
 });
 
+/**
+ * What `session.history` sends in place of a record too large for a page: the record's `type`,
+ * `ts`, `cwd` and short scalar fields, where it is (`index`) and its size; `session.record`
+ * reads the record itself (docs/turns.md, "Records larger than a page").
+ */
+export const RecordStub = z.looseObject({
+  type: z.string(),
+  ts: z.string(),
+  cwd: z.string().optional(),
+  oversize: z.literal(true),
+  index: z.number().int().min(0),
+  bytes: z.number().int().min(1),
+});
+
+export const SessionRecordParams = z.strictObject({
+  id: SessionId,
+  index: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  cursor: Cursor.optional(),
+});
+export const SessionRecordResult = z.strictObject({
+  index: z.number().int().min(0),
+  /** The whole record text's UTF-8 length. */
+  bytes: z.number().int().min(1),
+  /** Where this chunk starts in the record's text, in UTF-8 bytes. */
+  offset: z.number().int().min(0),
+  /** The chunk: a piece of the record's JSON text, cut between characters. */
+  text: z.string(),
+  cursor: Cursor.nullable(),
+  complete: z.boolean(),
+});
+
 export type SessionEvent = z.infer<typeof SessionEvent>;
+export type RecordStub = z.infer<typeof RecordStub>;
+export type SessionRecordResult = z.infer<typeof SessionRecordResult>;
 export type SessionEntry = z.infer<typeof SessionEntry>;
 export type SessionNotice = z.infer<typeof SessionNotice>;
 export type DiscoveryProgress = z.infer<typeof DiscoveryProgress>;

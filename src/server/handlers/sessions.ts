@@ -2,6 +2,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import { newLazySessionId } from "../../sessions/create.js";
 import { firstHistoryPage, type HistoryPosition, historyPage } from "../../sessions/history.js";
+import { KnownRecords } from "../../sessions/known-records.js";
 import { buildSnapshot, type ListSnapshot, listPage } from "../../sessions/list.js";
 import { noticesOf } from "../../sessions/notices.js";
 import { openExact } from "../../sessions/open.js";
@@ -13,18 +14,24 @@ import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { verdictOptions } from "../test-switches.js";
 import { discoveryHandler } from "./discovery.js";
+import { recordHandler } from "./session-record.js";
 
 interface ListPosition {
   snapshot: ListSnapshot;
   offset: number;
 }
 
-/** session.list, session.create, session.open, session.history and session.discover. */
+/**
+ * session.list, session.create, session.open, session.history, session.record and
+ * session.discover.
+ */
 export function sessionHandlers(state: ServerState, testMethods = false): HandlerTable {
   const verdicts = new VerdictCache(state.home, verdictOptions(state.env, testMethods));
   // Few live list cursors: each holds a snapshot of up to 256 entries.
   const listCursors = new CursorStore<ListPosition>("l", 8);
   const historyCursors = new CursorStore<HistoryPosition>("h", 64);
+  // Where session.history's stubbed records are, for session.record's first call.
+  const known = new KnownRecords();
   return {
     "session.list": (params, ctx) =>
       storeErrors(async () => {
@@ -78,13 +85,15 @@ export function sessionHandlers(state: ServerState, testMethods = false): Handle
         if (position.id !== params.id)
           throw new ProtocolError("invalid_params", "The cursor belongs to another session.");
         historyCursors.take(params.cursor);
-        page = await historyPage(state.home, position, slicer);
+        page = await historyPage(state.home, position, slicer, known);
       } else {
-        page = await firstHistoryPage(state.home, state.cwd, params.id, slicer);
+        page = await firstHistoryPage(state.home, state.cwd, params.id, slicer, known);
       }
       const cursor = page.next === null ? null : historyCursors.issue(page.next);
       return { events: page.events, cursor, complete: cursor === null };
     },
+
+    "session.record": recordHandler(state, known),
 
     "session.discover": discoveryHandler(state, { verdicts }),
   };

@@ -1,0 +1,41 @@
+import { ProtocolError } from "../../protocol/codes.js";
+import type { Attachment } from "../../protocol/schemas/lifecycle.js";
+import type { KnownRecords } from "../../sessions/known-records.js";
+import { locateRecord, type RecordPosition, readChunk } from "../../sessions/record-read.js";
+import { Slicer } from "../../sessions/slicer.js";
+import { CursorStore } from "../cursors.js";
+import type { Handler } from "../handler.js";
+import type { ServerState } from "../state.js";
+
+/**
+ * `session.record` (docs/turns.md, "Records larger than a page"): a record's text chunk by
+ * chunk. Cursors work as history cursors do: single-use, at most 64 live, and one given with
+ * another session's ID or another index is `invalid_params` and consumes nothing.
+ */
+export function recordHandler(state: ServerState, known: KnownRecords): Handler<"session.record"> {
+  const cursors = new CursorStore<RecordPosition>("r", 64);
+  return async (params, ctx) => {
+    let position: RecordPosition;
+    if (params.cursor) {
+      const held = cursors.peek(params.cursor);
+      if (held === undefined) throw new ProtocolError("stale_revision");
+      if (held.id !== params.id || held.index !== params.index)
+        throw new ProtocolError("invalid_params", "The cursor belongs to another record.");
+      cursors.take(params.cursor);
+      position = held;
+    } else {
+      // The attached lazy handle has no history, so no record at any index.
+      if (isLazyHandle(state.attachment, params.id))
+        throw new ProtocolError("invalid_params", "The history has no record at that index.");
+      const slicer = new Slicer(ctx.signal);
+      position = await locateRecord(state.home, state.cwd, params.id, params.index, slicer, known);
+    }
+    const { chunk, next } = readChunk(state.home, position);
+    const cursor = next === null ? null : cursors.issue(next);
+    return { ...chunk, cursor, complete: cursor === null };
+  };
+}
+
+function isLazyHandle(attachment: Attachment | null, id: string): boolean {
+  return attachment !== null && !attachment.saved && attachment.session_id === id;
+}
