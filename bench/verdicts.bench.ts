@@ -5,6 +5,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { TestChild } from "../src/conformance/harness.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
 import { withTempDir } from "./bench-support.js";
+import { CODEX_VERSION, installCodex } from "./peer-install.js";
+import { codexListMs, codexStore, dropCodexIndex } from "./peer-rollouts.js";
 import { type Bench, type BenchRow, median } from "./report.js";
 
 /**
@@ -28,7 +30,12 @@ const SHAPES = [
   { count: 20_000, bytes: 4 * KiB, record: 512 },
 ];
 
-async function discoverMs(home: string, cwd: string, env: Record<string, string>) {
+/**
+ * One complete discovery by a fresh child. `keep`: the child stays until the cache holds that
+ * many verdicts (a frontend keeps its child; one shut down at once may leave queued verdicts
+ * unwritten, which costs only the next listing's reading).
+ */
+async function discoverMs(home: string, cwd: string, env: Record<string, string>, keep = 0) {
   const child = new TestChild({ cwd, home, env });
   try {
     await child.initialize(["session.discover"]);
@@ -41,7 +48,9 @@ async function discoverMs(home: string, cwd: string, env: Record<string, string>
       if (page.cursor === null) break;
       cursor = page.cursor;
     }
-    return { ms: performance.now() - started, rows };
+    const ms = performance.now() - started;
+    if (keep > 0) await verdictsWritten(home, keep);
+    return { ms, rows };
   } finally {
     await child.close();
   }
@@ -50,7 +59,7 @@ async function discoverMs(home: string, cwd: string, env: Record<string, string>
 /** Waits (bounded) until the background writer has left `count` verdict files. */
 async function verdictsWritten(home: string, count: number): Promise<void> {
   const folder = join(home, "cache", "sessions");
-  for (let i = 0; i < 600; i += 1) {
+  for (let i = 0; i < 1200; i += 1) {
     try {
       if (readdirSync(folder).filter((n) => n.endsWith(".json")).length >= count) return;
     } catch {}
@@ -58,7 +67,33 @@ async function verdictsWritten(home: string, count: number): Promise<void> {
   }
 }
 
-async function shapeRows(shape: (typeof SHAPES)[number]): Promise<BenchRow[]> {
+const PEER = `Codex app-server ${CODEX_VERSION}`;
+
+/** Codex's complete listing of the same shape, cold (its index removed) and warm, per round. */
+async function codexRows(binary: string | null, count: number, bytes: number) {
+  if (binary === null) return null;
+  const store = await codexStore(binary, count, bytes);
+  try {
+    const cold = [] as number[];
+    const warm = [] as number[];
+    let rows = 0;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      dropCodexIndex(store);
+      cold.push((await codexListMs(binary, store)).ms);
+      const again = await codexListMs(binary, store);
+      warm.push(again.ms);
+      rows = again.rows;
+    }
+    return { cold, warm, rows };
+  } finally {
+    store.cleanup();
+  }
+}
+
+async function shapeRows(
+  shape: (typeof SHAPES)[number],
+  binary: string | null,
+): Promise<BenchRow[]> {
   const count = Math.max(10, Math.round(shape.count * SCALE));
   const label = `${count} histories of ${shape.bytes / KiB} KiB`;
   return withTempDir("mc-bench-verdicts-", async (dir) => {
@@ -79,8 +114,9 @@ async function shapeRows(shape: (typeof SHAPES)[number]): Promise<BenchRow[]> {
     for (let round = 0; round < ROUNDS; round += 1) {
       off.push((await discoverMs(home, cwd, { MC_AGENT_VERDICTS: "off" })).ms);
       rmSync(cache, { recursive: true, force: true });
-      cold.push((await discoverMs(home, cwd, {})).ms);
-      await verdictsWritten(home, count);
+      // Histories under 8 KiB get no verdict (docs/extensions.md): nothing to wait for.
+      const kept = shape.bytes >= 8192 ? count : 0;
+      cold.push((await discoverMs(home, cwd, {}, kept)).ms);
       warm.push((await discoverMs(home, cwd, {})).ms);
       // 1% appended to: new length, mtime and ctime; read in full again, the rest cached.
       for (let i = 0; i < changedCount; i += 1) {
@@ -92,6 +128,17 @@ async function shapeRows(shape: (typeof SHAPES)[number]): Promise<BenchRow[]> {
       // Let the changed histories age past the margin, so the next round starts alike.
       await sleep(2_200);
     }
+    rmSync(home, { recursive: true, force: true });
+    const codex = await codexRows(binary, count, shape.bytes);
+    const spread = (t: number[]) => t.map((x) => x.toFixed(0)).join("/");
+    const peer = (kind: string, times: number[], theirs: number[], what: string): BenchRow => ({
+      name: `complete listing, ${label}, fresh process: ours ${kind} vs ${PEER} ${what} (median of ${ROUNDS})`,
+      figure: median(times),
+      baseline: median(theirs),
+      unit: "ms",
+      baselineName: `${PEER}: thread/list (cwd filter, pages of 100) to the last page, ${what}`,
+      note: `lower is better; ours ${spread(times)} ms, Codex ${spread(theirs)} ms; Codex listed ${codex?.rows} threads`,
+    });
     const row = (kind: string, times: number[], note: string): BenchRow => ({
       name: `session.discover complete, ${label}, fresh child, ${kind} (median of ${ROUNDS})`,
       figure: median(times),
@@ -100,7 +147,15 @@ async function shapeRows(shape: (typeof SHAPES)[number]): Promise<BenchRow[]> {
       baselineName: "the same child with the verdict cache off (every history read)",
       note: `lower is better; ${note}; rounds ${times.map((t) => t.toFixed(0)).join("/")} ms vs ${off.map((t) => t.toFixed(0)).join("/")} ms`,
     });
+    const peers = codex
+      ? [
+          peer("warm (verdict cache present)", warm, codex.warm, "warm (its index present)"),
+          peer("after 1% changed", changed, codex.warm, "warm"),
+          peer("cold (no verdict cache)", cold, codex.cold, "cold (its state database removed)"),
+        ]
+      : [];
     return [
+      ...peers,
       row("cold (no cache folder; writes the verdicts)", cold, "the first scan"),
       row("warm (cache present)", warm, "no history opened"),
       row(`after 1% (${changedCount}) of the histories changed`, changed, "those read in full"),
@@ -113,12 +168,20 @@ const bench: Bench = {
   about: `
 A complete \`session.discover\` by a fresh child (spawn and \`initialize\` not timed), over stores of
 200 × 4 MiB, 2,000 × 256 KiB, 5,000 × 16 KiB and 20,000 × 4 KiB histories, next to the same child
-with the verdict cache off in the same run. Rerun with \`npm run bench -- verdicts\`
+with the verdict cache off in the same run, and next to Codex app-server ${CODEX_VERSION} listing
+the same number of rollouts of the same size (clones of one rollout Codex wrote for a real turn
+against the bench server, padded with assistant records: bench/peer-rollouts.ts), cold (its
+state database removed) and warm, by a fresh \`codex app-server\` each time (installed on demand
+by bench/peer-install; \`MC_BENCH_NO_PEER=1\` leaves it out). Rerun with \`npm run bench -- verdicts\`
 (\`MC_BENCH_VERDICT_SCALE=0.1\` for a quick look).
 `,
   async run() {
+    const install = process.env.MC_BENCH_NO_PEER === "1" ? null : await installCodex();
+    const binary = install && "binary" in install ? install.binary : null;
+    if (install && "skipped" in install)
+      process.stderr.write(`  Codex skipped: ${install.skipped}\n`);
     const rows: BenchRow[] = [];
-    for (const shape of SHAPES) rows.push(...(await shapeRows(shape)));
+    for (const shape of SHAPES) rows.push(...(await shapeRows(shape, binary)));
     return rows;
   },
 };

@@ -3,7 +3,11 @@ import { join } from "node:path";
 import { DEFAULT_BOUNDS, type TransportBounds } from "../agent/providers/provider.js";
 import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
 import { type AppendFault, parseAppendFault } from "../sessions/append-fault.js";
-import { VERDICT_MARGIN_NS, type VerdictOptions } from "../sessions/verdict-cache.js";
+import {
+  VERDICT_MARGIN_NS,
+  VERDICT_MIN_BYTES,
+  type VerdictOptions,
+} from "../sessions/verdict-cache.js";
 import type { CommitFault } from "../store/atomic-write.js";
 import type { CredentialUpdateOptions } from "../store/credentials.js";
 
@@ -117,7 +121,9 @@ export function credentialWritePause(
  * build may set the margin with MC_AGENT_TEST_VERDICT_MARGIN_MS (a nonnegative integer; 0 lets a
  * case's fresh histories be cached at once, so that the kit's cases can run against a cache
  * their own first listing wrote) and make each listing step wait for its writes with
- * MC_AGENT_TEST_VERDICT_SYNC=1 (so that the next request finds them). MC_AGENT_VERDICTS=off
+ * MC_AGENT_TEST_VERDICT_SYNC=1 (so that the next request finds them); and with
+ * MC_AGENT_TEST_VERDICT_MARGIN_MS set, histories of any size use the cache (the kit's small
+ * ones too), not only those of at least 8 KiB. MC_AGENT_VERDICTS=off
  * disables the cache in any build (a bench's "no cache" side, and a way out).
  */
 export function verdictOptions(env: NodeJS.ProcessEnv, testMethods: boolean): VerdictOptions {
@@ -127,6 +133,7 @@ export function verdictOptions(env: NodeJS.ProcessEnv, testMethods: boolean): Ve
     enabled: env.MC_AGENT_VERDICTS !== "off",
     marginNs: margin === null ? VERDICT_MARGIN_NS : BigInt(margin) * 1_000_000n,
     sync: testMethods && env.MC_AGENT_TEST_VERDICT_SYNC === "1",
+    minBytes: margin === null ? VERDICT_MIN_BYTES : 0n,
   };
 }
 

@@ -45,7 +45,7 @@ export async function validateHistory(
   cache?: CachedValidation,
 ): Promise<Validation> {
   const seen = cache ? lstatOf(root, id) : undefined;
-  if (cache && seen && seen.isFile() && seen.size <= maxBytes) {
+  if (cache && seen?.isFile() && seen.size <= maxBytes) {
     const cached = cache.session.lookup(id, seen, cwd);
     if (cached) return validationOf(cached, seen);
   }

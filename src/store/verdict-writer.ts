@@ -12,14 +12,14 @@ import { inspectVerdictFolder, verdictFolder } from "./verdict-file.js";
  * sees the old file or the new one. No fsync: after a crash a verdict file may be empty or torn,
  * which its digest turns into a miss (a cache needs no durability, only atomic visibility).
  *
- * Bounded: at most QUEUE_LIMIT verdicts wait (a verdict is a few hundred bytes; more are
- * dropped, costing a read next time), at most two writes run at once (the thread pool does
- * them, beside the scan), and after FAILURE_LIMIT failed writes the writer stops trying for the
+ * Bounded: at most QUEUE_BYTES of verdicts wait (a verdict is a few hundred bytes, so about
+ * 10,000 of them; more are dropped, costing a read next time), at most four writes run at once
+ * (the thread pool's size: they run beside the scan), and after FAILURE_LIMIT failed writes the writer stops trying for the
  * rest of the child's life (a read-only cache folder costs a few failed calls, not one per
  * history).
  */
-const QUEUE_LIMIT = 256;
-const PARALLEL = 2;
+const QUEUE_BYTES = 4 * 1024 * 1024;
+const PARALLEL = 4;
 const FAILURE_LIMIT = 8;
 const WRITE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -27,6 +27,7 @@ const WRITE_FLAGS =
 export class VerdictWriter {
   private readonly queue: { id: string; bytes: Buffer }[] = [];
   private running = 0;
+  private queuedBytes = 0;
   private failures = 0;
   private folderReady = false;
   private pruned = false;
@@ -38,8 +39,9 @@ export class VerdictWriter {
 
   /** Queues one verdict file; dropped when the queue is full or the writer gave up. */
   enqueue(id: string, bytes: Buffer): void {
-    if (this.failures >= FAILURE_LIMIT || this.queue.length >= QUEUE_LIMIT) return;
+    if (this.failures >= FAILURE_LIMIT || this.queuedBytes + bytes.length > QUEUE_BYTES) return;
     this.queue.push({ id, bytes });
+    this.queuedBytes += bytes.length;
     this.pump();
   }
 
@@ -62,6 +64,7 @@ export class VerdictWriter {
   private pump(): void {
     while (this.running < PARALLEL && this.queue.length > 0) {
       const next = this.queue.shift() as { id: string; bytes: Buffer };
+      this.queuedBytes -= next.bytes.length;
       this.running += 1;
       void this.write(next.id, next.bytes).finally(() => {
         this.running -= 1;

@@ -152,9 +152,10 @@ describe("verdict cache", () => {
       renameSync(`${path("swapped")}.tmp`, path("swapped"));
       const fresh = await child(box, children);
       const after = await listBoth(fresh);
-      // Five histories of 4 MiB, each read in full again by each method.
+      // Five histories of 4 MiB, each read in full again by the first listing after the change.
+      // (Discovery then may take the verdicts that full read left, when the changes are already
+      // older than the margin on a slow machine: verdicts of the new bytes, hence the titles.)
       assert.ok(after.listRead >= 5 * HISTORY_BYTES, `list read ${after.listRead}`);
-      assert.ok(after.discoverRead >= 5 * HISTORY_BYTES, `discover read ${after.discoverRead}`);
       const expected = {
         touched: "Title touched",
         rewritten: "Title REWRITE",
