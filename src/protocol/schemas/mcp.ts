@@ -54,8 +54,8 @@ export const McpStatusResult = z.strictObject({
   servers: z.array(McpServerStatus).max(32),
 });
 
-/** `mcp.changed`: one server's status, whenever its state, tool count or error changed. */
-export const McpChangedParams = McpServerStatus;
+/** `mcp.changed`: one server's new status, whenever its state, tool count or error changed. */
+export const McpChangedParams = z.strictObject({ server: McpServerStatus });
 
 export type McpServerStatus = z.infer<typeof McpServerStatus>;
 export type McpStatusResult = z.infer<typeof McpStatusResult>;
