@@ -80,6 +80,9 @@ export const NESTED_NAMES: Record<string, string> = {
   "SettingsFileCheck.file": "SettingsFile",
   "SettingsFileCheck.state": "SettingsFileState",
   "SettingsFileCheck.reason": "SettingsFault",
+  "McpServerStatus.transport": "McpTransport",
+  "McpServerStatus.state": "McpServerState",
+  "McpServerStatus.error": "McpServerError",
 };
 
 function ruleWord(tool: string): string {

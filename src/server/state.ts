@@ -21,6 +21,16 @@ export interface ServerState {
    * child (the turn extension's `sandbox`, from a real run); set by the domain handlers.
    */
   extensionExtras: Partial<Record<Capability, () => object>>;
+  /**
+   * Writes a notification about the child itself (one whose spec names no request, such as
+   * `mcp.changed`); set by the dispatcher. The caller checks the capability was negotiated.
+   */
+  announce: (method: "mcp.changed", params: unknown) => void;
+  /**
+   * Work the shutdown starts at once and waits for within `cleanup_ms`, beside the requests it
+   * drains (the MCP servers' stop).
+   */
+  closers: Array<() => Promise<void>>;
 }
 
 export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {
@@ -33,5 +43,7 @@ export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): 
     attachment: null,
     selection: { model: null, effort: null },
     extensionExtras: {},
+    announce: () => {},
+    closers: [],
   };
 }
