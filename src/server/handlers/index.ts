@@ -35,7 +35,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...sessionHandlers(state),
     ...modelHandlers(state, models, options),
     ...settingsHandlers(state, models),
-    ...turnHandlers(state, models, options, rules),
+    ...turnHandlers(state, models, { ...options, ...(mcp ? { mcpTools: mcp } : {}) }, rules),
     ...rulesHandlers(rules),
     ...(mcp ? mcpHandlers(state, mcp) : {}),
     ...(options.testMethods ? testHandlers() : {}),
