@@ -42,7 +42,12 @@ const outputOf = (body: Loose, id: string): string =>
 describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
   test("server-everything's echo is offered namespaced and called; the events name it", async () => {
     const { w, server } = await mcpWorld({
-      everything: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+      // A loaded machine can take longer than the default 10 s to start a node server.
+      everything: {
+        command: process.execPath,
+        args: [EVERYTHING, "stdio"],
+        startup_timeout_ms: 120_000,
+      },
     });
     server.script(
       responsesReply({
@@ -69,7 +74,7 @@ describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
 
   test("100 tools: only mcp_search is sent; a loaded tool is called", async () => {
     const { w, server } = await mcpWorld({
-      gen: { command: process.execPath, args: [GENERATED, "100"] },
+      gen: { command: process.execPath, args: [GENERATED, "100"], startup_timeout_ms: 120_000 },
     });
     server.script(
       responsesReply({
