@@ -16,6 +16,7 @@ type ApprovalRequested = Extract<TurnEventBody, { type: "approval_requested" }>;
  */
 function ruleName(rule: RuleOffer): string {
   if (rule.tool === "shell") return `\`${rule.text}\``;
+  if (rule.tool === "mcp") return rule.text;
   return rule.path_glob === null ? "every edit" : `edits of ${rule.path_glob}`;
 }
 

@@ -3,6 +3,8 @@ import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/s
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
+import { McpOffer } from "./mcp-tools/offer.js";
+import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel } from "./model-call.js";
 import {
   type ContextItem,
@@ -53,6 +55,8 @@ export interface TurnInputs {
   /** Fires on interrupt, shutdown or EOF. */
   signal: AbortSignal;
   backoffScale?: number;
+  /** The MCP servers' tools (docs/mcp.md); absent, the turn offers none. */
+  mcp?: McpToolSource;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
 }
@@ -177,14 +181,20 @@ class TurnRun {
 
   private async loop(): Promise<Outcome> {
     const { inputs } = this;
-    const specs = toolSpecs(this.tools);
-    const offered = new Map(this.tools.map((tool) => [tool.name as string, tool]));
+    const builtins = toolSpecs(this.tools);
+    // The MCP tools are listed once per turn; with deferred loading the specs grow per step.
+    const mcp = await McpOffer.of(inputs.mcp, inputs.permissions, inputs.signal);
+    const named = [...this.tools, ...(mcp?.named() ?? [])];
+    const offered = new Map(
+      [...this.tools, ...(mcp?.callable() ?? [])].map((tool) => [tool.name as string, tool]),
+    );
     for (let round = 0; ; round++) {
       if (inputs.signal.aborted) return INTERRUPTED;
       if (this.steps >= TURN_EXTENSION.max_steps) return completed("max_steps");
       if (round > 0) inputs.betweenSteps?.();
       this.roundIsStep = false;
-      const system = inputs.system(this.tools);
+      const system = inputs.system(named);
+      const specs = mcp ? [...builtins, ...mcp.specs()] : builtins;
       const proactive = await this.compactIfNeeded(system);
       if (proactive) return proactive;
       let outcome = await this.call(system, specs);

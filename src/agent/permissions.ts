@@ -15,6 +15,7 @@ export function needsApproval(
   sandboxed = false,
 ): boolean {
   if (kind === "read") return false;
+  if (kind === "mcp") return mcpNeedsApproval(permissions);
   switch (permissions) {
     // read_only: edits and commands are not offered, and a call of one anyway is a tool error
     // before any approval (tool-step.ts); should one get here all the same, it waits, never runs.
@@ -30,6 +31,15 @@ export function needsApproval(
     case "full_access":
       return false;
   }
+}
+
+/**
+ * An MCP tool runs outside our sandbox and its effects are unknown, so it asks under every level
+ * but `full_access`; under `read_only` only tools their server hints read-only are offered, and
+ * those run as reads do (docs/mcp.md, "Approvals").
+ */
+function mcpNeedsApproval(permissions: Permissions): boolean {
+  return permissions !== "full_access" && permissions !== "read_only";
 }
 
 /** Whether `permissions` offers tools of this kind to the model at all. */

@@ -4,6 +4,7 @@ import { parseJson } from "../protocol/well-formed.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
 import type { ApprovalBroker } from "./approvals.js";
+import { MCP_SEARCH, MCP_TOOL_NAME } from "./mcp-tools/names.js";
 import type { ToolCallRequest } from "./model-call.js";
 import { needsApproval } from "./permissions.js";
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
@@ -57,7 +58,7 @@ export async function runToolCall(
   const input = parseArguments(call.arguments);
   const tool = deps.offered.get(call.name);
   await deps.record({ type: "tool_call", item_id, call_id: call.call_id, tool: call.name, input });
-  const known = Object.hasOwn(TOOLS, call.name) ? (call.name as ToolName) : null;
+  const known = knownName(call.name, deps.offered);
   const settle = async (
     result: Omit<ToolStepResult, "call_id">,
     done: Partial<ToolResult> = {},
@@ -95,7 +96,11 @@ export async function runToolCall(
     });
   if (!tool) {
     await announce(`Use ${known}`);
-    return fail(`The tool ${known} is not available under the current permissions.`);
+    return fail(
+      Object.hasOwn(TOOLS, known)
+        ? `The tool ${known} is not available under the current permissions.`
+        : `The tool ${known} is not available: its MCP server is not ready, or the current permissions do not offer it.`,
+    );
   }
   if (!isJson(call.arguments)) {
     // Said plainly: the schema's complaint about a wrapped text would only confuse the model.
@@ -255,6 +260,16 @@ function toolErrorText(error: unknown): string {
   if (error instanceof ToolError) return error.message;
   // Anything else is our bug or an OS error: the model gets a generic line, never a host path.
   return "The tool failed unexpectedly.";
+}
+
+/**
+ * The name a call's events carry: a built-in's, or an offered or well-formed MCP one (a call of
+ * an MCP tool whose server went away still gets its events and a tool error). Null: unknown.
+ */
+function knownName(name: string, offered: ReadonlyMap<string, Tool>): ToolName | null {
+  if (Object.hasOwn(TOOLS, name)) return name as ToolName;
+  if (offered.has(name) || name === MCP_SEARCH || MCP_TOOL_NAME.test(name)) return name as ToolName;
+  return null;
 }
 
 function safeName(name: string): string {

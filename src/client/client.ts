@@ -1,5 +1,6 @@
 import type { Capability } from "../protocol/capabilities.js";
 import { METHODS, type MethodName, type ParamsOf, type ResultOf } from "../protocol/methods.js";
+import type { McpServerStatus } from "../protocol/schemas/mcp.js";
 import type { SessionEntry, SessionEvent } from "../protocol/schemas/sessions.js";
 import type { TurnResult } from "../protocol/schemas/turns.js";
 import {
@@ -106,6 +107,11 @@ export class AgentClient {
   /** Exact open of a chosen ID: attaches it in this child. */
   async open(id: string, options: CallOptions = {}): Promise<SessionEntry> {
     return (await this.call("session.open", { id }, options)).session;
+  }
+
+  /** Every configured MCP server's status (`mcp.status`, docs/mcp.md). */
+  async mcpStatus(options: CallOptions = {}): Promise<McpServerStatus[]> {
+    return (await this.call("mcp.status", {}, options)).servers;
   }
 
   /** A session's events, page by page. */

@@ -46,6 +46,11 @@ export interface ConnectionOptions {
   /** What was negotiated (empty before initialize): cancellation and notifications need it. */
   capabilities: () => ReadonlySet<Capability>;
   trace?: Tracer;
+  /**
+   * Receives the notifications about the child itself (`mcp.changed`), which belong to no
+   * request. It must not throw; whatever it throws is dropped.
+   */
+  onChildNotification?: (notification: Notification) => void;
 }
 
 const encoder = new TextEncoder();
@@ -238,11 +243,18 @@ export class Connection {
       return this.violation(`${frame.method} without the ${spec.capability} capability`);
     const checked = spec.params.safeParse(frame.params);
     if (!checked.success) return this.violation(`${frame.method} params outside their schema`);
-    const call = this.pending.get(checked.data.request_id);
+    const notification = { method: frame.method, params: checked.data } as Notification;
+    if (spec.request === null) {
+      try {
+        this.options.onChildNotification?.(notification);
+      } catch {}
+      return;
+    }
+    const call = this.pending.get((checked.data as { request_id: string }).request_id);
     if (call?.method !== spec.request)
       return this.violation(`${frame.method} for a request it is not about`);
     try {
-      call.onNotification?.({ method: frame.method, params: checked.data });
+      call.onNotification?.(notification);
     } catch {
       // A listener's own failure is not the child's; see CallOptions.onNotification.
     }

@@ -3,6 +3,7 @@ import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Capability } from "../protocol/capabilities.js";
 import { LIMITS, SERVER_INFO } from "../protocol/constants.js";
+import type { McpServerStatus } from "../protocol/schemas/mcp.js";
 import { splitSecrets } from "./child-secrets.js";
 import { Connection, type Tracer } from "./connection.js";
 import { ClientError, isRemote, RemoteError } from "./errors.js";
@@ -26,6 +27,11 @@ export interface SpawnOptions {
   /** The child's stderr (its logs), as text; discarded when absent. */
   stderr?: (text: string) => void;
   trace?: Tracer;
+  /**
+   * Receives `mcp.changed` (with `mcp` negotiated): an MCP server's new status (docs/mcp.md).
+   * It must not throw.
+   */
+  onMcpChanged?: (status: McpServerStatus) => void;
 }
 
 /** This package's own child, from dist/src/client. */
@@ -80,6 +86,9 @@ export async function startChild(
   const connection = new Connection(proc, {
     capabilities: () => negotiated?.capabilities ?? NONE,
     ...(options.trace ? { trace: options.trace } : {}),
+    onChildNotification: (notification) => {
+      if (notification.method === "mcp.changed") options.onMcpChanged?.(notification.params.server);
+    },
   });
   try {
     const result = await connection.call("initialize", {

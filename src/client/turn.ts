@@ -72,7 +72,10 @@ export async function runTurn(
       .call("turn.approve", { approval_id: request.approval_id, ...choice })
       .catch(() => {});
   };
-  const onNotification = ({ params }: Notification) => {
+  const onNotification = (notification: Notification) => {
+    // A turn's call receives its turn.event notifications only (connection.ts routes them).
+    if (notification.method !== "turn.event") return;
+    const { params } = notification;
     if (failure === null && params.seq !== nextSeq)
       failure = new ClientError("protocol_violation", "The child's turn events skipped a seq.");
     nextSeq = params.seq + 1;

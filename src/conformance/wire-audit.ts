@@ -140,6 +140,8 @@ function notificationProblems(
       `${method} params outside its schema (${issue?.path.join(".")}: ${issue?.message}): ${text}`,
     ];
   }
+  // A notification about the child itself (mcp.changed) belongs to no request.
+  if (spec.request === null) return problems;
   const owner = params.request_id;
   if (typeof owner !== "string" || methods.get(owner) !== spec.request) {
     problems.push(`${method} names no ${spec.request} request that was sent: ${text}`);

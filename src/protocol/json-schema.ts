@@ -29,6 +29,7 @@ import {
 } from "./schema-names.js";
 import * as common from "./schemas/common.js";
 import * as lifecycle from "./schemas/lifecycle.js";
+import * as mcp from "./schemas/mcp.js";
 import * as models from "./schemas/models.js";
 import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
@@ -41,6 +42,7 @@ const SCHEMA_MODULES: Record<string, unknown>[] = [
   codes,
   lifecycle,
   extensions,
+  mcp,
   models,
   rules,
   sessions,
@@ -185,7 +187,10 @@ function notificationFrames(namer: Namer) {
     const base = pascal(method);
     const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
     const frame = z.strictObject({ method: z.literal(method), params });
-    const about = `A \`${method}\` notification, child to client, during \`${spec.request}\`.`;
+    const about =
+      spec.request === null
+        ? `A \`${method}\` notification, child to client, about the child itself.`
+        : `A \`${method}\` notification, child to client, during \`${spec.request}\`.`;
     frames.push(namer.name(frame, `${base}Notification`, about));
     index[method] = {
       capability: spec.capability,

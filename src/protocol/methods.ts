@@ -10,6 +10,7 @@ import {
   TestSleepParams,
   TestSleepResult,
 } from "./schemas/lifecycle.js";
+import { McpChangedParams, McpStatusResult } from "./schemas/mcp.js";
 import {
   ModelCatalogParams,
   ModelCatalogResult,
@@ -186,6 +187,12 @@ export const METHODS = {
     capability: "turn",
     admission: "listing",
   },
+  "mcp.status": {
+    params: EmptyParams,
+    result: McpStatusResult,
+    capability: "mcp",
+    admission: "listing",
+  },
   "test.sleep": {
     params: TestSleepParams,
     result: TestSleepResult,
@@ -220,13 +227,18 @@ export interface NotificationSpec {
   params: z.ZodType;
   /** Never written unless this capability was negotiated. */
   capability: string;
-  /** The request it belongs to: its params' `request_id` names an active request of this method. */
-  request: MethodName;
+  /**
+   * The request it belongs to: its params' `request_id` names an active request of this method.
+   * Null for a notification about the child itself (`mcp.changed`), written whenever it happens
+   * once the capability was negotiated.
+   */
+  request: MethodName | null;
 }
 
 /** The one table of notifications (child to client). Clients never send any. */
 export const NOTIFICATIONS = {
   "turn.event": { params: TurnEventParams, capability: "turn", request: "turn.start" },
+  "mcp.changed": { params: McpChangedParams, capability: "mcp", request: null },
 } as const satisfies Record<string, NotificationSpec>;
 
 export type NotificationName = keyof typeof NOTIFICATIONS;

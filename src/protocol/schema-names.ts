@@ -44,8 +44,9 @@ export const VARIANT_NAMES: Record<string, (value: string) => string> = {
   TurnEvent: (value) => `${pascal(value)}Event`,
   TurnStartResult: (value) => `Turn${pascal(value)}Result`,
   CatalogNotice: (value) => `${pascal(value)}Notice`,
-  RuleOffer: (value) => `${pascal(value)}RuleOffer`,
-  KeptRule: (value) => `Kept${pascal(value)}Rule`,
+  // quicktype writes an "Mcp" word as "MCP": the MCP tool rules get names without it.
+  RuleOffer: (value) => `${ruleWord(value)}RuleOffer`,
+  KeptRule: (value) => `Kept${ruleWord(value)}Rule`,
 };
 
 /**
@@ -56,7 +57,6 @@ export const NESTED_NAMES: Record<string, string> = {
   "InitializeParams.client": "ClientInfo",
   "InitializeResult.server": "ServerInfo",
   "TurnExtension.tools[]": "ToolName",
-  "ToolCallEvent.tool": "ToolName",
   "StatusResult.state": "ChildState",
   "StatusResult.worker": "WorkerState",
   "StatusResult.active_requests[]": "ActiveRequest",
@@ -80,4 +80,11 @@ export const NESTED_NAMES: Record<string, string> = {
   "SettingsFileCheck.file": "SettingsFile",
   "SettingsFileCheck.state": "SettingsFileState",
   "SettingsFileCheck.reason": "SettingsFault",
+  "McpServerStatus.transport": "McpTransport",
+  "McpServerStatus.state": "McpServerState",
+  "McpServerStatus.error": "McpServerError",
 };
+
+function ruleWord(tool: string): string {
+  return tool === "mcp" ? "ServerTool" : pascal(tool);
+}

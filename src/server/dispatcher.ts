@@ -68,6 +68,8 @@ export class Dispatcher {
     this.out = new Outbound(options.write, options.state);
     this.childRequests = options.childRequests ?? LIMITS.child_requests;
     this.results = lifecycleResults(this.state, () => this.implementedCapabilities());
+    this.state.announce = (method, params) =>
+      void this.out.notification(method, params as never, null).catch(() => {});
   }
 
   handle(event: FrameEvent): void {
@@ -276,7 +278,8 @@ export class Dispatcher {
       const deadline = Date.now() + LIMITS.cleanup_ms;
       this.state.phase = "shutting_down";
       this.ops.cancelAll();
-      this.stopping = this.drain().then(() => this.answerOverdue());
+      const closing = this.state.closers.map((close) => close().catch(() => {}));
+      this.stopping = this.drain(closing).then(() => this.answerOverdue());
       // Deferred past the microtasks that write the shutdown answers below.
       void this.stopping.then(() => setImmediate(() => this.options.onStopped(deadline)));
     }
@@ -304,8 +307,8 @@ export class Dispatcher {
     }
   }
 
-  private async drain(): Promise<void> {
-    const pending = this.ops.list().map((op) => op.done);
+  private async drain(closing: Promise<void>[]): Promise<void> {
+    const pending = [...this.ops.list().map((op) => op.done), ...closing];
     if (pending.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {

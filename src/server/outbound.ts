@@ -79,7 +79,7 @@ export class Outbound {
   notification<N extends NotificationName>(
     name: N,
     params: NotificationParamsOf<N>,
-    requestId: string,
+    requestId: string | null,
   ): Promise<void> {
     const spec = NOTIFICATIONS[name];
     if (!this.state.negotiated.has(spec.capability))
@@ -94,8 +94,8 @@ export class Outbound {
       }
       data = checked.data;
     }
-    if ((data as { request_id: string }).request_id !== requestId)
-      return refuse(`${name} for another request than its own`);
+    const owner = spec.request === null ? null : (data as { request_id: string }).request_id;
+    if (owner !== requestId) return refuse(`${name} for another request than its own`);
     const line = `${JSON.stringify({ method: name, params: data })}\n`;
     // UTF-16 units: at most 3 bytes each, so a short line needs no exact count.
     if (line.length * 3 > LIMITS.frame_bytes && utf8Length(line) - 1 > LIMITS.frame_bytes)

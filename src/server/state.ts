@@ -27,6 +27,16 @@ export interface ServerState {
    * within its own bound.
    */
   extensionPending: Partial<Record<Capability, Promise<void>>>;
+  /**
+   * Writes a notification about the child itself (one whose spec names no request, such as
+   * `mcp.changed`); set by the dispatcher. The caller checks the capability was negotiated.
+   */
+  announce: (method: "mcp.changed", params: unknown) => void;
+  /**
+   * Work the shutdown starts at once and waits for within `cleanup_ms`, beside the requests it
+   * drains (the MCP servers' stop).
+   */
+  closers: Array<() => Promise<void>>;
 }
 
 export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {
@@ -40,5 +50,7 @@ export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): 
     selection: { model: null, effort: null },
     extensionExtras: {},
     extensionPending: {},
+    announce: () => {},
+    closers: [],
   };
 }

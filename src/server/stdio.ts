@@ -1,11 +1,14 @@
 import { realpathSync } from "node:fs";
+import { McpManager } from "../agent/mcp/manager.js";
 import { LIMITS } from "../protocol/constants.js";
 import { FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
+import type { LoadedSettings } from "../store/settings.js";
 import { Dispatcher } from "./dispatcher.js";
 import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
+import { log, logEnabled } from "./log.js";
 import { childEnvironment } from "./secret-env.js";
 import { createState, type ServerState } from "./state.js";
 import { FrameWriter } from "./writer.js";
@@ -18,7 +21,23 @@ export function runStdio(handedOver: string | null = null): void {
   const env = childEnvironment(handedOver);
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";
-  serveStdio({ state, handlers: buildHandlers(state, { testMethods }), testMethods });
+  const mcp = (settings: LoadedSettings) => startMcpServers(state, settings);
+  serveStdio({ state, handlers: buildHandlers(state, { testMethods, mcp }), testMethods });
+}
+
+/**
+ * The configured MCP servers, started in the background once this first turn of the event loop
+ * is over: the initialize already waiting on stdin is read and answered first (docs/mcp.md).
+ */
+function startMcpServers(state: ServerState, settings: LoadedSettings): McpManager {
+  const manager = new McpManager({
+    servers: settings.global.mcp_servers,
+    env: state.env,
+    workspace: state.cwd,
+    debug: logEnabled("debug") ? (line) => log("debug", line) : null,
+  });
+  if (manager.configured) setImmediate(() => manager.begin());
+  return manager;
 }
 
 export interface StdioServer {

@@ -37,6 +37,11 @@ export const StoredRule = z.discriminatedUnion("tool", [
     tool: z.literal("edit"),
     path_glob: z.string().min(1).max(WORD_CHARS).nullable(),
   }),
+  z.strictObject({
+    ...RuleMeta,
+    tool: z.literal("mcp"),
+    name: z.string().min(1).max(64),
+  }),
 ]);
 export type StoredRule = z.infer<typeof StoredRule>;
 /** A rule before it is stored: the store gives it its ID and time. */

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
+import { McpServersSettings } from "./mcp-settings.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
 
@@ -40,6 +41,8 @@ export const GlobalSettings = z
     models_dev_url: Url.optional(),
     /** The OS sandbox of the `sandboxed` permission level (docs/tools.md, "The sandbox"). */
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
+    /** MCP servers the child starts (docs/mcp.md, "Configuration"). */
+    mcp_servers: McpServersSettings.optional(),
   })
   .superRefine(checkProviders);
 

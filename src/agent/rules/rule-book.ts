@@ -5,6 +5,8 @@
  * removed counts at once). A deny rule wins over every allow rule and over every permission
  * level; an allow rule only spares a question the level would have asked.
  */
+
+import { MCP_TOOL_NAME } from "../../protocol/schemas/mcp-tool-names.js";
 import {
   isPathGlob,
   type KeptRule,
@@ -18,7 +20,7 @@ import {
   type StoredRule,
   WorkspaceRulesFile,
 } from "../../store/rules-file.js";
-import { editRule, type RuleSubject, ruleMatches, shellRule } from "./rule-match.js";
+import { editRule, mcpRule, type RuleSubject, ruleMatches, shellRule } from "./rule-match.js";
 
 export type Effect = "allow" | "deny";
 export type Verdict = { effect: Effect; rule: KeptRule } | null;
@@ -134,6 +136,8 @@ function toKept(rule: StoredRule): KeptRule | null {
     if (rule.path_glob !== null && !isPathGlob(rule.path_glob)) return null;
     return { ...meta, ...editRule(rule.path_glob) } as KeptRule;
   }
+  if (rule.tool === "mcp")
+    return MCP_TOOL_NAME.test(rule.name) ? ({ ...meta, ...mcpRule(rule.name) } as KeptRule) : null;
   const offer = shellRule(rule.match, rule.env, rule.words);
   return offer ? ({ ...meta, ...offer } as KeptRule) : null;
 }
@@ -141,10 +145,12 @@ function toKept(rule: StoredRule): KeptRule | null {
 /** The offer without its display text: what the store keeps. */
 function newRule(effect: Effect, offer: RuleOffer): NewRule {
   if (offer.tool === "edit") return { effect, tool: "edit", path_glob: offer.path_glob };
+  if (offer.tool === "mcp") return { effect, tool: "mcp", name: offer.name };
   return { effect, tool: "shell", match: offer.match, env: offer.env, words: offer.words };
 }
 
 function sameOffer(kept: KeptRule, offer: RuleOffer): boolean {
   if (kept.tool === "edit") return offer.tool === "edit" && kept.path_glob === offer.path_glob;
+  if (kept.tool === "mcp") return offer.tool === "mcp" && kept.name === offer.name;
   return offer.tool === "shell" && kept.text === offer.text && kept.match === offer.match;
 }

@@ -78,9 +78,11 @@ const SUBCOMMAND_WORD = /^[A-Za-z0-9_][A-Za-z0-9_:@+-]{0,63}$/;
 /** What a call is, for rules: a `shell` command (simple or not) or an edit of a path. */
 export type RuleSubject =
   | { tool: "shell"; command: SimpleCommand | null }
-  | { tool: "edit"; path: string | null };
+  | { tool: "edit"; path: string | null }
+  | { tool: "mcp"; name: string };
 
 export function subjectOf(request: ApprovalRequest): RuleSubject {
+  if (request.mcp !== undefined) return { tool: "mcp", name: request.mcp };
   if (request.kind === "edit") return { tool: "edit", path: request.path };
   return {
     tool: "shell",
@@ -91,6 +93,7 @@ export function subjectOf(request: ApprovalRequest): RuleSubject {
 /** The rule allow_session and the `_always` decisions would keep, or null when none can. */
 export function offerFor(subject: RuleSubject): RuleOffer | null {
   if (subject.tool === "edit") return editRule(null);
+  if (subject.tool === "mcp") return mcpRule(subject.name);
   if (subject.command === null) return null;
   const { env, words } = subject.command;
   const exact = EXACT_PROGRAMS.has(programName(words[0] as string));
@@ -107,6 +110,11 @@ export function shellRule(
   const text = [...env.map(assignmentText), ...words.map(wordText)].join(" ");
   if (utf8Length(text) > RULE_TEXT_BYTES) return null;
   return { tool: "shell", match, env: [...env], words: [...words], text };
+}
+
+/** A rule for every call of one MCP tool (docs/mcp.md, "Approvals"). */
+export function mcpRule(name: string): RuleOffer {
+  return { tool: "mcp", name, text: `the MCP tool ${name}` };
 }
 
 export function editRule(pathGlob: string | null): RuleOffer {
@@ -145,6 +153,7 @@ function programName(program: string): string {
 
 /** Whether `rule` covers `subject`. A command that is not simple matches no rule. */
 export function ruleMatches(rule: RuleOffer, subject: RuleSubject): boolean {
+  if (rule.tool === "mcp") return subject.tool === "mcp" && subject.name === rule.name;
   if (rule.tool === "edit") {
     if (subject.tool !== "edit") return false;
     if (rule.path_glob === null) return true;

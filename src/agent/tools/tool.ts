@@ -9,8 +9,11 @@ import type { ToolHost } from "./tool-host.js";
 
 export type ToolName = "read_file" | "list_dir" | "search" | "write_file" | "edit_file" | "shell";
 
-/** What a permission level decides about a tool: `read`s always run. */
-export type ToolKind = "read" | "edit" | "command";
+/**
+ * What a permission level decides about a tool: `read`s always run; `mcp` is an MCP server's
+ * tool (permissions.ts, docs/mcp.md "Approvals").
+ */
+export type ToolKind = "read" | "edit" | "command" | "mcp";
 
 export interface ToolContext {
   /** The canonical workspace (the child's realpath cwd). */
@@ -54,6 +57,8 @@ export interface ApprovalRequest {
   /** Workspace-relative path of an edit. */
   path: string | null;
   diff: string | null;
+  /** An MCP tool's call: its namespaced name, what its approval rule names. */
+  mcp?: string;
 }
 
 export interface PlannedCall {
@@ -77,7 +82,8 @@ export class ToolError extends Error {
 }
 
 export interface Tool<I = unknown> {
-  name: ToolName;
+  /** A built-in's ToolName, `mcp_search`, or an MCP tool's `mcp__<server>__<tool>`. */
+  name: ToolName | (string & {});
   kind: ToolKind;
   description: string;
   input: z.ZodType<I>;

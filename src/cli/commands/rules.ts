@@ -75,6 +75,6 @@ function print(term: Terminal, result: ApprovalRulesResult, action: string | und
 }
 
 function describe(rule: KeptRule): string {
-  if (rule.tool === "edit") return rule.text;
+  if (rule.tool === "edit" || rule.tool === "mcp") return rule.text;
   return rule.match === "prefix" ? `\`${rule.text}\` commands` : `exactly \`${rule.text}\``;
 }

@@ -94,6 +94,8 @@ function describe(term: Terminal, request: ApprovalRequest, titled: boolean): vo
   if (request.rule?.tool === "shell") {
     const what = request.rule.match === "prefix" ? "commands" : "exactly, again";
     note(term, `  [a] allows \`${request.rule.text}\` ${what} for this session`, "2");
+  } else if (request.rule?.tool === "mcp") {
+    note(term, `  [a] allows ${request.rule.text} for this session`, "2");
   } else if (request.kind === "command") {
     note(term, "  (not a simple command: [a] allows it this once)", "2");
   }

@@ -4,6 +4,7 @@
  * `approval.rules` method that lists and removes them. Negotiated under `turn`.
  */
 import { z } from "zod";
+import { McpToolName } from "./mcp-tool-names.js";
 
 /** At most this many bytes of rule text (the words, quoted as a shell would read them back). */
 export const RULE_TEXT_BYTES = 1024;
@@ -63,10 +64,18 @@ const EditRuleShape = {
   text: z.string(),
 };
 
+/** An MCP tool rule: every call of that one tool (its namespaced name), whatever its arguments. */
+const McpRuleShape = {
+  tool: z.literal("mcp"),
+  name: McpToolName,
+  text: z.string(),
+};
+
 /** The rule an `approval_requested` offers: what allow_session / *_always would keep. */
 export const RuleOffer = z.discriminatedUnion("tool", [
   z.strictObject(ShellRuleShape),
   z.strictObject(EditRuleShape),
+  z.strictObject(McpRuleShape),
 ]);
 export type RuleOffer = z.infer<typeof RuleOffer>;
 
@@ -83,6 +92,7 @@ const Kept = {
 export const KeptRule = z.discriminatedUnion("tool", [
   z.strictObject({ ...Kept, ...ShellRuleShape }),
   z.strictObject({ ...Kept, ...EditRuleShape }),
+  z.strictObject({ ...Kept, ...McpRuleShape }),
 ]);
 export type KeptRule = z.infer<typeof KeptRule>;
 

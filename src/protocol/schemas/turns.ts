@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { utf8Length } from "../paging.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+import { calledToolPattern } from "./mcp-tool-names.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
@@ -176,7 +177,8 @@ const Text = z.string();
 const DeltaText = z
   .string()
   .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes");
-const ToolName = z.enum(TOOL_NAMES);
+/** A call's tool: a built-in, `mcp_search`, or an MCP server's tool (docs/mcp.md). */
+const CalledTool = z.string().regex(calledToolPattern(TOOL_NAMES));
 
 /** Every event a turn streams, by `type`. */
 export const TurnEventBody = z.discriminatedUnion("type", [
@@ -196,7 +198,7 @@ export const TurnEventBody = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("tool_call"),
     item_id: ItemId,
-    tool: ToolName,
+    tool: CalledTool,
     title: Text,
     input: z.unknown(),
     /** A `shell` call of a turn with a sandbox: whether it runs inside it. Absent otherwise. */

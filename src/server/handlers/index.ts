@@ -1,6 +1,9 @@
+import type { McpManager } from "../../agent/mcp/manager.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
+import type { LoadedSettings } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { mcpHandlers } from "./mcp.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
@@ -17,17 +20,24 @@ export interface HandlerOptions {
   testMethods: boolean;
   /** In-process use only (`mc-agent acp`): the frontend's own file and terminal I/O per turn. */
   toolHost?: ToolHostSource;
+  /**
+   * The child's MCP servers, made from its settings (docs/mcp.md); without it the `mcp`
+   * capability is not implemented (the in-process ACP engine).
+   */
+  mcp?: (settings: LoadedSettings) => McpManager;
 }
 
 export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
   const models = createModelServices(state);
   const rules = new ChildRules(state);
+  const mcp = options.mcp?.(models.settings);
   return {
     ...sessionHandlers(state, options.testMethods),
     ...modelHandlers(state, models, options),
     ...settingsHandlers(state, models),
-    ...turnHandlers(state, models, options, rules),
+    ...turnHandlers(state, models, { ...options, ...(mcp ? { mcpTools: mcp } : {}) }, rules),
     ...rulesHandlers(rules),
+    ...(mcp ? mcpHandlers(state, mcp) : {}),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

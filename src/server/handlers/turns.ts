@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { untilAborted } from "../../agent/abort-bound.js";
 import { ApprovalBroker } from "../../agent/approvals.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
+import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import { ChildSandbox, type Sandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
@@ -38,7 +39,7 @@ interface RunningTurn {
 export function turnHandlers(
   state: ServerState,
   services: ModelServices,
-  options: { testMethods: boolean; toolHost?: ToolHostSource },
+  options: { testMethods: boolean; toolHost?: ToolHostSource; mcpTools?: McpToolSource },
   rules: ChildRules,
 ): HandlerTable {
   const running = new Map<string, RunningTurn>();
@@ -113,6 +114,7 @@ export function turnHandlers(
           ...(host ? { host } : {}),
           ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
         },
+        ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
         signal,
         backoffScale: retryBackoffScale(state.env, options.testMethods),
         betweenSteps: collectBetweenSteps,

@@ -1,0 +1,175 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SERVER_INFO } from "../../protocol/constants.js";
+import type { McpError } from "../../protocol/schemas/mcp.js";
+import type { McpHttpSettings, McpStdioSettings } from "../../store/mcp-settings.js";
+import type { ConnectionEnv } from "./connection.js";
+import {
+  type McpServerPlan,
+  resolveValues,
+  serverCwd,
+  serverEnvironment,
+  VariableMissing,
+} from "./plan.js";
+import { pipeStderr } from "./stderr.js";
+import { stopProcess } from "./stop.js";
+import type { McpToolInfo } from "./types.js";
+
+/** At most this many tools per server (more is `tool_limit`), read in at most this many pages. */
+export const MCP_SERVER_TOOLS = 1024;
+const TOOL_PAGES = 64;
+
+/** A start that failed, with its safe code. */
+export class StartFailure extends Error {
+  override readonly name = "StartFailure";
+  constructor(readonly code: McpError) {
+    super(`MCP server start failed: ${code}`);
+  }
+}
+
+/** One live connection to a server: the SDK client, the tools it listed, and how to end it. */
+export interface OpenedSession {
+  client: Client;
+  tools: McpToolInfo[];
+  /** Ends the connection (and a stdio server's process) within the cleanup bound. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server with the official SDK (its stdio or streamable-HTTP client transport), does
+ * the handshake and reads its tool list, all within `startup_timeout_ms`. The SDK is imported
+ * here, on first use, so that a child without MCP servers never loads it.
+ */
+export async function openSession(
+  plan: McpServerPlan,
+  host: ConnectionEnv,
+  onLost: (session: OpenedSession) => void,
+): Promise<OpenedSession> {
+  const deadline = Date.now() + plan.startupTimeoutMs;
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const transport = await createTransport(plan, host);
+  const client = new Client({ name: SERVER_INFO.name, version: SERVER_INFO.version });
+  let opened: OpenedSession | null = null;
+  let closed!: () => void;
+  const exited = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= endSession(plan, client, transport, exited);
+    return stopping;
+  };
+  client.onclose = () => {
+    closed();
+    if (opened) onLost(opened);
+  };
+  // Kept quiet: an error of the transport shows as a failed request or a close.
+  client.onerror = (error) => host.debug?.(`mcp ${plan.name}: ${error.message}`);
+  const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+  try {
+    await client.connect(transport, { signal, timeout: Math.max(1, deadline - Date.now()) });
+    const tools = await listTools(plan.name, client, deadline, signal);
+    opened = { client, tools, stop };
+    return opened;
+  } catch (error) {
+    await stop();
+    throw startFailure(error, signal);
+  }
+}
+
+async function createTransport(
+  plan: McpServerPlan,
+  host: ConnectionEnv,
+): Promise<StdioClientTransport | StreamableHTTPClientTransport> {
+  if (plan.transport === "stdio") {
+    const settings = plan.settings as McpStdioSettings;
+    const env = serverEnvironment(resolved(settings.env, host.env), host.env);
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const transport = new StdioClientTransport({
+      command: settings.command,
+      args: settings.args ?? [],
+      env,
+      cwd: serverCwd(settings.cwd, host.workspace),
+      stderr: "pipe",
+    });
+    pipeStderr(plan.name, transport.stderr, host.debug);
+    return transport;
+  }
+  const settings = plan.settings as McpHttpSettings;
+  const headers = resolved(settings.headers, host.env);
+  const { StreamableHTTPClientTransport } = await import(
+    "@modelcontextprotocol/sdk/client/streamableHttp.js"
+  );
+  return new StreamableHTTPClientTransport(new URL(settings.url), {
+    requestInit: { headers, redirect: "error" },
+  });
+}
+
+function resolved(values: Record<string, string> | undefined, env: NodeJS.ProcessEnv) {
+  try {
+    return resolveValues(values, env);
+  } catch (error) {
+    if (error instanceof VariableMissing) throw new StartFailure("variable_missing");
+    throw error;
+  }
+}
+
+async function listTools(
+  name: string,
+  client: Client,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < TOOL_PAGES; page += 1) {
+    const timeout = Math.max(1, deadline - Date.now());
+    const listed = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      signal,
+      timeout,
+    });
+    for (const tool of listed.tools) {
+      tools.push({
+        server: name,
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+      });
+    }
+    if (tools.length > MCP_SERVER_TOOLS) throw new StartFailure("tool_limit");
+    cursor = listed.nextCursor;
+    if (cursor === undefined) return tools;
+  }
+  throw new StartFailure("tool_limit");
+}
+
+function startFailure(error: unknown, signal: AbortSignal): StartFailure {
+  if (error instanceof StartFailure) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && /^E[A-Z]+$/.test(code) && code !== "ECONNREFUSED")
+    return new StartFailure("spawn_failed");
+  if (signal.aborted || code === -32001) return new StartFailure("startup_timeout");
+  return new StartFailure("connect_failed");
+}
+
+/** Closes the session; for stdio, stdin first, then SIGTERM, then SIGKILL (stop.ts). */
+async function endSession(
+  plan: McpServerPlan,
+  client: Client,
+  transport: StdioClientTransport | StreamableHTTPClientTransport,
+  exited: Promise<void>,
+): Promise<void> {
+  if (plan.transport === "stdio") {
+    const pid = (transport as StdioClientTransport).pid;
+    return stopProcess(pid, exited, () => void client.close().catch(() => {}));
+  }
+  const http = transport as StreamableHTTPClientTransport;
+  // Best effort: the server forgets the session (DELETE), bounded like the rest of the close.
+  await Promise.race([
+    http.terminateSession().catch(() => {}),
+    new Promise((resolve) => setTimeout(resolve, 500).unref()),
+  ]);
+  await client.close().catch(() => {});
+}

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, test } from "node:test";
+import { bodies, responsesReply } from "../fixtures/responses-server.js";
+import { type ProviderWorld, providerWorld } from "./provider-world.js";
+import { runTurn } from "./turn-harness.js";
+
+/** MCP tools through the real child: servers from MC_HOME/config.json, the model on Responses. */
+
+const KEY = "sk-openai-secret-key";
+const ROOT = join(import.meta.dirname, "../../..");
+const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const GENERATED = join(import.meta.dirname, "../fixtures/mcp-generated-server.js");
+
+let world: ProviderWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function mcpWorld(servers: Record<string, unknown>) {
+  world = await providerWorld({
+    providers: ["openai"],
+    env: { OPENAI_API_KEY: KEY },
+    setup: (box) => {
+      const file = join(box.home, "config.json");
+      const config = JSON.parse(readFileSync(file, "utf8"));
+      writeFileSync(file, JSON.stringify({ ...config, mcp_servers: servers }));
+    },
+  });
+  await world.child.call("session.create", {});
+  return { w: world, server: world.sse("openai") };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: wire bodies are read freely.
+type Loose = any;
+const names = (body: Loose): string[] => (body.tools ?? []).map((t: Loose) => t.name);
+const outputOf = (body: Loose, id: string): string =>
+  body.input.find((i: Loose) => i.type === "function_call_output" && i.call_id === id)?.output;
+
+describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
+  test("server-everything's echo is offered namespaced and called; the events name it", async () => {
+    const { w, server } = await mcpWorld({
+      // A loaded machine can take longer than the default 10 s to start a node server.
+      everything: {
+        command: process.execPath,
+        args: [EVERYTHING, "stdio"],
+        startup_timeout_ms: 120_000,
+      },
+    });
+    server.script(
+      responsesReply({
+        calls: [
+          {
+            call_id: "c1",
+            name: "mcp__everything__echo",
+            arguments: '{"message":"via the child"}',
+          },
+        ],
+      }),
+      responsesReply({ text: ["Echoed."] }),
+    );
+    const { result, events } = await runTurn(w.child, "Echo it", "full_access");
+    assert.equal(result.status, "completed");
+    const [first, second] = bodies(server);
+    assert.ok(names(first).includes("mcp__everything__echo"));
+    assert.match(outputOf(second, "c1"), /via the child/);
+    const call = events.find((e) => e.event.type === "tool_call")?.event as Loose;
+    assert.equal(call.tool, "mcp__everything__echo");
+    const done = events.find((e) => e.event.type === "tool_done")?.event as Loose;
+    assert.equal(done.status, "completed");
+  });
+
+  test("100 tools: only mcp_search is sent; a loaded tool is called", async () => {
+    const { w, server } = await mcpWorld({
+      gen: { command: process.execPath, args: [GENERATED, "100"], startup_timeout_ms: 120_000 },
+    });
+    server.script(
+      responsesReply({
+        calls: [
+          { call_id: "c1", name: "mcp_search", arguments: '{"load":["mcp__gen__tool_007"]}' },
+        ],
+      }),
+      responsesReply({
+        calls: [{ call_id: "c2", name: "mcp__gen__tool_007", arguments: '{"word":"seven"}' }],
+      }),
+      responsesReply({ text: ["Done."] }),
+    );
+    const { result } = await runTurn(w.child, "Use tool 7", "full_access");
+    assert.equal(result.status, "completed");
+    const [first, second, third] = bodies(server);
+    assert.ok(names(first).includes("mcp_search"));
+    assert.ok(!names(first).some((n) => n.startsWith("mcp__")));
+    assert.ok(names(second).includes("mcp__gen__tool_007"));
+    assert.equal(outputOf(third, "c2"), "tool_007 got seven");
+  });
+});
