@@ -8,6 +8,7 @@ import { FAULT_CASES } from "./cases/faults.js";
 import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
 import { HISTORY_FIDELITY_CASES } from "./cases/history-fidelity.js";
 import { BASE_CASES } from "./cases/index.js";
+import { MCP_CASES } from "./cases/mcp.js";
 import { MODEL_CASES } from "./cases/models.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
@@ -37,6 +38,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "refresh-kill": REFRESH_KILL_CASES,
   scale: SCALE_CASES,
   turns: TURN_CASES,
+  mcp: MCP_CASES,
 };
 
 export function allCases(): ConformanceCase[] {
