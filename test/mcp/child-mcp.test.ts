@@ -28,7 +28,7 @@ const changed = (name: string, state: string) => (f: Note) =>
   f.method === "mcp.changed" && f.params?.server.name === name && f.params.server.state === state;
 
 /** The first frame that matches, already received or still to come. */
-function seen(child: TestChild, match: (f: Note) => boolean, timeoutMs = 60_000): Promise<Note> {
+function seen(child: TestChild, match: (f: Note) => boolean, timeoutMs = 120_000): Promise<Note> {
   const found = child.frames.find(match);
   return found ? Promise.resolve(found) : child.waitFor(match, timeoutMs);
 }
@@ -46,7 +46,7 @@ function serverPids(child: TestChild): number[] {
     .map((p) => p.pid);
 }
 
-describe("MCP servers in the child (real official servers)", { timeout: 120_000 }, () => {
+describe("MCP servers in the child (real official servers)", { timeout: 900_000 }, () => {
   let http: Awaited<ReturnType<typeof startEverythingHttp>>;
   before(async () => {
     http = await startEverythingHttp();
@@ -60,7 +60,7 @@ describe("MCP servers in the child (real official servers)", { timeout: 120_000 
       memory: memoryStdio({
         tools: { allow: ["read_graph", "search_nodes"], deny: ["search_nodes"] },
       }),
-      remote: { url: http.url },
+      remote: { url: http.url, startup_timeout_ms: 100_000 },
       stuck: hanging({ startup_timeout_ms: 4000 }),
       off: { url: "http://127.0.0.1:9/mcp", enabled: false },
     });
@@ -90,13 +90,13 @@ describe("MCP servers in the child (real official servers)", { timeout: 120_000 
         tools: 0,
         error: null,
       });
-      const stuckFailed = await seen(child, changed("stuck", "failed"), 60_000);
+      const stuckFailed = await seen(child, changed("stuck", "failed"));
       // Everything above was answered before the hanging server's timeout ran out.
       const index = (f: Frame) => child.frames.indexOf(f);
       assert.ok(index(init) < index(stuckFailed) && index(listed) < index(stuckFailed));
       assert.equal(stuckFailed.params?.server.error, "startup_timeout");
       for (const name of ["everything", "memory", "remote"])
-        await seen(child, changed(name, "ready"), 60_000);
+        await seen(child, changed(name, "ready"));
       const ready = await status(child);
       const byName = Object.fromEntries(ready.map((s) => [s.name, s]));
       assert.ok((byName.everything?.tools ?? 0) > 5);
@@ -139,8 +139,8 @@ describe("MCP servers in the child (real official servers)", { timeout: 120_000 
     });
     try {
       await child.initialize(["mcp"]);
-      await seen(child, changed("memory", "ready"), 60_000);
-      await seen(child, changed("plain", "ready"), 60_000);
+      await seen(child, changed("memory", "ready"));
+      await seen(child, changed("plain", "ready"));
       const envs = serverPids(child).map(environOf);
       const memory = envs.find((e) => e.TOKEN !== undefined);
       const plain = envs.find((e) => e.TOKEN === undefined);
@@ -164,8 +164,8 @@ describe("MCP servers in the child (real official servers)", { timeout: 120_000 
     const child = new TestChild({ cwd: box.workspace, home: box.home });
     try {
       await child.initialize(["mcp"]);
-      await seen(child, changed("memory", "failed"), 60_000);
-      await seen(child, changed("remote", "failed"), 60_000);
+      await seen(child, changed("memory", "failed"));
+      await seen(child, changed("remote", "failed"));
       const all = await status(child);
       assert.deepEqual(
         all.map((s) => s.error),
@@ -185,8 +185,8 @@ describe("MCP servers in the child (real official servers)", { timeout: 120_000 
       const child = new TestChild({ cwd: box.workspace, home: box.home });
       try {
         await child.initialize(["mcp"]);
-        await seen(child, changed("everything", "ready"), 60_000);
-        await seen(child, changed("memory", "ready"), 60_000);
+        await seen(child, changed("everything", "ready"));
+        await seen(child, changed("memory", "ready"));
         const pids = serverPids(child);
         assert.equal(pids.length, 2, "both servers are processes of the child");
         if (end === "shutdown") await child.request("shutdown", {});

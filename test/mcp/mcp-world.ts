@@ -14,14 +14,19 @@ export const MEMORY = join(
   "node_modules/@modelcontextprotocol/server-memory/dist/index.js",
 );
 
+/** Real servers get a long startup timeout: a loaded machine may need more than the default. */
+const SLOW_START = { startup_timeout_ms: 100_000 };
+
 export const everythingStdio = (extra: object = {}) => ({
   command: process.execPath,
   args: [EVERYTHING, "stdio"],
+  ...SLOW_START,
   ...extra,
 });
 export const memoryStdio = (extra: object = {}) => ({
   command: process.execPath,
   args: [MEMORY],
+  ...SLOW_START,
   ...extra,
 });
 /** A server that starts and never answers: it reads nothing, so EOF does not end it either. */
