@@ -10,6 +10,7 @@
  * child's response carries the method of the request it answers.
  */
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   contextTooLong,
   custom,
@@ -207,6 +208,36 @@ function recordedChild(box: ReturnType<typeof sandbox>): { child: TestChild; sen
   return { child, sent };
 }
 
+/**
+ * `mcp.status` and `mcp.changed`: a home of its own with a disabled server and one that never
+ * answers (it fails after its 200 ms startup timeout), so that no real server is needed.
+ */
+async function mcpChild(): Promise<{ child: TestChild; sent: Json[] }> {
+  const box = sandbox("mc-transcript-");
+  const hang = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
+  writeFileSync(
+    join(box.home, "config.json"),
+    JSON.stringify({
+      mcp_servers: {
+        stuck: { ...hang, startup_timeout_ms: 200 },
+        off: { url: "http://127.0.0.1:9/mcp", enabled: false },
+      },
+    }),
+  );
+  const recorded = recordedChild(box);
+  try {
+    await recorded.child.initialize(["mcp"]);
+    await recorded.child.call("mcp.status", {});
+    const isChanged = (f: object) => (f as { method?: string }).method === "mcp.changed";
+    if (!recorded.child.frames.some(isChanged)) await recorded.child.waitFor(isChanged);
+    await recorded.child.call("mcp.status", {});
+    await recorded.child.close();
+  } finally {
+    box.cleanup();
+  }
+  return recorded;
+}
+
 async function record(target: string): Promise<void> {
   const box = sandbox("mc-transcript-");
   const server = await startChatServer();
@@ -233,7 +264,12 @@ async function record(target: string): Promise<void> {
     await second.child.call("session.open", { id });
     await second.child.request("shutdown", {});
     await second.child.exited;
-    lines.push(...framesOf(first.child, first.sent), ...framesOf(second.child, second.sent));
+    const third = await mcpChild();
+    lines.push(
+      ...framesOf(first.child, first.sent),
+      ...framesOf(second.child, second.sent),
+      ...framesOf(third.child, third.sent),
+    );
   } finally {
     await server.close();
     box.cleanup();

@@ -9,6 +9,7 @@ import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
 import { HISTORY_FIDELITY_CASES } from "./cases/history-fidelity.js";
 import { HISTORY_OVERSIZE_CASES } from "./cases/history-oversize.js";
 import { BASE_CASES } from "./cases/index.js";
+import { MCP_CASES } from "./cases/mcp.js";
 import { MODEL_CASES } from "./cases/models.js";
 import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
@@ -39,6 +40,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "refresh-kill": REFRESH_KILL_CASES,
   scale: SCALE_CASES,
   turns: TURN_CASES,
+  mcp: MCP_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

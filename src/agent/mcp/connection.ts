@@ -32,6 +32,7 @@ export class McpConnection {
   private starting: Promise<void> | null = null;
   private readonly restarts: number[] = [];
   private closed = false;
+  private readonly closing = new AbortController();
 
   constructor(
     readonly plan: McpServerPlan,
@@ -91,6 +92,8 @@ export class McpConnection {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
+    await this.starting;
     const session = this.session;
     this.session = null;
     if (session) await session.stop();
@@ -121,7 +124,12 @@ export class McpConnection {
 
   private async start(): Promise<void> {
     try {
-      const session = await openSession(this.plan, this.host, (lost) => this.lost(lost));
+      const session = await openSession(
+        this.plan,
+        this.host,
+        (lost) => this.lost(lost),
+        this.closing.signal,
+      );
       if (this.closed) return void (await session.stop());
       this.session = session;
       this.tools = session.tools.filter((t) => toolAllowed(this.plan, t.name));

@@ -45,6 +45,7 @@ export async function openSession(
   plan: McpServerPlan,
   host: ConnectionEnv,
   onLost: (session: OpenedSession) => void,
+  closing: AbortSignal,
 ): Promise<OpenedSession> {
   const deadline = Date.now() + plan.startupTimeoutMs;
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
@@ -66,7 +67,11 @@ export async function openSession(
   };
   // Kept quiet: an error of the transport shows as a failed request or a close.
   client.onerror = (error) => host.debug?.(`mcp ${plan.name}: ${error.message}`);
-  const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+  // The child's shutdown ends a start in progress as well: its process is stopped below.
+  const signal = AbortSignal.any([
+    AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+    closing,
+  ]);
   try {
     await client.connect(transport, { signal, timeout: Math.max(1, deadline - Date.now()) });
     const tools = await listTools(plan.name, client, deadline, signal);
