@@ -10,6 +10,11 @@ export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 export type {
+  RevertFile,
+  TurnRevertParams,
+  TurnRevertResult,
+} from "../protocol/schemas/checkpoints.js";
+export type {
   ModelChoice,
   ModelRefreshResult,
   ProviderStatus,
@@ -57,6 +62,7 @@ export type {
   TurnExtension,
 } from "./negotiate.js";
 export type { RefreshReport } from "./refresh.js";
+export type { RevertOptions } from "./revert.js";
 export {
   type CachedRead,
   homeOf,
