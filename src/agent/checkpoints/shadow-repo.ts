@@ -7,7 +7,7 @@
  * own; files over FILE_BYTES and nested repositories are left out and listed in its message.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { copyFile, lstat, mkdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { copyFile, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
 
@@ -158,7 +158,9 @@ export class ShadowRepo {
         }),
         this.git(["write-tree"], run),
       ]);
-      const emptyDirs = splitZ(emptyOut).filter((path) => path.endsWith("/"));
+      const emptyDirs = await this.foldersUnder(
+        splitZ(emptyOut).filter((path) => path.endsWith("/")),
+      );
       await rename(indexFile, shared);
       return {
         tree: treeOut.toString("utf8").trim(),
@@ -192,6 +194,24 @@ export class ShadowRepo {
     for (let at = 0; at < paths.length; at += 256)
       await Promise.all(paths.slice(at, at + 256).map(check));
     return { excluded, unexpressible };
+  }
+
+  /**
+   * git lists an untracked folder holding only folders once (`a/` for `a/b/`): every folder
+   * under each is recorded, so that each can be made again.
+   */
+  private async foldersUnder(listed: string[]): Promise<string[]> {
+    const all: string[] = [];
+    const walk = async (relative: string): Promise<void> => {
+      all.push(relative);
+      const names = await readdir(join(this.options.workspace, relative), {
+        withFileTypes: true,
+      }).catch(() => []);
+      for (const entry of names)
+        if (entry.isDirectory() && entry.name !== ".git") await walk(`${relative}${entry.name}/`);
+    };
+    for (const dir of listed) await walk(dir);
+    return all;
   }
 
   /** Records the workspace as checkpoint `id`: a snapshot, its commit and its ref. */

@@ -3,6 +3,7 @@ import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
+import { revertHandlers } from "./revert.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
@@ -28,6 +29,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...settingsHandlers(state, models),
     ...turnHandlers(state, models, options, rules),
     ...rulesHandlers(rules),
+    ...revertHandlers(state),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }
