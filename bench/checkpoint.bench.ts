@@ -40,7 +40,13 @@ const bench: Bench = {
     const root = mkdtempSync(join(tmpdir(), "mc-bench-ckpt-"));
     try {
       const ws = workspace(root);
-      const repo = new ShadowRepo({ home: join(root, "home"), workspace: ws, env: process.env });
+      // A long git bound: a cold checkpoint of 10,000 files on a busy machine can pass 60 s.
+      const repo = new ShadowRepo({
+        home: join(root, "home"),
+        workspace: ws,
+        env: process.env,
+        timeoutMs: 600_000,
+      });
       let n = 0;
       const id = () => `c-${(++n).toString(16).padStart(32, "0")}`;
       const cold = await timed(() => repo.record(id()));
