@@ -2,6 +2,8 @@ import type { z } from "zod";
 import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
+import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
+import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import { McpOffer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
@@ -57,6 +59,11 @@ export interface TurnInputs {
   backoffScale?: number;
   /** The MCP servers' tools (docs/mcp.md); absent, the turn offers none. */
   mcp?: McpToolSource;
+  /**
+   * The workspace's checkpoints of this turn (checkpoints/turn-checkpoints.ts): the one before
+   * it is being recorded while the first model call runs, and is awaited before the first tool.
+   */
+  checkpoint?: TurnCheckpoints;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
 }
@@ -98,11 +105,15 @@ class TurnRun {
   private lengthAtLastCall = 0;
   /** A compaction is due before the next call whatever the estimate (a truncated replay). */
   private compactionDue: boolean;
+  private readonly checkpoints: TurnCheckpointRun;
 
   constructor(private readonly inputs: TurnInputs) {
     this.context = [...inputs.history, { kind: "user", text: inputs.input }];
     this.tools = offeredTools(inputs.permissions);
     this.compactionDue = inputs.historyTruncated === true;
+    this.checkpoints = new TurnCheckpointRun(inputs.checkpoint ?? null, inputs.signal, (event) =>
+      inputs.events.emit(event),
+    );
   }
 
   async execute(): Promise<Result> {
@@ -115,6 +126,7 @@ class TurnRun {
       permissions: inputs.permissions,
       created_session: inputs.createdSession,
       sandbox: inputs.toolContext.sandbox?.kind ?? null,
+      checkpoint: inputs.checkpoint?.id ? { id: inputs.checkpoint.id } : null,
     });
     let started = false;
     try {
@@ -127,7 +139,7 @@ class TurnRun {
       started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
       const outcome = await this.loop();
-      await this.recordEnd(outcome);
+      await this.recordEnd(outcome, await this.checkpoints.atEnd());
       return this.result(outcome);
     } catch (error) {
       if (!(error instanceof TurnWriteFailed)) throw error;
@@ -141,7 +153,7 @@ class TurnRun {
     }
   }
 
-  private recordEnd(outcome: Outcome): Promise<void> {
+  private recordEnd(outcome: Outcome, checkpoints?: TurnEndCheckpoints): Promise<void> {
     return this.inputs.record(
       {
         type: "turn_end",
@@ -149,6 +161,7 @@ class TurnRun {
         stop_reason: outcome.stop_reason,
         usage: this.usage,
         ...(outcome.error ? { error_code: outcome.error.code } : {}),
+        ...(checkpoints ? { checkpoints } : {}),
       },
       true,
     );
@@ -233,6 +246,8 @@ class TurnRun {
           input: parseArguments(call.arguments),
         });
       }
+      // No tool runs before the workspace's state before the turn is recorded.
+      await this.checkpoints.before();
       for (const call of outcome.toolCalls) {
         if (inputs.signal.aborted) return INTERRUPTED;
         const result = await runToolCall(call, {

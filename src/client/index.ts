@@ -10,6 +10,11 @@ export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 export type {
+  RevertFile,
+  TurnRevertParams,
+  TurnRevertResult,
+} from "../protocol/schemas/checkpoints.js";
+export type {
   ModelChoice,
   ModelRefreshResult,
   ProviderStatus,
@@ -58,6 +63,7 @@ export type {
 } from "./negotiate.js";
 export { isRecordStub, RECORD_TEXT_BYTES, readRecord } from "./record.js";
 export type { RefreshReport } from "./refresh.js";
+export type { RevertOptions } from "./revert.js";
 export {
   type CachedRead,
   homeOf,

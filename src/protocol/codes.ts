@@ -35,6 +35,8 @@ export const ERROR_CODES = [
   "sandbox_unavailable",
   "rule_missing",
   "rules_unavailable",
+  "workspace_changed",
+  "checkpoint_missing",
   "internal_error",
 ] as const;
 
@@ -81,6 +83,9 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   rule_missing: "No approval rule has that ID.",
   rules_unavailable:
     "The workspace's approval rules file cannot be changed: it is damaged or unwritable (clear it).",
+  workspace_changed:
+    "Files changed since the session's last turn ended; see them with a dry run, or revert with force.",
+  checkpoint_missing: "That turn has no checkpoint to restore (none was recorded, or it is gone).",
   internal_error: "Internal error.",
 };
 

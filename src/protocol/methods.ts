@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { TurnRevertParams, TurnRevertResult } from "./schemas/checkpoints.js";
 import { CursorParams, EmptyParams } from "./schemas/common.js";
 import {
   CancelParams,
@@ -192,6 +193,12 @@ export const METHODS = {
     result: McpStatusResult,
     capability: "mcp",
     admission: "listing",
+  },
+  "turn.revert": {
+    params: TurnRevertParams,
+    result: TurnRevertResult,
+    capability: "turn.revert",
+    admission: "worker",
   },
   "test.sleep": {
     params: TestSleepParams,

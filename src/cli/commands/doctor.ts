@@ -1,3 +1,4 @@
+import { gitOnPath } from "../../agent/checkpoints/availability.js";
 import type { Command } from "../command.js";
 import { type Findings, inspect } from "../doctor/inspect.js";
 import { type SandboxLine, sandboxLine } from "../doctor/sandbox-slot.js";
@@ -84,6 +85,15 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine): string[] {
         ? term.green(sandbox.text)
         : term.yellow(sandbox.text);
   term.line(`${term.bold("Sandbox")}     ${mark}`);
+  // A missing git is shown, not counted as a problem: turns run without checkpoints.
+  const git = gitOnPath(term.io.env);
+  term.line(
+    `${term.bold("Checkpoints")} ${
+      git
+        ? term.green("git found: turns record checkpoints, turn.revert works")
+        : term.yellow("unavailable: git is not on PATH (turns run, nothing can be reverted)")
+    }`,
+  );
   term.line();
   term.line(verdict(term, f, problems));
   return problems;

@@ -6,6 +6,7 @@ import type { ServerState } from "../state.js";
 import { mcpHandlers } from "./mcp.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
+import { revertHandlers } from "./revert.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
@@ -38,6 +39,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...turnHandlers(state, models, { ...options, ...(mcp ? { mcpTools: mcp } : {}) }, rules),
     ...rulesHandlers(rules),
     ...(mcp ? mcpHandlers(state, mcp) : {}),
+    ...revertHandlers(state),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

@@ -26,6 +26,7 @@ import {
   retryBackoffScale,
   turnBounds,
 } from "../test-switches.js";
+import { childCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
@@ -55,7 +56,11 @@ export function turnHandlers(
     network: services.settings.global.sandbox?.network === true,
   });
   state.extensionPending.turn = sandbox.start();
-  state.extensionExtras.turn = () => ({ sandbox: sandbox.availability().sandbox });
+  const checkpoints = childCheckpoints(state);
+  state.extensionExtras.turn = () => ({
+    sandbox: sandbox.availability().sandbox,
+    checkpoints: checkpoints.availability,
+  });
   /** The turn after its registration: admission, the engine, the history closed. */
   const admitAndRun = async (
     params: ParamsOf<"turn.start">,
@@ -81,6 +86,8 @@ export function turnHandlers(
       const permissions = params.permissions ?? "ask";
       const now = new Date();
       const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
+      // Started now, beside the first model call; the first tool waits for it.
+      const checkpoint = checkpoints.forTurn(permissions);
       return await runTurn({
         turnId,
         sessionId: admitted.sessionId,
@@ -116,6 +123,7 @@ export function turnHandlers(
         },
         ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
         signal,
+        ...(checkpoint ? { checkpoint } : {}),
         backoffScale: retryBackoffScale(state.env, options.testMethods),
         betweenSteps: collectBetweenSteps,
       });
@@ -211,6 +219,7 @@ async function firstSaveFailed(
     permissions,
     created_session: false,
     sandbox: inSandbox?.kind ?? null,
+    checkpoint: null,
   });
   return {
     turn_id: turnId,
