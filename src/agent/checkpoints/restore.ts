@@ -11,17 +11,7 @@
  * it. Paths the checkpoint left out (over 8 MiB, nested repositories) are never touched.
  */
 import { randomBytes } from "node:crypto";
-import {
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  realpath,
-  rename,
-  rmdir,
-  symlink,
-  unlink,
-} from "node:fs/promises";
+import { lstat, mkdir, open, realpath, rename, rmdir, symlink, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { RevertPlan } from "./plan.js";
 import { parentOf } from "./plan.js";
@@ -81,13 +71,6 @@ async function writeOne(root: string, path: string, mode: string, data: Buffer):
     await unlink(temp).catch(() => {});
     throw error;
   }
-}
-
-/** Removes a folder and the folders in it, bottom up, as long as they hold nothing else. */
-async function pruneEmpty(path: string): Promise<void> {
-  const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) if (entry.isDirectory()) await pruneEmpty(join(path, entry.name));
-  await ignoreCodes(rmdir(path), ["ENOENT", "ENOTEMPTY", "EEXIST", "ENOTDIR"]);
 }
 
 function ignoreMissing(work: Promise<unknown>): Promise<void> {
