@@ -9,6 +9,7 @@
 export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+export type { ForkedFrom, SessionForkResult } from "../protocol/schemas/fork.js";
 export type {
   ModelChoice,
   ModelRefreshResult,

@@ -31,7 +31,11 @@ export const CAPABILITIES: readonly Capability[] = Object.freeze(collect());
  * Our capabilities that carry no parameter object (docs/extensions.md fixes them): the
  * extension table cannot say whose they are, so they are named here.
  */
-const OURS_WITHOUT_PARAMETERS: readonly string[] = ["model.cached", "settings.check"];
+const OURS_WITHOUT_PARAMETERS: readonly string[] = [
+  "model.cached",
+  "settings.check",
+  "session.fork",
+];
 
 /**
  * The seed contract's capabilities (the base and its four extensions), without ours: a child

@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "sandbox_unavailable",
   "rule_missing",
   "rules_unavailable",
+  "history_write_failed",
   "internal_error",
 ] as const;
 
@@ -81,6 +82,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   rule_missing: "No approval rule has that ID.",
   rules_unavailable:
     "The workspace's approval rules file cannot be changed: it is damaged or unwritable (clear it).",
+  history_write_failed: "A history could not be written (full or failing disk); nothing was saved.",
   internal_error: "Internal error.",
 };
 

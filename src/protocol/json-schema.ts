@@ -28,6 +28,7 @@ import {
   VARIANT_NAMES,
 } from "./schema-names.js";
 import * as common from "./schemas/common.js";
+import * as fork from "./schemas/fork.js";
 import * as lifecycle from "./schemas/lifecycle.js";
 import * as models from "./schemas/models.js";
 import * as rules from "./schemas/rules.js";
@@ -41,6 +42,7 @@ const SCHEMA_MODULES: Record<string, unknown>[] = [
   codes,
   lifecycle,
   extensions,
+  fork,
   models,
   rules,
   sessions,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { CursorParams, EmptyParams } from "./schemas/common.js";
+import { SessionForkParams, SessionForkResult } from "./schemas/fork.js";
 import {
   CancelParams,
   CancelResult,
@@ -110,6 +111,12 @@ export const METHODS = {
     params: SessionOpenParams,
     result: SessionOpenResult,
     capability: "session.open",
+    admission: "worker",
+  },
+  "session.fork": {
+    params: SessionForkParams,
+    result: SessionForkResult,
+    capability: "session.fork",
     admission: "worker",
   },
   "session.history": {

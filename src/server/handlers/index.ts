@@ -1,6 +1,7 @@
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { forkHandlers } from "./fork.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
@@ -24,6 +25,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const rules = new ChildRules(state);
   return {
     ...sessionHandlers(state),
+    ...forkHandlers(state),
     ...modelHandlers(state, models, options),
     ...settingsHandlers(state, models),
     ...turnHandlers(state, models, options, rules),
