@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
+import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import { callModel } from "./model-call.js";
 import {
@@ -53,6 +54,11 @@ export interface TurnInputs {
   /** Fires on interrupt, shutdown or EOF. */
   signal: AbortSignal;
   backoffScale?: number;
+  /**
+   * The workspace's checkpoints of this turn (checkpoints/turn-checkpoints.ts): the one before
+   * it is being recorded while the first model call runs, and is awaited before the first tool.
+   */
+  checkpoint?: TurnCheckpoints;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
 }
@@ -111,6 +117,7 @@ class TurnRun {
       permissions: inputs.permissions,
       created_session: inputs.createdSession,
       sandbox: inputs.toolContext.sandbox?.kind ?? null,
+      checkpoint: inputs.checkpoint?.id ? { id: inputs.checkpoint.id } : null,
     });
     let started = false;
     try {

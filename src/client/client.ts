@@ -14,6 +14,7 @@ import { ClientError } from "./errors.js";
 import { readHistory } from "./history.js";
 import type { Negotiated } from "./negotiate.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
+import { previewRevert, type RevertOptions, revertTurn } from "./revert.js";
 import { type SpawnOptions, startChild, stopChild } from "./spawn.js";
 import { runTurn, type TurnOptions } from "./turn.js";
 
@@ -147,6 +148,27 @@ export class AgentClient {
    */
   turn(input: string, options: TurnOptions = {}): Promise<TurnResult> {
     return runTurn(this, input, options);
+  }
+
+  /**
+   * turn.revert: the files back to their state before `turnId` (that turn and every later one
+   * undone), or with `dryRun` what would change, one page with its `cursor` (pass it back).
+   */
+  revert(
+    sessionId: string,
+    turnId: string,
+    options: RevertOptions & { cursor?: string } = {},
+  ): Promise<ResultOf<"turn.revert">> {
+    return revertTurn(this, sessionId, turnId, options);
+  }
+
+  /** A whole dry run of turn.revert: every page's files in one result. */
+  previewRevert(
+    sessionId: string,
+    turnId: string,
+    options: Omit<RevertOptions, "dryRun"> & { maxFiles?: number } = {},
+  ): Promise<ResultOf<"turn.revert">> {
+    return previewRevert(this, sessionId, turnId, options);
   }
 
   /** The approval rules in force: this attachment's, then the workspace's (approval.rules). */

@@ -114,6 +114,9 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   rules_unavailable:
     "The workspace's rules file is damaged or unwritable: `mc-agent rules clear` replaces it.",
   history_write_failed: "Free disk space or fix the backend store, then try again.",
+  workspace_changed:
+    "Files changed since the last turn: look at them with a dry run, then revert with force to overwrite them.",
+  checkpoint_missing: "That turn has no checkpoint to go back to: pick another turn.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

@@ -9,6 +9,11 @@
 export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+export type {
+  RevertFile,
+  TurnRevertParams,
+  TurnRevertResult,
+} from "../protocol/schemas/checkpoints.js";
 export type { ForkedFrom, SessionForkResult } from "../protocol/schemas/fork.js";
 export type {
   ModelChoice,
@@ -58,6 +63,7 @@ export type {
   TurnExtension,
 } from "./negotiate.js";
 export type { RefreshReport } from "./refresh.js";
+export type { RevertOptions } from "./revert.js";
 export {
   type CachedRead,
   homeOf,

@@ -35,6 +35,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "model.cached",
   "settings.check",
   "session.fork",
+  "turn.revert",
 ];
 
 /**

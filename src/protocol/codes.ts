@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   "rule_missing",
   "rules_unavailable",
   "history_write_failed",
+  "workspace_changed",
+  "checkpoint_missing",
   "internal_error",
 ] as const;
 
@@ -83,6 +85,9 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   rules_unavailable:
     "The workspace's approval rules file cannot be changed: it is damaged or unwritable (clear it).",
   history_write_failed: "A history could not be written (full or failing disk); nothing was saved.",
+  workspace_changed:
+    "Files changed since the session's last turn ended; see them with a dry run, or revert with force.",
+  checkpoint_missing: "That turn has no checkpoint to restore (none was recorded, or it is gone).",
   internal_error: "Internal error.",
 };
 

@@ -27,6 +27,7 @@ import {
   UNNAMED_EXPORTS,
   VARIANT_NAMES,
 } from "./schema-names.js";
+import * as checkpoints from "./schemas/checkpoints.js";
 import * as common from "./schemas/common.js";
 import * as fork from "./schemas/fork.js";
 import * as lifecycle from "./schemas/lifecycle.js";
@@ -48,6 +49,7 @@ const SCHEMA_MODULES: Record<string, unknown>[] = [
   sessions,
   settings,
   turns,
+  checkpoints,
 ];
 
 type Meta = { id: string; title: string } & TypeDocs;

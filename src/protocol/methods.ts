@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { TurnRevertParams, TurnRevertResult } from "./schemas/checkpoints.js";
 import { CursorParams, EmptyParams } from "./schemas/common.js";
 import { SessionForkParams, SessionForkResult } from "./schemas/fork.js";
 import {
@@ -184,6 +185,12 @@ export const METHODS = {
     result: ApprovalRulesResult,
     capability: "turn",
     admission: "listing",
+  },
+  "turn.revert": {
+    params: TurnRevertParams,
+    result: TurnRevertResult,
+    capability: "turn.revert",
+    admission: "worker",
   },
   "test.sleep": {
     params: TestSleepParams,

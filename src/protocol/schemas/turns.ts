@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { utf8Length } from "../paging.js";
+import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
@@ -72,6 +73,8 @@ export const TurnExtension = z.strictObject({
   // client then offers only allow_once, allow_session and deny.
   decisions: z.array(Decision).optional(),
   rules: RulesExtension.optional(),
+  /** Whether turns record checkpoints (docs/checkpoints.md); optional for other backends. */
+  checkpoints: CheckpointsAvailability.optional(),
 });
 export type TurnExtension = z.infer<typeof TurnExtension>;
 
@@ -189,7 +192,10 @@ export const TurnEventBody = z.discriminatedUnion("type", [
     created_session: z.boolean(),
     /** The sandbox `shell` commands run in: non-null exactly under `sandboxed`. */
     sandbox: SandboxKind.nullable(),
+    /** The checkpoint recorded before this turn (docs/checkpoints.md), or null: none is. */
+    checkpoint: CheckpointRef.nullable(),
   }),
+  CheckpointFailedEvent,
   z.strictObject({ type: z.literal("message_delta"), item_id: ItemId, text: DeltaText }),
   z.strictObject({ type: z.literal("message_done"), item_id: ItemId, text: Text }),
   z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId, text: DeltaText }),

@@ -208,6 +208,7 @@ async function firstSaveFailed(
     permissions,
     created_session: false,
     sandbox: inSandbox?.kind ?? null,
+    checkpoint: null,
   });
   return {
     turn_id: turnId,

@@ -1,0 +1,29 @@
+/**
+ * Whether this child can record checkpoints: git on the PATH of its environment. Found by
+ * looking at PATH (no process is started), once per child; a git that is there but fails shows
+ * up later as a `checkpoint_failed` event, never as an error.
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { CheckpointsAvailability } from "../../protocol/schemas/checkpoints.js";
+
+export function gitOnPath(env: NodeJS.ProcessEnv): string | null {
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, "git");
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here: the next PATH entry.
+    }
+  }
+  return null;
+}
+
+export function checkpointsAvailability(env: NodeJS.ProcessEnv): CheckpointsAvailability {
+  return gitOnPath(env) === null
+    ? { available: false, reason: "git_missing" }
+    : { available: true, reason: null };
+}
