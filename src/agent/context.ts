@@ -27,6 +27,8 @@ export function contextFromRecords(records: readonly ReplayRecord[]): ContextIte
   const items: ContextItem[] = [];
   let calls: ToolCallItem[] = [];
   const results = new Map<string, ToolResultItem>();
+  /** Where each turn's items start: a revert cuts the context back there. */
+  const turnStarts = new Map<string, number>();
   const closeStep = () => {
     items.push(...calls);
     for (const call of calls)
@@ -62,6 +64,11 @@ export function contextFromRecords(records: readonly ReplayRecord[]): ContextIte
       continue;
     }
     closeStep();
+    if (record.type === "turn_start") turnStarts.set(record.turn_id, items.length);
+    if (record.type === "revert") {
+      revertTo(items, turnStarts, record.turn_id);
+      continue;
+    }
     if (record.type === "user_message") items.push({ kind: "user", text: record.text });
     if (record.type === "assistant_message")
       items.push({
@@ -78,6 +85,16 @@ export function contextFromRecords(records: readonly ReplayRecord[]): ContextIte
   }
   closeStep();
   return items;
+}
+
+/**
+ * Leaves out the reverted turn and every later one. A turn that started before the records
+ * replayed (before the latest compaction) leaves only the summary.
+ */
+function revertTo(items: ContextItem[], turnStarts: Map<string, number>, turnId: string): void {
+  const start = turnStarts.get(turnId) ?? (items[0]?.kind === "summary" ? 1 : 0);
+  items.length = Math.min(items.length, start);
+  for (const [id, at] of turnStarts) if (at >= start) turnStarts.delete(id);
 }
 
 /**

@@ -3,6 +3,7 @@ import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/s
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
+import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import { callModel } from "./model-call.js";
 import {
@@ -100,11 +101,15 @@ class TurnRun {
   private lengthAtLastCall = 0;
   /** A compaction is due before the next call whatever the estimate (a truncated replay). */
   private compactionDue: boolean;
+  private readonly checkpoints: TurnCheckpointRun;
 
   constructor(private readonly inputs: TurnInputs) {
     this.context = [...inputs.history, { kind: "user", text: inputs.input }];
     this.tools = offeredTools(inputs.permissions);
     this.compactionDue = inputs.historyTruncated === true;
+    this.checkpoints = new TurnCheckpointRun(inputs.checkpoint ?? null, inputs.signal, (event) =>
+      inputs.events.emit(event),
+    );
   }
 
   async execute(): Promise<Result> {
@@ -130,7 +135,7 @@ class TurnRun {
       started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
       const outcome = await this.loop();
-      await this.recordEnd(outcome);
+      await this.recordEnd(outcome, await this.checkpoints.atEnd());
       return this.result(outcome);
     } catch (error) {
       if (!(error instanceof TurnWriteFailed)) throw error;
@@ -144,7 +149,7 @@ class TurnRun {
     }
   }
 
-  private recordEnd(outcome: Outcome): Promise<void> {
+  private recordEnd(outcome: Outcome, checkpoints?: TurnEndCheckpoints): Promise<void> {
     return this.inputs.record(
       {
         type: "turn_end",
@@ -152,6 +157,7 @@ class TurnRun {
         stop_reason: outcome.stop_reason,
         usage: this.usage,
         ...(outcome.error ? { error_code: outcome.error.code } : {}),
+        ...(checkpoints ? { checkpoints } : {}),
       },
       true,
     );
@@ -230,6 +236,8 @@ class TurnRun {
           input: parseArguments(call.arguments),
         });
       }
+      // No tool runs before the workspace's state before the turn is recorded.
+      await this.checkpoints.before();
       for (const call of outcome.toolCalls) {
         if (inputs.signal.aborted) return INTERRUPTED;
         const result = await runToolCall(call, {

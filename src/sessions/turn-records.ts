@@ -54,12 +54,27 @@ export const TurnEndRecord = z.looseObject({
   stop_reason: z.string().nullable(),
   usage: Usage,
   error_code: TurnFailureCode.optional(),
+  /** The turn's checkpoints (docs/checkpoints.md): before it and after it, each maybe null. */
+  checkpoints: z
+    .strictObject({ before: z.string().nullable(), after: z.string().nullable() })
+    .optional(),
 });
 export const CompactionRecord = z.looseObject({
   type: z.literal("compaction"),
   ...Base,
   summary: z.string(),
   tokens_before: z.number().int().min(0),
+});
+
+/**
+ * A revert (docs/checkpoints.md): the workspace went back to its state before turn `turn_id`;
+ * that turn and every later one leave the context (they stay in the history).
+ */
+export const RevertRecord = z.looseObject({
+  type: z.literal("revert"),
+  ...Base,
+  checkpoint: z.string(),
+  turns_reverted: z.number().int().min(1),
 });
 
 export const TurnRecord = z.discriminatedUnion("type", [
@@ -70,6 +85,7 @@ export const TurnRecord = z.discriminatedUnion("type", [
   ToolResultRecord,
   TurnEndRecord,
   CompactionRecord,
+  RevertRecord,
 ]);
 export type TurnRecord = z.infer<typeof TurnRecord>;
 /**

@@ -37,6 +37,8 @@ export interface WorldOptions {
   child?: Partial<ChildOptions>;
   /** More of MC_HOME/config.json (e.g. `sandbox`). */
   config?: Record<string, unknown>;
+  /** Capabilities to negotiate instead of TURN_CAPS. */
+  capabilities?: string[];
 }
 
 /**
@@ -64,7 +66,7 @@ export async function turnWorld(options: WorldOptions = {}): Promise<TurnWorld> 
     "demo",
     cacheDoc("demo", { type: "openai-compatible", base_url: server.baseUrl }, models),
   );
-  const child = await startReady(box, TURN_CAPS, {
+  const child = await startReady(box, options.capabilities ?? TURN_CAPS, {
     testMethods: true,
     ...options.child,
     env: {

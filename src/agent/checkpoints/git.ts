@@ -5,12 +5,13 @@
  * GIT_* variables inherited from a hook or a script, pagers, prompts, background gc).
  */
 import { execFile } from "node:child_process";
+import { dirname } from "node:path";
 
 export interface GitPlace {
   /** The shadow repository (MC_HOME/checkpoints/<key>). */
   gitDir: string;
-  /** The canonical workspace. */
-  workTree: string;
+  /** The canonical workspace (none for `init`, which makes the shadow repository itself). */
+  workTree?: string;
   /** The index this operation uses (a private copy: shadow-repo.ts). */
   indexFile?: string;
 }
@@ -66,7 +67,7 @@ export function gitEnv(place: GitPlace, env: NodeJS.ProcessEnv): NodeJS.ProcessE
   return {
     ...clean,
     GIT_DIR: place.gitDir,
-    GIT_WORK_TREE: place.workTree,
+    ...(place.workTree ? { GIT_WORK_TREE: place.workTree } : {}),
     ...(place.indexFile ? { GIT_INDEX_FILE: place.indexFile } : {}),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
@@ -89,7 +90,7 @@ export function runGit(place: GitPlace, args: string[], run: GitRun): Promise<Bu
       "git",
       [...config, ...args],
       {
-        cwd: place.workTree,
+        cwd: place.workTree ?? dirname(place.gitDir),
         env: gitEnv(place, run.env),
         encoding: "buffer",
         maxBuffer: run.maxBytes ?? 64 * 1024 * 1024,
@@ -98,8 +99,9 @@ export function runGit(place: GitPlace, args: string[], run: GitRun): Promise<Bu
         windowsHide: true,
         ...(run.signal ? { signal: run.signal } : {}),
       },
-      (error, stdout) => {
+      (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
+        if (run.env.MC_CHECKPOINT_DEBUG) process.stderr.write(`git ${args[0]}: ${stderr}\n`);
         const failure = error as NodeJS.ErrnoException & { killed?: boolean; code?: unknown };
         if (failure.code === "ENOENT") return reject(new GitFailed("missing"));
         if (run.signal?.aborted) return reject(new GitFailed("cancelled"));

@@ -59,6 +59,7 @@ export type TurnRevertParams = z.infer<typeof TurnRevertParams>;
  */
 export const REVERT_CHANGES = ["removed", "restored", "recreated", "kept", "skipped"] as const;
 export const RevertChange = z.enum(REVERT_CHANGES);
+export type RevertChange = z.infer<typeof RevertChange>;
 
 export const RevertFile = z.strictObject({
   /** Workspace-relative, `/`-separated. */

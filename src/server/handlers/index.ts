@@ -4,6 +4,7 @@ import type { ServerState } from "../state.js";
 import { forkHandlers } from "./fork.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
+import { revertHandlers } from "./revert.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
@@ -30,6 +31,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...settingsHandlers(state, models),
     ...turnHandlers(state, models, options, rules),
     ...rulesHandlers(rules),
+    ...revertHandlers(state),
     ...(options.testMethods ? testHandlers() : {}),
   };
 }

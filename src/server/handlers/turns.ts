@@ -25,6 +25,7 @@ import {
   retryBackoffScale,
   turnBounds,
 } from "../test-switches.js";
+import { childCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
@@ -53,7 +54,11 @@ export function turnHandlers(
     env: state.env,
     network: services.settings.global.sandbox?.network === true,
   });
-  state.extensionExtras.turn = () => ({ sandbox: sandbox.availability().sandbox });
+  const checkpoints = childCheckpoints(state);
+  state.extensionExtras.turn = () => ({
+    sandbox: sandbox.availability().sandbox,
+    checkpoints: checkpoints.availability,
+  });
   /** The turn after its registration: admission, the engine, the history closed. */
   const admitAndRun = async (
     params: ParamsOf<"turn.start">,
@@ -79,6 +84,8 @@ export function turnHandlers(
       const permissions = params.permissions ?? "ask";
       const now = new Date();
       const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
+      // Started now, beside the first model call; the first tool waits for it.
+      const checkpoint = checkpoints.forTurn(permissions);
       return await runTurn({
         turnId,
         sessionId: admitted.sessionId,
@@ -113,6 +120,7 @@ export function turnHandlers(
           ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
         },
         signal,
+        ...(checkpoint ? { checkpoint } : {}),
         backoffScale: retryBackoffScale(state.env, options.testMethods),
         betweenSteps: collectBetweenSteps,
       });

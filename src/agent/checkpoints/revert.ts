@@ -1,0 +1,155 @@
+/**
+ * turn.revert (docs/checkpoints.md): the workspace back to the checkpoint before a turn. The
+ * caller holds the session worker (and, to write, the session's lock); this computes the plan,
+ * refuses or pages a dry run, and applies it in a crash-safe order:
+ * journal (the revert's intent, fsynced) -> files (restore.ts) -> `revert` record -> journal
+ * removed. A retry after kill -9 finds the journal and finishes the job without asking again
+ * whether the workspace changed (the half-applied revert changed it).
+ */
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { ProtocolError } from "../../protocol/codes.js";
+import type { TurnRevertParams, TurnRevertResult } from "../../protocol/schemas/checkpoints.js";
+import { writeFileAtomic } from "../../store/atomic-write.js";
+import { type PlannedPath, planRevert, type RevertPlan } from "./plan.js";
+import { applyPlan } from "./restore.js";
+import { pageFiles } from "./revert-page.js";
+import type { SessionTurns } from "./session-turns.js";
+import type { ShadowRepo } from "./shadow-repo.js";
+
+export interface RevertInputs {
+  repo: ShadowRepo;
+  params: TurnRevertParams;
+  turns: SessionTurns;
+  /** The page bound of the result (the base's `page_bytes`). */
+  pageBytes: number;
+  /** operation.cancel, shutdown: observed until the first write, never after. */
+  signal: AbortSignal;
+}
+
+export interface PreparedRevert {
+  plan: RevertPlan;
+  checkpoint: string;
+  turnsReverted: number;
+  nowTree: string;
+  resuming: boolean;
+}
+
+/** Everything up to the first write: which checkpoint, the plan, the refusals. */
+export async function prepareRevert(inputs: RevertInputs): Promise<PreparedRevert> {
+  const { repo, params, turns } = inputs;
+  const journal = await readJournal(repo, params.session_id);
+  const resuming = journal?.turn_id === params.turn_id;
+  const undone = resuming ? [] : turns.from(params.turn_id);
+  if (!resuming && undone === null) throw new ProtocolError("turn_missing", TURN_MISSING);
+  const checkpoint = resuming ? journal?.checkpoint : undone?.[0]?.checkpoints?.before;
+  if (!checkpoint) throw new ProtocolError("checkpoint_missing");
+  const target = await repo.resolve(checkpoint);
+  if (!target) throw new ProtocolError("checkpoint_missing");
+  const baselineId = turns.baseline();
+  const baseline = baselineId ? await repo.resolve(baselineId) : null;
+  const now = await repo.snapshot(inputs.signal);
+  const plan = planRevert({
+    target: { ...target, entries: await repo.entries(target.tree) },
+    now: { ...now, entries: await repo.entries(now.tree) },
+    baseline: baseline ? { ...baseline, entries: await repo.entries(baseline.tree) } : null,
+  });
+  if (resuming) plan.workspaceChanged = false;
+  if (inputs.signal.aborted) throw new ProtocolError("operation_cancelled");
+  return {
+    plan,
+    checkpoint,
+    turnsReverted: resuming ? (journal?.turns_reverted ?? 1) : (undone?.length ?? 1),
+    nowTree: now.tree,
+    resuming,
+  };
+}
+
+/** A dry run's page: the files with their diffs, from the cursor on. */
+export async function dryRun(
+  inputs: RevertInputs,
+  prepared: PreparedRevert,
+): Promise<TurnRevertResult> {
+  const { files, cursor } = await pageFiles(inputs.repo, prepared, inputs.params, inputs.pageBytes);
+  return resultOf(inputs.params, prepared, "dry_run", files, cursor);
+}
+
+/**
+ * The revert itself, past the point of no return: journal, files, the `revert` record (by
+ * `appendRecord`, fsynced), journal removed. Not cancellable: it completes.
+ */
+export async function applyRevert(
+  inputs: RevertInputs,
+  prepared: PreparedRevert,
+  appendRecord: (checkpoint: string, turnsReverted: number) => Promise<void>,
+): Promise<TurnRevertResult> {
+  const { repo, params } = inputs;
+  if (inputs.signal.aborted) throw new ProtocolError("operation_cancelled");
+  const journalPath = journalOf(repo, params.session_id);
+  await writeFileAtomic(
+    journalPath,
+    Buffer.from(
+      `${JSON.stringify({
+        session_id: params.session_id,
+        turn_id: params.turn_id,
+        checkpoint: prepared.checkpoint,
+        turns_reverted: prepared.turnsReverted,
+      })}\n`,
+    ),
+  );
+  await applyPlan(repo, prepared.plan);
+  if (!prepared.resuming || inputs.turns.from(params.turn_id) !== null)
+    await appendRecord(prepared.checkpoint, prepared.turnsReverted);
+  await rm(journalPath, { force: true });
+  const { files } = await pageFiles(
+    repo,
+    prepared,
+    { ...params, dry_run: false },
+    inputs.pageBytes,
+  );
+  return resultOf(params, prepared, "reverted", files, null);
+}
+
+function resultOf(
+  params: TurnRevertParams,
+  prepared: PreparedRevert,
+  state: "dry_run" | "reverted",
+  files: TurnRevertResult["files"],
+  cursor: string | null,
+): TurnRevertResult {
+  return {
+    session_id: params.session_id,
+    turn_id: params.turn_id,
+    state,
+    checkpoint: { id: prepared.checkpoint },
+    turns_reverted: prepared.turnsReverted,
+    workspace_changed: prepared.plan.workspaceChanged,
+    files_total: prepared.plan.paths.length,
+    files,
+    cursor,
+  };
+}
+
+export type { PlannedPath };
+
+interface Journal {
+  session_id: string;
+  turn_id: string;
+  checkpoint: string;
+  turns_reverted: number;
+}
+
+function journalOf(repo: ShadowRepo, sessionId: string): string {
+  return join(repo.dir, "reverts", `${sessionId}.json`);
+}
+
+async function readJournal(repo: ShadowRepo, sessionId: string): Promise<Journal | null> {
+  try {
+    const value = JSON.parse(await readFile(journalOf(repo, sessionId), "utf8")) as Journal;
+    return typeof value.turn_id === "string" && typeof value.checkpoint === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+const TURN_MISSING = "No turn of that session has that ID, or it was already reverted.";

@@ -1,0 +1,320 @@
+/**
+ * The shadow git repository of one canonical workspace (docs/checkpoints.md): under
+ * `MC_HOME/checkpoints/<key>/`, its own GIT_DIR and index, the workspace as work tree. The
+ * workspace's own `.git` is never read or written (git skips every `.git` of a work tree, and
+ * the environment names only the shadow one). A checkpoint is a commit of the workspace's tree
+ * (tracked and untracked files, honouring `.gitignore`, modes and symlinks) with a ref of its
+ * own; files over FILE_BYTES and nested repositories are left out and listed in its message.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { copyFile, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type GitPlace, type GitRun, runGit } from "./git.js";
+
+/** Files larger than this are left out of a checkpoint (and listed). */
+export const FILE_BYTES = 8 * 1024 * 1024;
+/** One git call's bound: past it the checkpoint fails (`timeout`). */
+export const GIT_TIMEOUT_MS = 60_000;
+
+/** What a checkpoint's commit message holds besides its tree. */
+export interface SnapshotMeta {
+  v: 1;
+  /** Paths left out: files over FILE_BYTES, and nested repositories (`dir/`). */
+  excluded: string[];
+  /** Empty folders (git trees cannot hold them), `/`-terminated. */
+  empty_dirs: string[];
+}
+
+export interface Snapshot {
+  tree: string;
+  meta: SnapshotMeta;
+}
+
+export interface Checkpoint extends Snapshot {
+  commit: string;
+}
+
+const REF_PREFIX = "refs/mc/checkpoints/";
+const MESSAGE_HEAD = "mc-agent checkpoint\n\n";
+
+export function checkpointsRoot(home: string): string {
+  return join(home, "checkpoints");
+}
+
+/** The shadow repository's folder: the first 32 hex digits of SHA-256 of the workspace path. */
+export function shadowDir(home: string, workspace: string): string {
+  const key = createHash("sha256").update(workspace, "utf8").digest("hex").slice(0, 32);
+  return join(checkpointsRoot(home), key);
+}
+
+export interface ShadowOptions {
+  home: string;
+  /** The canonical workspace. */
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export class ShadowRepo {
+  readonly dir: string;
+  private ready: Promise<void> | null = null;
+
+  constructor(private readonly options: ShadowOptions) {
+    this.dir = shadowDir(options.home, options.workspace);
+  }
+
+  get workspace(): string {
+    return this.options.workspace;
+  }
+
+  /** `git <args>` against the shadow repository. */
+  git(args: string[], extra: Partial<GitRun> & { indexFile?: string } = {}): Promise<Buffer> {
+    const place: GitPlace = {
+      gitDir: this.dir,
+      workTree: this.options.workspace,
+      indexFile: extra.indexFile ?? join(this.dir, "index"),
+    };
+    return runGit(place, args, {
+      env: this.options.env,
+      timeoutMs: this.options.timeoutMs ?? GIT_TIMEOUT_MS,
+      ...extra,
+    });
+  }
+
+  /** Creates the shadow repository once (in a temp folder renamed into place: race-safe). */
+  ensure(signal?: AbortSignal): Promise<void> {
+    this.ready ??= this.create(signal).catch((error) => {
+      this.ready = null;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async create(signal?: AbortSignal): Promise<void> {
+    if (await exists(join(this.dir, "HEAD"))) return;
+    await mkdir(checkpointsRoot(this.options.home), { recursive: true, mode: 0o700 });
+    const temp = `${this.dir}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    const place = { gitDir: temp };
+    const run = { env: this.options.env, timeoutMs: GIT_TIMEOUT_MS, ...(signal ? { signal } : {}) };
+    try {
+      await runGit(place, ["init", "-q", "--bare", "--template="], run);
+      for (const [name, value] of [
+        ["core.bare", "false"],
+        ["core.logAllRefUpdates", "false"],
+        ["gc.auto", "0"],
+      ] as const)
+        await runGit(place, ["config", name, value], run);
+      await rename(temp, this.dir);
+    } catch (error) {
+      await rm(temp, { recursive: true, force: true });
+      // Another child made it first: theirs is as good as ours.
+      if (await exists(join(this.dir, "HEAD"))) return;
+      throw error;
+    }
+  }
+
+  /**
+   * The workspace's state now, as a tree in the shadow repository's objects (no ref). Uses a
+   * private copy of the shadow index (its stat cache makes a warm snapshot cheap), renamed back
+   * when done, so that two children snapshotting one workspace never meet on a lock.
+   */
+  async snapshot(signal?: AbortSignal): Promise<Snapshot> {
+    await this.ensure(signal);
+    const shared = join(this.dir, "index");
+    const tag = `${process.pid}.${randomBytes(6).toString("hex")}`;
+    const indexFile = `${shared}.${tag}`;
+    const excludesFile = join(this.dir, `exclude.${tag}`);
+    try {
+      await copyFile(shared, indexFile).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+      });
+      const run = { indexFile, ...(signal ? { signal } : {}) };
+      const [listed, ignoredCached] = await Promise.all([
+        this.git(["ls-files", "-z", "-c", "-o", "--exclude-standard"], run),
+        this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], run),
+      ]);
+      const ignored = new Set(splitZ(ignoredCached));
+      const { excluded, unexpressible } = await this.leftOut(
+        splitZ(listed).filter((path) => !ignored.has(path)),
+      );
+      const drop = [...ignored, ...excluded.map((p) => p.replace(/\/$/, ""))];
+      if (drop.length > 0)
+        await this.git(["update-index", "-z", "--force-remove", "--stdin"], {
+          ...run,
+          input: zJoin(drop),
+        });
+      await writeFile(excludesFile, excluded.map(excludePattern).join(""));
+      const config = [`core.excludesFile=${excludesFile}`];
+      await this.git(["add", "-A"], { ...run, config });
+      if (unexpressible.length > 0)
+        await this.git(["update-index", "-z", "--force-remove", "--stdin"], {
+          ...run,
+          input: zJoin(unexpressible),
+        });
+      const [emptyOut, treeOut] = await Promise.all([
+        this.git(["ls-files", "-z", "-o", "--directory", "--exclude-standard"], {
+          ...run,
+          config,
+        }),
+        this.git(["write-tree"], run),
+      ]);
+      const emptyDirs = await this.foldersUnder(
+        splitZ(emptyOut).filter((path) => path.endsWith("/")),
+      );
+      await rename(indexFile, shared);
+      return {
+        tree: treeOut.toString("utf8").trim(),
+        meta: { v: 1, excluded: excluded.sort(), empty_dirs: emptyDirs.sort() },
+      };
+    } finally {
+      await unlink(indexFile).catch(() => {});
+      await unlink(excludesFile).catch(() => {});
+    }
+  }
+
+  /**
+   * Which listed paths a checkpoint leaves out: regular files over FILE_BYTES, and folders
+   * holding a nested repository (listed `dir/`). Names an exclude file cannot express (a line
+   * break in them) are removed from the index after the add instead.
+   */
+  private async leftOut(paths: string[]): Promise<{ excluded: string[]; unexpressible: string[] }> {
+    const excluded: string[] = [];
+    const unexpressible: string[] = [];
+    const check = async (path: string) => {
+      if (path.endsWith("/")) {
+        if (await exists(join(this.options.workspace, path, ".git"))) excluded.push(path);
+        return;
+      }
+      const stat = await lstat(join(this.options.workspace, path)).catch(() => null);
+      if (stat?.isFile() && stat.size > FILE_BYTES) {
+        excluded.push(path);
+        if (/[\n\r]/.test(path)) unexpressible.push(path);
+      }
+    };
+    for (let at = 0; at < paths.length; at += 256)
+      await Promise.all(paths.slice(at, at + 256).map(check));
+    return { excluded, unexpressible };
+  }
+
+  /**
+   * git lists an untracked folder holding only folders once (`a/` for `a/b/`): every folder
+   * under each is recorded, so that each can be made again.
+   */
+  private async foldersUnder(listed: string[]): Promise<string[]> {
+    const all: string[] = [];
+    const walk = async (relative: string): Promise<void> => {
+      all.push(relative);
+      const names = await readdir(join(this.options.workspace, relative), {
+        withFileTypes: true,
+      }).catch(() => []);
+      for (const entry of names)
+        if (entry.isDirectory() && entry.name !== ".git") await walk(`${relative}${entry.name}/`);
+    };
+    for (const dir of listed) await walk(dir);
+    return all;
+  }
+
+  /** Records the workspace as checkpoint `id`: a snapshot, its commit and its ref. */
+  async record(id: string, signal?: AbortSignal): Promise<Checkpoint> {
+    const snap = await this.snapshot(signal);
+    const extra = signal ? { signal } : {};
+    const message = `${MESSAGE_HEAD}${JSON.stringify(snap.meta)}\n`;
+    const commit = (
+      await this.git(["commit-tree", snap.tree, "-F", "-"], { ...extra, input: message })
+    )
+      .toString("utf8")
+      .trim();
+    await this.git(["update-ref", `${REF_PREFIX}${id}`, commit], extra);
+    return { ...snap, commit };
+  }
+
+  /** Checkpoint `id`, or null when the shadow repository has no such ref (or no longer). */
+  async resolve(id: string): Promise<Checkpoint | null> {
+    if (!(await exists(join(this.dir, "HEAD")))) return null;
+    let text: string;
+    try {
+      text = (await this.git(["cat-file", "commit", `${REF_PREFIX}${id}`])).toString("utf8");
+    } catch {
+      return null;
+    }
+    const tree = /^tree ([0-9a-f]{40,64})$/m.exec(text)?.[1];
+    const body = text.slice(text.indexOf("\n\n") + 2);
+    if (!tree || !body.startsWith(MESSAGE_HEAD)) return null;
+    try {
+      const meta = JSON.parse(body.slice(MESSAGE_HEAD.length)) as SnapshotMeta;
+      if (meta.v !== 1 || !Array.isArray(meta.excluded) || !Array.isArray(meta.empty_dirs))
+        return null;
+      const commit = (await this.git(["rev-parse", `${REF_PREFIX}${id}`])).toString().trim();
+      return { tree, meta, commit };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Every path of a tree, with its mode and object (`ls-tree -r`). */
+  async entries(tree: string): Promise<Map<string, TreeEntry>> {
+    const out = await this.git(["ls-tree", "-r", "-z", "--full-tree", tree]);
+    const entries = new Map<string, TreeEntry>();
+    for (const line of splitZ(out)) {
+      const tab = line.indexOf("\t");
+      const [mode, type, object] = line.slice(0, tab).split(" ");
+      if (mode && type === "blob" && object) entries.set(line.slice(tab + 1), { mode, object });
+    }
+    return entries;
+  }
+
+  /** The contents of blobs, by object ID (one `cat-file --batch` per call). */
+  async blobs(objects: string[], signal?: AbortSignal): Promise<Map<string, Buffer>> {
+    const unique = [...new Set(objects)];
+    const found = new Map<string, Buffer>();
+    if (unique.length === 0) return found;
+    const out = await this.git(["cat-file", "--batch"], {
+      input: `${unique.join("\n")}\n`,
+      maxBytes: 2 * 1024 * 1024 * 1024 - 1,
+      ...(signal ? { signal } : {}),
+    });
+    let at = 0;
+    while (at < out.length) {
+      const end = out.indexOf(10, at);
+      const header = out.subarray(at, end).toString("utf8").split(" ");
+      const size = Number(header[2]);
+      if (header[1] === undefined || Number.isNaN(size)) break;
+      found.set(header[0] as string, out.subarray(end + 1, end + 1 + size));
+      at = end + 1 + size + 1;
+    }
+    return found;
+  }
+}
+
+export interface TreeEntry {
+  /** `100644`, `100755` or `120000` (a symlink). */
+  mode: string;
+  object: string;
+}
+
+function splitZ(out: Buffer): string[] {
+  return out
+    .toString("utf8")
+    .split("\0")
+    .filter((part) => part.length > 0);
+}
+
+function zJoin(paths: string[]): string {
+  return paths.map((path) => `${path}\0`).join("");
+}
+
+/** An exclude line matching exactly this path from the work tree's root. */
+function excludePattern(path: string): string {
+  if (/[\n\r]/.test(path)) return "";
+  const escaped = path.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ");
+  return `/${escaped}\n`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

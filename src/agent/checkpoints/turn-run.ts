@@ -1,0 +1,92 @@
+/**
+ * How a running turn waits for its checkpoints (docs/checkpoints.md): the one before it once,
+ * before its first tool runs or at its end; the one after it at its end. A failed or late one
+ * is a `checkpoint_failed` event, and the turn goes on without it.
+ */
+import type { z } from "zod";
+import type { CheckpointFailedEvent } from "../../protocol/schemas/checkpoints.js";
+import {
+  type CheckpointOutcome,
+  HURRIED_CHECKPOINT_MS,
+  type TurnCheckpoints,
+} from "./turn-checkpoints.js";
+
+/** What `turn_end` records of the turn's checkpoints. */
+export interface TurnEndCheckpoints {
+  before: string | null;
+  after: string | null;
+}
+
+type Emit = (event: z.infer<typeof CheckpointFailedEvent>) => Promise<void>;
+
+export class TurnCheckpointRun {
+  private beforeCheckpoint: Promise<string | null> | null = null;
+
+  constructor(
+    private readonly checkpoint: TurnCheckpoints | null,
+    private readonly signal: AbortSignal,
+    private readonly emit: Emit,
+  ) {}
+
+  /**
+   * The checkpoint before the turn, awaited once; null when it failed or timed out. An
+   * interrupted turn waits for it only briefly, so that its end stays within its bound.
+   */
+  before(): Promise<string | null> {
+    this.beforeCheckpoint ??= (async () => {
+      if (!this.checkpoint) return null;
+      const outcome = await hurried(this.checkpoint.before(), this.checkpoint.id, this.signal);
+      return this.settle(outcome, "before");
+    })();
+    return this.beforeCheckpoint;
+  }
+
+  /** Both checkpoints for `turn_end`: the one before, and one taken now, after the turn. */
+  async atEnd(): Promise<TurnEndCheckpoints | undefined> {
+    if (!this.checkpoint) return undefined;
+    const before = await this.before();
+    const after = await this.settle(await this.checkpoint.after(this.signal.aborted), "after");
+    return { before, after };
+  }
+
+  private async settle(
+    outcome: CheckpointOutcome,
+    phase: "before" | "after",
+  ): Promise<string | null> {
+    if (outcome.ok) return outcome.id;
+    await this.emit({
+      type: "checkpoint_failed",
+      checkpoint_id: outcome.id,
+      phase,
+      reason: outcome.reason,
+    });
+    return null;
+  }
+}
+
+/**
+ * The checkpoint's outcome, but once the turn is interrupted, waited for at most
+ * HURRIED_CHECKPOINT_MS more (then `timeout`).
+ */
+async function hurried(
+  work: Promise<CheckpointOutcome>,
+  id: string,
+  signal: AbortSignal,
+): Promise<CheckpointOutcome> {
+  const late: CheckpointOutcome = { ok: false, id, reason: "timeout" };
+  let timer: NodeJS.Timeout | undefined;
+  let start = () => {};
+  const bound = new Promise<CheckpointOutcome>((resolve) => {
+    start = () => {
+      timer = setTimeout(() => resolve(late), HURRIED_CHECKPOINT_MS);
+    };
+  });
+  if (signal.aborted) start();
+  else signal.addEventListener("abort", start, { once: true });
+  try {
+    return await Promise.race([work, bound]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", start);
+  }
+}
