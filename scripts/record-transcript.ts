@@ -262,6 +262,7 @@ async function record(target: string): Promise<void> {
     const second = recordedChild(box);
     await second.child.initialize([...CAPABILITIES]);
     await second.child.call("session.open", { id });
+    await second.child.call("session.fork", { id });
     await second.child.request("shutdown", {});
     await second.child.exited;
     const third = await mcpChild();

@@ -115,6 +115,18 @@ export class AgentClient {
     return (await this.call("mcp.status", {}, options)).servers;
   }
 
+  /**
+   * session.fork: a new saved session holding `id`'s history up to and including `turnId`
+   * (whole without it), attached in this child instead of the current session.
+   */
+  fork(
+    id: string,
+    options: CallOptions & { turnId?: string } = {},
+  ): Promise<ResultOf<"session.fork">> {
+    const { turnId, ...call } = options;
+    return this.call("session.fork", { id, ...(turnId ? { turn_id: turnId } : {}) }, call);
+  }
+
   /** A session's events, page by page. */
   history(id: string, options: CallOptions = {}): AsyncGenerator<SessionEvent[]> {
     return readHistory(this, id, options);

@@ -106,13 +106,14 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   attachment_required: "Create or open a session first.",
   authentication_unavailable:
     "Configure the model provider's credentials, then restart the backend.",
-  turn_missing: "Nothing to interrupt: the turn already ended.",
+  turn_missing: "Nothing to interrupt, or no such turn: read the session's history for its turns.",
   approval_missing: "Nothing to decide: that approval already ended.",
   sandbox_unavailable:
     "Install or enable the OS sandbox as the message says (mc-agent doctor shows the detail), or choose another permission level.",
   rule_missing: "No such rule: list them again (mc-agent rules).",
   rules_unavailable:
     "The workspace's rules file is damaged or unwritable: `mc-agent rules clear` replaces it.",
+  history_write_failed: "Free disk space or fix the backend store, then try again.",
   workspace_changed:
     "Files changed since the last turn: look at them with a dry run, then revert with force to overwrite them.",
   checkpoint_missing: "That turn has no checkpoint to go back to: pick another turn.",

@@ -14,6 +14,7 @@ export type {
   TurnRevertParams,
   TurnRevertResult,
 } from "../protocol/schemas/checkpoints.js";
+export type { ForkedFrom, SessionForkResult } from "../protocol/schemas/fork.js";
 export type {
   ModelChoice,
   ModelRefreshResult,

@@ -15,6 +15,7 @@ import { REFRESH_FAULT_CASES } from "./cases/refresh-faults.js";
 import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 import { SCALE_CASES } from "./cases/scale-edges.js";
 import { SESSION_CASES } from "./cases/sessions.js";
+import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { TURN_CASES } from "./cases/turns.js";
 
@@ -41,6 +42,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   scale: SCALE_CASES,
   turns: TURN_CASES,
   mcp: MCP_CASES,
+  "sessions-fork": SESSION_FORK_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

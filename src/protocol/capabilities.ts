@@ -36,6 +36,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "settings.check",
   "session.record",
   "mcp",
+  "session.fork",
   "turn.revert",
 ];
 

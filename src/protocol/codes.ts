@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   "sandbox_unavailable",
   "rule_missing",
   "rules_unavailable",
+  "history_write_failed",
   "workspace_changed",
   "checkpoint_missing",
   "internal_error",
@@ -83,6 +84,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   rule_missing: "No approval rule has that ID.",
   rules_unavailable:
     "The workspace's approval rules file cannot be changed: it is damaged or unwritable (clear it).",
+  history_write_failed: "A history could not be written (full or failing disk); nothing was saved.",
   workspace_changed:
     "Files changed since the session's last turn ended; see them with a dry run, or revert with force.",
   checkpoint_missing: "That turn has no checkpoint to restore (none was recorded, or it is gone).",

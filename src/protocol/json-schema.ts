@@ -29,6 +29,7 @@ import {
 } from "./schema-names.js";
 import * as checkpoints from "./schemas/checkpoints.js";
 import * as common from "./schemas/common.js";
+import * as fork from "./schemas/fork.js";
 import * as lifecycle from "./schemas/lifecycle.js";
 import * as mcp from "./schemas/mcp.js";
 import * as models from "./schemas/models.js";
@@ -44,6 +45,7 @@ const SCHEMA_MODULES: Record<string, unknown>[] = [
   lifecycle,
   extensions,
   mcp,
+  fork,
   models,
   rules,
   sessions,

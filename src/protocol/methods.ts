@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { TurnRevertParams, TurnRevertResult } from "./schemas/checkpoints.js";
 import { CursorParams, EmptyParams } from "./schemas/common.js";
+import { SessionForkParams, SessionForkResult } from "./schemas/fork.js";
 import {
   CancelParams,
   CancelResult,
@@ -114,6 +115,12 @@ export const METHODS = {
     params: SessionOpenParams,
     result: SessionOpenResult,
     capability: "session.open",
+    admission: "worker",
+  },
+  "session.fork": {
+    params: SessionForkParams,
+    result: SessionForkResult,
+    capability: "session.fork",
     admission: "worker",
   },
   "session.history": {

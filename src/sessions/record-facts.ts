@@ -76,7 +76,21 @@ export function factsOf(
   if (event.ts.length > TS_MAX_CHARS) return { valid: false };
   const stored = keepEventBytes > 0 ? storedEvent(text, to - from, event, keepEventBytes) : null;
   return {
-    valid: true,
+    ...summaryFacts(event, wantUserLine),
+    event: stored !== null && "text" in stored ? stored : null,
+    stub: stored !== null && "fields" in stored ? stored : null,
+    value: keepValue ? event : null,
+  };
+}
+
+/**
+ * What a listing's summary takes from a valid record (its `ts`, `cwd`, title and first user
+ * line): one rule for the readers above and for a writer that summarises the records it copies
+ * (a fork, fork-plan.ts).
+ */
+export function summaryFacts(event: SessionEvent, wantUserLine: boolean) {
+  return {
+    valid: true as const,
     ts: event.ts,
     cwd: event.cwd ? event.cwd : null,
     title:
@@ -87,9 +101,6 @@ export function factsOf(
       wantUserLine && event.type === "user_message" && typeof event.text === "string"
         ? firstLineCut(event.text)
         : null,
-    event: stored !== null && "text" in stored ? stored : null,
-    stub: stored !== null && "fields" in stored ? stored : null,
-    value: keepValue ? event : null,
   };
 }
 

@@ -21,7 +21,7 @@ export class SummaryBuilder {
   sawCwd = false;
   records = 0;
 
-  add(facts: ValidFacts): void {
+  add(facts: Pick<ValidFacts, "ts" | "cwd" | "title" | "userLine">): void {
     this.records += 1;
     this.created ??= facts.ts;
     this.updated = facts.ts;

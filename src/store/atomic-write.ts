@@ -155,7 +155,7 @@ async function removeOrphans(folder: string, target: string): Promise<void> {
   }
 }
 
-function processExists(pid: number): boolean {
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

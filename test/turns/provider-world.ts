@@ -65,6 +65,8 @@ export interface ProviderWorldOptions {
   setup?: (box: Sandbox) => void;
   /** After `setup`: more options for the child (e.g. `unprivilegedChild`'s command). */
   childOptions?: (box: Sandbox) => Partial<ChildOptions>;
+  /** What the child negotiates (default TURN_CAPS). */
+  capabilities?: string[];
 }
 
 export interface ProviderWorld {
@@ -112,7 +114,7 @@ export async function providerWorld(options: ProviderWorldOptions): Promise<Prov
   });
   options.setup?.(box);
   const extra = options.childOptions?.(box);
-  const child = await startReady(box, TURN_CAPS, {
+  const child = await startReady(box, options.capabilities ?? TURN_CAPS, {
     testMethods: true,
     ...extra,
     env: {

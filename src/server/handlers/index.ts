@@ -4,6 +4,7 @@ import type { LoadedSettings } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { mcpHandlers } from "./mcp.js";
+import { forkHandlers } from "./fork.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { revertHandlers } from "./revert.js";
@@ -34,6 +35,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const mcp = options.mcp?.(models.settings);
   return {
     ...sessionHandlers(state, options.testMethods),
+    ...forkHandlers(state),
     ...modelHandlers(state, models, options),
     ...settingsHandlers(state, models),
     ...turnHandlers(state, models, { ...options, ...(mcp ? { mcpTools: mcp } : {}) }, rules),

@@ -1,0 +1,53 @@
+import type { ForkedFrom } from "../../protocol/schemas/fork.js";
+import { newLazySessionId } from "../../sessions/create.js";
+import { prepareFork } from "../../sessions/fork-copy.js";
+import { planFork } from "../../sessions/fork-plan.js";
+import { Slicer } from "../../sessions/slicer.js";
+import type { HandlerTable } from "../handler.js";
+import type { ServerState } from "../state.js";
+
+/**
+ * session.fork: plan (the source read whole, every refusal before anything is written), copy to
+ * a temp file, then one commit point that links the new history and attaches it, as
+ * `session.open` attaches (a cancel observed before it leaves no trace). The source is only read.
+ */
+export function forkHandlers(state: ServerState): HandlerTable {
+  return {
+    "session.fork": async (params, ctx) => {
+      const slicer = new Slicer(ctx.signal);
+      const forkedFrom: ForkedFrom = { id: params.id, turn_id: params.turn_id ?? null };
+      const id = newLazySessionId(state.home);
+      const meta = {
+        type: "session_meta",
+        ts: new Date().toISOString(),
+        cwd: state.cwd,
+        id,
+        forked_from: forkedFrom,
+      };
+      const plan = await planFork(
+        state.home,
+        state.cwd,
+        params.id,
+        forkedFrom.turn_id,
+        meta,
+        slicer,
+      );
+      const prepared = await prepareFork(state.home, params.id, id, meta, plan, slicer);
+      try {
+        ctx.commit(() => {
+          prepared.link();
+          state.attachment = { session_id: id, saved: true };
+        });
+      } catch (error) {
+        await prepared.discard();
+        throw error;
+      }
+      await prepared.settle();
+      return {
+        session: plan.summary.entry(id, false),
+        forked_from: forkedFrom,
+        turns: plan.turns,
+      };
+    },
+  };
+}
