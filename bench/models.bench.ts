@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { request } from "undici";
 import { nextId, sandbox, startReady } from "../src/conformance/harness.js";
 import { json, openAiList, startServer } from "../test/models/fake-server.js";
@@ -37,7 +38,18 @@ const bench: Bench = {
         return median(samples);
       };
       const status = await time(() => child.request("status", {}, nextId("b")));
-      const catalog = await time(() => child.call("model.catalog.status", {}));
+      // Alternating with the catalog reads, so that machine noise hits both alike.
+      const reads: number[] = [];
+      const parses: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        let start = process.hrtime.bigint();
+        await child.call("model.catalog.status", {});
+        reads.push(Number(process.hrtime.bigint() - start) / 1e6);
+        start = process.hrtime.bigint();
+        JSON.parse(readFileSync(cacheFile(box, "demo"), "utf8"));
+        parses.push(Number(process.hrtime.bigint() - start) / 1e6);
+      }
+      const catalog = median(reads);
       const fetchOnly = await time(async () => {
         const res = await request(`${baseUrl}/models`);
         await res.body.text();
@@ -47,10 +59,10 @@ const bench: Bench = {
         {
           name: `fresh model.catalog.status, ${MODELS}-entry cache (median of ${ROUNDS})`,
           figure: catalog,
-          baseline: status,
+          baseline: median(parses),
           unit: "ms",
-          baselineName: "status round trip on the same child",
-          note: "lower is better",
+          baselineName: "read + JSON.parse of the same cache file in the bench's process",
+          note: `lower is better; target at most 3 (status round trip on the same child ${status.toFixed(2)} ms)`,
         },
         {
           name: `model.refresh of ${MODELS} models from loopback (median of ${ROUNDS})`,
