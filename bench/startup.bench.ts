@@ -11,6 +11,8 @@ import { type Bench, type BenchRow, median } from "./report.js";
  */
 const STARTS = 20;
 const ROUND_TRIPS = 20_000;
+/** Echo and child alternate this many times; the row is the median round's ratio. */
+const LOOP_ROUNDS = 5;
 
 /** The baseline server: parse each line, answer with its ID; nothing else. */
 const ECHO_LOOP = `
@@ -94,8 +96,14 @@ const bench: Bench = {
       child.push(await childInitializeMs(["operation.cancel"]));
       withTurn.push(await childInitializeMs(["operation.cancel", "turn"]));
     }
-    const echo = await pipelinedPerSecond([process.execPath, "-e", ECHO_LOOP], ROUND_TRIPS);
-    const status = await pipelinedPerSecond(undefined, ROUND_TRIPS);
+    const rounds: { echo: number; status: number }[] = [];
+    for (let i = 0; i < LOOP_ROUNDS; i += 1) {
+      const echo = await pipelinedPerSecond([process.execPath, "-e", ECHO_LOOP], ROUND_TRIPS);
+      rounds.push({ echo, status: await pipelinedPerSecond(undefined, ROUND_TRIPS) });
+    }
+    rounds.sort((a, b) => a.status / a.echo - b.status / b.echo);
+    const { echo, status } = rounds[Math.floor(LOOP_ROUNDS / 2)] as (typeof rounds)[number];
+    const ratios = rounds.map((r) => (r.status / r.echo).toFixed(2));
     return [
       {
         name: `child start to initialize result (median of ${STARTS})`,
@@ -114,12 +122,12 @@ const bench: Bench = {
         note: "lower is better; the probe runs from the child's start, off its event loop",
       },
       {
-        name: `pipelined status round trips over one child (${ROUND_TRIPS})`,
+        name: `pipelined status round trips over one child (${ROUND_TRIPS}, the median of ${LOOP_ROUNDS} alternating rounds)`,
         figure: status,
         baseline: echo,
         unit: "req/s",
         baselineName: "minimal NDJSON echo loop in Node",
-        note: "higher is better",
+        note: `higher is better; target at least 0.6; the rounds' ratios: ${ratios[0]} to ${ratios[ratios.length - 1]}`,
       },
     ];
   },

@@ -9,6 +9,7 @@ import type { CredentialPaths } from "../store/credentials.js";
 import { anySettingsInvalid, type LoadedSettings } from "../store/settings.js";
 import type { Provider } from "./providers.js";
 import { type CatalogSnapshot, scanCatalog } from "./snapshot.js";
+import { VerdictMemo } from "./verdict-memo.js";
 
 /** Opaque single-use cursors (the server's CursorStore satisfies this). */
 export interface CursorKeeper<T> {
@@ -48,6 +49,7 @@ export class Catalog {
   /** Guards are child-scoped: a revision from another child never matches here. */
   private readonly salt = randomBytes(16).toString("hex");
   private readonly settingsDigest: string;
+  private readonly memo = new VerdictMemo();
 
   constructor(private readonly deps: CatalogDeps) {
     this.settingsDigest = createHash("sha256").update(JSON.stringify(deps.settings)).digest("hex");
@@ -64,6 +66,8 @@ export class Catalog {
       selection: this.deps.selection(),
       auth: { env: this.deps.env, paths: this.deps.paths },
       revisionSeed: `${this.salt}:${this.epoch}:${this.settingsDigest}`,
+      memo: this.memo,
+      previous: this.current,
     });
     // A refresh admitted while this scan ran made it stale: its cursors must not outlive it.
     if (epoch !== this.epoch) return snapshot;
@@ -106,8 +110,9 @@ export class Catalog {
   /** `model.cached`: every cached ID, paged like the catalog over the same snapshot. */
   async cachedPage(cursor: string | undefined): Promise<ModelCachedResult> {
     const { snapshot, offset } = await this.position(cursor, this.deps.cachedCursors);
-    const base = { revision: snapshot.revision, providers: snapshot.cached.providers };
-    const list = snapshot.cached.models;
+    const cached = snapshot.cached();
+    const base = { revision: snapshot.revision, providers: cached.providers };
+    const list = cached.models;
     const page = this.page(list, snapshot, offset, base, this.deps.cachedCursors, "models");
     return { ...base, models: page.items, cursor: page.cursor, complete: page.complete };
   }

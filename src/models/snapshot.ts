@@ -16,6 +16,7 @@ import { type AuthContext, authenticationReady } from "./auth.js";
 import { cachedModels } from "./cached.js";
 import { type Provider, splitModelId } from "./providers.js";
 import { recoveryFor } from "./recovery.js";
+import type { CheckedCache, VerdictMemo } from "./verdict-memo.js";
 
 /** One revision-scoped view of the cached catalog, shared by model.catalog and its status. */
 export interface CatalogSnapshot {
@@ -25,8 +26,12 @@ export interface CatalogSnapshot {
   providers: ProviderStatus[];
   /** Each choice's `context_window` from its cache (null when the cache gives none). */
   contextWindows: ReadonlyMap<string, number | null>;
-  /** `model.cached`: every cached ID, enabled or not, and each provider's count. */
-  cached: { models: CachedModel[]; providers: CachedProvider[] };
+  /**
+   * `model.cached`: every cached ID, enabled or not, and each provider's count. Built on first
+   * use (only `model.cached` reads it): a fresh catalog read over a 2000-entry cache built its
+   * 2000 entries for nothing.
+   */
+  cached(): { models: CachedModel[]; providers: CachedProvider[] };
 }
 
 export interface SnapshotInputs {
@@ -38,6 +43,13 @@ export interface SnapshotInputs {
   auth: AuthContext;
   /** Per-child salt, settings digest and refresh epoch: the non-cache parts of the revision. */
   revisionSeed: string;
+  /** Verdicts on bytes seen before (the catalog's, kept across its scans). */
+  memo?: VerdictMemo;
+  /**
+   * The catalog's current snapshot: when the new one has its revision (the same caches, the same
+   * settings and epoch), its choices are the same too and are taken over instead of rebuilt.
+   */
+  previous?: CatalogSnapshot | null;
 }
 
 interface ProviderScan {
@@ -45,7 +57,7 @@ interface ProviderScan {
   digest: string;
   verdict: CacheVerdict;
   /** The valid cache's entries by provider-local ID (empty unless `available`). */
-  models: Map<string, CacheModel>;
+  models: ReadonlyMap<string, CacheModel>;
 }
 
 /**
@@ -57,36 +69,58 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
   const scans = await readAll(inputs);
   const enabled = [...new Set(inputs.enabled)];
   const selected = inputs.selection.model ? splitModelId(inputs.selection.model) : null;
-  const relevant = new Set(enabled.map((id) => splitModelId(id)?.[0]));
+  const split = enabled.map(splitModelId);
+  const relevant = new Set(split.map((parts) => parts?.[0]));
   if (selected) relevant.add(selected[0]);
   const ready = await readiness(scans, relevant, inputs.auth);
   const byProvider = new Map(scans.map((s) => [s.provider.id, s]));
-  const usage: Usage = { enabled, selected, selectedId: inputs.selection.model, relevant, ready };
+  const usage: Usage = {
+    enabled,
+    split,
+    selected,
+    selectedId: inputs.selection.model,
+    relevant,
+    ready,
+  };
   const notices: CatalogNotice[] = inputs.settingsInvalid
     ? [{ code: "configuration_invalid" }]
     : [];
-  const choices = enabled.flatMap((id) => choiceFor(id, byProvider));
-  return {
-    revision: revisionOf(inputs.revisionSeed, scans),
-    choices,
-    contextWindows: new Map(
-      choices.map((c) => [
-        c.id,
-        byProvider.get(c.provider)?.models.get(c.model)?.context_window ?? null,
-      ]),
-    ),
-    notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
-    providers: scans.map((scan) => statusFor(scan, usage)),
-    cached: cachedModels(
+  const revision = revisionOf(inputs.revisionSeed, scans);
+  const same = inputs.previous?.revision === revision ? inputs.previous : null;
+  const choices = same ? same.choices : enabled.flatMap((id) => choiceFor(id, byProvider));
+  let cached: ReturnType<CatalogSnapshot["cached"]> | null = null;
+  const cachedOf = () =>
+    cachedModels(
       scans.map((s) => ({ provider: s.provider.id, status: s.verdict.status, models: s.models })),
       enabled,
-    ),
+    );
+  return {
+    revision,
+    choices,
+    contextWindows:
+      same?.contextWindows ??
+      new Map(
+        choices.map((c) => [
+          c.id,
+          byProvider.get(c.provider)?.models.get(c.model)?.context_window ?? null,
+        ]),
+      ),
+    notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
+    providers: scans.map((scan) => statusFor(scan, usage)),
+    cached: same
+      ? same.cached
+      : () => {
+          cached ??= cachedOf();
+          return cached;
+        },
   };
 }
 
 /** What the settings and the selection make of each provider. */
 interface Usage {
   enabled: string[];
+  /** Each enabled ID as [provider, model] (null when not of that form), split once. */
+  split: ([string, string] | null)[];
   selected: [string, string] | null;
   selectedId: string | null;
   relevant: Set<string | undefined>;
@@ -119,7 +153,7 @@ function statusFor(scan: ProviderScan, usage: Usage): ProviderStatus {
     : usage.ready.get(id)
       ? "ready"
       : "authentication_unavailable";
-  const ofThisProvider = usage.enabled.map(splitModelId).filter((parts) => parts?.[0] === id);
+  const ofThisProvider = usage.split.filter((parts) => parts?.[0] === id);
   return {
     provider: id,
     catalog_status: verdict.status,
@@ -146,10 +180,10 @@ async function readAll(inputs: SnapshotInputs): Promise<ProviderScan[]> {
     for (const provider of inputs.providers) {
       const bytes = await readCacheBytes(inputs.home, provider.id);
       const digest = bytes ? createHash("sha256").update(bytes).digest("hex") : "none";
-      const verdict = validateCache(bytes, provider.id, provider.fingerprint);
-      const models = new Map(
-        verdict.status === "available" ? verdict.models.map((m) => [m.id, m]) : [],
-      );
+      const check = () => checkCache(bytes, provider);
+      const { verdict, models } = inputs.memo
+        ? inputs.memo.checked(provider.id, digest, provider.fingerprint, check)
+        : check();
       scans.push({ provider, digest, verdict, models });
     }
     return scans;
@@ -158,6 +192,14 @@ async function readAll(inputs: SnapshotInputs): Promise<ProviderScan[]> {
     if (error instanceof CacheLimitExceeded) throw new ProtocolError("catalog_limit");
     throw error;
   }
+}
+
+function checkCache(bytes: Buffer | null, provider: Provider): CheckedCache {
+  const verdict = validateCache(bytes, provider.id, provider.fingerprint);
+  const models = new Map(
+    verdict.status === "available" ? verdict.models.map((m) => [m.id, m]) : [],
+  );
+  return { verdict, models };
 }
 
 /** Authentication is checked for relevant providers only; the others are `not_checked`. */

@@ -37,16 +37,6 @@ export const WRITER_BOUNDS: WriterBounds = {
   answerBytes: 65_536,
 };
 
-/**
- * Frames are joined and handed to the stream in batches of about this many UTF-16 units (or at
- * the end of the tick, whichever comes first): one write call per batch instead of one per
- * frame, and never more than a batch held back. Waiting for the tick's end whatever its size
- * kept every answer to a 64 KiB chunk of pipelined requests alive at once (about half a MiB with
- * the stream's bookkeeping), which the small young generation (heap-flags.ts) then copied and
- * promoted: collections were half the child's time in the status loop.
- */
-export const BATCH_UNITS = 16_384;
-
 const RESOLVED = Promise.resolve();
 
 export class FrameWriter {
@@ -54,21 +44,17 @@ export class FrameWriter {
   private release: () => void = () => {};
   private paused = false;
   private closed = false;
-  /** Frames not yet handed to the stream (the current batch), their length, their answers'. */
-  private batch: string[] = [];
-  private batchUnits = 0;
-  private batchAnswerUnits = 0;
-  private flushScheduled = false;
-  /** Bytes (UTF-16 units) of answers not yet written out (batched or in the stream). */
+  private corked = false;
+  /** Bytes (UTF-16 units) of answers handed to the stream and not yet written out. */
   private answersPending = 0;
   private readonly goneListeners: (() => void)[] = [];
-  private readonly endOfTick = () => {
-    this.flushScheduled = false;
-    this.handOver();
-  };
 
   constructor(
-    private readonly stream: NodeJS.WritableStream & { readonly writableLength: number },
+    private readonly stream: NodeJS.WritableStream & {
+      readonly writableLength: number;
+      cork(): void;
+      uncork(): void;
+    },
     /** Asked to pause (true) or resume (false) input at the ceiling. */
     private readonly onCeiling: (paused: boolean) => void,
     private readonly bounds: WriterBounds = WRITER_BOUNDS,
@@ -77,9 +63,6 @@ export class FrameWriter {
       // The reader went away (EPIPE): nothing more can be delivered; nobody may wait on it.
       if (this.closed) return;
       this.closed = true;
-      this.batch = [];
-      this.batchUnits = 0;
-      this.batchAnswerUnits = 0;
       this.release();
       for (const listener of this.goneListeners) listener();
     };
@@ -99,71 +82,59 @@ export class FrameWriter {
   /** Writes one frame; resolves when the buffer has room for more (at once once gone). */
   write(line: string, kind: FrameKind = "event"): Promise<void> {
     if (this.closed) return RESOLVED;
-    this.batch.push(line);
-    this.batchUnits += line.length;
+    this.batch();
+    let ok: boolean;
     if (kind === "answer") {
-      this.batchAnswerUnits += line.length;
-      this.answersPending += line.length;
-    }
-    let ok = true;
-    // Past high water the stream's own verdict decides whether to wait: hand the batch over.
-    if (this.batchUnits >= BATCH_UNITS || this.buffered() > this.bounds.highWaterBytes) {
-      ok = this.handOver();
-    } else if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      process.nextTick(this.endOfTick);
+      const size = line.length;
+      this.answersPending += size;
+      ok = this.stream.write(line, () => {
+        this.answersPending -= size;
+        this.updateInput();
+      });
+    } else {
+      ok = this.stream.write(line);
     }
     this.updateInput();
+    const buffered = this.stream.writableLength;
     // `drain` comes only after a write reported a full buffer (`ok` false).
-    if (ok || this.buffered() <= this.bounds.highWaterBytes) return RESOLVED;
+    if (ok || buffered <= this.bounds.highWaterBytes) return RESOLVED;
     return this.untilDrained();
   }
 
   /** Resolves once everything written so far has been handed to the OS (or the pipe closed). */
   flush(): Promise<void> {
     if (this.closed) return RESOLVED;
-    this.handOver();
     return new Promise((resolve) => {
       this.stream.write("", () => resolve());
     });
   }
 
-  /** What waits to be written: the stream's buffer and the batch not yet handed to it. */
-  private buffered(): number {
-    return this.stream.writableLength + this.batchUnits;
-  }
-
   /**
-   * The batch, joined, to the stream in one write (frames written in one go, such as a streamed
-   * chunk's many deltas, leave together: at a hundred thousand deltas a second one write call
-   * each was about a seventh of the child's time). Answers count as pending until written.
+   * Frames written in one go (a streamed chunk's many deltas are all produced before the loop
+   * turns) leave in one `writev` when it ends instead of one write call each: at a hundred
+   * thousand deltas a second the calls were about a seventh of the child's time. `nextTick`
+   * runs once the producing chain yields, so no frame waits for anything but the code already
+   * running.
    */
-  private handOver(): boolean {
-    if (this.batch.length === 0 || this.closed) return true;
-    const text = this.batch.length === 1 ? (this.batch[0] as string) : this.batch.join("");
-    const answers = this.batchAnswerUnits;
-    this.batch = [];
-    this.batchUnits = 0;
-    this.batchAnswerUnits = 0;
-    if (answers === 0) return this.stream.write(text);
-    return this.stream.write(text, () => {
-      this.answersPending -= answers;
-      this.updateInput();
+  private batch(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.stream.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      this.stream.uncork();
     });
   }
 
   /** Pauses input past either bound, resumes it once both are met again. */
   private updateInput(): void {
-    const buffered = this.buffered();
+    const buffered = this.stream.writableLength;
     if (!this.paused) {
       const overCeiling = buffered > this.bounds.ceilingBytes;
       if (!overCeiling && this.answersPending <= this.bounds.answerBytes) return;
       this.paused = true;
       this.onCeiling(true);
-      if (overCeiling) {
-        this.handOver(); // so that the stream's drain comes
-        void this.untilDrained(); // resumes input on drain, whoever waits
-      }
+      if (overCeiling) void this.untilDrained(); // resumes input on drain, whoever waits
       return;
     }
     const resume =

@@ -5,6 +5,7 @@ import { createModelProvider } from "../../src/agent/providers/index.js";
 import type { ProviderFailure } from "../../src/agent/providers/provider.js";
 import { providerText, redact } from "../../src/agent/providers/provider-text.js";
 import { createResponsesProvider } from "../../src/agent/providers/responses.js";
+import type { Credential } from "../../src/models/auth.js";
 import { PROVIDER_MESSAGE_CHARS } from "../../src/protocol/schemas/turns.js";
 import {
   type ChatServer,
@@ -196,6 +197,43 @@ describe("provider_message: the provider's own words, bounded and redacted", () 
         ],
       });
       assertSafe(failed, KEY, server.url, "responses response.failed");
+    });
+
+    test("the call's own plain-word credential is redacted on every path, key or token", async () => {
+      const word = "plainsecretword";
+      const said = `model missing; you sent ${word} as asked`;
+      const expected = "model missing; you sent [redacted] as asked";
+      const viaResponses = async (reply: Reply) => {
+        server.script(reply);
+        const provider = createModelProvider(
+          options(providerAt("openai", `${server.url}/v1`), { kind: "api_key", key: word }),
+        );
+        return (await drain(provider.stream(modelRequest()))).failure?.providerMessage;
+      };
+      const viaAnthropic = async (reply: Reply, credential: Credential) => {
+        server.script(reply);
+        const provider = createModelProvider(
+          options(providerAt("anthropic", server.url), credential),
+        );
+        return (await drain(provider.stream(modelRequest({ model: "claude-test" })))).failure
+          ?.providerMessage;
+      };
+      const status = { kind: "status", status: 404, body: { error: { message: said } } } as const;
+      assert.equal(await viaResponses(status), expected, "responses 404");
+      assert.equal(
+        await viaResponses({
+          kind: "sse",
+          events: [{ event: "error", data: { type: "error", code: "x", message: said } }],
+        }),
+        expected,
+        "responses error event",
+      );
+      const inStream: Reply = {
+        kind: "sse",
+        events: [{ event: "error", data: { type: "error", error: { type: "x", message: said } } }],
+      };
+      assert.equal(await viaAnthropic(status, { kind: "api_key", key: word }), expected);
+      assert.equal(await viaAnthropic(inStream, { kind: "oauth_bearer", token: word }), expected);
     });
 
     test("Anthropic: an error status and an in-stream error event", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, test } from "node:test";
-import { BATCH_UNITS, FrameWriter } from "../../src/server/writer.js";
+import { FrameWriter } from "../../src/server/writer.js";
 import { within } from "../helpers/fakes.js";
 
 /** A sink that holds every chunk until `flowOne` or `flowAll` lets it through. */
@@ -55,7 +55,7 @@ describe("FrameWriter", () => {
     assert.equal(await settled(third), false, "21 bytes: one past the mark waits");
     await sink.flowAll();
     await within(third);
-    assert.equal(sink.received.join(""), `${"a".repeat(10)}${"b".repeat(10)}c`);
+    assert.deepEqual(sink.received, ["a".repeat(10), "b".repeat(10), "c"]);
     assert.deepEqual(pauses, [], "input is never paused under the ceiling");
   });
 
@@ -94,49 +94,28 @@ describe("FrameWriter", () => {
     await sink.flowAll();
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(pauses, [true, false], "resumed once the answers were written");
-    assert.equal(sink.received.join(""), `${"e".repeat(50)}${"a".repeat(10)}${"b".repeat(10)}c`);
+    assert.deepEqual(sink.received, ["e".repeat(50), "a".repeat(10), "b".repeat(10), "c"]);
   });
 
-  const recording = () => {
-    const writes: string[] = [];
+  test("frames written in one tick leave together at its end, in order", async () => {
+    const batches: string[][] = [];
     const stream = new Writable({
       decodeStrings: false,
-      write(chunk: string, _encoding, callback) {
-        writes.push(chunk);
+      writev(chunks, callback) {
+        batches.push(chunks.map((c) => c.chunk as string));
         callback();
       },
     });
-    return { stream, writes };
-  };
-
-  test("frames written in one tick leave together at its end, in order, in one write", async () => {
-    const { stream, writes } = recording();
     const writer = new FrameWriter(stream, () => {});
     void writer.write("a\n");
     void writer.write("b\n");
     void writer.write("c\n");
-    assert.deepEqual(writes, [], "nothing leaves before the tick ends");
+    assert.deepEqual(batches, [], "nothing leaves before the tick ends");
     await new Promise((r) => process.nextTick(r));
-    assert.deepEqual(writes, ["a\nb\nc\n"]);
+    assert.deepEqual(batches, [["a\n", "b\n", "c\n"]]);
     void writer.write("d\n");
     await within(writer.flush());
-    assert.deepEqual(writes, ["a\nb\nc\n", "d\n", ""]);
-  });
-
-  test("a batch leaves as soon as it reaches BATCH_UNITS, before the tick ends", async () => {
-    const { stream, writes } = recording();
-    const writer = new FrameWriter(stream, () => {});
-    const frame = `${"x".repeat(99)}\n`;
-    const perBatch = Math.ceil(BATCH_UNITS / frame.length);
-    for (let i = 0; i < perBatch - 1; i++) void writer.write(frame);
-    assert.deepEqual(writes, [], "one frame short of the bound: held for the tick");
-    void writer.write(frame, "answer");
-    assert.equal(writes.length, 1, "at the bound: handed over at once");
-    assert.equal(writes[0], frame.repeat(perBatch));
-    void writer.write("tail\n");
-    assert.equal(writes.length, 1, "the next frame starts a new batch");
-    await new Promise((r) => process.nextTick(r));
-    assert.deepEqual(writes.slice(1), ["tail\n"]);
+    assert.deepEqual(batches.flat(), ["a\n", "b\n", "c\n", "d\n", ""]);
   });
 
   test("a closed stream releases every waiting producer", async () => {

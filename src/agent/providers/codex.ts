@@ -90,7 +90,9 @@ function endpoint(base: string, credential: CodexCredential, session: string): O
   };
   const account = credential.account_id ?? accountClaim(credential.access_token);
   if (account) headers["chatgpt-account-id"] = account;
-  return { baseUrl: base, apiKey: credential.access_token, headers };
+  // The refresh token is never sent here, but no failure may quote it either.
+  const secrets = credential.refresh_token ? [credential.refresh_token] : [];
+  return { baseUrl: base, apiKey: credential.access_token, headers, secrets };
 }
 
 /** The ChatGPT account id the access token was issued for, when mc's entry does not store it. */

@@ -1,5 +1,5 @@
 import { type FailureCode, ProviderFailure } from "./provider.js";
-import { providerText } from "./provider-text.js";
+import { providerText, withoutSecrets } from "./provider-text.js";
 import type { CallGuard } from "./transport.js";
 
 /**
@@ -114,13 +114,18 @@ interface SdkErrors {
 }
 
 /**
- * The failure for anything a call threw that is not already a `ProviderFailure` (an error the
- * API sent inside the stream is one, thrown by its reader): the transport's own record comes
- * first (a timeout, a reset, a malformed line), then an SDK error with an HTTP status (mapped by
- * `statusFailure`). Anything else is a stream that could not be read (a body that is not JSON
- * where an event's data must be).
+ * The failure for anything a call threw, its one way out (every provider's call ends in a
+ * `catch` that calls this, so an error the API sent inside the stream, thrown by its reader as a
+ * `ProviderFailure`, passes here too): the transport's own record comes first (a timeout, a
+ * reset, a malformed line), then an SDK error with an HTTP status (mapped by `statusFailure`).
+ * Anything else is a stream that could not be read (a body that is not JSON where an event's data
+ * must be). The provider's sentence loses the call's own credentials here (`withoutCredentials`).
  */
 export function thrownFailure(error: unknown, guard: CallGuard, sdk: SdkErrors): ProviderFailure {
+  return withoutCredentials(classified(error, guard, sdk), guard.secrets);
+}
+
+function classified(error: unknown, guard: CallGuard, sdk: SdkErrors): ProviderFailure {
   if (error instanceof ProviderFailure) return error;
   if (guard.fault === "timeout" || guard.fault === "connect_timeout")
     return failure("remote_timeout");
@@ -131,4 +136,17 @@ export function thrownFailure(error: unknown, guard: CallGuard, sdk: SdkErrors):
   if (error instanceof sdk.APIError && typeof error.status === "number")
     return statusFailure(error.status, error.headers, guard.errorBody);
   return failure("invalid_response");
+}
+
+/**
+ * Pattern redaction (provider-text.ts) catches what looks like a key; this catches the call's
+ * own key even when it does not (a short or plain word a local server was given). Done once, on
+ * the failure, instead of around every stream: wrapping each keyed stream in one more async
+ * generator cost every event of every turn a step for what only a failure needs.
+ */
+function withoutCredentials(failure: ProviderFailure, secrets: readonly string[]): ProviderFailure {
+  const known = secrets.filter((secret) => secret.length >= 4);
+  if (known.length > 0 && failure.providerMessage !== null)
+    failure.providerMessage = withoutSecrets(failure.providerMessage, known);
+  return failure;
 }

@@ -9,7 +9,6 @@ import {
   ProviderFailure,
   type TransportBounds,
 } from "./provider.js";
-import { withoutSecrets } from "./provider-text.js";
 import { createResponsesProvider } from "./responses.js";
 
 export interface ProviderOptions {
@@ -25,13 +24,10 @@ export interface ProviderOptions {
 
 /**
  * The wire format of a provider, by its type (one file per format beside this one); a failure's
- * `providerMessage` never repeats the call's own credential, whatever its shape.
+ * `providerMessage` never repeats the call's own credential, whatever its shape (the transport's
+ * guard knows what the call sends, failures.ts `thrownFailure` takes it out).
  */
 export function createModelProvider(options: ProviderOptions): ModelProvider {
-  return withoutCredential(wireFormat(options), secretsOf(options.credential));
-}
-
-function wireFormat(options: ProviderOptions): ModelProvider {
   switch (options.provider.type) {
     case "openai-compatible":
       return chatCompletions(options);
@@ -61,41 +57,6 @@ function failing(code: FailureCode, message: string): ModelProvider {
     // biome-ignore lint/correctness/useYield: it fails before the first event.
     async *stream() {
       throw new ProviderFailure(code, message);
-    },
-  };
-}
-
-/** The credential's secret values (a key or tokens): what a provider's text must never echo. */
-function secretsOf(credential: Credential | null): string[] {
-  if (!credential) return [];
-  switch (credential.kind) {
-    case "api_key":
-      return [credential.key];
-    case "oauth_bearer":
-      return [credential.token];
-    case "codex":
-      return [credential.access_token, credential.refresh_token ?? ""];
-    case "keyless":
-      return [];
-  }
-}
-
-/**
- * Pattern redaction (provider-text.ts) catches what looks like a key; this catches the call's
- * own key even when it does not (a short or plain word a local server was given).
- */
-function withoutCredential(provider: ModelProvider, secrets: string[]): ModelProvider {
-  const known = secrets.filter((secret) => secret.length >= 4);
-  if (known.length === 0) return provider;
-  return {
-    async *stream(request) {
-      try {
-        yield* provider.stream(request);
-      } catch (error) {
-        if (error instanceof ProviderFailure && error.providerMessage !== null)
-          error.providerMessage = withoutSecrets(error.providerMessage, known);
-        throw error;
-      }
     },
   };
 }

@@ -72,6 +72,11 @@ export class CallGuard {
   fault: TransportFault | null = null;
   /** An error answer's body, up to `ERROR_BODY_BYTES` (it refines the status). */
   errorBody = "";
+  /**
+   * The credentials this call sends (set by the client builders below): a failure's
+   * `providerMessage` never repeats one (failures.ts, `thrownFailure`).
+   */
+  readonly secrets: string[] = [];
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | null = null;
   private readonly onAbort = () => this.controller.abort();
@@ -265,6 +270,8 @@ export interface OpenAiEndpoint {
   /** null: a keyless server; no `Authorization` header is sent at all. */
   apiKey: string | null;
   headers?: Record<string, string>;
+  /** Other credentials of the caller's that no failure of this call may repeat. */
+  secrets?: string[];
 }
 
 /**
@@ -275,6 +282,8 @@ export interface OpenAiEndpoint {
  */
 export async function openAiClient(guard: CallGuard, endpoint: OpenAiEndpoint): Promise<OpenAI> {
   const { default: OpenAIClient } = await loadOpenAi();
+  if (endpoint.apiKey !== null) guard.secrets.push(endpoint.apiKey);
+  guard.secrets.push(...(endpoint.secrets ?? []));
   return new OpenAIClient({
     ...sdkBounds(guard),
     baseURL: endpoint.baseUrl,
@@ -312,6 +321,8 @@ export async function anthropicClient(
   endpoint: AnthropicEndpoint,
 ): Promise<Anthropic> {
   const { Anthropic: AnthropicClient } = await loadAnthropic();
+  for (const secret of [endpoint.apiKey, endpoint.authToken])
+    if (secret !== null) guard.secrets.push(secret);
   return new AnthropicClient({
     ...sdkBounds(guard),
     baseURL: endpoint.baseUrl,
