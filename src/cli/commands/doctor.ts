@@ -1,5 +1,5 @@
-import { gitOnPath } from "../../agent/checkpoints/availability.js";
 import type { Command } from "../command.js";
+import { checkpointsAvailable } from "../doctor/checkpoints-slot.js";
 import { type Findings, inspect } from "../doctor/inspect.js";
 import { type SandboxLine, sandboxLine } from "../doctor/sandbox-slot.js";
 import { describeInvalid } from "../settings-report.js";
@@ -86,7 +86,7 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine): string[] {
         : term.yellow(sandbox.text);
   term.line(`${term.bold("Sandbox")}     ${mark}`);
   // A missing git is shown, not counted as a problem: turns run without checkpoints.
-  const git = gitOnPath(term.io.env);
+  const git = checkpointsAvailable(term.io.env);
   term.line(
     `${term.bold("Checkpoints")} ${
       git
