@@ -34,7 +34,7 @@ export const TURN_ADMISSION_CASES: ConformanceCase[] = [
     id: "turns.negotiation.extension",
     tier: "MUST",
     clause:
-      'turns.md §1: When negotiated, initialize.extensions.turn is exactly {input_bytes: 262144, max_steps: 64, event_bytes: 65536, tool_output_bytes: 16384, tool_stream_bytes: 1048576, shell_timeout_ms: 600000, permissions, tools, sandbox}, sandbox being "bubblewrap", "seatbelt" or null.',
+      'turns.md §1: When negotiated, initialize.extensions.turn is exactly {input_bytes: 262144, max_steps: 64, event_bytes: 65536, tool_output_bytes: 16384, tool_stream_bytes: 1048576, shell_timeout_ms: 600000, permissions, tools, decisions, rules, sandbox, checkpoints}, sandbox being "bubblewrap", "seatbelt" or null and checkpoints {available, reason}.',
     title: "negotiating turn advertises it with exactly the extension object",
     async run(ctx) {
       await withTurnWorld(ctx, async ({ child }) => {
@@ -45,12 +45,20 @@ export const TURN_ADMISSION_CASES: ConformanceCase[] = [
         // The kit negotiates neither session.discover nor model.refresh: turn is the only one.
         // `sandbox` says what this machine can start (docs/turns.md): any of its values.
         const turn = init?.extensions.turn as Record<string, unknown> | undefined;
-        const { sandbox, ...fixed } = turn ?? {};
+        // `checkpoints` says whether git can record them here (docs/checkpoints.md).
+        const { sandbox, checkpoints, ...fixed } = turn ?? {};
         assert.deepEqual(Object.keys(init?.extensions ?? {}), ["turn"]);
         assert.deepEqual(fixed, TURN_EXTENSION);
         assert.ok(
           sandbox === null || sandbox === "bubblewrap" || sandbox === "seatbelt",
           "extensions.turn.sandbox is bubblewrap, seatbelt or null",
+        );
+        const found = checkpoints as { available?: unknown; reason?: unknown } | undefined;
+        assert.deepEqual(Object.keys(found ?? {}).sort(), ["available", "reason"]);
+        assert.ok(
+          (found?.available === true && found.reason === null) ||
+            (found?.available === false && typeof found.reason === "string"),
+          "extensions.turn.checkpoints is {available: true, reason: null} or {available: false, reason}",
         );
       });
     },
