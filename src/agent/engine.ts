@@ -64,6 +64,8 @@ export interface TurnInputs {
    * it is being recorded while the first model call runs, and is awaited before the first tool.
    */
   checkpoint?: TurnCheckpoints;
+  /** Aborted when the child shuts down (shutdown, EOF), beside `signal`'s interrupt. */
+  closing?: AbortSignal;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
 }
@@ -111,8 +113,11 @@ class TurnRun {
     this.context = [...inputs.history, { kind: "user", text: inputs.input }];
     this.tools = offeredTools(inputs.permissions);
     this.compactionDue = inputs.historyTruncated === true;
-    this.checkpoints = new TurnCheckpointRun(inputs.checkpoint ?? null, inputs.signal, (event) =>
-      inputs.events.emit(event),
+    this.checkpoints = new TurnCheckpointRun(
+      inputs.checkpoint ?? null,
+      inputs.signal,
+      (event) => inputs.events.emit(event),
+      inputs.closing,
     );
   }
 

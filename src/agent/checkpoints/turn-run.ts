@@ -26,6 +26,8 @@ export class TurnCheckpointRun {
     private readonly checkpoint: TurnCheckpoints | null,
     private readonly signal: AbortSignal,
     private readonly emit: Emit,
+    /** The child shutting down (shutdown, EOF): the turn's end must fit `cleanup_ms`. */
+    private readonly closing?: AbortSignal,
   ) {}
 
   /**
@@ -44,6 +46,12 @@ export class TurnCheckpointRun {
   /** Both checkpoints for `turn_end`: the one before, and one taken now, after the turn. */
   async atEnd(): Promise<TurnEndCheckpoints | undefined> {
     if (!this.checkpoint) return undefined;
+    // A child that is closing takes no new checkpoint and waits for none a tool did not already
+    // need: on a loaded machine git alone can outlast the cleanup bound. Without a before
+    // checkpoint no tool ran, so the turn changed nothing; without an after one, the next revert
+    // cannot tell outside changes and asks for `force` (docs/checkpoints.md).
+    if (this.closing?.aborted)
+      return { before: this.beforeCheckpoint ? await this.beforeCheckpoint : null, after: null };
     const before = await this.before();
     const after = await this.settle(await this.checkpoint.after(this.signal.aborted), "after");
     return { before, after };

@@ -123,7 +123,7 @@ export function turnHandlers(
         },
         ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
         signal,
-        ...(checkpoint ? { checkpoint } : {}),
+        ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
         backoffScale: retryBackoffScale(state.env, options.testMethods),
         betweenSteps: collectBetweenSteps,
       });
