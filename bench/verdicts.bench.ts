@@ -3,6 +3,7 @@ import { appendFileSync, mkdirSync, readdirSync, realpathSync, rmSync } from "no
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TestChild } from "../src/conformance/harness.js";
+import { verdictPlace } from "../src/store/verdict-root.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
 import { withTempDir } from "./bench-support.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
@@ -36,7 +37,9 @@ const SHAPES = [
  * unwritten, which costs only the next listing's reading).
  */
 async function discoverMs(home: string, cwd: string, env: Record<string, string>, keep = 0) {
-  const child = new TestChild({ cwd, home, env });
+  // The cache root (MC_AGENT_CACHE_DIR) beside MC_HOME, never the real user's ~/.cache.
+  const cacheDir = join(home, "..", "user-cache");
+  const child = new TestChild({ cwd, home, env: { MC_AGENT_CACHE_DIR: cacheDir, ...env } });
   try {
     await child.initialize(["session.discover"]);
     const started = performance.now();
@@ -49,7 +52,7 @@ async function discoverMs(home: string, cwd: string, env: Record<string, string>
       cursor = page.cursor;
     }
     const ms = performance.now() - started;
-    if (keep > 0) await verdictsWritten(home, keep);
+    if (keep > 0) await verdictsWritten(cacheDir, home, keep);
     return { ms, rows };
   } finally {
     await child.close();
@@ -57,8 +60,9 @@ async function discoverMs(home: string, cwd: string, env: Record<string, string>
 }
 
 /** Waits (bounded) until the background writer has left `count` verdict files. */
-async function verdictsWritten(home: string, count: number): Promise<void> {
-  const folder = join(home, "cache", "sessions");
+async function verdictsWritten(cacheDir: string, home: string, count: number): Promise<void> {
+  const folder = verdictPlace({ MC_AGENT_CACHE_DIR: cacheDir }, home)?.folder;
+  if (folder === undefined) return;
   for (let i = 0; i < 1200; i += 1) {
     try {
       if (readdirSync(folder).filter((n) => n.endsWith(".json")).length >= count) return;
@@ -105,7 +109,7 @@ async function shapeRows(
     for (let i = 0; i < count; i += 1) store.sized(`h${i}`, shape.bytes, shape.record);
     execFileSync("sync");
     await sleep(2_200);
-    const cache = join(home, "cache");
+    const cache = join(root, "user-cache");
     const off = [] as number[];
     const cold = [] as number[];
     const warm = [] as number[];

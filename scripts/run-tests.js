@@ -2,7 +2,8 @@
 // Runs every compiled test file under dist/test with Node's own test runner.
 // Usage: node scripts/run-tests.js [substring filter ...]
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 function collect(dir) {
@@ -25,9 +26,13 @@ if (files.length === 0) {
   process.exit(2);
 }
 const concurrency = process.env.MC_TEST_CONCURRENCY ?? "2";
+// A child that inherits the test's environment must not put its verdict cache into the real
+// user's ~/.cache: every child of the run that does not name its own gets this temp one.
+const cacheDir = mkdtempSync(join(tmpdir(), "mc-test-cache-"));
 const result = spawnSync(
   process.execPath,
   ["--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
-  { stdio: "inherit" },
+  { stdio: "inherit", env: { ...process.env, MC_AGENT_CACHE_DIR: cacheDir } },
 );
+rmSync(cacheDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -7,13 +7,10 @@ import { join } from "node:path";
  * modification time and content hash. Two equal snapshots mean nothing was created, removed,
  * written, touched or re-permissioned in between.
  */
-export function homeSnapshot(root: string, skip?: RegExp): string {
+export function homeSnapshot(root: string): string {
   const rows: string[] = [];
   walk(root, "", rows);
-  return rows
-    .filter((row) => !skip?.test(row))
-    .sort()
-    .join("\n");
+  return rows.sort().join("\n");
 }
 
 function walk(root: string, relative: string, rows: string[]): void {

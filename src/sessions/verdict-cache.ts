@@ -2,14 +2,13 @@ import type { BigIntStats } from "node:fs";
 import { primaryName } from "../store/layout.js";
 import {
   encodeVerdict,
-  inspectVerdictFolder,
   readVerdict,
   sameSignature,
   signatureFields,
   VERDICT_FILE_BYTES,
   type VerdictRecord,
-  verdictFolder,
 } from "../store/verdict-file.js";
+import { inspectVerdictPlace, type VerdictPlace, verdictPlace } from "../store/verdict-root.js";
 import { VerdictWriter } from "../store/verdict-writer.js";
 import type { CwdRule, HistoryScan } from "./history-scan.js";
 import { SummaryBuilder } from "./summary.js";
@@ -64,33 +63,36 @@ export interface VerdictOptions {
 export class VerdictCache {
   readonly writer: VerdictWriter;
   private readonly buffer = Buffer.allocUnsafe(VERDICT_FILE_BYTES + 1);
-  private readonly folder: string;
   /** Verdicts taken from the cache (for tests and the bench). */
   hits = 0;
 
   constructor(
     private readonly home: string,
+    private readonly env: NodeJS.ProcessEnv,
     readonly options: VerdictOptions,
   ) {
     this.writer = new VerdictWriter(home);
-    this.folder = verdictFolder(home);
   }
 
-  /** One operation's view: the folder is checked once, then every lookup is a single read. */
+  /**
+   * One operation's view: the place (outside MC_HOME: store/verdict-root.ts) is resolved and
+   * checked once, then every lookup is a single read.
+   */
   session(): VerdictSession {
-    const folder = inspectVerdictFolder(this.home);
-    const enabled = this.options.enabled;
-    return new VerdictSession(this, enabled && folder === "ready", enabled && folder !== "unsafe");
+    const place = this.options.enabled ? verdictPlace(this.env, this.home) : null;
+    const state = place === null ? "unsafe" : inspectVerdictPlace(place);
+    return new VerdictSession(this, place, state === "ready", state !== "unsafe");
   }
 
-  read(id: string): VerdictRecord | null {
-    return readVerdict(this.folder, id, this.buffer);
+  read(place: VerdictPlace, id: string): VerdictRecord | null {
+    return readVerdict(place.folder, id, this.buffer);
   }
 }
 
 export class VerdictSession {
   constructor(
     private readonly cache: VerdictCache,
+    private readonly place: VerdictPlace | null,
     private readonly readable: boolean,
     private readonly writable: boolean,
   ) {}
@@ -102,8 +104,9 @@ export class VerdictSession {
 
   /** The cached outcome for the history `id` as `stats` shows it, or null: read it. */
   lookup(id: string, stats: BigIntStats, cwd: CwdRule): CachedOutcome | null {
-    if (!this.readable || stats.size < this.cache.options.minBytes) return null;
-    const record = this.cache.read(id);
+    if (!this.readable || this.place === null || stats.size < this.cache.options.minBytes)
+      return null;
+    const record = this.cache.read(this.place, id);
     if (record === null || !sameSignature(record, primaryName(id), stats)) return null;
     const outcome = outcomeOf(record, cwd);
     if (outcome !== null) this.cache.hits += 1;
@@ -116,7 +119,7 @@ export class VerdictSession {
    */
   remember(id: string, stats: BigIntStats, scan: HistoryScan, checkedAtNs: bigint): void {
     const end = scan.verdict;
-    if (!this.writable || end === null || scan.cwds.overflow) return;
+    if (!this.writable || this.place === null || end === null || scan.cwds.overflow) return;
     if (stats.size < this.cache.options.minBytes) return;
     if (stats.ctimeNs >= checkedAtNs - this.cache.options.marginNs) return;
     const record: VerdictRecord = {
@@ -129,7 +132,7 @@ export class VerdictSession {
       summary: end === "eligible" ? scan.summary.state() : null,
     };
     const bytes = encodeVerdict(record);
-    if (bytes !== null) this.cache.writer.enqueue(id, bytes);
+    if (bytes !== null) this.cache.writer.enqueue(this.place, id, bytes);
   }
 
   /** After each answered step: a test build waits for the cache writes it queued. */
@@ -139,7 +142,7 @@ export class VerdictSession {
 
   /** After a completed listing: the child's one prune, then `settle`. */
   async finish(): Promise<void> {
-    this.cache.writer.pruneOnce();
+    if (this.place !== null && this.writable) this.cache.writer.pruneOnce(this.place);
     await this.settle();
   }
 }

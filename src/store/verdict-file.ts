@@ -1,11 +1,11 @@
 import { hash } from "node:crypto";
-import { type BigIntStats, closeSync, constants, lstatSync, openSync, readSync } from "node:fs";
+import { type BigIntStats, closeSync, constants, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode } from "./safe-read.js";
 
 /**
- * One cached verdict file, `MC_HOME/cache/sessions/<id>.json` (docs/store.md, "The verdict
- * cache"): the verdict of one full read of a primary history, keyed by that history's full
+ * One cached verdict file, `<cache root>/sessions-<home digest>/<id>.json` (store/verdict-root.ts;
+ * docs/store.md, "The verdict cache"): the verdict of one full read of a primary history, keyed by that history's full
  * signature. The file is `<SHA-256 of the body, 64 lowercase hex>\n<body: one JSON object>\n`;
  * the digest makes a truncated or corrupted file a miss, whatever the corruption happens to
  * leave parseable. Any doubt (missing, unsafe, oversized, wrong digest, wrong shape, another
@@ -49,31 +49,8 @@ export interface VerdictRecord {
 export const VERDICT_FILE_BYTES = 192 * 1024;
 const DIGEST_CHARS = 64;
 
-export function verdictFolder(home: string): string {
-  return join(home, "cache", "sessions");
-}
-
 export function verdictName(id: string): string {
   return `${id}.json`;
-}
-
-/**
- * Whether the cache folder may be used: `MC_HOME/cache` and `cache/sessions` are each missing
- * or a real folder (never a symlink). `missing` lets a writer create them; `unsafe` disables the
- * cache for the operation.
- */
-export function inspectVerdictFolder(home: string): "ready" | "missing" | "unsafe" {
-  for (const folder of [join(home, "cache"), verdictFolder(home)]) {
-    let stats: import("node:fs").Stats | undefined;
-    try {
-      stats = lstatSync(folder, { throwIfNoEntry: false });
-    } catch {
-      return "unsafe";
-    }
-    if (stats === undefined) return "missing";
-    if (!stats.isDirectory()) return "unsafe";
-  }
-  return "ready";
 }
 
 export function signatureFields(stats: BigIntStats) {

@@ -1,9 +1,9 @@
 import { constants } from "node:fs";
-import { lstat, mkdir, open, opendir, rename, unlink } from "node:fs/promises";
+import { lstat, open, opendir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { tempName } from "./atomic-write.js";
 import { sessionsDir } from "./layout.js";
-import { inspectVerdictFolder, verdictFolder } from "./verdict-file.js";
+import { createVerdictPlace, inspectVerdictPlace, type VerdictPlace } from "./verdict-root.js";
 
 /**
  * Writes verdict files in the background, so that a listing never waits for the cache and a
@@ -25,11 +25,12 @@ const WRITE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 export class VerdictWriter {
-  private readonly queue: { id: string; bytes: Buffer }[] = [];
+  private readonly queue: { place: VerdictPlace; id: string; bytes: Buffer }[] = [];
   private running = 0;
   private queuedBytes = 0;
   private failures = 0;
-  private folderReady = false;
+  /** The folder last found ready (a later operation may resolve another: a replaced home). */
+  private readyFolder: string | null = null;
   private pruned = false;
   private waiters: (() => void)[] = [];
   /** Writes that were committed (for tests and the bench's reports). */
@@ -38,9 +39,9 @@ export class VerdictWriter {
   constructor(private readonly home: string) {}
 
   /** Queues one verdict file; dropped when the queue is full or the writer gave up. */
-  enqueue(id: string, bytes: Buffer): void {
+  enqueue(place: VerdictPlace, id: string, bytes: Buffer): void {
     if (this.failures >= FAILURE_LIMIT || this.queuedBytes + bytes.length > QUEUE_BYTES) return;
-    this.queue.push({ id, bytes });
+    this.queue.push({ place, id, bytes });
     this.queuedBytes += bytes.length;
     this.pump();
   }
@@ -55,18 +56,18 @@ export class VerdictWriter {
    * Once per child, after a completed listing: removes the verdict files whose history is gone
    * and the temp files of writers that no longer run. In the background, one entry at a time.
    */
-  pruneOnce(): void {
+  pruneOnce(place: VerdictPlace): void {
     if (this.pruned) return;
     this.pruned = true;
-    void pruneVerdicts(this.home);
+    void pruneVerdicts(place, this.home);
   }
 
   private pump(): void {
     while (this.running < PARALLEL && this.queue.length > 0) {
-      const next = this.queue.shift() as { id: string; bytes: Buffer };
+      const next = this.queue.shift() as { place: VerdictPlace; id: string; bytes: Buffer };
       this.queuedBytes -= next.bytes.length;
       this.running += 1;
-      void this.write(next.id, next.bytes).finally(() => {
+      void this.write(next.place, next.id, next.bytes).finally(() => {
         this.running -= 1;
         this.pump();
         if (this.running === 0 && this.queue.length === 0) {
@@ -78,12 +79,12 @@ export class VerdictWriter {
     }
   }
 
-  private async write(id: string, bytes: Buffer): Promise<void> {
-    const folder = verdictFolder(this.home);
+  private async write(place: VerdictPlace, id: string, bytes: Buffer): Promise<void> {
+    const folder = place.folder;
     const target = `${id}.json`;
     const temp = join(folder, tempName(target, process.pid));
     try {
-      await this.ensureFolder();
+      await this.ensureFolder(place);
       const handle = await open(temp, WRITE_FLAGS, 0o600);
       try {
         await handle.writeFile(bytes);
@@ -98,15 +99,10 @@ export class VerdictWriter {
     }
   }
 
-  private async ensureFolder(): Promise<void> {
-    if (this.folderReady) return;
-    const state = inspectVerdictFolder(this.home);
-    if (state === "unsafe") throw new Error("unsafe cache folder");
-    if (state === "missing")
-      await mkdir(verdictFolder(this.home), { recursive: true, mode: 0o700 });
-    // Checked again: a symlink planted meanwhile must not receive the files.
-    if (inspectVerdictFolder(this.home) !== "ready") throw new Error("unsafe cache folder");
-    this.folderReady = true;
+  private async ensureFolder(place: VerdictPlace): Promise<void> {
+    if (this.readyFolder === place.folder) return;
+    if (!(await createVerdictPlace(place))) throw new Error("unsafe cache folder");
+    this.readyFolder = place.folder;
   }
 }
 
@@ -114,13 +110,14 @@ const VERDICT_NAME = /^([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.json$/;
 const TEMP_NAME = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.json\.(\d{1,7})\.[0-9a-f]{12}\.tmp$/;
 
 /**
- * Removes `<id>.json` whose `sessions/<id>.jsonl` does not exist (lstat ENOENT), and temp files
+ * Within this MC_HOME's cache folder only (never MC_HOME, never another home's folder): removes
+ * `<id>.json` whose `sessions/<id>.jsonl` does not exist (lstat ENOENT), and temp files
  * whose writer pid is not a live process. Anything else is left alone. A history created again
  * between the check and the unlink loses only its verdict (one read). Best effort, never throws.
  */
-export async function pruneVerdicts(home: string): Promise<number> {
-  if (inspectVerdictFolder(home) !== "ready") return 0;
-  const folder = verdictFolder(home);
+export async function pruneVerdicts(place: VerdictPlace, home: string): Promise<number> {
+  if (inspectVerdictPlace(place) !== "ready") return 0;
+  const folder = place.folder;
   const sessions = sessionsDir(home);
   let removed = 0;
   try {

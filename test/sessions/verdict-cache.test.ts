@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   chmodSync,
   existsSync,
+  lchownSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -22,9 +23,10 @@ import {
   signatureFields,
   type VerdictRecord,
 } from "../../src/store/verdict-file.js";
+import { verdictPlace } from "../../src/store/verdict-root.js";
 import type { ChildOptions, Sandbox, TestChild } from "../helpers/child.js";
 import { discoverAll, inSandbox, listAll, startSessions } from "../helpers/sessions.js";
-import { unprivilegedChild } from "../helpers/unprivileged.js";
+import { isRoot, unprivilegedChild } from "../helpers/unprivileged.js";
 
 /**
  * The verdict cache (docs/extensions.md, "The verdict cache"), black-box: real children, real
@@ -33,7 +35,8 @@ import { unprivilegedChild } from "../helpers/unprivileged.js";
  * cached verdict reads a few hundred bytes, one that reads the 4 MiB history reads 4 MiB. No
  * switch inside the child is involved. Histories are written, then left alone for more than the
  * cache's 2 s ctime margin before the first listing (a verdict is kept only for a history whose
- * last change is older than that), so every test here runs with the child's real margin.
+ * last change is older than that), so every test here runs with the child's real margin. The
+ * cache root is a temp `MC_AGENT_CACHE_DIR` beside the sandbox's MC_HOME, never inside it.
  */
 const HISTORY_BYTES = 4 * 1024 * 1024;
 const MARGIN_WAIT_MS = 2_300;
@@ -67,7 +70,15 @@ function writeHistory(box: Sandbox, id: string, title: string, cwd = box.workspa
   return path;
 }
 
-const cacheFile = (box: Sandbox, id: string) => join(box.home, "cache", "sessions", `${id}.json`);
+/** The sandbox's cache root (MC_AGENT_CACHE_DIR), outside MC_HOME. */
+const cacheRoot = (box: Sandbox) => join(box.root, "user-cache");
+/** This MC_HOME's verdict folder in it (store/verdict-root.ts: one folder per home identity). */
+function cacheFolder(box: Sandbox): string {
+  const place = verdictPlace({ MC_AGENT_CACHE_DIR: cacheRoot(box) }, box.home);
+  assert.ok(place, "the cache has a place");
+  return place.folder;
+}
+const cacheFile = (box: Sandbox, id: string) => join(cacheFolder(box), `${id}.json`);
 
 /** Bytes the child's read calls returned so far (the kernel's count). */
 function bytesRead(child: TestChild): number {
@@ -99,7 +110,8 @@ async function child(
   env: Record<string, string> = SYNC,
   extra: Partial<ChildOptions> = {},
 ) {
-  const started = await startSessions(box, { testMethods: true, ...extra, env });
+  const withCache = { MC_AGENT_CACHE_DIR: cacheRoot(box), ...env };
+  const started = await startSessions(box, { testMethods: true, ...extra, env: withCache });
   children.push(started);
   return started;
 }
@@ -172,7 +184,7 @@ describe("verdict cache", () => {
       const ids = ["corrupt", "truncated", "linked", "oversized", "forged"];
       for (const id of ids) writeHistory(box, id, `Real ${id}`);
       await sleep(MARGIN_WAIT_MS);
-      const folder = join(box.home, "cache", "sessions");
+      const folder = cacheFolder(box);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
       const forged = (id: string, title: string): Buffer => {
         const stats = lstatSync(join(sessionsOf(box), `${id}.jsonl`), { bigint: true });
@@ -225,11 +237,13 @@ describe("verdict cache", () => {
   it("a read-only cache folder, or a symlinked one, costs only speed: same rows, no error, nothing written there", (t) =>
     inSandbox(async (box, children) => {
       writeHistory(box, "one", "Only one");
-      const folder = join(box.home, "cache", "sessions");
+      const folder = cacheFolder(box);
       mkdirSync(folder, { recursive: true, mode: 0o700 });
-      // Mode bits bind only a child that is not root (test/helpers/unprivileged.ts).
+      // Mode bits bind only a child that is not root (test/helpers/unprivileged.ts); the cache
+      // must belong to the child's user, or it is refused before its mode matters.
       const run = unprivilegedChild(box);
       if ("skip" in run) return t.skip(run.skip);
+      if (isRoot) for (const path of [cacheRoot(box), folder]) lchownSync(path, 65534, 65534);
       await sleep(MARGIN_WAIT_MS);
       chmodSync(folder, 0o500);
       const first = await child(box, children, SYNC, run.options);
@@ -243,8 +257,9 @@ describe("verdict cache", () => {
       assert.deepEqual(readdirSync(folder), []);
       // A symlinked cache folder is not followed, for reading or writing.
       rmSync(folder, { recursive: true });
-      const target = join(box.home, "target");
+      const target = join(box.root, "target");
       mkdirSync(target);
+      if (isRoot) lchownSync(target, 65534, 65534);
       symlinkSync(target, folder);
       const second = await child(box, children, SYNC, run.options);
       const c = await listBoth(second);
@@ -262,8 +277,7 @@ describe("verdict cache", () => {
       const here = await child(box, children);
       const a = await listBoth(here);
       assert.deepEqual(a.list, { mine: "Mine" });
-      const there = await startSessions(box, { env: SYNC, cwd: other });
-      children.push(there);
+      const there = await child(box, children, SYNC, { cwd: other });
       const b = await listBoth(there);
       assert.deepEqual(b.list, { theirs: "Theirs" });
       assert.deepEqual(b.discover, { theirs: "Theirs" });

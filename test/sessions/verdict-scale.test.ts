@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { verdictPlace } from "../../src/store/verdict-root.js";
 import type { TestChild } from "../helpers/child.js";
 import { discoverAll, inSandbox, startSessions } from "../helpers/sessions.js";
 
@@ -41,14 +42,15 @@ describe("verdict cache at scale", { skip: HEAVY ? "heavy: run with MC_SCALE=1" 
       }
       const peaks: number[] = [];
       for (const kind of ["cold", "warm"]) {
-        const child = await startSessions(box, { testMethods: true, env: ENV });
+        const env = { ...ENV, MC_AGENT_CACHE_DIR: join(box.root, "user-cache") };
+        const child = await startSessions(box, { testMethods: true, env });
         children.push(child);
         const found = await discoverAll(child, 4000);
         assert.equal(found.error, null, kind);
         assert.equal(new Set(found.ids).size, COUNT, `${kind}: every session once`);
         peaks.push(peakMb(child));
         if (kind === "cold") {
-          const cached = readdirSync(join(box.home, "cache", "sessions"));
+          const cached = readdirSync(verdictPlace(env, box.home)?.folder ?? "");
           assert.equal(cached.filter((n) => n.endsWith(".json")).length, COUNT, "every verdict");
         }
       }

@@ -26,7 +26,7 @@ interface ListPosition {
  * session.discover.
  */
 export function sessionHandlers(state: ServerState, testMethods = false): HandlerTable {
-  const verdicts = new VerdictCache(state.home, verdictOptions(state.env, testMethods));
+  const verdicts = new VerdictCache(state.home, state.env, verdictOptions(state.env, testMethods));
   // Few live list cursors: each holds a snapshot of up to 256 entries.
   const listCursors = new CursorStore<ListPosition>("l", 8);
   const historyCursors = new CursorStore<HistoryPosition>("h", 64);
