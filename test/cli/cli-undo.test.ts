@@ -74,6 +74,42 @@ describe("undo in the CLI (real child, loopback model)", () => {
     ]);
   });
 
+  it("/rewind lists the turns and undoes the picked one and every later one", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    const ws = world.box.workspace;
+    world.server.reply(toolCall("write_file", { path: "one.txt", content: "1\n" }), text("One."));
+    world.server.reply(toolCall("write_file", { path: "two.txt", content: "2\n" }), text("Two."));
+    world.server.reply(text("Fresh start."));
+    const p = world.pty("chat", "--permissions", "full_access");
+    await waitForCount(p, PROMPT, 1);
+    p.type("Write one\r");
+    await p.waitFor("One.", 60_000);
+    await waitForCount(p, PROMPT, 2);
+    p.type("Write two\r");
+    await p.waitFor("Two.", 60_000);
+    await waitForCount(p, PROMPT, 3);
+    p.type("/rewind\r");
+    await p.waitFor("Rewind to before which turn?", 60_000);
+    assert.match(p.output, / 1 {2}Write one\r?\n {3}2 {2}Write two/);
+    p.type("1\r");
+    await p.waitFor('Undo turn 1 ("Write one") and the 1 after it? [y/N]', 60_000);
+    p.type("y");
+    await p.waitFor("Undone: 2 turns, 2 files restored", 60_000);
+    assert.ok(!existsSync(join(ws, "one.txt")) && !existsSync(join(ws, "two.txt")));
+    await waitForCount(p, PROMPT, 4);
+    p.type("/undo\r");
+    await p.waitFor("Nothing to undo", 60_000);
+    await waitForCount(p, PROMPT, 5);
+    p.type("Again\r");
+    await p.waitFor("Fresh start.", 60_000);
+    await waitForCount(p, PROMPT, 6);
+    p.type("/exit\r");
+    assert.equal(await p.done, 0, p.output);
+    assert.deepEqual(world.server.requests.at(-1)?.body.messages.slice(1), [
+      { role: "user", content: "Again" },
+    ]);
+  });
+
   it("/fork switches the chat to a new session that holds the history", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
     world.server.reply(text("One."), text("Two."));
