@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   chat: async () => (await import("./commands/chat.js")).chatCommand,
   resume: async () => (await import("./commands/resume.js")).resumeCommand,
   sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
+  undo: async () => (await import("./commands/undo.js")).undoCommand,
   show: async () => (await import("./commands/show.js")).showCommand,
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
@@ -30,6 +31,7 @@ Commands:
   exec <prompt...>   Run one turn of the agent in the current folder, print its reply
   chat               Talk with the agent in the current folder, one turn per message
   resume [--last]    Continue a saved session of this folder (a picker, or the newest)
+  undo [--yes]       Undo the last turn of this folder's latest session (files included)
   sessions           List the saved sessions of the current folder, newest first
   show <id>          Open one session and print its history (a unique ID start will do)
   models             Cached model catalog: provider status, every cached model, choices

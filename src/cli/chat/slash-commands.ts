@@ -3,6 +3,7 @@ import { shortTime } from "../commands/format.js";
 import { listSessions } from "../sessions/session-list.js";
 import { type ChatState, farewell, note, sessionLabel } from "./chat-state.js";
 import { pickModel } from "./model-picker.js";
+import { fork, rewind, undoLast } from "./revert-commands.js";
 
 /** What a line of chat input is: a message for the model, or a command the CLI handles. */
 export type ChatInput =
@@ -115,6 +116,30 @@ const COMMANDS: Record<string, SlashCommand> = {
       if (sessions.length > SESSIONS_SHOWN)
         note(state, `… ${sessions.length - SESSIONS_SHOWN} more ("mc-agent sessions --all")`);
       if (sessions.length > 0) note(state, 'Continue one later with "mc-agent resume <id>".');
+      return undefined;
+    },
+  },
+  undo: {
+    usage: "/undo",
+    summary: "Undo the last turn: its file changes (shell's too) and its place in the context",
+    async run(state) {
+      await undoLast(state);
+      return undefined;
+    },
+  },
+  rewind: {
+    usage: "/rewind [n]",
+    summary: "Undo back to before turn n (picked from a list) and every later turn",
+    async run(state, arg) {
+      await rewind(state, arg);
+      return undefined;
+    },
+  },
+  fork: {
+    usage: "/fork [n]",
+    summary: "Continue in a copy of this session (whole, or up to turn n); this one stays",
+    async run(state, arg) {
+      await fork(state, arg);
       return undefined;
     },
   },

@@ -19,6 +19,8 @@ const CHAT_CAPABILITIES: Capability[] = [
   "session.discover",
   "operation.cancel",
   "model.select",
+  "turn.revert",
+  "session.fork",
 ];
 
 /**

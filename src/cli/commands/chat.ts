@@ -17,6 +17,7 @@ export const chatCommand: Command = {
       "need your approval under --permissions ask: one key, y once, a for the session, n deny,",
       "w always in this folder, x never (kept rules: mc-agent rules).",
       "Slash commands run here and never reach the model: /help, /new, /model, /permissions,",
+      '/undo, /rewind [n], /fork [n] (docs/cli.md "Undo, rewind and fork"),',
       "/sessions, /compact, /exit. Ctrl-C during a turn interrupts it; Ctrl-C or Ctrl-D at an",
       'empty prompt, or /exit, quits and prints the "mc-agent resume <id>" that continues it.',
     ].join("\n"),
