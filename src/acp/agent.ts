@@ -2,6 +2,7 @@ import {
   type AgentApp,
   type AgentContext,
   agent,
+  type McpServer,
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
 import { SERVER_INFO } from "../protocol/constants.js";
@@ -35,8 +36,13 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
   });
 
   /** Opens one of our saved sessions in a new engine for its cwd (no replay yet). */
-  const openSaved = async (id: string, cwd: string, client: AgentContext) => {
-    const engine = await sessions.engine(canonicalCwd(cwd), client);
+  const openSaved = async (
+    id: string,
+    cwd: string,
+    client: AgentContext,
+    mcpServers: readonly McpServer[] | undefined,
+  ) => {
+    const engine = await sessions.engine(canonicalCwd(cwd), client, mcpServers ?? []);
     try {
       await engine.request("session.open", { id });
     } catch (error) {
@@ -57,7 +63,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: false, sse: false },
+            mcpCapabilities: { http: true, sse: false },
             sessionCapabilities: { list: {}, resume: {}, close: {} },
           },
           authMethods: await authMethods(options.cwd, home, env),
@@ -73,8 +79,11 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     )
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {
-        // mcpServers are accepted and not used yet (docs/acp.md, "What does not map").
-        const engine: EngineLink = await sessions.engine(canonicalCwd(params.cwd), client);
+        const engine: EngineLink = await sessions.engine(
+          canonicalCwd(params.cwd),
+          client,
+          params.mcpServers,
+        );
         let created: { id: string };
         try {
           created = (await engine.request("session.create", {})).session;
@@ -89,13 +98,15 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     )
     .onRequest("session/load", ({ params, client }) =>
       answering(async () => {
-        const session = await openSaved(params.sessionId, params.cwd, client);
+        const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
         await replayHistory(session);
         return described(session);
       }),
     )
     .onRequest("session/resume", ({ params, client }) =>
-      answering(async () => described(await openSaved(params.sessionId, params.cwd, client))),
+      answering(async () =>
+        described(await openSaved(params.sessionId, params.cwd, client, params.mcpServers)),
+      ),
     )
     .onRequest("session/list", ({ params, client }) =>
       answering(async () => {
