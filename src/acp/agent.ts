@@ -10,6 +10,7 @@ import { anyCredentials, authMethods } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError, answering } from "./errors.js";
+import { ForkParams } from "./fork-params.js";
 import { replayHistory } from "./load-replay.js";
 import { promptText } from "./prompt-input.js";
 import { AcpSession } from "./session.js";
@@ -64,7 +65,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
             loadSession: true,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
             mcpCapabilities: { http: true, sse: false },
-            sessionCapabilities: { list: {}, resume: {}, close: {} },
+            sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
           },
           authMethods: await authMethods(options.cwd, home, env),
           agentInfo: { name: SERVER_INFO.name, title: "mc-agent", version: SERVER_INFO.version },
@@ -92,6 +93,22 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           throw error;
         }
         const session = new AcpSession(created.id, engine.cwd, engine, client);
+        await sessions.add(session);
+        return { sessionId: session.id, ...(await described(session)) };
+      }),
+    )
+    .onRequest("session/fork", ForkParams, ({ params, client }) =>
+      answering(async () => {
+        // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
+        const engine = await sessions.engine(canonicalCwd(params.cwd), client, params.mcpServers);
+        let forked: { id: string };
+        try {
+          forked = (await engine.request("session.fork", { id: params.sessionId })).session;
+        } catch (error) {
+          await engine.close();
+          throw error;
+        }
+        const session = new AcpSession(forked.id, engine.cwd, engine, client);
         await sessions.add(session);
         return { sessionId: session.id, ...(await described(session)) };
       }),

@@ -91,7 +91,8 @@ export class EngineLink {
       protocol_version: 1,
       client: { name: "mc-agent-acp", version: "1" },
       // session.record: a load replays records too large for a history page (load-replay.ts).
-      required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record"],
+      // session.fork: ACP's session/fork.
+      required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record", "session.fork"],
     } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
   }
