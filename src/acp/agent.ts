@@ -2,6 +2,7 @@ import {
   type AgentApp,
   type AgentContext,
   agent,
+  type McpServer,
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
 import { SERVER_INFO } from "../protocol/constants.js";
@@ -9,6 +10,7 @@ import { anyCredentials, authMethods } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError, answering } from "./errors.js";
+import { ForkParams } from "./fork-params.js";
 import { replayHistory } from "./load-replay.js";
 import { promptText } from "./prompt-input.js";
 import { AcpSession } from "./session.js";
@@ -35,8 +37,13 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
   });
 
   /** Opens one of our saved sessions in a new engine for its cwd (no replay yet). */
-  const openSaved = async (id: string, cwd: string, client: AgentContext) => {
-    const engine = await sessions.engine(canonicalCwd(cwd), client);
+  const openSaved = async (
+    id: string,
+    cwd: string,
+    client: AgentContext,
+    mcpServers: readonly McpServer[] | undefined,
+  ) => {
+    const engine = await sessions.engine(canonicalCwd(cwd), client, mcpServers ?? []);
     try {
       await engine.request("session.open", { id });
     } catch (error) {
@@ -57,8 +64,8 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: false, sse: false },
-            sessionCapabilities: { list: {}, resume: {}, close: {} },
+            mcpCapabilities: { http: true, sse: false },
+            sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
           },
           authMethods: await authMethods(options.cwd, home, env),
           agentInfo: { name: SERVER_INFO.name, title: "mc-agent", version: SERVER_INFO.version },
@@ -73,8 +80,11 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     )
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {
-        // mcpServers are accepted and not used yet (docs/acp.md, "What does not map").
-        const engine: EngineLink = await sessions.engine(canonicalCwd(params.cwd), client);
+        const engine: EngineLink = await sessions.engine(
+          canonicalCwd(params.cwd),
+          client,
+          params.mcpServers,
+        );
         let created: { id: string };
         try {
           created = (await engine.request("session.create", {})).session;
@@ -87,15 +97,33 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         return { sessionId: session.id, ...(await described(session)) };
       }),
     )
+    .onRequest("session/fork", ForkParams, ({ params, client }) =>
+      answering(async () => {
+        // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
+        const engine = await sessions.engine(canonicalCwd(params.cwd), client, params.mcpServers);
+        let forked: { id: string };
+        try {
+          forked = (await engine.request("session.fork", { id: params.sessionId })).session;
+        } catch (error) {
+          await engine.close();
+          throw error;
+        }
+        const session = new AcpSession(forked.id, engine.cwd, engine, client);
+        await sessions.add(session);
+        return { sessionId: session.id, ...(await described(session)) };
+      }),
+    )
     .onRequest("session/load", ({ params, client }) =>
       answering(async () => {
-        const session = await openSaved(params.sessionId, params.cwd, client);
+        const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
         await replayHistory(session);
         return described(session);
       }),
     )
     .onRequest("session/resume", ({ params, client }) =>
-      answering(async () => described(await openSaved(params.sessionId, params.cwd, client))),
+      answering(async () =>
+        described(await openSaved(params.sessionId, params.cwd, client, params.mcpServers)),
+      ),
     )
     .onRequest("session/list", ({ params, client }) =>
       answering(async () => {

@@ -1,3 +1,5 @@
+import type { McpServer } from "@agentclientprotocol/sdk";
+import { McpManager } from "../agent/mcp/manager.js";
 import type { ToolHostSource } from "../agent/tools/tool-host.js";
 import { TURN_FRONTEND_CAPABILITIES } from "../protocol/capabilities.js";
 import type { ErrorCode } from "../protocol/codes.js";
@@ -5,7 +7,10 @@ import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import type { SandboxKind, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { Dispatcher } from "../server/dispatcher.js";
 import { buildHandlers } from "../server/handlers/index.js";
+import { log, logEnabled } from "../server/log.js";
 import { createState } from "../server/state.js";
+import type { LoadedSettings } from "../store/settings.js";
+import { sessionMcpServers } from "./mcp-servers.js";
 
 /** A request our engine refused: its wire code and its (path-free) message. */
 export class EngineError extends Error {
@@ -23,6 +28,11 @@ export interface EngineOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   toolHost?: ToolHostSource;
+  /**
+   * A session's engine: its MCP servers are config.json's plus these (the session's
+   * `mcpServers`); a listing engine has none and starts no server.
+   */
+  mcpServers?: readonly McpServer[];
 }
 
 interface Waiter {
@@ -59,6 +69,9 @@ export class EngineLink {
     const handlers = buildHandlers(state, {
       testMethods: false,
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
+      ...(options.mcpServers
+        ? { mcp: mcpFactory(options.mcpServers, options.cwd, state.env) }
+        : {}),
     });
     this.dispatcher = new Dispatcher({
       state,
@@ -78,7 +91,8 @@ export class EngineLink {
       protocol_version: 1,
       client: { name: "mc-agent-acp", version: "1" },
       // session.record: a load replays records too large for a history page (load-replay.ts).
-      required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record"],
+      // session.fork: ACP's session/fork.
+      required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record", "session.fork"],
     } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
   }
@@ -150,4 +164,22 @@ export class EngineLink {
     }
     return Promise.resolve();
   }
+}
+
+/**
+ * The engine's MCP manager, as `mc-agent stdio` makes its own (src/server/stdio.ts), over
+ * config.json's servers and the session's. Throws an ACP `invalid_params` for a bad entry of
+ * the session's, before anything starts; the engine's shutdown closes the manager.
+ */
+function mcpFactory(servers: readonly McpServer[], cwd: string, env: NodeJS.ProcessEnv) {
+  return (settings: LoadedSettings): McpManager => {
+    const manager = new McpManager({
+      servers: sessionMcpServers(servers, settings.global.mcp_servers),
+      env,
+      workspace: cwd,
+      debug: logEnabled("debug") ? (line) => log("debug", line) : null,
+    });
+    if (manager.configured) setImmediate(() => manager.begin());
+    return manager;
+  };
 }

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk";
+import type { AgentContext, ClientCapabilities, McpServer } from "@agentclientprotocol/sdk";
 import type { ToolHost } from "../agent/tools/tool-host.js";
 import { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
@@ -41,8 +41,15 @@ export class Sessions {
 
   constructor(private readonly options: SessionsOptions) {}
 
-  /** An engine for a cwd (canonical), started; the caller attaches it or closes it. */
-  async engine(cwd: string, client: AgentContext): Promise<EngineLink> {
+  /**
+   * An engine for a cwd (canonical), started; the caller attaches it or closes it. A session's
+   * engine gets its `mcpServers` (with config.json's); a listing engine passes none.
+   */
+  async engine(
+    cwd: string,
+    client: AgentContext,
+    mcpServers?: readonly McpServer[],
+  ): Promise<EngineLink> {
     if (this.open.size >= MAX_SESSIONS)
       throw acpError("busy", `At most ${MAX_SESSIONS} sessions can be open; close one first.`);
     const factory = this.options.toolHost;
@@ -50,6 +57,7 @@ export class Sessions {
       cwd,
       home: this.options.home,
       env: this.options.env,
+      ...(mcpServers ? { mcpServers } : {}),
       ...(factory
         ? {
             toolHost: (turn) =>

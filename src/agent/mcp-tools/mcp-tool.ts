@@ -105,6 +105,10 @@ async function execute(
     throw new ToolError(failureText(info.server, error));
   }
   const output = resultText(result, ctx.limits.tool_output_bytes);
+  // What the model is shown also reaches the client, as one output piece (within
+  // tool_output_bytes, below tool_stream_bytes): the only place a frontend sees an MCP result.
+  if (ctx.signal.aborted) return INTERRUPTED;
+  if (output !== "") await ctx.onOutput("stdout", output);
   const failed = result.isError === true;
   return {
     status: failed ? "failed" : "completed",
