@@ -9,8 +9,8 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.deepEqual(
     CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
     [
-      "session.record",
       "session.fork",
+      "session.record",
       "model.cached",
       "settings.check",
       "turn",
