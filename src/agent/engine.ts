@@ -5,7 +5,7 @@ import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
-import { McpOffer } from "./mcp-tools/offer.js";
+import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel } from "./model-call.js";
 import {
@@ -200,18 +200,17 @@ class TurnRun {
   private async loop(): Promise<Outcome> {
     const { inputs } = this;
     const builtins = toolSpecs(this.tools);
-    // The MCP tools are listed once per turn; with deferred loading the specs grow per step.
+    // The MCP tools of the servers ready now (no wait); later steps add servers that became
+    // ready (McpOffer.refresh); with deferred loading the specs grow per step.
     const mcp = await McpOffer.of(inputs.mcp, inputs.permissions, inputs.signal);
-    const named = [...this.tools, ...(mcp?.named() ?? [])];
-    const offered = new Map(
-      [...this.tools, ...(mcp?.callable() ?? [])].map((tool) => [tool.name as string, tool]),
-    );
+    let offered = turnTools(this.tools, mcp);
     for (let round = 0; ; round++) {
       if (inputs.signal.aborted) return INTERRUPTED;
       if (this.steps >= TURN_EXTENSION.max_steps) return completed("max_steps");
       if (round > 0) inputs.betweenSteps?.();
+      if (round > 0 && (await mcp?.refresh(inputs.signal, 0))) offered = turnTools(this.tools, mcp);
       this.roundIsStep = false;
-      const system = inputs.system(named);
+      const system = inputs.system([...this.tools, ...(mcp?.named() ?? [])]);
       const specs = mcp ? [...builtins, ...mcp.specs()] : builtins;
       const proactive = await this.compactIfNeeded(system);
       if (proactive) return proactive;
@@ -250,6 +249,10 @@ class TurnRun {
           tool: call.name,
           input: parseArguments(call.arguments),
         });
+      }
+      // A call of an MCP tool not offered may be one of a server still starting: wait for it.
+      if (mcp && wantsStartingServer(outcome.toolCalls, offered)) {
+        if (await mcp.refresh(inputs.signal)) offered = turnTools(this.tools, mcp);
       }
       // No tool runs before the workspace's state before the turn is recorded.
       await this.checkpoints.before();

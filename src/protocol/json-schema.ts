@@ -22,6 +22,7 @@ import {
 import { describeType, type TypeDocs } from "./schema-docs.js";
 import {
   EXPORT_RENAMES,
+  methodBase,
   NESTED_NAMES,
   pascal,
   UNNAMED_EXPORTS,
@@ -162,7 +163,7 @@ function methodFrames(namer: Namer) {
   const index: Record<string, unknown> = {};
   for (const method of PUBLIC_METHOD_NAMES) {
     const spec = METHODS[method as MethodName];
-    const base = pascal(method);
+    const base = methodBase(method);
     const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
     const result = namer.own(spec.result, `${base}Result`, `The result of \`${method}\`.`);
     const request = z.strictObject({ id: common.RequestId, method: z.literal(method), params });
@@ -188,7 +189,7 @@ function notificationFrames(namer: Namer) {
   const index: Record<string, unknown> = {};
   for (const method of Object.keys(NOTIFICATIONS) as NotificationName[]) {
     const spec = NOTIFICATIONS[method];
-    const base = pascal(method);
+    const base = methodBase(method);
     const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
     const frame = z.strictObject({ method: z.literal(method), params });
     const about =

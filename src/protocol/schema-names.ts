@@ -22,7 +22,25 @@ export const EXPORT_RENAMES: Record<string, string> = {
   Permissions: "PermissionLevel",
   Decision: "ApprovalDecision",
   ErrorFrame: "ErrorResponse",
+  // quicktype writes the word "Mcp" as "MCP" in TypeScript, Python and Swift but "Mcp" in Rust,
+  // so no name of ours carries it. `mcp.status` is "ServerTools" (it sorts before `StatusParams`:
+  // quicktype names the fold of equal empty params after the last of them).
+  McpServerStatus: "ToolServerStatus",
+  McpServerName: "ToolServerName",
+  McpStatusResult: "ServerToolsResult",
+  McpChangedParams: "ToolServerChangedParams",
 };
+
+/** Methods and notifications whose type names do not come from `pascal(method)` (see above). */
+const METHOD_BASES: Record<string, string> = {
+  "mcp.status": "ServerTools",
+  "mcp.changed": "ToolServerChanged",
+};
+
+/** The base of a method's or notification's type names (`<Base>Request`, `<Base>Params`, ...). */
+export function methodBase(method: string): string {
+  return METHOD_BASES[method] ?? pascal(method);
+}
 
 /**
  * Exported schemas that get no name of their own: the generic envelopes (each method has its
@@ -80,9 +98,9 @@ export const NESTED_NAMES: Record<string, string> = {
   "SettingsFileCheck.file": "SettingsFile",
   "SettingsFileCheck.state": "SettingsFileState",
   "SettingsFileCheck.reason": "SettingsFault",
-  "McpServerStatus.transport": "McpTransport",
-  "McpServerStatus.state": "McpServerState",
-  "McpServerStatus.error": "McpServerError",
+  "ToolServerStatus.transport": "ToolServerTransport",
+  "ToolServerStatus.state": "ToolServerState",
+  "ToolServerStatus.error": "ToolServerError",
 };
 
 function ruleWord(tool: string): string {

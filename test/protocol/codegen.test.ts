@@ -173,17 +173,16 @@ describe("codegen: quicktype on docs/protocol.schema.json", () => {
       frames: number;
       validated: number | null;
     };
-    const pascal = (name: string) =>
-      name
-        .split(/[^A-Za-z0-9]+/)
-        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-        .join("");
+    // The frame types by the schema's own index (a few bases are not the method's pascal case).
+    type Entry = Record<string, { $ref: string }>;
+    const refName = (entry: unknown, key: string) =>
+      ((entry as Entry)[key]?.$ref ?? "").replace("#/$defs/", "");
     const missing = [
-      ...Object.keys(schema.methods).flatMap((m) => [
-        `${pascal(m)}Request`,
-        `${pascal(m)}Response`,
+      ...Object.values(schema.methods).flatMap((m) => [
+        refName(m, "request"),
+        refName(m, "response"),
       ]),
-      ...Object.keys(schema.notifications).map((n) => `${pascal(n)}Notification`),
+      ...Object.values(schema.notifications).map((n) => refName(n, "notification")),
       "ErrorResponse",
     ].filter((name) => !report.decoded[name]);
     assert.deepEqual(missing, [], "frame types the transcript lacks (npm run transcript)");

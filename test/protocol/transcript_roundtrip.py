@@ -4,7 +4,8 @@ round-trips each frame (decode -> encode -> equal JSON). Run by test/protocol/co
     python3 transcript_roundtrip.py <generated module dir> <schema.json> <transcript.jsonl>
 
 Every frame is decoded with its own generated class, found by name as docs/codegen.md says:
-`<Method>Request`, `<Method>Response`, `ErrorResponse`, `<Method>Notification`. quicktype folds a
+`<Method>Request`, `<Method>Response`, `ErrorResponse`, `<Method>Notification` (as the schema's
+`methods` and `notifications` index name them). quicktype folds a
 union of objects into one class of all their fields (its IR has no tagged unions), so, as an
 author would, each member whose schema is a discriminated union (`discriminator` in the schema:
 the turn event, the turn result) is decoded again with the variant class its tag names. A
@@ -74,15 +75,22 @@ def patch(node, value, encoded, seen):
     return encoded
 
 
+def named(table, method, key, suffix):
+    """The class the schema's method index names (a few bases are not pascal(method), e.g. the
+    MCP ones, schema-names.ts); a method the schema does not have (a rejected frame) by rule."""
+    entry = schema[table].get(method) if isinstance(method, str) else None
+    return ref_name(entry[key]) if entry else f"{pascal(str(method))}{suffix}"
+
+
 def frame_type(line, answers):
     frame = line["frame"]
     if line["from"] == "client":
-        return f"{pascal(frame['method'])}Request"
+        return named("methods", frame.get("method"), "request", "Request")
     if "method" in frame:
-        return f"{pascal(frame['method'])}Notification"
+        return named("notifications", frame["method"], "notification", "Notification")
     if "error" in frame:
         return "ErrorResponse"
-    return f"{pascal(line['method'])}Response"
+    return named("methods", line["method"], "response", "Response")
 
 
 def main():

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { bodies, responsesReply } from "../fixtures/responses-server.js";
 import { type ProviderWorld, providerWorld } from "./provider-world.js";
-import { runTurn } from "./turn-harness.js";
+import { runTurn, TURN_CAPS } from "./turn-harness.js";
 
 /** MCP tools through the real child: servers from MC_HOME/config.json, the model on Responses. */
 
@@ -12,6 +12,8 @@ const KEY = "sk-openai-secret-key";
 const ROOT = join(import.meta.dirname, "../../..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const GENERATED = join(import.meta.dirname, "../fixtures/mcp-generated-server.js");
+/** A server that starts and never answers (it reads nothing, so it never says hello). */
+const HANGING = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
 
 let world: ProviderWorld | undefined;
 afterEach(async () => {
@@ -19,9 +21,14 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function mcpWorld(servers: Record<string, unknown>) {
+/**
+ * A child with these servers; `ready` names those the test waits for (mcp.changed) before its
+ * turn, since a turn's first step offers only the servers ready at its start.
+ */
+async function mcpWorld(servers: Record<string, unknown>, ready: string[] = []) {
   world = await providerWorld({
     providers: ["openai"],
+    capabilities: [...TURN_CAPS, "mcp"],
     env: { OPENAI_API_KEY: KEY },
     setup: (box) => {
       const file = join(box.home, "config.json");
@@ -29,7 +36,16 @@ async function mcpWorld(servers: Record<string, unknown>) {
       writeFileSync(file, JSON.stringify({ ...config, mcp_servers: servers }));
     },
   });
-  await world.child.call("session.create", {});
+  const child = world.child;
+  for (const name of ready) {
+    const match = (f: Loose) =>
+      f.method === "mcp.changed" &&
+      f.params?.server.name === name &&
+      f.params.server.state !== "starting";
+    const note = child.frames.find(match) ?? (await child.waitFor(match, 120_000));
+    assert.equal((note as Loose).params.server.state, "ready");
+  }
+  await child.call("session.create", {});
   return { w: world, server: world.sse("openai") };
 }
 
@@ -41,14 +57,17 @@ const outputOf = (body: Loose, id: string): string =>
 
 describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
   test("server-everything's echo is offered namespaced and called; the events name it", async () => {
-    const { w, server } = await mcpWorld({
-      // A loaded machine can take longer than the default 10 s to start a node server.
-      everything: {
-        command: process.execPath,
-        args: [EVERYTHING, "stdio"],
-        startup_timeout_ms: 120_000,
+    const { w, server } = await mcpWorld(
+      {
+        // A loaded machine can take longer than the default 10 s to start a node server.
+        everything: {
+          command: process.execPath,
+          args: [EVERYTHING, "stdio"],
+          startup_timeout_ms: 120_000,
+        },
       },
-    });
+      ["everything"],
+    );
     server.script(
       responsesReply({
         calls: [
@@ -73,9 +92,12 @@ describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
   });
 
   test("100 tools: only mcp_search is sent; a loaded tool is called", async () => {
-    const { w, server } = await mcpWorld({
-      gen: { command: process.execPath, args: [GENERATED, "100"], startup_timeout_ms: 120_000 },
-    });
+    const { w, server } = await mcpWorld(
+      {
+        gen: { command: process.execPath, args: [GENERATED, "100"], startup_timeout_ms: 120_000 },
+      },
+      ["gen"],
+    );
     server.script(
       responsesReply({
         calls: [
@@ -94,5 +116,34 @@ describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
     assert.ok(!names(first).some((n) => n.startsWith("mcp__")));
     assert.ok(names(second).includes("mcp__gen__tool_007"));
     assert.equal(outputOf(third, "c2"), "tool_007 got seven");
+  });
+
+  test("a tool-less turn never waits for a server still starting (startup timeout 120 s)", {
+    timeout: 60_000,
+  }, async () => {
+    const { w, server } = await mcpWorld({ stuck: { ...HANGING, startup_timeout_ms: 120_000 } });
+    server.script(responsesReply({ text: ["Hello."] }));
+    const { result } = await runTurn(w.child, "Say hello", "full_access");
+    assert.equal(result.status, "completed");
+    assert.ok(!names(bodies(server)[0]).some((n) => n.startsWith("mcp")));
+    // The turn is over and the server is still starting: nothing waited for it.
+    const answer = await w.child.call("mcp.status", {});
+    assert.equal((answer as Loose).servers[0].state, "starting");
+  });
+
+  test("a call of a starting server's tool waits for it up to its startup timeout, then is a tool error", async () => {
+    const { w, server } = await mcpWorld({ stuck: { ...HANGING, startup_timeout_ms: 1500 } });
+    server.script(
+      responsesReply({ calls: [{ call_id: "c1", name: "mcp__stuck__lookup", arguments: "{}" }] }),
+      responsesReply({ text: ["It is not there."] }),
+    );
+    const { result, events } = await runTurn(w.child, "Look it up", "full_access");
+    assert.equal(result.status, "completed");
+    const done = events.find((e) => e.event.type === "tool_done")?.event as Loose;
+    assert.equal(done.status, "failed");
+    // The wait ended with the server's startup timeout, before the call was answered.
+    const answer = await w.child.call("mcp.status", {});
+    assert.equal((answer as Loose).servers[0].state, "failed");
+    assert.equal((answer as Loose).servers[0].error, "startup_timeout");
   });
 });

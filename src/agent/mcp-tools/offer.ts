@@ -4,13 +4,18 @@
  * which of them the model is sent at each step. Up to DEFERRED_TOOLS tools and
  * DEFERRED_SCHEMA_BYTES of schema they are all sent; past either, only `mcp_search` is, plus the
  * tools the model loaded with it during this turn.
+ *
+ * The offer never waits at a turn's start: it holds the tools of the servers ready then, and
+ * `refresh` adds those of servers that became ready since (before every later step, waiting for
+ * none), or, when the model called a tool it was not offered, those that become ready within
+ * their startup timeouts (docs/mcp.md, "A turn and a starting server").
  */
 import type { Permissions } from "../../protocol/schemas/turns.js";
 import type { ToolSpec } from "../providers/provider.js";
 import { toolSpecs } from "../tools/index.js";
 import type { Tool } from "../tools/tool.js";
 import { type McpTool, mcpTool } from "./mcp-tool.js";
-import { mcpToolName } from "./names.js";
+import { MCP_SEARCH, MCP_TOOL_NAME, mcpToolName } from "./names.js";
 import { LoadedTools, mcpSearchTool } from "./search.js";
 import type { McpToolInfo, McpToolSource } from "./source.js";
 
@@ -20,12 +25,41 @@ export const DEFERRED_SCHEMA_BYTES = 24 * 1024;
 export class McpOffer {
   /** Every MCP tool the turn may call, by its namespaced name. */
   readonly catalogue = new Map<string, McpTool>();
-  readonly deferred: boolean;
+  private deferredNow = false;
   private readonly loaded = new LoadedTools();
-  private readonly search: Tool | null;
+  private search: Tool | null = null;
 
-  constructor(infos: McpToolInfo[], permissions: Permissions, source: McpToolSource) {
+  constructor(
+    infos: McpToolInfo[],
+    private readonly permissions: Permissions,
+    private readonly source: McpToolSource,
+  ) {
+    this.add(infos);
+  }
+
+  /** Whether the tools are past the thresholds; once true, true for the rest of the turn. */
+  get deferred(): boolean {
+    return this.deferredNow;
+  }
+
+  /**
+   * Adds the tools of servers that became ready since; `waitMs` 0 waits for none, undefined
+   * waits for each starting server up to its startup timeout. Whether anything was added.
+   */
+  async refresh(signal: AbortSignal, waitMs?: number): Promise<boolean> {
+    const before = this.catalogue.size;
+    const infos = await this.source.tools(waitMs === undefined ? { signal } : { signal, waitMs });
+    this.add(infos);
+    return this.catalogue.size > before;
+  }
+
+  private add(infos: McpToolInfo[]): void {
+    const { permissions, source } = this;
+    const known = new Set(
+      [...this.catalogue.values()].map((t) => `${t.info.server}\0${t.info.name}`),
+    );
     for (const info of infos) {
+      if (known.has(`${info.server}\0${info.name}`)) continue;
       // The hint is the server's word, not checked: docs/mcp.md says so.
       if (permissions === "read_only" && info.annotations?.readOnlyHint !== true) continue;
       let name = mcpToolName(info.server, info.name);
@@ -34,20 +68,25 @@ export class McpOffer {
       if (this.catalogue.has(name)) continue;
       this.catalogue.set(name, mcpTool(name, info, source));
     }
-    this.deferred =
-      this.catalogue.size > DEFERRED_TOOLS || schemaBytes(this.catalogue) > DEFERRED_SCHEMA_BYTES;
-    this.search = this.deferred ? mcpSearchTool(this.catalogue, this.loaded) : null;
+    // The search tool reads the catalogue itself, so tools added later are found too.
+    if (
+      !this.deferredNow &&
+      (this.catalogue.size > DEFERRED_TOOLS || schemaBytes(this.catalogue) > DEFERRED_SCHEMA_BYTES)
+    ) {
+      this.deferredNow = true;
+      this.search = mcpSearchTool(this.catalogue, this.loaded);
+    }
   }
 
-  /** The turn's MCP tools from its source; none when there is no source. */
+  /** The turn's MCP tools from its source: the ready servers' now; none without a source. */
   static async of(
     source: McpToolSource | undefined,
     permissions: Permissions,
     signal: AbortSignal,
   ): Promise<McpOffer | null> {
     if (!source) return null;
-    const infos = await source.tools({ signal });
-    return infos.length === 0 ? null : new McpOffer(infos, permissions, source);
+    const infos = await source.tools({ signal, waitMs: 0 });
+    return new McpOffer(infos, permissions, source);
   }
 
   /** Every tool a call may name: the MCP tools and, when deferred, `mcp_search`. */
@@ -78,4 +117,25 @@ function schemaBytes(catalogue: Map<string, McpTool>): number {
   for (const tool of catalogue.values())
     bytes += Buffer.byteLength(JSON.stringify(specOf(tool)), "utf8");
   return bytes;
+}
+
+/** Every tool a call of this step may name, by name: the built-ins, then the MCP ones. */
+export function turnTools(builtins: Tool[], mcp: McpOffer | null): Map<string, Tool> {
+  return new Map(
+    [...builtins, ...(mcp?.callable() ?? [])].map((tool) => [tool.name as string, tool]),
+  );
+}
+
+/**
+ * Whether a step's calls name an MCP tool (or `mcp_search`) the turn was not offered: then the
+ * turn waits for the starting servers, each up to its startup timeout, before running them.
+ */
+export function wantsStartingServer(
+  calls: ReadonlyArray<{ name: string }>,
+  offered: ReadonlyMap<string, Tool>,
+): boolean {
+  return calls.some(
+    (call) =>
+      !offered.has(call.name) && (call.name === MCP_SEARCH || MCP_TOOL_NAME.test(call.name)),
+  );
 }

@@ -68,7 +68,9 @@ export async function sdkSource(servers: Record<string, StdioServerSpec>): Promi
     async tools() {
       const all: McpToolInfo[] = [];
       for (const [server, { client }] of clients) {
-        for (const tool of (await client.listTools()).tools)
+        // As the manager's: never throws; a dead server has no tools (the turn asks every step).
+        const listed = await client.listTools().catch(() => ({ tools: [] }));
+        for (const tool of listed.tools)
           all.push({ server, ...tool, inputSchema: tool.inputSchema as Record<string, unknown> });
       }
       return all;
