@@ -262,6 +262,14 @@ async function record(target: string): Promise<void> {
     const second = recordedChild(box);
     await second.child.initialize([...CAPABILITIES]);
     await second.child.call("session.open", { id });
+    // A dry run of undoing the whole session from its first turn (it changes nothing).
+    const page = await second.child.call("session.history", { id });
+    const firstTurn = page.events.find((event) => event.type === "turn_start");
+    await second.child.call("turn.revert", {
+      session_id: id,
+      turn_id: String(firstTurn?.turn_id),
+      dry_run: true,
+    });
     await second.child.call("session.fork", { id });
     await second.child.request("shutdown", {});
     await second.child.exited;
