@@ -209,6 +209,29 @@ function recordedChild(box: ReturnType<typeof sandbox>): { child: TestChild; sen
 }
 
 /**
+ * `checkpoint_failed`: a home whose `checkpoints` is a file, where no shadow repository can be
+ * made, so the turn goes on without its checkpoint and says so.
+ */
+async function checkpointFailedChild(
+  server: Awaited<ReturnType<typeof startChatServer>>,
+): Promise<{ child: TestChild; sent: Json[] }> {
+  const box = sandbox("mc-transcript-");
+  writeTurnHome(box, server.baseUrl, { contextWindow: 128_000 });
+  writeFileSync(join(box.home, "checkpoints"), "not a folder\n");
+  const recorded = recordedChild(box);
+  try {
+    await recorded.child.initialize(["session.create", "turn"]);
+    await recorded.child.call("session.create", {});
+    server.reply(text("No checkpoint this time."));
+    await turn(recorded.child, "Hello again");
+    await recorded.child.close();
+  } finally {
+    box.cleanup();
+  }
+  return recorded;
+}
+
+/**
  * `mcp.status` and `mcp.changed`: a home of its own with a disabled server and one that never
  * answers (it fails after its 200 ms startup timeout), so that no real server is needed.
  */
@@ -274,10 +297,12 @@ async function record(target: string): Promise<void> {
     await second.child.request("shutdown", {});
     await second.child.exited;
     const third = await mcpChild();
+    const fourth = await checkpointFailedChild(server);
     lines.push(
       ...framesOf(first.child, first.sent),
       ...framesOf(second.child, second.sent),
       ...framesOf(third.child, third.sent),
+      ...framesOf(fourth.child, fourth.sent),
     );
   } finally {
     await server.close();
