@@ -8,7 +8,15 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.equal(SEED_CAPABILITIES.length, 10);
   assert.deepEqual(
     CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
-    ["session.record", "session.fork", "model.cached", "settings.check", "turn", "mcp", "turn.revert"],
+    [
+      "session.record",
+      "session.fork",
+      "model.cached",
+      "settings.check",
+      "turn",
+      "mcp",
+      "turn.revert",
+    ],
   );
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
