@@ -59,7 +59,12 @@ type Trigger = { name: string; fires: (home: string, ws: string) => Promise<void
 function seen(root: string, match: (name: string) => boolean): Promise<void> {
   return new Promise((resolve) => {
     const timer = setInterval(() => {
-      const names = existsSync(root) ? readdirSync(root, { recursive: true }).map(String) : [];
+      let names: string[] = [];
+      try {
+        names = readdirSync(root, { recursive: true }).map(String);
+      } catch {
+        return; // a folder vanished mid-walk (or none yet): look again
+      }
       if (names.some(match)) {
         clearInterval(timer);
         resolve();
