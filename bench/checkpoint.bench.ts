@@ -35,7 +35,7 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 const bench: Bench = {
   title: "Checkpoints (10,000-file workspace)",
   about:
-    "A checkpoint (`ShadowRepo.record`: ls-files, a stat of every file for the 8 MiB bound, `git add -A` into the shadow index, write-tree, commit-tree, update-ref) against `git add -A` of the same tree in a plain repository whose index is as warm, measured in the same run. Cold is the first checkpoint of a new shadow repository; warm is the median of later ones, each after one file changed. Target: under 300 ms warm.",
+    "A checkpoint (`ShadowRepo.record`: one `ls-files -m -o` scan and a stat of the files it lists for the 8 MiB bound, `git add -A` into the shadow index, write-tree, commit-tree, update-ref) against `git add -A` of the same tree in a plain repository whose index is as warm, measured in the same run. Cold is the first checkpoint of a new shadow repository; warm is the median of later ones, each after one file changed. Target: under 300 ms warm.",
   async run() {
     const root = mkdtempSync(join(tmpdir(), "mc-bench-ckpt-"));
     try {

@@ -7,7 +7,7 @@
  * own; files over FILE_BYTES and nested repositories are left out and listed in its message.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { copyFile, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
 
@@ -115,8 +115,11 @@ export class ShadowRepo {
 
   /**
    * The workspace's state now, as a tree in the shadow repository's objects (no ref). Uses a
-   * private copy of the shadow index (its stat cache makes a warm snapshot cheap), renamed back
-   * when done, so that two children snapshotting one workspace never meet on a lock.
+   * private name for the shadow index (a hard link: git replaces the file at that name by a
+   * rename, never the shared one in place; its stat cache makes a warm snapshot cheap), renamed
+   * back when done, so that two children snapshotting one workspace never meet on a lock.
+   * One scan lists what may need a size check (tracked files whose stat changed, untracked
+   * ones): a file the index holds unchanged was within the bound when it was added.
    */
   async snapshot(signal?: AbortSignal): Promise<Snapshot> {
     await this.ensure(signal);
@@ -125,17 +128,20 @@ export class ShadowRepo {
     const indexFile = `${shared}.${tag}`;
     const excludesFile = join(this.dir, `exclude.${tag}`);
     try {
-      await copyFile(shared, indexFile).catch((error: NodeJS.ErrnoException) => {
+      await link(shared, indexFile).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== "ENOENT") throw error;
       });
       const run = { indexFile, ...(signal ? { signal } : {}) };
-      const [listed, ignoredCached] = await Promise.all([
-        this.git(["ls-files", "-z", "-c", "-o", "--exclude-standard"], run),
-        this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], run),
-      ]);
-      const ignored = new Set(splitZ(ignoredCached));
+      const listed = splitZ(
+        await this.git(["ls-files", "-z", "-m", "-o", "--exclude-standard"], run),
+      );
+      // Tracked files a changed `.gitignore` now ignores leave the index (`add -A` keeps them).
+      const ignored = listed.some((path) => path === ".gitignore" || path.endsWith("/.gitignore"))
+        ? splitZ(await this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], run))
+        : [];
+      const ignoredSet = new Set(ignored);
       const { excluded, unexpressible } = await this.leftOut(
-        splitZ(listed).filter((path) => !ignored.has(path)),
+        listed.filter((path) => !ignoredSet.has(path)),
       );
       const drop = [...ignored, ...excluded.map((p) => p.replace(/\/$/, ""))];
       if (drop.length > 0)

@@ -1,0 +1,166 @@
+/**
+ * kill -9 during a large turn.revert, then a retry by a new child that completes it: a turn's
+ * shell changed 300 files (some of several MiB), removed some, made more; the revert's child is
+ * killed at real moments seen from outside (the journal appearing, the k-th temp file appearing
+ * in the workspace, the first created file unlinked). A new child then retries the same
+ * `turn.revert`: the workspace equals the before-turn tree byte for byte (modes included), no
+ * temp file is left, and the history holds exactly one `revert` record.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { answer, call, text } from "../fixtures/chat-completions-server.js";
+import { nextId, startReady } from "../helpers/child.js";
+import { treeDigest } from "../helpers/tree-digest.js";
+import { recordsOf, runApproving } from "./tool-turns.js";
+import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
+type Loose = any;
+
+let world: TurnWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const CAPS = [...TURN_CAPS, "turn.revert"];
+const TEMP = /\.mc-revert\.[0-9]+\.[0-9a-f]+\.tmp$/;
+
+function seed(ws: string) {
+  for (let d = 0; d < 6; d++) {
+    mkdirSync(join(ws, `d${d}`), { recursive: true });
+    for (let f = 0; f < 49; f++)
+      writeFileSync(join(ws, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`.repeat(20));
+  }
+  mkdirSync(join(ws, "big"));
+  const line = `${"b".repeat(99)}\n`;
+  for (let b = 0; b < 4; b++)
+    writeFileSync(join(ws, "big", `b${b}.bin`), `${b}${line.repeat(20_000)}`, { mode: 0o755 });
+}
+
+/** Changes every file, removes 10, makes 40 (the turn's shell). */
+const MESS = [
+  "for f in d*/f*.txt big/*.bin; do echo changed >> $f; done",
+  "rm d0/f1*.txt",
+  "mkdir -p extra/deep",
+  "for i in $(seq 1 40); do echo new > extra/deep/n$i.txt; done",
+  "chmod -x big/b0.bin",
+].join(" && ");
+
+type Trigger = { name: string; fires: (home: string, ws: string) => Promise<void> };
+
+/**
+ * Resolves on the first entry under `root` (relative paths, polled every few ms) that `match`
+ * accepts. Polled, not watched: Node 20's recursive watch throws when a watched folder vanishes,
+ * which a revert does on purpose.
+ */
+function seen(root: string, match: (name: string) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      let names: string[] = [];
+      try {
+        names = readdirSync(root, { recursive: true }).map(String);
+      } catch {
+        return; // a folder vanished mid-walk (or none yet): look again
+      }
+      if (names.some(match)) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 2);
+  });
+}
+
+function nthTemp(k: number): Trigger {
+  return {
+    name: `the ${k}th temp file`,
+    fires: (_home, ws) => {
+      const names = new Set<string>();
+      return seen(ws, (name) => {
+        if (TEMP.test(name)) names.add(name);
+        return names.size >= k;
+      });
+    },
+  };
+}
+
+const TRIGGERS: Trigger[] = [
+  {
+    name: "the journal",
+    fires: (home) => {
+      mkdirSync(join(home, "checkpoints"), { recursive: true });
+      return seen(join(home, "checkpoints"), (name) => /reverts\/[^/]+\.json$/.test(name));
+    },
+  },
+  {
+    name: "the first created file unlinked",
+    fires: (_home, ws) =>
+      seen(ws, (name) => name.startsWith("extra/")).then(() =>
+        seen(ws, () => !existsSync(join(ws, "extra/deep/n1.txt"))),
+      ),
+  },
+  nthTemp(1),
+  nthTemp(3),
+  nthTemp(10),
+];
+
+test("a large revert killed at many moments is finished by a retry, byte for byte", async () => {
+  world = await turnWorld({ capabilities: CAPS });
+  const w = world;
+  const ws = w.box.workspace;
+  seed(ws);
+  const before = treeDigest(ws);
+  let midway = 0;
+  for (const [round, trigger] of TRIGGERS.entries()) {
+    const { session } = await w.child.call("session.create", {});
+    w.server.reply(answer({ calls: [call("shell", { command: MESS }, `m${round}`)] }), text("Ok"));
+    const run = await runApproving(w.child, `mess ${round}`, "full_access", []);
+    assert.equal(run.result.status, "completed");
+    const messed = treeDigest(ws);
+    assert.notDeepEqual(messed, before);
+    const params = { session_id: session.id, turn_id: run.result.turn_id };
+
+    const killing = trigger.fires(w.box.home, ws).then(() => w.child.kill("SIGKILL"));
+    const id = nextId("revert");
+    let answered = false;
+    const reply = w.child
+      .waitFor((f) => f.id === id, 120_000)
+      .then(
+        () => {
+          answered = true;
+        },
+        () => {},
+      );
+    w.child.send({ id, method: "turn.revert", params });
+    await Promise.race([killing, reply]);
+    if (!answered) await killing;
+    w.child.kill("SIGKILL");
+    await w.child.exited;
+    const left = treeDigest(ws);
+    if (!answered && JSON.stringify(left) !== JSON.stringify(messed)) midway++;
+
+    w.child = await startReady(w.box, CAPS, { testMethods: true, env: { DEMO_KEY: "sk-test" } });
+    const retry: Loose = await w.child.request("turn.revert", params, undefined, 120_000);
+    if (answered) assert.equal(retry.error?.code, "turn_missing", trigger.name);
+    else assert.equal(retry.result?.state, "reverted", `${trigger.name}: ${JSON.stringify(retry)}`);
+    assert.deepEqual(treeDigest(ws), before, `after ${trigger.name}`);
+    assert.deepEqual(
+      Object.keys(treeDigest(ws)).filter((path) => TEMP.test(path)),
+      [],
+      "no temp file left",
+    );
+    const records = await recordsOf(w.child, session.id);
+    assert.equal(records.filter((r: Loose) => r.type === "revert").length, 1, trigger.name);
+    const journals = join(w.box.home, "checkpoints");
+    assert.deepEqual(treeDigestNames(journals), [], "no journal left");
+  }
+  // Most kills landed in the middle of the writes (not before the first, not after the last).
+  assert.ok(midway >= 3, `only ${midway} kills landed mid-revert`);
+});
+
+/** The journals left under MC_HOME/checkpoints/<key>/reverts/. */
+function treeDigestNames(root: string): string[] {
+  return Object.keys(treeDigest(root)).filter((path) => /\/reverts\/.+/.test(path));
+}
