@@ -56,9 +56,13 @@ export async function openSession(
   const exited = new Promise<void>((resolve) => {
     closed = resolve;
   });
+  // The SDK forgets its process (`pid` turns null) as soon as its own close begins, which a
+  // failed `connect` starts by itself, and its kill schedule runs on unref'd timers that a closing
+  // child never reaches: keep the pid from the spawn, so that stop() can always signal it.
+  const pid = keepPid(transport);
   let stopping: Promise<void> | null = null;
   const stop = () => {
-    stopping ??= endSession(plan, client, transport, exited);
+    stopping ??= endSession(plan, client, transport, exited, pid.value);
     return stopping;
   };
   client.onclose = () => {
@@ -165,11 +169,10 @@ async function endSession(
   client: Client,
   transport: StdioClientTransport | StreamableHTTPClientTransport,
   exited: Promise<void>,
+  pid: () => number | null,
 ): Promise<void> {
-  if (plan.transport === "stdio") {
-    const pid = (transport as StdioClientTransport).pid;
-    return stopProcess(pid, exited, () => void client.close().catch(() => {}));
-  }
+  if (plan.transport === "stdio")
+    return stopProcess(pid(), exited, () => void client.close().catch(() => {}));
   const http = transport as StreamableHTTPClientTransport;
   // Best effort: the server forgets the session (DELETE), bounded like the rest of the close.
   await Promise.race([
@@ -177,4 +180,21 @@ async function endSession(
     new Promise((resolve) => setTimeout(resolve, 500).unref()),
   ]);
   await client.close().catch(() => {});
+}
+
+/** The stdio server's pid as spawned (null for HTTP, or before the spawn). */
+function keepPid(transport: StdioClientTransport | StreamableHTTPClientTransport): {
+  value: () => number | null;
+} {
+  let pid: number | null = null;
+  if (!("pid" in transport)) return { value: () => null };
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    try {
+      await start();
+    } finally {
+      pid = transport.pid;
+    }
+  };
+  return { value: () => pid ?? transport.pid };
 }
