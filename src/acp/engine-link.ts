@@ -13,6 +13,9 @@ import type { LoadedSettings } from "../store/settings.js";
 import { sessionMcpServers } from "./mcp-servers.js";
 
 /** A request our engine refused: its wire code and its (path-free) message. */
+/** The longest a session start waits for its servers: the largest `startup_timeout_ms`. */
+const MCP_START_WAIT_MS = 120_000;
+
 export class EngineError extends Error {
   override readonly name = "EngineError";
   constructor(
@@ -62,15 +65,24 @@ export class EngineLink {
    * can start: then `sandboxed` is no mode of the session (docs/acp.md).
    */
   sandbox: SandboxKind | null = null;
+  /** The session's MCP manager, when it has servers (config.json's or its own `mcpServers`). */
+  private mcp: McpManager | null = null;
+  /** Whether the editor named servers of its own for this session: its start waits for them. */
+  private readonly ownServers: boolean;
 
   constructor(options: EngineOptions) {
     this.cwd = options.cwd;
+    this.ownServers = (options.mcpServers?.length ?? 0) > 0;
     const state = createState(options.cwd, options.home, options.env);
     const handlers = buildHandlers(state, {
       testMethods: false,
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       ...(options.mcpServers
-        ? { mcp: mcpFactory(options.mcpServers, options.cwd, state.env) }
+        ? {
+            mcp: mcpFactory(options.mcpServers, options.cwd, state.env, (manager) => {
+              this.mcp = manager;
+            }),
+          }
         : {}),
     });
     this.dispatcher = new Dispatcher({
@@ -95,6 +107,13 @@ export class EngineLink {
       required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record", "session.fork"],
     } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
+    // ACP has no `mcp.status` and a turn offers only servers already ready (docs/mcp.md), so a
+    // session whose editor named servers answers once they are ready or failed, each within its
+    // own startup timeout; without servers of its own nothing waits (docs/acp.md).
+    if (this.mcp && this.ownServers) {
+      this.mcp.begin();
+      await this.mcp.tools({ signal: AbortSignal.timeout(MCP_START_WAIT_MS) });
+    }
   }
 
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
@@ -171,7 +190,12 @@ export class EngineLink {
  * config.json's servers and the session's. Throws an ACP `invalid_params` for a bad entry of
  * the session's, before anything starts; the engine's shutdown closes the manager.
  */
-function mcpFactory(servers: readonly McpServer[], cwd: string, env: NodeJS.ProcessEnv) {
+function mcpFactory(
+  servers: readonly McpServer[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  made: (manager: McpManager) => void,
+) {
   return (settings: LoadedSettings): McpManager => {
     const manager = new McpManager({
       servers: sessionMcpServers(servers, settings.global.mcp_servers),
@@ -180,6 +204,7 @@ function mcpFactory(servers: readonly McpServer[], cwd: string, env: NodeJS.Proc
       debug: logEnabled("debug") ? (line) => log("debug", line) : null,
     });
     if (manager.configured) setImmediate(() => manager.begin());
+    made(manager);
     return manager;
   };
 }

@@ -20,6 +20,7 @@ describe("mc-agent acp: initialize, new session, prompt", () => {
       list: {},
       resume: {},
       close: {},
+      fork: {},
     });
     assert.deepEqual(init.authMethods, []);
     const created = await world.newSession();

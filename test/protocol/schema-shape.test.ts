@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildProtocolSchema } from "../../src/protocol/json-schema.js";
 import { PUBLIC_METHOD_NAMES } from "../../src/protocol/methods.js";
+import { methodBase } from "../../src/protocol/schema-names.js";
 import { TurnEventBody } from "../../src/protocol/schemas/turns.js";
 
 type Node = Record<string, unknown>;
@@ -50,12 +51,9 @@ test("every $ref resolves to a $defs entry, and every entry has its name as titl
 });
 
 test("a request type per method, `method` a const, and the root lists every frame type", () => {
-  const pascal = (m: string) =>
-    m
-      .split(".")
-      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-      .join("")
-      .replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+  // Type names are the method's in PascalCase, except where schema-names.ts renames one
+  // (methodBase: no name carries "Mcp", which quicktype spells differently per language).
+  const pascal = methodBase;
   const roots = schema.anyOf.map((ref) => String(ref.$ref).replace("#/$defs/", ""));
   for (const method of PUBLIC_METHOD_NAMES) {
     const request = defs[`${pascal(method)}Request`];

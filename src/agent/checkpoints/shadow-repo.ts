@@ -7,7 +7,7 @@
  * own; files over FILE_BYTES and nested repositories are left out and listed in its message.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { link, lstat, mkdir, readdir, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
 
@@ -123,6 +123,7 @@ export class ShadowRepo {
    */
   async snapshot(signal?: AbortSignal): Promise<Snapshot> {
     await this.ensure(signal);
+    await this.ignoreFileReadable();
     const shared = join(this.dir, "index");
     const tag = `${process.pid}.${randomBytes(6).toString("hex")}`;
     const indexFile = `${shared}.${tag}`;
@@ -176,6 +177,18 @@ export class ShadowRepo {
       await unlink(indexFile).catch(() => {});
       await unlink(excludesFile).catch(() => {});
     }
+  }
+
+  /**
+   * git opens the workspace's `.gitignore` blocking: a FIFO there would hold the checkpoint for
+   * its whole bound, and the turn's first tool with it. Anything but a regular file (through a
+   * link) fails the checkpoint at once instead. (A FIFO `.gitignore` deeper down still costs the
+   * bound: docs/checkpoints.md.)
+   */
+  private async ignoreFileReadable(): Promise<void> {
+    const found = await stat(join(this.options.workspace, ".gitignore")).catch(() => null);
+    if (found && !found.isFile())
+      throw new Error("the workspace's .gitignore is not a regular file");
   }
 
   /**
