@@ -137,7 +137,9 @@ export class VerdictSession {
 
   /** After each answered step: a test build waits for the cache writes it queued. */
   async settle(): Promise<void> {
-    if (this.cache.options.sync) await this.cache.writer.idle();
+    if (!this.cache.options.sync) return;
+    await this.cache.writer.idle();
+    await this.cache.writer.pruning;
   }
 
   /** After a completed listing: the child's one prune, then `settle`. */

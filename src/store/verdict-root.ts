@@ -1,7 +1,7 @@
-import { hash } from "node:crypto";
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { type HomeIdentity, identityAt, identityDigest } from "./verdict-homes.js";
 
 /**
  * Where the verdict cache lives (docs/store.md, "The verdict cache"): outside MC_HOME, in a
@@ -17,21 +17,17 @@ export interface VerdictPlace {
   root: string;
   /** This MC_HOME's verdict folder inside the root. */
   folder: string;
+  /** The home's identity the folder is named after (its `.home` marker: store/verdict-homes.ts). */
+  identity: HomeIdentity;
 }
 
 /** The place for `home` under `env`, or null: the cache is off for this operation. */
 export function verdictPlace(env: NodeJS.ProcessEnv, home: string): VerdictPlace | null {
   const root = cacheRoot(env);
   if (root === null) return null;
-  let realHome: string;
-  let identity: string;
-  try {
-    realHome = realpathSync(home);
-    const stats = statSync(realHome, { bigint: true });
-    identity = `${realHome}\0${stats.dev}\0${stats.ino}`;
-  } catch {
-    return null; // no MC_HOME yet: nothing to list, nothing to cache
-  }
+  const identity = identityAt(home);
+  if (identity === null) return null; // no MC_HOME yet: nothing to list, nothing to cache
+  const realHome = identity.path;
   // A root inside MC_HOME (HOME=MC_HOME, say) would write into MC_HOME: no cache then.
   const realRoot = realish(root);
   if (
@@ -39,8 +35,7 @@ export function verdictPlace(env: NodeJS.ProcessEnv, home: string): VerdictPlace
     realRoot.startsWith(realHome.endsWith(sep) ? realHome : realHome + sep)
   )
     return null;
-  const digest = hash("sha256", identity, "hex").slice(0, 32);
-  return { root, folder: join(root, `sessions-${digest}`) };
+  return { root, folder: join(root, `sessions-${identityDigest(identity)}`), identity };
 }
 
 function cacheRoot(env: NodeJS.ProcessEnv): string | null {

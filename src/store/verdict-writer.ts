@@ -3,6 +3,7 @@ import { lstat, open, opendir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { tempName } from "./atomic-write.js";
 import { sessionsDir } from "./layout.js";
+import { ensureHomeMarker, pruneGoneHomes } from "./verdict-homes.js";
 import { createVerdictPlace, inspectVerdictPlace, type VerdictPlace } from "./verdict-root.js";
 
 /**
@@ -54,13 +55,19 @@ export class VerdictWriter {
 
   /**
    * Once per child, after a completed listing: removes the verdict files whose history is gone
-   * and the temp files of writers that no longer run. In the background, one entry at a time.
+   * and the temp files of writers that no longer run, then the folders of homes that are gone.
+   * In the background, one entry at a time.
    */
   pruneOnce(place: VerdictPlace): void {
     if (this.pruned) return;
     this.pruned = true;
-    void pruneVerdicts(place, this.home);
+    this.pruning = pruneVerdicts(place, this.home)
+      .then(() => pruneGoneHomes(place))
+      .then(() => {});
   }
+
+  /** The running prune (tests and test builds wait for it). */
+  pruning: Promise<void> = Promise.resolve();
 
   private pump(): void {
     while (this.running < PARALLEL && this.queue.length > 0) {
@@ -102,6 +109,7 @@ export class VerdictWriter {
   private async ensureFolder(place: VerdictPlace): Promise<void> {
     if (this.readyFolder === place.folder) return;
     if (!(await createVerdictPlace(place))) throw new Error("unsafe cache folder");
+    await ensureHomeMarker(place);
     this.readyFolder = place.folder;
   }
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -8,6 +9,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -62,7 +64,7 @@ describe("verdict cache place", () => {
       assert.deepEqual([...ids].sort(), ["a", "b", "c"]);
       const place = verdictPlace({ MC_AGENT_CACHE_DIR: root }, box.home);
       assert.ok(place);
-      assert.deepEqual(readdirSync(place.folder).sort(), ["a.json", "b.json", "c.json"]);
+      assert.deepEqual(readdirSync(place.folder).sort(), [".home", "a.json", "b.json", "c.json"]);
       // A later child takes the verdicts (the history's signature is unchanged).
       const second = await start(box, children, { MC_AGENT_CACHE_DIR: root });
       const start2 = bytesRead(second);
@@ -80,10 +82,14 @@ describe("verdict cache place", () => {
       const user = join(box.root, "user");
       mkdirSync(user);
       await listings(await start(box, children, { XDG_CACHE_HOME: xdg, HOME: user }));
-      assert.equal(filesUnder(join(xdg, "mc-agent")).length, 2, "folder and verdict under XDG");
+      assert.equal(
+        filesUnder(join(xdg, "mc-agent")).length,
+        3,
+        "folder, marker and verdict under XDG",
+      );
       assert.deepEqual(filesUnder(user), []);
       await listings(await start(box, children, { HOME: user, XDG_CACHE_HOME: "relative" }));
-      assert.equal(filesUnder(join(user, ".cache", "mc-agent")).length, 2, "under HOME");
+      assert.equal(filesUnder(join(user, ".cache", "mc-agent")).length, 3, "under HOME");
       // The harness's own default: HOME is MC_HOME; ~/.cache would be inside it.
       const before = homeSnapshot(box.home);
       await listings(await start(box, children, {}));
@@ -108,6 +114,51 @@ describe("verdict cache place", () => {
       assert.deepEqual(await listings(child), ["a"]);
       assert.deepEqual(await listings(child), ["a"]);
       assert.deepEqual(filesUnder(open), [], "nothing in a world-writable root");
+    }));
+});
+
+describe("verdict cache folders of gone homes", () => {
+  it("a prune removes the folder of a home that was deleted or replaced, keeps live homes' folders and anything not the cache's", () =>
+    inSandbox(async (box, children) => {
+      const root = join(box.root, "user-cache");
+      const env = { MC_AGENT_CACHE_DIR: root };
+      const homes = ["gone", "replaced", "kept", "foreign-file"].map((name) => {
+        const home = join(box.root, `home-${name}`);
+        mkdirSync(join(home, "sessions"), { recursive: true });
+        return home;
+      });
+      // Each home gets its folder and marker from a child of its own.
+      for (const home of homes) {
+        const other = { ...box, home };
+        writeHistoryOfSize(other, "a", 16 * 1024);
+        await listings(await start(other, children, env));
+      }
+      const folders = homes.map((home) => verdictPlace(env, home)?.folder ?? "");
+      const [goneFolder, replacedFolder, keptFolder, foreignFolder] = folders as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      const [goneHome, replacedHome, , foreignHome] = homes as [string, string, string, string];
+      for (const folder of folders) assert.ok(existsSync(join(folder, ".home")), "marker written");
+      writeFileSync(join(foreignFolder, "notes.txt"), "the user's own file");
+      rmSync(goneHome, { recursive: true });
+      renameSync(replacedHome, `${replacedHome}.old`);
+      mkdirSync(join(replacedHome, "sessions"), { recursive: true });
+      rmSync(foreignHome, { recursive: true });
+      // A folder whose marker names another folder's identity proves nothing: it stays.
+      const copied = join(root, `sessions-${"0".repeat(32)}`);
+      mkdirSync(copied, { mode: 0o700 });
+      copyFileSync(join(goneFolder, ".home"), join(copied, ".home"));
+      writeSmallHistory(box, "b");
+      await listings(await start(box, children, env));
+      assert.equal(existsSync(goneFolder), false, "deleted home's folder removed");
+      assert.equal(existsSync(replacedFolder), false, "replaced home's folder removed");
+      assert.deepEqual(readdirSync(keptFolder).sort(), [".home", "a.json"], "live home kept");
+      assert.ok(existsSync(join(foreignFolder, "notes.txt")), "a folder with other files stays");
+      assert.ok(existsSync(join(copied, ".home")), "a mismatched marker stays");
+      rmSync(`${replacedHome}.old`, { recursive: true });
     }));
 });
 
