@@ -94,10 +94,10 @@ export class Dispatcher {
     if (this.admitted >= this.childRequests) return this.out.error(id, "child_exhausted");
     this.usedIds.add(id);
     this.admitted += 1;
-    const refusal = this.refusal(request, spec);
-    if (refusal) return this.out.error(id, refusal);
+    const admitted = this.refusal(request, spec);
+    if (typeof admitted === "string") return this.out.error(id, admitted);
     // The checks above proved `spec` exists and the method is known.
-    this.run(request, method as MethodName, spec as MethodSpec);
+    this.run(id, method as MethodName, spec as MethodSpec, admitted.params);
   }
 
   /** An ID held by an active request (a draining shutdown's included), or used by an admitted one. */
@@ -112,8 +112,11 @@ export class Dispatcher {
     return spec;
   }
 
-  /** The first rule that refuses an admitted request, in the documented order. */
-  private refusal(request: Request, spec: MethodSpec | undefined): ErrorCode | null {
+  /**
+   * The first rule that refuses an admitted request, in the documented order; or, when none
+   * does, its parsed params (parsed once: the handler gets what the check accepted).
+   */
+  private refusal(request: Request, spec: MethodSpec | undefined): ErrorCode | { params: unknown } {
     if (this.state.phase === "shutting_down") return "shutting_down";
     if (!spec) return "method_not_found";
     if (spec.admission === "initialize") {
@@ -123,14 +126,16 @@ export class Dispatcher {
       if (spec.capability && !this.state.negotiated.has(spec.capability as never))
         return "unsupported_capability";
     }
-    if (!spec.params.safeParse(request.params).success) return "invalid_params";
+    const parsed = spec.params.safeParse(request.params);
+    if (!parsed.success) return "invalid_params";
     const method = request.method as MethodName;
     if (!BUILT_IN.has(method) && !this.options.handlers[method]) return "unsupported_capability";
-    if (spec.admission === "initialize" || spec.admission === "control") return null;
+    const admitted = { params: parsed.data };
+    if (spec.admission === "initialize" || spec.admission === "control") return admitted;
     if (this.ops.size >= LIMITS.active_requests) return "busy";
     if (holdsWorker(spec) && this.workerHolder !== null) return "busy";
     if (spec.admission === "scan" && this.scanHolder !== null) return "busy";
-    return null;
+    return admitted;
   }
 
   private answerLoop(request: Request): void {
@@ -149,9 +154,7 @@ export class Dispatcher {
     void this.shutdown(id);
   }
 
-  private run(request: Request, method: MethodName, spec: MethodSpec): void {
-    const { id } = request;
-    const params = spec.params.parse(request.params);
+  private run(id: string, method: MethodName, spec: MethodSpec, params: unknown): void {
     if (spec.admission === "initialize") return this.initialize(id, params as never);
     if (spec.admission === "control")
       return this.settleSync(id, method, () => this.control(id, method, params));
