@@ -32,8 +32,16 @@ export class StartFailure extends Error {
 export interface OpenedSession {
   client: Client;
   tools: McpToolInfo[];
+  /** Reads the whole tool list again within `timeoutMs`; throws (StartFailure `tool_limit`). */
+  listTools(timeoutMs: number, signal: AbortSignal): Promise<McpToolInfo[]>;
   /** Ends the connection (and a stdio server's process) within the cleanup bound. */
   stop(): Promise<void>;
+}
+
+/** What the connection hears of a session: its end, and the server's list_changed. */
+export interface SessionHooks {
+  lost(session: OpenedSession): void;
+  toolsChanged(): void;
 }
 
 /**
@@ -44,11 +52,12 @@ export interface OpenedSession {
 export async function openSession(
   plan: McpServerPlan,
   host: ConnectionEnv,
-  onLost: (session: OpenedSession) => void,
+  hooks: SessionHooks,
   closing: AbortSignal,
 ): Promise<OpenedSession> {
   const deadline = Date.now() + plan.startupTimeoutMs;
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { ToolListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
   const transport = await createTransport(plan, host);
   const client = new Client({ name: SERVER_INFO.name, version: SERVER_INFO.version });
   let opened: OpenedSession | null = null;
@@ -67,8 +76,12 @@ export async function openSession(
   };
   client.onclose = () => {
     closed();
-    if (opened) onLost(opened);
+    if (opened) hooks.lost(opened);
   };
+  // Set before the handshake: a change during the start is counted, and re-listed once ready.
+  // Our own handler, not the SDK's `listChanged` option: that one reads only the first page,
+  // unbounded, and only when the server declared the capability (connection.ts bounds it).
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.toolsChanged());
   // Kept quiet: an error of the transport shows as a failed request or a close.
   client.onerror = (error) => host.debug?.(`mcp ${plan.name}: ${error.message}`);
   // The child's shutdown ends a start in progress as well: its process is stopped below.
@@ -79,7 +92,14 @@ export async function openSession(
   try {
     await client.connect(transport, { signal, timeout: Math.max(1, deadline - Date.now()) });
     const tools = await listTools(plan.name, client, deadline, signal);
-    opened = { client, tools, stop };
+    const again = (timeoutMs: number, stopped: AbortSignal) =>
+      listTools(
+        plan.name,
+        client,
+        Date.now() + timeoutMs,
+        AbortSignal.any([AbortSignal.timeout(timeoutMs), stopped]),
+      );
+    opened = { client, tools, listTools: again, stop };
     return opened;
   } catch (error) {
     await stop();
