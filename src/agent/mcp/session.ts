@@ -1,5 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SERVER_INFO } from "../../protocol/constants.js";
 import type { McpError } from "../../protocol/schemas/mcp.js";
@@ -13,6 +12,7 @@ import {
   VariableMissing,
 } from "./plan.js";
 import { pipeStderr } from "./stderr.js";
+import type { GroupStdioTransport } from "./stdio-transport.js";
 import { stopProcess } from "./stop.js";
 import type { McpToolInfo } from "./types.js";
 
@@ -65,13 +65,9 @@ export async function openSession(
   const exited = new Promise<void>((resolve) => {
     closed = resolve;
   });
-  // The SDK forgets its process (`pid` turns null) as soon as its own close begins, which a
-  // failed `connect` starts by itself, and its kill schedule runs on unref'd timers that a closing
-  // child never reaches: keep the pid from the spawn, so that stop() can always signal it.
-  const pid = keepPid(transport);
   let stopping: Promise<void> | null = null;
   const stop = () => {
-    stopping ??= endSession(plan, client, transport, exited, pid.value);
+    stopping ??= endSession(plan, client, transport, exited);
     return stopping;
   };
   client.onclose = () => {
@@ -110,17 +106,16 @@ export async function openSession(
 async function createTransport(
   plan: McpServerPlan,
   host: ConnectionEnv,
-): Promise<StdioClientTransport | StreamableHTTPClientTransport> {
+): Promise<GroupStdioTransport | StreamableHTTPClientTransport> {
   if (plan.transport === "stdio") {
     const settings = plan.settings as McpStdioSettings;
     const env = serverEnvironment(resolved(settings.env, host.env), host.env);
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({
+    const { GroupStdioTransport } = await import("./stdio-transport.js");
+    const transport = new GroupStdioTransport({
       command: settings.command,
       args: settings.args ?? [],
       env,
       cwd: serverCwd(settings.cwd, host.workspace),
-      stderr: "pipe",
     });
     pipeStderr(plan.name, transport.stderr, host.debug);
     return transport;
@@ -183,16 +178,21 @@ function startFailure(error: unknown, signal: AbortSignal): StartFailure {
   return new StartFailure("connect_failed");
 }
 
-/** Closes the session; for stdio, stdin first, then SIGTERM, then SIGKILL (stop.ts). */
+/**
+ * Closes the session; for stdio, stdin first, then SIGTERM, then SIGKILL to the server's group
+ * (stop.ts). The group's id is kept by our transport from the spawn: a failed or aborted connect
+ * closes the client by itself, and the process must still be stopped then.
+ */
 async function endSession(
   plan: McpServerPlan,
   client: Client,
-  transport: StdioClientTransport | StreamableHTTPClientTransport,
+  transport: GroupStdioTransport | StreamableHTTPClientTransport,
   exited: Promise<void>,
-  pid: () => number | null,
 ): Promise<void> {
-  if (plan.transport === "stdio")
-    return stopProcess(pid(), exited, () => void client.close().catch(() => {}));
+  if (plan.transport === "stdio") {
+    const pgid = (transport as GroupStdioTransport).pgid;
+    return stopProcess(pgid, exited, () => void client.close().catch(() => {}));
+  }
   const http = transport as StreamableHTTPClientTransport;
   // Best effort: the server forgets the session (DELETE), bounded like the rest of the close.
   await Promise.race([
@@ -200,21 +200,4 @@ async function endSession(
     new Promise((resolve) => setTimeout(resolve, 500).unref()),
   ]);
   await client.close().catch(() => {});
-}
-
-/** The stdio server's pid as spawned (null for HTTP, or before the spawn). */
-function keepPid(transport: StdioClientTransport | StreamableHTTPClientTransport): {
-  value: () => number | null;
-} {
-  let pid: number | null = null;
-  if (!("pid" in transport)) return { value: () => null };
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    try {
-      await start();
-    } finally {
-      pid = transport.pid;
-    }
-  };
-  return { value: () => pid ?? transport.pid };
 }
