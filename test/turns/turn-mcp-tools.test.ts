@@ -177,14 +177,14 @@ describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
     assert.equal(outputOf(third, "c2"), "fresh_0 got new");
     assert.ok(!names(third).includes("mcp__changing__fresh_0"), "removed by the call before");
     assert.ok(names(third).includes("mcp__changing__add_tools"));
-    // 43 tools now: past the threshold, only mcp_search is sent.
+    // 44 tools now: past the threshold, only mcp_search is sent.
     assert.ok(names(fourth).includes("mcp_search"));
     assert.ok(!names(fourth).some((n) => n.startsWith("mcp__")));
     const counts = w.child.frames
       .filter((f: Loose) => f.method === "mcp.changed" && f.params.server.state === "ready")
       .map((f: Loose) => f.params.server.tools);
-    assert.deepEqual(counts, [3, 4, 3, 43]);
+    assert.deepEqual(counts, [4, 5, 4, 44]);
     const answer = await w.child.call("mcp.status", {});
-    assert.equal((answer as Loose).servers[0].tools, 43);
+    assert.equal((answer as Loose).servers[0].tools, 44);
   });
 });

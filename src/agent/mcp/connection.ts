@@ -147,7 +147,10 @@ export class McpConnection {
         { lost: (lost) => this.lost(lost), toolsChanged: () => relist.request() },
         this.closing.signal,
       );
-      if (this.closed) return void (await session.stop());
+      if (this.closed) {
+        relist.stop();
+        return void (await session.stop());
+      }
       opened = session;
       this.session = session;
       this.relist = relist;

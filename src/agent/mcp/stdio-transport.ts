@@ -29,6 +29,7 @@ export class GroupStdioTransport implements Transport {
   readonly stderr = new PassThrough();
   private process: ChildProcess | null = null;
   private spawnedPid: number | null = null;
+  private started = false;
   private readonly buffer = new ReadBuffer();
 
   constructor(private readonly params: GroupStdioParams) {}
@@ -42,7 +43,8 @@ export class GroupStdioTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.process) throw new Error("already started");
+    if (this.started) return Promise.reject(new Error("already started"));
+    this.started = true;
     return new Promise((resolve, reject) => {
       const child = spawn(this.params.command, this.params.args, {
         env: this.params.env,
