@@ -14,6 +14,9 @@ export const MEMORY = join(
   "node_modules/@modelcontextprotocol/server-memory/dist/index.js",
 );
 
+/** Our SDK McpServer whose tool list changes on request (test/fixtures/mcp-changing-server.ts). */
+export const CHANGING = join(import.meta.dirname, "../fixtures/mcp-changing-server.js");
+
 /** Real servers get a long startup timeout: a loaded machine may need more than the default. */
 const SLOW_START = { startup_timeout_ms: 100_000 };
 
@@ -26,6 +29,12 @@ export const everythingStdio = (extra: object = {}) => ({
 export const memoryStdio = (extra: object = {}) => ({
   command: process.execPath,
   args: [MEMORY],
+  ...SLOW_START,
+  ...extra,
+});
+export const changingStdio = (extra: object = {}) => ({
+  command: process.execPath,
+  args: [CHANGING],
   ...SLOW_START,
   ...extra,
 });

@@ -12,6 +12,7 @@ const KEY = "sk-openai-secret-key";
 const ROOT = join(import.meta.dirname, "../../..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const GENERATED = join(import.meta.dirname, "../fixtures/mcp-generated-server.js");
+const CHANGING = join(import.meta.dirname, "../fixtures/mcp-changing-server.js");
 /** A server that starts and never answers (it reads nothing, so it never says hello). */
 const HANGING = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] };
 
@@ -145,5 +146,45 @@ describe("turns with MCP tools (real child, config.json's mcp_servers)", () => {
     const answer = await w.child.call("mcp.status", {});
     assert.equal((answer as Loose).servers[0].state, "failed");
     assert.equal((answer as Loose).servers[0].error, "startup_timeout");
+  });
+
+  test("list_changed mid-turn: the next step offers the new list (added, removed, then deferred); mcp.changed has each count", async () => {
+    const { w, server } = await mcpWorld(
+      { changing: { command: process.execPath, args: [CHANGING], startup_timeout_ms: 120_000 } },
+      ["changing"],
+    );
+    const call = (id: string, tool: string, args: object) => ({
+      call_id: id,
+      name: `mcp__changing__${tool}`,
+      arguments: JSON.stringify(args),
+    });
+    server.script(
+      responsesReply({ calls: [call("c1", "add_tools", { prefix: "fresh", count: 1 })] }),
+      responsesReply({
+        calls: [
+          call("c2", "fresh_0", { word: "new" }),
+          call("c3", "remove_tool", { name: "fresh_0" }),
+        ],
+      }),
+      responsesReply({ calls: [call("c4", "add_tools", { prefix: "many", count: 40 })] }),
+      responsesReply({ text: ["Done."] }),
+    );
+    const { result } = await runTurn(w.child, "Change the tools", "full_access");
+    assert.equal(result.status, "completed");
+    const [first, second, third, fourth] = bodies(server);
+    assert.ok(!names(first).includes("mcp__changing__fresh_0"));
+    assert.ok(names(second).includes("mcp__changing__fresh_0"), "added by the call before");
+    assert.equal(outputOf(third, "c2"), "fresh_0 got new");
+    assert.ok(!names(third).includes("mcp__changing__fresh_0"), "removed by the call before");
+    assert.ok(names(third).includes("mcp__changing__add_tools"));
+    // 44 tools now: past the threshold, only mcp_search is sent.
+    assert.ok(names(fourth).includes("mcp_search"));
+    assert.ok(!names(fourth).some((n) => n.startsWith("mcp__")));
+    const counts = w.child.frames
+      .filter((f: Loose) => f.method === "mcp.changed" && f.params.server.state === "ready")
+      .map((f: Loose) => f.params.server.tools);
+    assert.deepEqual(counts, [4, 5, 4, 44]);
+    const answer = await w.child.call("mcp.status", {});
+    assert.equal((answer as Loose).servers[0].tools, 44);
   });
 });

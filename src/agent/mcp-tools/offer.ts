@@ -8,7 +8,9 @@
  * The offer never waits at a turn's start: it holds the tools of the servers ready then, and
  * `refresh` adds those of servers that became ready since (before every later step, waiting for
  * none), or, when the model called a tool it was not offered, those that become ready within
- * their startup timeouts (docs/mcp.md, "A turn and a starting server").
+ * their startup timeouts (docs/mcp.md, "A turn and a starting server"). A server that re-listed
+ * its tools (`notifications/tools/list_changed`) has its part replaced: new tools join, removed
+ * ones leave, and the tools kept keep their names.
  */
 import type { Permissions } from "../../protocol/schemas/turns.js";
 import type { ToolSpec } from "../providers/provider.js";
@@ -43,21 +45,42 @@ export class McpOffer {
   }
 
   /**
-   * Adds the tools of servers that became ready since; `waitMs` 0 waits for none, undefined
-   * waits for each starting server up to its startup timeout. Whether anything was added.
+   * Takes the ready servers' tools again; `waitMs` 0 waits for none, undefined waits for each
+   * starting server up to its startup timeout. Whether the offer changed.
    */
   async refresh(signal: AbortSignal, waitMs?: number): Promise<boolean> {
-    const before = this.catalogue.size;
     const infos = await this.source.tools(waitMs === undefined ? { signal } : { signal, waitMs });
-    this.add(infos);
-    return this.catalogue.size > before;
+    return this.add(infos);
   }
 
-  private add(infos: McpToolInfo[]): void {
+  /**
+   * The servers that answered now get exactly these tools; a server absent from `infos` (not
+   * ready at this moment: restarting, failed) keeps what it had, since its calls name their own
+   * failure or restart it. Whether anything changed.
+   */
+  private add(infos: McpToolInfo[]): boolean {
     const { permissions, source } = this;
-    const known = new Set(
-      [...this.catalogue.values()].map((t) => `${t.info.server}\0${t.info.name}`),
-    );
+    const listed = new Map(infos.map((info) => [`${info.server}\0${info.name}`, info]));
+    const servers = new Set(infos.map((info) => info.server));
+    const known = new Set<string>();
+    let changed = false;
+    for (const [name, tool] of this.catalogue) {
+      const key = `${tool.info.server}\0${tool.info.name}`;
+      const info = listed.get(key);
+      if (!servers.has(tool.info.server)) known.add(key);
+      else if (!info) {
+        this.catalogue.delete(name);
+        this.loaded.names.delete(name);
+        changed = true;
+      } else {
+        known.add(key);
+        // The same tool re-listed with another description or schema: offered as it is now.
+        if (info !== tool.info && JSON.stringify(info) !== JSON.stringify(tool.info)) {
+          this.catalogue.set(name, mcpTool(name, info, source));
+          changed = true;
+        }
+      }
+    }
     for (const info of infos) {
       if (known.has(`${info.server}\0${info.name}`)) continue;
       // The hint is the server's word, not checked: docs/mcp.md says so.
@@ -67,6 +90,7 @@ export class McpOffer {
       if (this.catalogue.has(name)) name = mcpToolName(`${info.server}\0`, info.name);
       if (this.catalogue.has(name)) continue;
       this.catalogue.set(name, mcpTool(name, info, source));
+      changed = true;
     }
     // The search tool reads the catalogue itself, so tools added later are found too.
     if (
@@ -76,6 +100,7 @@ export class McpOffer {
       this.deferredNow = true;
       this.search = mcpSearchTool(this.catalogue, this.loaded);
     }
+    return changed;
   }
 
   /** The turn's MCP tools from its source: the ready servers' now; none without a source. */

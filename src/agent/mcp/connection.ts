@@ -1,5 +1,6 @@
 import type { McpError, McpServerStatus, McpState } from "../../protocol/schemas/mcp.js";
 import { type McpServerPlan, toolAllowed } from "./plan.js";
+import { ToolRelist } from "./relist.js";
 import { type OpenedSession, openSession, StartFailure } from "./session.js";
 import { type CallToolResult, McpCallError, type McpToolInfo } from "./types.js";
 
@@ -23,12 +24,15 @@ export interface ConnectionEnv {
  * `disabled`), its session while it has one, its restarts. A start that fails (timeout, spawn,
  * handshake) is not retried: a hanging server would cost every turn its whole timeout again.
  * A server that exits after it was ready is restarted on its next use, within the cap.
+ * A ready server's `notifications/tools/list_changed` re-lists its tools (relist.ts).
  */
 export class McpConnection {
   private state: McpState;
   private error: McpError | null = null;
   private tools: McpToolInfo[] = [];
   private session: OpenedSession | null = null;
+  /** The re-lists of the current session (a new start has its own). */
+  private relist: ToolRelist | null = null;
   private starting: Promise<void> | null = null;
   private readonly restarts: number[] = [];
   private closed = false;
@@ -79,15 +83,25 @@ export class McpConnection {
     const session = this.session;
     if (this.state !== "ready" || !session) throw new McpCallError("server_unavailable");
     if (!this.tools.some((t) => t.name === tool)) throw new McpCallError("unknown_tool");
+    const relist = this.relist;
+    const before = relist?.generation ?? 0;
+    const deadline = Date.now() + timeoutMs;
+    let result: CallToolResult;
     try {
-      const result = await session.client.callTool({ name: tool, arguments: args }, undefined, {
+      result = (await session.client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
         timeout: timeoutMs,
-      });
-      return result as CallToolResult;
+      })) as CallToolResult;
     } catch (error) {
       throw new McpCallError(callFailure(error, signal, session, this.session));
     }
+    // A call that changed the server's tools (the server said so before its result) returns
+    // once they are read again, so that the turn's next step offers them; bounded by the call's
+    // own timeout, and at most two re-lists (the one in flight and the one after it).
+    const now = relist?.generation ?? 0;
+    if (relist && now > before)
+      await waitFor(relist.reached(now), Math.max(0, deadline - Date.now()), signal);
+    return result;
   }
 
   async close(): Promise<void> {
@@ -96,6 +110,7 @@ export class McpConnection {
     await this.starting;
     const session = this.session;
     this.session = null;
+    this.relist?.stop();
     if (session) await session.stop();
   }
 
@@ -123,28 +138,71 @@ export class McpConnection {
   }
 
   private async start(): Promise<void> {
+    let opened: OpenedSession | null = null;
+    const relist = new ToolRelist(() => (opened ? this.relistTools(opened) : Promise.resolve()));
     try {
       const session = await openSession(
         this.plan,
         this.host,
-        (lost) => this.lost(lost),
+        { lost: (lost) => this.lost(lost), toolsChanged: () => relist.request() },
         this.closing.signal,
       );
-      if (this.closed) return void (await session.stop());
+      if (this.closed) {
+        relist.stop();
+        return void (await session.stop());
+      }
+      opened = session;
       this.session = session;
+      this.relist = relist;
       this.tools = session.tools.filter((t) => toolAllowed(this.plan, t.name));
       this.set("ready", null);
+      // A change announced during the start is re-listed now.
+      relist.start();
     } catch (error) {
+      relist.stop();
       const code = error instanceof StartFailure ? error.code : "connect_failed";
       if (!this.closed) this.set("failed", code);
     }
   }
 
+  /**
+   * One re-list of a ready session, bounded by the startup timeout (the same work as the start's
+   * list). Past 1,024 tools the server fails with `tool_limit`, as its start would have, and is
+   * stopped; any other failure keeps the previous list (the next notification tries again).
+   */
+  private async relistTools(session: OpenedSession): Promise<void> {
+    if (this.session !== session) return;
+    let listed: McpToolInfo[];
+    try {
+      listed = await session.listTools(this.plan.startupTimeoutMs, this.closing.signal);
+    } catch (error) {
+      if (this.session !== session) return;
+      if (error instanceof StartFailure && error.code === "tool_limit") {
+        this.end(session);
+        this.tools = [];
+        this.set("failed", "tool_limit");
+      } else this.host.debug?.(`mcp ${this.plan.name}: the tool list could not be read again`);
+      return;
+    }
+    if (this.session !== session) return;
+    const before = this.status();
+    this.tools = listed.filter((t) => toolAllowed(this.plan, t.name));
+    const after = this.status();
+    if (after.tools !== before.tools) this.host.changed(after);
+  }
+
+  /** Forgets the current session and stops it (its close is no longer a loss). */
+  private end(session: OpenedSession): void {
+    this.session = null;
+    this.relist?.stop();
+    this.relist = null;
+    void session.stop();
+  }
+
   /** The session's connection closed: its process exited, or the HTTP session ended. */
   private lost(session: OpenedSession): void {
     if (this.session !== session) return;
-    this.session = null;
-    void session.stop();
+    this.end(session);
     if (this.closed) return;
     this.tools = [];
     const now = Date.now();

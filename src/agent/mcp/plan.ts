@@ -66,8 +66,10 @@ export function resolveValues(
 }
 
 /**
- * The variables the SDK's stdio transport would add from this process on its own (its sudo-like
+ * The variables the SDK's stdio transport adds from this process on its own (its sudo-like
  * default list); each is set to undefined, which Node's spawn leaves out, unless configured.
+ * Our transport (stdio-transport.ts) adds nothing, but the environment stays exact whichever
+ * transport spawns.
  */
 const SDK_DEFAULTS = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 

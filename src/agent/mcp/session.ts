@@ -1,5 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SERVER_INFO } from "../../protocol/constants.js";
 import type { McpError } from "../../protocol/schemas/mcp.js";
@@ -13,6 +12,7 @@ import {
   VariableMissing,
 } from "./plan.js";
 import { pipeStderr } from "./stderr.js";
+import type { GroupStdioTransport } from "./stdio-transport.js";
 import { stopProcess } from "./stop.js";
 import type { McpToolInfo } from "./types.js";
 
@@ -32,8 +32,16 @@ export class StartFailure extends Error {
 export interface OpenedSession {
   client: Client;
   tools: McpToolInfo[];
+  /** Reads the whole tool list again within `timeoutMs`; throws (StartFailure `tool_limit`). */
+  listTools(timeoutMs: number, signal: AbortSignal): Promise<McpToolInfo[]>;
   /** Ends the connection (and a stdio server's process) within the cleanup bound. */
   stop(): Promise<void>;
+}
+
+/** What the connection hears of a session: its end, and the server's list_changed. */
+export interface SessionHooks {
+  lost(session: OpenedSession): void;
+  toolsChanged(): void;
 }
 
 /**
@@ -44,11 +52,12 @@ export interface OpenedSession {
 export async function openSession(
   plan: McpServerPlan,
   host: ConnectionEnv,
-  onLost: (session: OpenedSession) => void,
+  hooks: SessionHooks,
   closing: AbortSignal,
 ): Promise<OpenedSession> {
   const deadline = Date.now() + plan.startupTimeoutMs;
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { ToolListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
   const transport = await createTransport(plan, host);
   const client = new Client({ name: SERVER_INFO.name, version: SERVER_INFO.version });
   let opened: OpenedSession | null = null;
@@ -56,19 +65,19 @@ export async function openSession(
   const exited = new Promise<void>((resolve) => {
     closed = resolve;
   });
-  // The SDK forgets its process (`pid` turns null) as soon as its own close begins, which a
-  // failed `connect` starts by itself, and its kill schedule runs on unref'd timers that a closing
-  // child never reaches: keep the pid from the spawn, so that stop() can always signal it.
-  const pid = keepPid(transport);
   let stopping: Promise<void> | null = null;
   const stop = () => {
-    stopping ??= endSession(plan, client, transport, exited, pid.value);
+    stopping ??= endSession(plan, client, transport, exited);
     return stopping;
   };
   client.onclose = () => {
     closed();
-    if (opened) onLost(opened);
+    if (opened) hooks.lost(opened);
   };
+  // Set before the handshake: a change during the start is counted, and re-listed once ready.
+  // Our own handler, not the SDK's `listChanged` option: that one reads only the first page,
+  // unbounded, and only when the server declared the capability (connection.ts bounds it).
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.toolsChanged());
   // Kept quiet: an error of the transport shows as a failed request or a close.
   client.onerror = (error) => host.debug?.(`mcp ${plan.name}: ${error.message}`);
   // The child's shutdown ends a start in progress as well: its process is stopped below.
@@ -79,7 +88,14 @@ export async function openSession(
   try {
     await client.connect(transport, { signal, timeout: Math.max(1, deadline - Date.now()) });
     const tools = await listTools(plan.name, client, deadline, signal);
-    opened = { client, tools, stop };
+    const again = (timeoutMs: number, stopped: AbortSignal) =>
+      listTools(
+        plan.name,
+        client,
+        Date.now() + timeoutMs,
+        AbortSignal.any([AbortSignal.timeout(timeoutMs), stopped]),
+      );
+    opened = { client, tools, listTools: again, stop };
     return opened;
   } catch (error) {
     await stop();
@@ -90,17 +106,16 @@ export async function openSession(
 async function createTransport(
   plan: McpServerPlan,
   host: ConnectionEnv,
-): Promise<StdioClientTransport | StreamableHTTPClientTransport> {
+): Promise<GroupStdioTransport | StreamableHTTPClientTransport> {
   if (plan.transport === "stdio") {
     const settings = plan.settings as McpStdioSettings;
     const env = serverEnvironment(resolved(settings.env, host.env), host.env);
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    const transport = new StdioClientTransport({
+    const { GroupStdioTransport } = await import("./stdio-transport.js");
+    const transport = new GroupStdioTransport({
       command: settings.command,
       args: settings.args ?? [],
       env,
       cwd: serverCwd(settings.cwd, host.workspace),
-      stderr: "pipe",
     });
     pipeStderr(plan.name, transport.stderr, host.debug);
     return transport;
@@ -163,16 +178,21 @@ function startFailure(error: unknown, signal: AbortSignal): StartFailure {
   return new StartFailure("connect_failed");
 }
 
-/** Closes the session; for stdio, stdin first, then SIGTERM, then SIGKILL (stop.ts). */
+/**
+ * Closes the session; for stdio, stdin first, then SIGTERM, then SIGKILL to the server's group
+ * (stop.ts). The group's id is kept by our transport from the spawn: a failed or aborted connect
+ * closes the client by itself, and the process must still be stopped then.
+ */
 async function endSession(
   plan: McpServerPlan,
   client: Client,
-  transport: StdioClientTransport | StreamableHTTPClientTransport,
+  transport: GroupStdioTransport | StreamableHTTPClientTransport,
   exited: Promise<void>,
-  pid: () => number | null,
 ): Promise<void> {
-  if (plan.transport === "stdio")
-    return stopProcess(pid(), exited, () => void client.close().catch(() => {}));
+  if (plan.transport === "stdio") {
+    const pgid = (transport as GroupStdioTransport).pgid;
+    return stopProcess(pgid, exited, () => void client.close().catch(() => {}));
+  }
   const http = transport as StreamableHTTPClientTransport;
   // Best effort: the server forgets the session (DELETE), bounded like the rest of the close.
   await Promise.race([
@@ -180,21 +200,4 @@ async function endSession(
     new Promise((resolve) => setTimeout(resolve, 500).unref()),
   ]);
   await client.close().catch(() => {});
-}
-
-/** The stdio server's pid as spawned (null for HTTP, or before the spawn). */
-function keepPid(transport: StdioClientTransport | StreamableHTTPClientTransport): {
-  value: () => number | null;
-} {
-  let pid: number | null = null;
-  if (!("pid" in transport)) return { value: () => null };
-  const start = transport.start.bind(transport);
-  transport.start = async () => {
-    try {
-      await start();
-    } finally {
-      pid = transport.pid;
-    }
-  };
-  return { value: () => pid ?? transport.pid };
 }

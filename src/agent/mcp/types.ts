@@ -20,7 +20,9 @@ export interface McpServers {
    * included: that is the tool's own failure); rejects only with McpCallError. A server that
    * exited is restarted first (the cap allowing). Aborting `signal` cancels the request through
    * the SDK, which sends MCP's `notifications/cancelled`, and rejects with `cancelled`.
-   * `timeoutMs` defaults to the server's `call_timeout_ms`.
+   * `timeoutMs` defaults to the server's `call_timeout_ms`. When the server announced a change
+   * of its tools (`list_changed`) during the call, it resolves once they were read again (within
+   * the same timeout), so that `tools` after it has them.
    */
   call(
     server: string,

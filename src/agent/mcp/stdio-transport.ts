@@ -1,0 +1,123 @@
+/**
+ * The client side of MCP's stdio transport, for a server that runs as the leader of its own
+ * process group (docs/mcp.md, "Lifecycle"). The SDK's StdioClientTransport spawns the server in
+ * our group and knows only its pid, so a server started through a wrapper (`npx`, `sh -c`, a
+ * launcher script) left its grandchildren running when the wrapper was signalled; its spawn
+ * takes no `detached`. This one spawns `detached` and otherwise does what the SDK's does, with
+ * the SDK's own framing (ReadBuffer, serializeMessage): no JSON-RPC of ours. Stopping the group
+ * is stop.ts's. It is imported only when a stdio server starts (it loads the SDK).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { PassThrough } from "node:stream";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+export interface GroupStdioParams {
+  command: string;
+  args: string[];
+  /** The server's whole environment (nothing is added to it). */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** The server's stderr, readable before the spawn (like the SDK's `stderr: "pipe"`). */
+  readonly stderr = new PassThrough();
+  private process: ChildProcess | null = null;
+  private spawnedPid: number | null = null;
+  private started = false;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(private readonly params: GroupStdioParams) {}
+
+  /**
+   * The pid of the server as spawned, which is also its process group's id. Kept after the
+   * close: the group may outlive its leader (a grandchild), and stop.ts signals it by this id.
+   */
+  get pgid(): number | null {
+    return this.spawnedPid;
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error("already started"));
+    this.started = true;
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args, {
+        env: this.params.env,
+        cwd: this.params.cwd,
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        // Its own process group, so that the stop reaches whatever it started; the terminal's
+        // signals (Ctrl-C) then reach only our group, and a server ends with the child's stdin
+        // EOF or its stop, not with the keypress.
+        detached: true,
+      });
+      this.process = child;
+      this.spawnedPid = child.pid ?? null;
+      child.on("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on("spawn", () => resolve());
+      // After the exit and once every copy of its pipes is closed (grandchildren included).
+      child.on("close", () => {
+        this.process = null;
+        this.onclose?.();
+      });
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        try {
+          this.buffer.append(chunk);
+        } catch (error) {
+          // Past the SDK's buffer bound (a line of 10 MB without an end): the server is dropped.
+          this.onerror?.(error as Error);
+          void this.close();
+          return;
+        }
+        this.drain();
+      });
+      child.stderr?.pipe(this.stderr);
+    });
+  }
+
+  /** Every complete line as a message; a line that is not one is an error, and skipped. */
+  private drain(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.process?.stdin;
+    if (!stdin || stdin.destroyed || stdin.writableEnded)
+      return Promise.reject(new Error("Not connected"));
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /**
+   * Ends the server's stdin (a well-behaved server exits at EOF). Signals are stop.ts's: the SDK
+   * calls this on its own (a failed connect), and the stop's schedule must stay in one place.
+   */
+  async close(): Promise<void> {
+    try {
+      this.process?.stdin?.end();
+    } catch {}
+    this.buffer.clear();
+  }
+}
