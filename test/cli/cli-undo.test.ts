@@ -136,6 +136,53 @@ describe("undo in the CLI (real child, loopback model)", () => {
     ]);
   });
 
+  it("/fork after an /undo counts the live turns and names the undone ones apart", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    world.server.reply(text("One."));
+    world.server.reply(toolCall("write_file", { path: "two.txt", content: "2\n" }), text("Two."));
+    world.server.reply(text("Three."), text("Four."));
+    const p = world.pty("chat", "--permissions", "full_access");
+    await waitForCount(p, PROMPT, 1);
+    p.type("First\r");
+    await p.waitFor("One.", 60_000);
+    await waitForCount(p, PROMPT, 2);
+    p.type("Second\r");
+    await p.waitFor("Two.", 60_000);
+    await waitForCount(p, PROMPT, 3);
+    p.type("/undo\r");
+    await p.waitFor('Undo turn 2 ("Second")? [y/N]', 60_000);
+    p.type("y");
+    await p.waitFor("Undone: 1 turn", 60_000);
+    await waitForCount(p, PROMPT, 4);
+    p.type("Third\r");
+    await p.waitFor("Three.", 60_000);
+    await waitForCount(p, PROMPT, 5);
+    p.type("/fork\r");
+    await p.waitFor("which the model does not see.", 60_000);
+    assert.match(
+      p.output,
+      /Forked: now in session \S+ \(2 turn\(s\) of \S+, which stays[^\n]*\. Its history also keeps 1 undone turn\(s\), which the model does not see\./,
+    );
+    await waitForCount(p, PROMPT, 6);
+    // Turn 1 of the fork's live list is "First": a cut there carries no undone turn.
+    p.type("/fork 1\r");
+    await waitForCount(p, "Forked: now in session", 2);
+    await waitForCount(p, PROMPT, 7);
+    const second = p.output.slice(p.output.lastIndexOf("Forked: now in session"));
+    assert.match(second, /^Forked: now in session \S+ \(1 turn\(s\) of /);
+    assert.doesNotMatch(second.split("\n")[0] ?? "", /undone/);
+    p.type("Fourth\r");
+    await p.waitFor("Four.", 60_000);
+    await waitForCount(p, PROMPT, 8);
+    p.type("/exit\r");
+    assert.equal(await p.done, 0, p.output);
+    assert.deepEqual(world.server.requests.at(-1)?.body.messages.slice(1), [
+      { role: "user", content: "First" },
+      { role: "assistant", content: "One." },
+      { role: "user", content: "Fourth" },
+    ]);
+  });
+
   it("mc-agent undo --dry-run prints and changes nothing; --yes restores; then nothing is left", async () => {
     const ws = world.box.workspace;
     const opts = { cwd: ws, env: world.env, timeoutMs: 60_000 };
