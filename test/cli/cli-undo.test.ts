@@ -136,6 +136,49 @@ describe("undo in the CLI (real child, loopback model)", () => {
     ]);
   });
 
+  it("/undo: a file changed between the dry run and y is named and needs a second y (no silent force)", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    const ws = world.box.workspace;
+    writeFileSync(join(ws, "keep.txt"), KEEP);
+    destructiveTurn();
+    const p = world.pty("chat", "--permissions", "full_access");
+    await waitForCount(p, PROMPT, 1);
+    p.type("Make a mess\r");
+    await p.waitFor("Wrote new.txt and removed keep.txt.", 60_000);
+    await waitForCount(p, PROMPT, 2);
+    p.type("/undo\r");
+    await p.waitFor('Undo turn 1 ("Make a mess")? [y/N]', 60_000);
+    assert.doesNotMatch(p.output, /changed outside/, "the dry run saw no outside change");
+    // The race: the workspace changes while the question is on the screen.
+    writeFileSync(join(ws, "late.txt"), "written after the preview\n");
+    const asked = p.output.length;
+    p.type("y");
+    await p.waitFor("Overwrite those files as well? [y/N]", 60_000);
+    const warning = p.output.slice(asked);
+    assert.match(
+      warning,
+      /These files changed since the session's last turn ended[^\n]*\r?\n {2}late\.txt/,
+    );
+    assert.doesNotMatch(warning, /Undone:/);
+    assert.ok(!existsSync(join(ws, "keep.txt")), "the refused revert changed nothing");
+    assert.equal(readFileSync(join(ws, "new.txt"), "utf8"), "fresh\n");
+    p.type("n");
+    await p.waitFor("Nothing was undone.", 60_000);
+    await waitForCount(p, PROMPT, 3);
+    assert.ok(existsSync(join(ws, "late.txt")) && !existsSync(join(ws, "keep.txt")));
+    // Asked again, the dry run itself shows the outside change; the second y forces.
+    p.type("/undo\r");
+    await waitForCount(p, "Overwrite those files as well? [y/N]", 2);
+    assert.match(p.output.slice(asked), /removed {3}late\.txt {2}\(changed outside\)/);
+    p.type("y");
+    await p.waitFor("Undone: 1 turn, 3 files restored", 60_000);
+    assert.equal(readFileSync(join(ws, "keep.txt"), "utf8"), KEEP);
+    assert.ok(!existsSync(join(ws, "new.txt")) && !existsSync(join(ws, "late.txt")));
+    await waitForCount(p, PROMPT, 4);
+    p.type("/exit\r");
+    assert.equal(await p.done, 0, p.output);
+  });
+
   it("/fork after an /undo counts the live turns and names the undone ones apart", async (t) => {
     if (!hasScript()) return t.skip("util-linux script is not installed");
     world.server.reply(text("One."));
