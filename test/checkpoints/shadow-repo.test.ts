@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { planRevert } from "../../src/agent/checkpoints/plan.js";
-import { applyPlan } from "../../src/agent/checkpoints/restore.js";
+import { applyPlan, newTempTag } from "../../src/agent/checkpoints/restore.js";
 import { FILE_BYTES, ShadowRepo } from "../../src/agent/checkpoints/shadow-repo.js";
 import { treeSnapshot } from "../helpers/tree.js";
 import { treeDigest } from "../helpers/tree-digest.js";
@@ -54,7 +54,7 @@ async function revertTo(repo: ShadowRepo, id: string) {
     now: { ...now, entries: await repo.entries(now.tree) },
     baseline: null,
   });
-  await applyPlan(repo, plan);
+  await applyPlan(repo, plan, newTempTag());
   return plan;
 }
 

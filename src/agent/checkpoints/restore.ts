@@ -7,11 +7,24 @@
  * 2. every file to restore or recreate is written to a temp file beside it (fsynced, its mode
  *    set), then renamed over its name; a symlink is made under a temp name and renamed too;
  * 3. the checkpoint's empty folders are made again.
- * A temp file a kill left behind is a file the checkpoint does not have: the next run removes
- * it. Paths the checkpoint left out (over 8 MiB, nested repositories) are never touched.
+ * Temp files are named `.mc-revert.<tag>.<hex>.tmp`, the tag the revert's journal holds with the
+ * folders they are made in: a temp file a kill left behind may be hidden from the checkpoints
+ * by the workspace's `.gitignore` (`*.tmp`), so the next run finds it by that name instead
+ * (`removeTemps`), never by a snapshot. Paths the checkpoint left out (over 8 MiB, nested
+ * repositories) are never touched.
  */
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, open, realpath, rename, rmdir, symlink, unlink } from "node:fs/promises";
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  realpath,
+  rename,
+  rmdir,
+  symlink,
+  unlink,
+} from "node:fs/promises";
 import { join } from "node:path";
 import type { RevertPlan } from "./plan.js";
 import { parentOf } from "./plan.js";
@@ -20,7 +33,42 @@ import type { ShadowRepo } from "./shadow-repo.js";
 /** How many files' contents are read from the shadow repository at once. */
 const BATCH_FILES = 32;
 
-export async function applyPlan(repo: ShadowRepo, plan: RevertPlan): Promise<void> {
+/** A fresh tag for one run's temp file names (the journal keeps it). */
+export function newTempTag(): string {
+  return randomBytes(8).toString("hex");
+}
+
+/** The folders (relative, "" the root) a run of `plan` makes its temp files in. */
+export function tempDirsOf(plan: RevertPlan): string[] {
+  const dirs = new Set<string>();
+  for (const p of plan.paths)
+    if (p.change === "restored" || p.change === "recreated") dirs.add(parentOf(p.path));
+  return [...dirs].sort();
+}
+
+/**
+ * Removes the temp files an earlier run tagged `tag` left in `dirs` (a kill -9 mid-write),
+ * whatever the workspace's `.gitignore` says of them. Only names with that run's tag are
+ * touched, and never through a folder leading outside the workspace.
+ */
+export async function removeTemps(
+  root: string,
+  tag: string,
+  dirs: readonly string[],
+): Promise<void> {
+  const prefix = `.mc-revert.${tag}.`;
+  for (const dir of dirs) {
+    const folder = join(root, dir);
+    const real = await realpath(folder).catch(() => null);
+    if (real === null || !inside(root, real)) continue;
+    const names = await readdir(folder).catch(() => [] as string[]);
+    for (const name of names)
+      if (name.startsWith(prefix) && name.endsWith(".tmp"))
+        await ignoreMissing(unlink(join(folder, name)));
+  }
+}
+
+export async function applyPlan(repo: ShadowRepo, plan: RevertPlan, tag: string): Promise<void> {
   const root = repo.workspace;
   const removed = plan.paths.filter((p) => p.change === "removed");
   removed.sort((a, b) => b.path.split("/").length - a.path.split("/").length);
@@ -35,21 +83,27 @@ export async function applyPlan(repo: ShadowRepo, plan: RevertPlan): Promise<voi
       const target = entry.target;
       const data = target ? contents.get(target.object) : undefined;
       if (!target || !data) throw new Error("a checkpoint object is missing");
-      await writeOne(root, entry.path, target.mode, data);
+      await writeOne(root, entry.path, target.mode, data, tag);
     }
   }
   for (const dir of plan.makeDirs) await mkdir(join(root, dir), { recursive: true });
 }
 
-async function writeOne(root: string, path: string, mode: string, data: Buffer): Promise<void> {
+async function writeOne(
+  root: string,
+  path: string,
+  mode: string,
+  data: Buffer,
+  tag: string,
+): Promise<void> {
   const target = join(root, path);
   const parent = join(root, parentOf(path));
   await mkdir(parent, { recursive: true });
   // Never through a symlinked folder (one the checkpoint does not see, an ignored one) out of
   // the workspace.
   const real = await realpath(parent);
-  if (real !== root && !real.startsWith(`${root}/`)) throw new Error("a folder leads outside");
-  const temp = join(parent, `.mc-revert.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  if (!inside(root, real)) throw new Error("a folder leads outside");
+  const temp = join(parent, `.mc-revert.${tag}.${randomBytes(6).toString("hex")}.tmp`);
   if (mode === "120000") {
     await symlink(data.toString("utf8"), temp);
   } else {
@@ -71,6 +125,10 @@ async function writeOne(root: string, path: string, mode: string, data: Buffer):
     await unlink(temp).catch(() => {});
     throw error;
   }
+}
+
+function inside(root: string, real: string): boolean {
+  return real === root || real.startsWith(`${root}/`);
 }
 
 function ignoreMissing(work: Promise<unknown>): Promise<void> {

@@ -12,7 +12,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { TurnRevertParams, TurnRevertResult } from "../../protocol/schemas/checkpoints.js";
 import { writeFileAtomic } from "../../store/atomic-write.js";
 import { type PlannedPath, planRevert, type RevertPlan } from "./plan.js";
-import { applyPlan } from "./restore.js";
+import { applyPlan, newTempTag, removeTemps, tempDirsOf } from "./restore.js";
 import { pageFiles } from "./revert-page.js";
 import type { SessionTurns } from "./session-turns.js";
 import type { ShadowRepo } from "./shadow-repo.js";
@@ -33,6 +33,8 @@ export interface PreparedRevert {
   turnsReverted: number;
   nowTree: string;
   resuming: boolean;
+  /** The journal an earlier run of a revert of this session left (killed), if any. */
+  journal: Journal | null;
 }
 
 /** Everything up to the first write: which checkpoint, the plan, the refusals. */
@@ -62,6 +64,7 @@ export async function prepareRevert(inputs: RevertInputs): Promise<PreparedRever
     turnsReverted: resuming ? (journal?.turns_reverted ?? 1) : (undone?.length ?? 1),
     nowTree: now.tree,
     resuming,
+    journal,
   };
 }
 
@@ -86,18 +89,29 @@ export async function applyRevert(
   const { repo, params } = inputs;
   if (inputs.signal.aborted) throw new ProtocolError("operation_cancelled");
   const journalPath = journalOf(repo, params.session_id);
-  await writeFileAtomic(
-    journalPath,
-    Buffer.from(
-      `${JSON.stringify({
-        session_id: params.session_id,
-        turn_id: params.turn_id,
-        checkpoint: prepared.checkpoint,
-        turns_reverted: prepared.turnsReverted,
-      })}\n`,
-    ),
-  );
-  await applyPlan(repo, prepared.plan);
+  // A killed run's temp files first, while its journal still names them (a kill here: the
+  // next run does it again).
+  const earlier = prepared.journal;
+  if (
+    typeof earlier?.temp_tag === "string" &&
+    /^[0-9a-f]{16}$/.test(earlier.temp_tag) &&
+    Array.isArray(earlier.temp_dirs)
+  )
+    await removeTemps(
+      repo.workspace,
+      earlier.temp_tag,
+      earlier.temp_dirs.filter((dir): dir is string => typeof dir === "string"),
+    );
+  const journal: Journal = {
+    session_id: params.session_id,
+    turn_id: params.turn_id,
+    checkpoint: prepared.checkpoint,
+    turns_reverted: prepared.turnsReverted,
+    temp_tag: newTempTag(),
+    temp_dirs: tempDirsOf(prepared.plan),
+  };
+  await writeFileAtomic(journalPath, Buffer.from(`${JSON.stringify(journal)}\n`));
+  await applyPlan(repo, prepared.plan, journal.temp_tag as string);
   if (!prepared.resuming || inputs.turns.from(params.turn_id) !== null)
     await appendRecord(prepared.checkpoint, prepared.turnsReverted);
   await rm(journalPath, { force: true });
@@ -137,6 +151,9 @@ interface Journal {
   turn_id: string;
   checkpoint: string;
   turns_reverted: number;
+  /** The tag of this run's temp file names, and the folders it makes them in (restore.ts). */
+  temp_tag?: string;
+  temp_dirs?: string[];
 }
 
 function journalOf(repo: ShadowRepo, sessionId: string): string {
