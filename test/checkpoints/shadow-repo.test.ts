@@ -137,3 +137,32 @@ test("a file that grows past the bound leaves the next checkpoint, and the shado
     rmSync(base, { recursive: true, force: true });
   }
 });
+
+test("a checkpoint of meta v1 (UTF-8 names) reads back as raw names; v2 stores raw names", async () => {
+  const { base, ws, repo } = world(false);
+  try {
+    mkdirSync(join(ws, "vidé"));
+    mkdirSync(Buffer.from([...Buffer.from(`${ws}/`), 0x78, 0xff]));
+    const cp = await repo.record("c-00000000000000000000000000000005");
+    // Raw: one code unit per byte ("é" is 0xc3 0xa9; 0xff stays itself).
+    assert.deepEqual(cp.meta, {
+      v: 2,
+      excluded: [],
+      empty_dirs: ["empty/", "vid\xc3\xa9/", "x\xff/"],
+    });
+    assert.deepEqual((await repo.resolve("c-00000000000000000000000000000005"))?.meta, cp.meta);
+    const v1 = `mc-agent checkpoint\n\n${JSON.stringify({ v: 1, excluded: ["é.bin"], empty_dirs: ["vidé/"] })}\n`;
+    const commit = (await repo.git(["commit-tree", cp.tree, "-F", "-"], { input: v1 }))
+      .toString()
+      .trim();
+    await repo.git([
+      "update-ref",
+      "refs/mc/checkpoints/c-00000000000000000000000000000006",
+      commit,
+    ]);
+    const old = await repo.resolve("c-00000000000000000000000000000006");
+    assert.deepEqual(old?.meta, { v: 2, excluded: ["\xc3\xa9.bin"], empty_dirs: ["vid\xc3\xa9/"] });
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});

@@ -25,9 +25,9 @@ import {
   symlink,
   unlink,
 } from "node:fs/promises";
-import { join } from "node:path";
 import type { RevertPlan } from "./plan.js";
 import { parentOf } from "./plan.js";
+import { insideRoot, onDisk } from "./raw-paths.js";
 import type { ShadowRepo } from "./shadow-repo.js";
 
 /** How many files' contents are read from the shadow repository at once. */
@@ -58,13 +58,13 @@ export async function removeTemps(
 ): Promise<void> {
   const prefix = `.mc-revert.${tag}.`;
   for (const dir of dirs) {
-    const folder = join(root, dir);
-    const real = await realpath(folder).catch(() => null);
-    if (real === null || !inside(root, real)) continue;
-    const names = await readdir(folder).catch(() => [] as string[]);
-    for (const name of names)
+    const folder = onDisk(root, dir);
+    const real = await realpath(folder, { encoding: "buffer" }).catch(() => null);
+    if (real === null || !insideRoot(root, real)) continue;
+    const names = await readdir(folder, { encoding: "buffer" }).catch(() => [] as Buffer[]);
+    for (const name of names.map((n) => n.toString("latin1")))
       if (name.startsWith(prefix) && name.endsWith(".tmp"))
-        await ignoreMissing(unlink(join(folder, name)));
+        await ignoreMissing(unlink(onDisk(root, dir === "" ? name : `${dir}/${name}`)));
   }
 }
 
@@ -72,9 +72,9 @@ export async function applyPlan(repo: ShadowRepo, plan: RevertPlan, tag: string)
   const root = repo.workspace;
   const removed = plan.paths.filter((p) => p.change === "removed");
   removed.sort((a, b) => b.path.split("/").length - a.path.split("/").length);
-  for (const entry of removed) await ignoreMissing(unlink(join(root, entry.path)));
+  for (const entry of removed) await ignoreMissing(unlink(onDisk(root, entry.path)));
   for (const dir of plan.dropDirs)
-    await ignoreCodes(rmdir(join(root, dir)), ["ENOENT", "ENOTEMPTY", "EEXIST", "ENOTDIR"]);
+    await ignoreCodes(rmdir(onDisk(root, dir)), ["ENOENT", "ENOTEMPTY", "EEXIST", "ENOTDIR"]);
   const writes = plan.paths.filter((p) => p.change === "restored" || p.change === "recreated");
   for (let at = 0; at < writes.length; at += BATCH_FILES) {
     const batch = writes.slice(at, at + BATCH_FILES);
@@ -86,7 +86,7 @@ export async function applyPlan(repo: ShadowRepo, plan: RevertPlan, tag: string)
       await writeOne(root, entry.path, target.mode, data, tag);
     }
   }
-  for (const dir of plan.makeDirs) await mkdir(join(root, dir), { recursive: true });
+  for (const dir of plan.makeDirs) await mkdir(onDisk(root, dir), { recursive: true });
 }
 
 async function writeOne(
@@ -96,16 +96,19 @@ async function writeOne(
   data: Buffer,
   tag: string,
 ): Promise<void> {
-  const target = join(root, path);
-  const parent = join(root, parentOf(path));
+  const target = onDisk(root, path);
+  const dir = parentOf(path);
+  const parent = onDisk(root, dir);
   await mkdir(parent, { recursive: true });
   // Never through a symlinked folder (one the checkpoint does not see, an ignored one) out of
   // the workspace.
-  const real = await realpath(parent);
-  if (!inside(root, real)) throw new Error("a folder leads outside");
-  const temp = join(parent, `.mc-revert.${tag}.${randomBytes(6).toString("hex")}.tmp`);
+  const real = await realpath(parent, { encoding: "buffer" });
+  if (!insideRoot(root, real)) throw new Error("a folder leads outside");
+  const name = `.mc-revert.${tag}.${randomBytes(6).toString("hex")}.tmp`;
+  const temp = onDisk(root, dir === "" ? name : `${dir}/${name}`);
   if (mode === "120000") {
-    await symlink(data.toString("utf8"), temp);
+    // A link's target is bytes too (a blob): made as it was recorded.
+    await symlink(data, temp);
   } else {
     const current = await lstat(target).catch(() => null);
     const base = current?.isFile() ? current.mode & 0o666 : 0o644;
@@ -125,10 +128,6 @@ async function writeOne(
     await unlink(temp).catch(() => {});
     throw error;
   }
-}
-
-function inside(root: string, real: string): boolean {
-  return real === root || real.startsWith(`${root}/`);
 }
 
 function ignoreMissing(work: Promise<unknown>): Promise<void> {
