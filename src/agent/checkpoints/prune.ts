@@ -71,13 +71,36 @@ export async function pruneCheckpoints(
   signal: AbortSignal,
   now = Date.now(),
 ): Promise<PruneOutcome> {
+  if (!(await claimPruning(repo, policy, now))) return { ran: false, pruned: 0 };
+  return { ran: true, pruned: await pruneClaimed(repo, policy, signal, now) };
+}
+
+/**
+ * Whether a pruning is due (none within `everyMs`), and if so the stamp, written at once: two
+ * children finishing turns together do not both prune. Cheap (two `stat`s and a write), so
+ * that the turn can await it and its end leaves no later write behind.
+ */
+export async function claimPruning(
+  repo: ShadowRepo,
+  policy: Pick<PrunePolicy, "everyMs">,
+  now = Date.now(),
+): Promise<boolean> {
   const stamp = join(repo.dir, "prune-stamp");
   const last = await stat(stamp).catch(() => null);
-  if (last && now - last.mtimeMs < policy.everyMs) return { ran: false, pruned: 0 };
-  if (!(await stat(join(repo.dir, "HEAD")).catch(() => null))) return { ran: false, pruned: 0 };
-  // Stamped first: two children finishing turns together do not both prune.
+  if (last && now - last.mtimeMs < policy.everyMs) return false;
+  if (!(await stat(join(repo.dir, "HEAD")).catch(() => null))) return false;
   await writeFile(stamp, "");
   await utimes(stamp, now / 1000, now / 1000);
+  return true;
+}
+
+/** The pruning itself, once claimed: how many refs went. */
+export async function pruneClaimed(
+  repo: ShadowRepo,
+  policy: PrunePolicy,
+  signal: AbortSignal,
+  now = Date.now(),
+): Promise<number> {
   const out = await repo.git(
     ["for-each-ref", "--format=%(refname) %(committerdate:unix)", REF_PREFIX],
     { signal },
@@ -89,16 +112,19 @@ export async function pruneCheckpoints(
       refs.push({ id: name.slice(REF_PREFIX.length), time: Number(seconds) * 1000 });
   }
   const doomed = toPrune(refs, await journaled(repo), policy, now);
-  if (doomed.length === 0) return { ran: true, pruned: 0 };
+  if (doomed.length === 0) return 0;
   await repo.git(["update-ref", "--stdin"], {
     signal,
     input: doomed.map((id) => `delete ${REF_PREFIX}${id}\n`).join(""),
   });
+  // Refs stay loose: packing them would take `packed-refs.lock`, which a turn's checkpoint in
+  // another child may need that moment (its `update-ref` would fail).
   await repo.git(["gc", "--quiet", `--prune=${policy.gcGrace}`], {
     signal,
     timeoutMs: GC_TIMEOUT_MS,
+    config: ["gc.packRefs=false"],
   });
-  return { ran: true, pruned: doomed.length };
+  return doomed.length;
 }
 
 /** The checkpoints the revert journals of this repository name (reverts to finish). */

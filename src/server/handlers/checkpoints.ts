@@ -1,5 +1,5 @@
 import { checkpointsAvailability } from "../../agent/checkpoints/availability.js";
-import { PRUNE_POLICY, pruneCheckpoints } from "../../agent/checkpoints/prune.js";
+import { claimPruning, PRUNE_POLICY, pruneClaimed } from "../../agent/checkpoints/prune.js";
 import { ShadowRepo } from "../../agent/checkpoints/shadow-repo.js";
 import {
   startTurnCheckpoints,
@@ -26,7 +26,7 @@ export function childCheckpoints(state: ServerState): ChildCheckpoints {
   const repo = availability.available
     ? new ShadowRepo({ home: state.home, workspace: state.cwd, env: state.env })
     : null;
-  const prune = repo ? pruner(state, repo) : () => {};
+  const prune = repo ? pruner(state, repo) : async () => {};
   const made: ChildCheckpoints = {
     availability,
     repo,
@@ -38,8 +38,9 @@ export function childCheckpoints(state: ServerState): ChildCheckpoints {
         before: () => turn.before(),
         after: async (hurry) => {
           const outcome = await turn.after(hurry);
-          // After the turn's last checkpoint, never awaited by it; not for a turn in a hurry.
-          if (!hurry) prune();
+          // After the turn's last checkpoint; only the daily stamp is awaited, the pruning runs
+          // in the background. Never for a turn in a hurry.
+          if (!hurry) await prune();
           return outcome;
         },
       };
@@ -50,19 +51,21 @@ export function childCheckpoints(state: ServerState): ChildCheckpoints {
 }
 
 /**
- * Starts a pruning of the workspace's old checkpoints (prune.ts) in the background, one at a
- * time (its stamp makes it daily per workspace), aborted by the child's shutdown.
+ * Claims a pruning of the workspace's old checkpoints when one is due (prune.ts: its stamp
+ * makes it daily per workspace) and starts it in the background, one at a time, aborted by
+ * the child's shutdown.
  */
-function pruner(state: ServerState, repo: ShadowRepo): () => void {
+function pruner(state: ServerState, repo: ShadowRepo): () => Promise<void> {
   const stop = new AbortController();
   let running: Promise<void> | null = null;
   state.closers.push(async () => {
     stop.abort();
     await running;
   });
-  return () => {
+  return async () => {
     if (running || stop.signal.aborted) return;
-    running = pruneCheckpoints(repo, PRUNE_POLICY, stop.signal)
+    if (!(await claimPruning(repo, PRUNE_POLICY).catch(() => false))) return;
+    running = pruneClaimed(repo, PRUNE_POLICY, stop.signal)
       .then(
         () => {},
         () => {},
