@@ -143,11 +143,19 @@ test("a checkpoint of meta v1 (UTF-8 names) reads back as raw names; v2 stores r
   try {
     mkdirSync(join(ws, "vidé"));
     mkdirSync(Buffer.from([...Buffer.from(`${ws}/`), 0x78, 0xff]));
+    writeFileSync(
+      Buffer.from([...Buffer.from(`${ws}/`), 0x62, 0xfa]),
+      Buffer.alloc(FILE_BYTES + 1),
+    );
+    writeFileSync(Buffer.from([...Buffer.from(`${ws}/`), 0x73, 0xfa]), "small");
     const cp = await repo.record("c-00000000000000000000000000000005");
+    // The big one is left out by its exact bytes (the exclude file holds them), the small kept.
+    const names = [...(await repo.entries(cp.tree)).keys()];
+    assert.ok(names.includes("s\xfa") && !names.includes("b\xfa"), names.join());
     // Raw: one code unit per byte ("é" is 0xc3 0xa9; 0xff stays itself).
     assert.deepEqual(cp.meta, {
       v: 2,
-      excluded: [],
+      excluded: ["b\xfa"],
       empty_dirs: ["empty/", "vid\xc3\xa9/", "x\xff/"],
     });
     assert.deepEqual((await repo.resolve("c-00000000000000000000000000000005"))?.meta, cp.meta);

@@ -2,7 +2,8 @@
  * turn.revert (docs/checkpoints.md): the workspace back to the checkpoint before a turn. The
  * caller holds the session worker (and, to write, the session's lock); this computes the plan,
  * refuses or pages a dry run, and applies it in a crash-safe order:
- * journal (the revert's intent, fsynced) -> files (restore.ts) -> `revert` record -> journal
+ * a killed run's temp files (named by its journal) removed -> journal (the revert's intent and
+ * its temp files' tag and folders, fsynced) -> files (restore.ts) -> `revert` record -> journal
  * removed. A retry after kill -9 finds the journal and finishes the job without asking again
  * whether the workspace changed (the half-applied revert changed it).
  */
