@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { planRevert } from "../../src/agent/checkpoints/plan.js";
-import { applyPlan } from "../../src/agent/checkpoints/restore.js";
+import { applyPlan, newTempTag } from "../../src/agent/checkpoints/restore.js";
 import { FILE_BYTES, ShadowRepo } from "../../src/agent/checkpoints/shadow-repo.js";
 import { treeSnapshot } from "../helpers/tree.js";
 import { treeDigest } from "../helpers/tree-digest.js";
@@ -54,7 +54,7 @@ async function revertTo(repo: ShadowRepo, id: string) {
     now: { ...now, entries: await repo.entries(now.tree) },
     baseline: null,
   });
-  await applyPlan(repo, plan);
+  await applyPlan(repo, plan, newTempTag());
   return plan;
 }
 
@@ -133,6 +133,43 @@ test("a file that grows past the bound leaves the next checkpoint, and the shado
     const names = readdirSync(join(home, "checkpoints", key as string));
     assert.ok(!names.some((n) => n.startsWith("index.") || n.startsWith("exclude.")), names.join());
     assert.equal(await repo.resolve("c-0000000000000000000000000000ffff"), null);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("a checkpoint of meta v1 (UTF-8 names) reads back as raw names; v2 stores raw names", async () => {
+  const { base, ws, repo } = world(false);
+  try {
+    mkdirSync(join(ws, "vidé"));
+    mkdirSync(Buffer.from([...Buffer.from(`${ws}/`), 0x78, 0xff]));
+    writeFileSync(
+      Buffer.from([...Buffer.from(`${ws}/`), 0x62, 0xfa]),
+      Buffer.alloc(FILE_BYTES + 1),
+    );
+    writeFileSync(Buffer.from([...Buffer.from(`${ws}/`), 0x73, 0xfa]), "small");
+    const cp = await repo.record("c-00000000000000000000000000000005");
+    // The big one is left out by its exact bytes (the exclude file holds them), the small kept.
+    const names = [...(await repo.entries(cp.tree)).keys()];
+    assert.ok(names.includes("s\xfa") && !names.includes("b\xfa"), names.join());
+    // Raw: one code unit per byte ("é" is 0xc3 0xa9; 0xff stays itself).
+    assert.deepEqual(cp.meta, {
+      v: 2,
+      excluded: ["b\xfa"],
+      empty_dirs: ["empty/", "vid\xc3\xa9/", "x\xff/"],
+    });
+    assert.deepEqual((await repo.resolve("c-00000000000000000000000000000005"))?.meta, cp.meta);
+    const v1 = `mc-agent checkpoint\n\n${JSON.stringify({ v: 1, excluded: ["é.bin"], empty_dirs: ["vidé/"] })}\n`;
+    const commit = (await repo.git(["commit-tree", cp.tree, "-F", "-"], { input: v1 }))
+      .toString()
+      .trim();
+    await repo.git([
+      "update-ref",
+      "refs/mc/checkpoints/c-00000000000000000000000000000006",
+      commit,
+    ]);
+    const old = await repo.resolve("c-00000000000000000000000000000006");
+    assert.deepEqual(old?.meta, { v: 2, excluded: ["\xc3\xa9.bin"], empty_dirs: ["vid\xc3\xa9/"] });
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

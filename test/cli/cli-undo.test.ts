@@ -136,6 +136,96 @@ describe("undo in the CLI (real child, loopback model)", () => {
     ]);
   });
 
+  it("/undo: a file changed between the dry run and y is named and needs a second y (no silent force)", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    const ws = world.box.workspace;
+    writeFileSync(join(ws, "keep.txt"), KEEP);
+    destructiveTurn();
+    const p = world.pty("chat", "--permissions", "full_access");
+    await waitForCount(p, PROMPT, 1);
+    p.type("Make a mess\r");
+    await p.waitFor("Wrote new.txt and removed keep.txt.", 60_000);
+    await waitForCount(p, PROMPT, 2);
+    p.type("/undo\r");
+    await p.waitFor('Undo turn 1 ("Make a mess")? [y/N]', 60_000);
+    assert.doesNotMatch(p.output, /changed outside/, "the dry run saw no outside change");
+    // The race: the workspace changes while the question is on the screen.
+    writeFileSync(join(ws, "late.txt"), "written after the preview\n");
+    const asked = p.output.length;
+    p.type("y");
+    await p.waitFor("Overwrite those files as well? [y/N]", 60_000);
+    const warning = p.output.slice(asked);
+    assert.match(
+      warning,
+      /These files changed since the session's last turn ended[^\n]*\r?\n {2}late\.txt/,
+    );
+    assert.doesNotMatch(warning, /Undone:/);
+    assert.ok(!existsSync(join(ws, "keep.txt")), "the refused revert changed nothing");
+    assert.equal(readFileSync(join(ws, "new.txt"), "utf8"), "fresh\n");
+    p.type("n");
+    await p.waitFor("Nothing was undone.", 60_000);
+    await waitForCount(p, PROMPT, 3);
+    assert.ok(existsSync(join(ws, "late.txt")) && !existsSync(join(ws, "keep.txt")));
+    // Asked again, the dry run itself shows the outside change; the second y forces.
+    p.type("/undo\r");
+    await waitForCount(p, "Overwrite those files as well? [y/N]", 2);
+    assert.match(p.output.slice(asked), /removed {3}late\.txt {2}\(changed outside\)/);
+    p.type("y");
+    await p.waitFor("Undone: 1 turn, 3 files restored", 60_000);
+    assert.equal(readFileSync(join(ws, "keep.txt"), "utf8"), KEEP);
+    assert.ok(!existsSync(join(ws, "new.txt")) && !existsSync(join(ws, "late.txt")));
+    await waitForCount(p, PROMPT, 4);
+    p.type("/exit\r");
+    assert.equal(await p.done, 0, p.output);
+  });
+
+  it("/fork after an /undo counts the live turns and names the undone ones apart", async (t) => {
+    if (!hasScript()) return t.skip("util-linux script is not installed");
+    world.server.reply(text("One."));
+    world.server.reply(toolCall("write_file", { path: "two.txt", content: "2\n" }), text("Two."));
+    world.server.reply(text("Three."), text("Four."));
+    const p = world.pty("chat", "--permissions", "full_access");
+    await waitForCount(p, PROMPT, 1);
+    p.type("First\r");
+    await p.waitFor("One.", 60_000);
+    await waitForCount(p, PROMPT, 2);
+    p.type("Second\r");
+    await p.waitFor("Two.", 60_000);
+    await waitForCount(p, PROMPT, 3);
+    p.type("/undo\r");
+    await p.waitFor('Undo turn 2 ("Second")? [y/N]', 60_000);
+    p.type("y");
+    await p.waitFor("Undone: 1 turn", 60_000);
+    await waitForCount(p, PROMPT, 4);
+    p.type("Third\r");
+    await p.waitFor("Three.", 60_000);
+    await waitForCount(p, PROMPT, 5);
+    p.type("/fork\r");
+    await p.waitFor("which the model does not see.", 60_000);
+    assert.match(
+      p.output,
+      /Forked: now in session \S+ \(2 turn\(s\) of \S+, which stays[^\n]*\. Its history also keeps 1 undone turn\(s\), which the model does not see\./,
+    );
+    await waitForCount(p, PROMPT, 6);
+    // Turn 1 of the fork's live list is "First": a cut there carries no undone turn.
+    p.type("/fork 1\r");
+    await waitForCount(p, "Forked: now in session", 2);
+    await waitForCount(p, PROMPT, 7);
+    const second = p.output.slice(p.output.lastIndexOf("Forked: now in session"));
+    assert.match(second, /^Forked: now in session \S+ \(1 turn\(s\) of /);
+    assert.doesNotMatch(second.split("\n")[0] ?? "", /undone/);
+    p.type("Fourth\r");
+    await p.waitFor("Four.", 60_000);
+    await waitForCount(p, PROMPT, 8);
+    p.type("/exit\r");
+    assert.equal(await p.done, 0, p.output);
+    assert.deepEqual(world.server.requests.at(-1)?.body.messages.slice(1), [
+      { role: "user", content: "First" },
+      { role: "assistant", content: "One." },
+      { role: "user", content: "Fourth" },
+    ]);
+  });
+
   it("mc-agent undo --dry-run prints and changes nothing; --yes restores; then nothing is left", async () => {
     const ws = world.box.workspace;
     const opts = { cwd: ws, env: world.env, timeoutMs: 60_000 };

@@ -7,12 +7,13 @@
  * temp file is left, and the history holds exactly one `revert` record.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { nextId, startReady } from "../helpers/child.js";
 import { treeDigest } from "../helpers/tree-digest.js";
+import { MESS, seed, seen, TEMP } from "./revert-kill-kit.js";
 import { recordsOf, runApproving } from "./tool-turns.js";
 import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
@@ -26,52 +27,7 @@ afterEach(async () => {
 });
 
 const CAPS = [...TURN_CAPS, "turn.revert"];
-const TEMP = /\.mc-revert\.[0-9]+\.[0-9a-f]+\.tmp$/;
-
-function seed(ws: string) {
-  for (let d = 0; d < 6; d++) {
-    mkdirSync(join(ws, `d${d}`), { recursive: true });
-    for (let f = 0; f < 49; f++)
-      writeFileSync(join(ws, `d${d}`, `f${f}.txt`), `file ${d}/${f}\n`.repeat(20));
-  }
-  mkdirSync(join(ws, "big"));
-  const line = `${"b".repeat(99)}\n`;
-  for (let b = 0; b < 4; b++)
-    writeFileSync(join(ws, "big", `b${b}.bin`), `${b}${line.repeat(20_000)}`, { mode: 0o755 });
-}
-
-/** Changes every file, removes 10, makes 40 (the turn's shell). */
-const MESS = [
-  "for f in d*/f*.txt big/*.bin; do echo changed >> $f; done",
-  "rm d0/f1*.txt",
-  "mkdir -p extra/deep",
-  "for i in $(seq 1 40); do echo new > extra/deep/n$i.txt; done",
-  "chmod -x big/b0.bin",
-].join(" && ");
-
 type Trigger = { name: string; fires: (home: string, ws: string) => Promise<void> };
-
-/**
- * Resolves on the first entry under `root` (relative paths, polled every few ms) that `match`
- * accepts. Polled, not watched: Node 20's recursive watch throws when a watched folder vanishes,
- * which a revert does on purpose.
- */
-function seen(root: string, match: (name: string) => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      let names: string[] = [];
-      try {
-        names = readdirSync(root, { recursive: true }).map(String);
-      } catch {
-        return; // a folder vanished mid-walk (or none yet): look again
-      }
-      if (names.some(match)) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 2);
-  });
-}
 
 function nthTemp(k: number): Trigger {
   return {

@@ -7,26 +7,74 @@
  * 2. every file to restore or recreate is written to a temp file beside it (fsynced, its mode
  *    set), then renamed over its name; a symlink is made under a temp name and renamed too;
  * 3. the checkpoint's empty folders are made again.
- * A temp file a kill left behind is a file the checkpoint does not have: the next run removes
- * it. Paths the checkpoint left out (over 8 MiB, nested repositories) are never touched.
+ * Temp files are named `.mc-revert.<tag>.<hex>.tmp`, the tag the revert's journal holds with the
+ * folders they are made in: a temp file a kill left behind may be hidden from the checkpoints
+ * by the workspace's `.gitignore` (`*.tmp`), so the next run finds it by that name instead
+ * (`removeTemps`), never by a snapshot. Paths the checkpoint left out (over 8 MiB, nested
+ * repositories) are never touched.
  */
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, open, realpath, rename, rmdir, symlink, unlink } from "node:fs/promises";
-import { join } from "node:path";
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  realpath,
+  rename,
+  rmdir,
+  symlink,
+  unlink,
+} from "node:fs/promises";
 import type { RevertPlan } from "./plan.js";
 import { parentOf } from "./plan.js";
+import { insideRoot, onDisk } from "./raw-paths.js";
 import type { ShadowRepo } from "./shadow-repo.js";
 
 /** How many files' contents are read from the shadow repository at once. */
 const BATCH_FILES = 32;
 
-export async function applyPlan(repo: ShadowRepo, plan: RevertPlan): Promise<void> {
+/** A fresh tag for one run's temp file names (the journal keeps it). */
+export function newTempTag(): string {
+  return randomBytes(8).toString("hex");
+}
+
+/** The folders (relative, "" the root) a run of `plan` makes its temp files in. */
+export function tempDirsOf(plan: RevertPlan): string[] {
+  const dirs = new Set<string>();
+  for (const p of plan.paths)
+    if (p.change === "restored" || p.change === "recreated") dirs.add(parentOf(p.path));
+  return [...dirs].sort();
+}
+
+/**
+ * Removes the temp files an earlier run tagged `tag` left in `dirs` (a kill -9 mid-write),
+ * whatever the workspace's `.gitignore` says of them. Only names with that run's tag are
+ * touched, and never through a folder leading outside the workspace.
+ */
+export async function removeTemps(
+  root: string,
+  tag: string,
+  dirs: readonly string[],
+): Promise<void> {
+  const prefix = `.mc-revert.${tag}.`;
+  for (const dir of dirs) {
+    const folder = onDisk(root, dir);
+    const real = await realpath(folder, { encoding: "buffer" }).catch(() => null);
+    if (real === null || !insideRoot(root, real)) continue;
+    const names = await readdir(folder, { encoding: "buffer" }).catch(() => [] as Buffer[]);
+    for (const name of names.map((n) => n.toString("latin1")))
+      if (name.startsWith(prefix) && name.endsWith(".tmp"))
+        await ignoreMissing(unlink(onDisk(root, dir === "" ? name : `${dir}/${name}`)));
+  }
+}
+
+export async function applyPlan(repo: ShadowRepo, plan: RevertPlan, tag: string): Promise<void> {
   const root = repo.workspace;
   const removed = plan.paths.filter((p) => p.change === "removed");
   removed.sort((a, b) => b.path.split("/").length - a.path.split("/").length);
-  for (const entry of removed) await ignoreMissing(unlink(join(root, entry.path)));
+  for (const entry of removed) await ignoreMissing(unlink(onDisk(root, entry.path)));
   for (const dir of plan.dropDirs)
-    await ignoreCodes(rmdir(join(root, dir)), ["ENOENT", "ENOTEMPTY", "EEXIST", "ENOTDIR"]);
+    await ignoreCodes(rmdir(onDisk(root, dir)), ["ENOENT", "ENOTEMPTY", "EEXIST", "ENOTDIR"]);
   const writes = plan.paths.filter((p) => p.change === "restored" || p.change === "recreated");
   for (let at = 0; at < writes.length; at += BATCH_FILES) {
     const batch = writes.slice(at, at + BATCH_FILES);
@@ -35,23 +83,32 @@ export async function applyPlan(repo: ShadowRepo, plan: RevertPlan): Promise<voi
       const target = entry.target;
       const data = target ? contents.get(target.object) : undefined;
       if (!target || !data) throw new Error("a checkpoint object is missing");
-      await writeOne(root, entry.path, target.mode, data);
+      await writeOne(root, entry.path, target.mode, data, tag);
     }
   }
-  for (const dir of plan.makeDirs) await mkdir(join(root, dir), { recursive: true });
+  for (const dir of plan.makeDirs) await mkdir(onDisk(root, dir), { recursive: true });
 }
 
-async function writeOne(root: string, path: string, mode: string, data: Buffer): Promise<void> {
-  const target = join(root, path);
-  const parent = join(root, parentOf(path));
+async function writeOne(
+  root: string,
+  path: string,
+  mode: string,
+  data: Buffer,
+  tag: string,
+): Promise<void> {
+  const target = onDisk(root, path);
+  const dir = parentOf(path);
+  const parent = onDisk(root, dir);
   await mkdir(parent, { recursive: true });
   // Never through a symlinked folder (one the checkpoint does not see, an ignored one) out of
   // the workspace.
-  const real = await realpath(parent);
-  if (real !== root && !real.startsWith(`${root}/`)) throw new Error("a folder leads outside");
-  const temp = join(parent, `.mc-revert.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const real = await realpath(parent, { encoding: "buffer" });
+  if (!insideRoot(root, real)) throw new Error("a folder leads outside");
+  const name = `.mc-revert.${tag}.${randomBytes(6).toString("hex")}.tmp`;
+  const temp = onDisk(root, dir === "" ? name : `${dir}/${name}`);
   if (mode === "120000") {
-    await symlink(data.toString("utf8"), temp);
+    // A link's target is bytes too (a blob): made as it was recorded.
+    await symlink(data, temp);
   } else {
     const current = await lstat(target).catch(() => null);
     const base = current?.isFile() ? current.mode & 0o666 : 0o644;

@@ -10,6 +10,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import { jsonBytes } from "../../protocol/raw-json.js";
 import type { RevertFile, TurnRevertParams } from "../../protocol/schemas/checkpoints.js";
 import type { PlannedPath } from "./plan.js";
+import { shown } from "./raw-paths.js";
 import type { PreparedRevert } from "./revert.js";
 import type { ShadowRepo } from "./shadow-repo.js";
 
@@ -56,7 +57,7 @@ function startOf(cursor: string | undefined, nowTree: string): number {
 
 function plain(path: PlannedPath): RevertFile {
   return {
-    path: path.path,
+    path: shown(path.path),
     change: path.change,
     changed_outside: path.changedOutside,
     diff: null,
@@ -75,8 +76,8 @@ async function withDiffs(repo: ShadowRepo, batch: PlannedPath[]): Promise<Revert
     if ((before && isBinary(before)) || (after && isBinary(after)))
       return { ...entry, truncated: true };
     const patch = createTwoFilesPatch(
-      before === undefined ? "/dev/null" : `a/${path.path}`,
-      after === undefined ? "/dev/null" : `b/${path.path}`,
+      before === undefined ? "/dev/null" : `a/${shown(path.path)}`,
+      after === undefined ? "/dev/null" : `b/${shown(path.path)}`,
       before?.toString("utf8") ?? "",
       after?.toString("utf8") ?? "",
       undefined,

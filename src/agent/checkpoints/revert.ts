@@ -2,7 +2,8 @@
  * turn.revert (docs/checkpoints.md): the workspace back to the checkpoint before a turn. The
  * caller holds the session worker (and, to write, the session's lock); this computes the plan,
  * refuses or pages a dry run, and applies it in a crash-safe order:
- * journal (the revert's intent, fsynced) -> files (restore.ts) -> `revert` record -> journal
+ * a killed run's temp files (named by its journal) removed -> journal (the revert's intent and
+ * its temp files' tag and folders, fsynced) -> files (restore.ts) -> `revert` record -> journal
  * removed. A retry after kill -9 finds the journal and finishes the job without asking again
  * whether the workspace changed (the half-applied revert changed it).
  */
@@ -12,7 +13,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { TurnRevertParams, TurnRevertResult } from "../../protocol/schemas/checkpoints.js";
 import { writeFileAtomic } from "../../store/atomic-write.js";
 import { type PlannedPath, planRevert, type RevertPlan } from "./plan.js";
-import { applyPlan } from "./restore.js";
+import { applyPlan, newTempTag, removeTemps, tempDirsOf } from "./restore.js";
 import { pageFiles } from "./revert-page.js";
 import type { SessionTurns } from "./session-turns.js";
 import type { ShadowRepo } from "./shadow-repo.js";
@@ -33,6 +34,8 @@ export interface PreparedRevert {
   turnsReverted: number;
   nowTree: string;
   resuming: boolean;
+  /** The journal an earlier run of a revert of this session left (killed), if any. */
+  journal: Journal | null;
 }
 
 /** Everything up to the first write: which checkpoint, the plan, the refusals. */
@@ -62,6 +65,7 @@ export async function prepareRevert(inputs: RevertInputs): Promise<PreparedRever
     turnsReverted: resuming ? (journal?.turns_reverted ?? 1) : (undone?.length ?? 1),
     nowTree: now.tree,
     resuming,
+    journal,
   };
 }
 
@@ -86,18 +90,29 @@ export async function applyRevert(
   const { repo, params } = inputs;
   if (inputs.signal.aborted) throw new ProtocolError("operation_cancelled");
   const journalPath = journalOf(repo, params.session_id);
-  await writeFileAtomic(
-    journalPath,
-    Buffer.from(
-      `${JSON.stringify({
-        session_id: params.session_id,
-        turn_id: params.turn_id,
-        checkpoint: prepared.checkpoint,
-        turns_reverted: prepared.turnsReverted,
-      })}\n`,
-    ),
-  );
-  await applyPlan(repo, prepared.plan);
+  // A killed run's temp files first, while its journal still names them (a kill here: the
+  // next run does it again).
+  const earlier = prepared.journal;
+  if (
+    typeof earlier?.temp_tag === "string" &&
+    /^[0-9a-f]{16}$/.test(earlier.temp_tag) &&
+    Array.isArray(earlier.temp_dirs)
+  )
+    await removeTemps(
+      repo.workspace,
+      earlier.temp_tag,
+      earlier.temp_dirs.filter((dir): dir is string => typeof dir === "string"),
+    );
+  const journal: Journal = {
+    session_id: params.session_id,
+    turn_id: params.turn_id,
+    checkpoint: prepared.checkpoint,
+    turns_reverted: prepared.turnsReverted,
+    temp_tag: newTempTag(),
+    temp_dirs: tempDirsOf(prepared.plan),
+  };
+  await writeFileAtomic(journalPath, Buffer.from(`${JSON.stringify(journal)}\n`));
+  await applyPlan(repo, prepared.plan, journal.temp_tag as string);
   if (!prepared.resuming || inputs.turns.from(params.turn_id) !== null)
     await appendRecord(prepared.checkpoint, prepared.turnsReverted);
   await rm(journalPath, { force: true });
@@ -137,6 +152,9 @@ interface Journal {
   turn_id: string;
   checkpoint: string;
   turns_reverted: number;
+  /** The tag of this run's temp file names, and the folders it makes them in (restore.ts). */
+  temp_tag?: string;
+  temp_dirs?: string[];
 }
 
 function journalOf(repo: ShadowRepo, sessionId: string): string {

@@ -10,15 +10,19 @@ import { createHash, randomBytes } from "node:crypto";
 import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
+import { onDisk, rawBytes, rawOf, splitZ, zJoin } from "./raw-paths.js";
 
 /** Files larger than this are left out of a checkpoint (and listed). */
 export const FILE_BYTES = 8 * 1024 * 1024;
 /** One git call's bound: past it the checkpoint fails (`timeout`). */
 export const GIT_TIMEOUT_MS = 60_000;
 
-/** What a checkpoint's commit message holds besides its tree. */
+/**
+ * What a checkpoint's commit message holds besides its tree. Paths are raw (raw-paths.ts): v2
+ * stores them so; v1 (before names were bytes) stored UTF-8 text, read back as raw.
+ */
 export interface SnapshotMeta {
-  v: 1;
+  v: 2;
   /** Paths left out: files over FILE_BYTES, and nested repositories (`dir/`). */
   excluded: string[];
   /** Empty folders (git trees cannot hold them), `/`-terminated. */
@@ -150,7 +154,7 @@ export class ShadowRepo {
           ...run,
           input: zJoin(drop),
         });
-      await writeFile(excludesFile, excluded.map(excludePattern).join(""));
+      await writeFile(excludesFile, rawBytes(excluded.map(excludePattern).join("")));
       const config = [`core.excludesFile=${excludesFile}`];
       await this.git(["add", "-A"], { ...run, config });
       if (unexpressible.length > 0)
@@ -171,7 +175,7 @@ export class ShadowRepo {
       await rename(indexFile, shared);
       return {
         tree: treeOut.toString("utf8").trim(),
-        meta: { v: 1, excluded: excluded.sort(), empty_dirs: emptyDirs.sort() },
+        meta: { v: 2, excluded: excluded.sort(), empty_dirs: emptyDirs.sort() },
       };
     } finally {
       await unlink(indexFile).catch(() => {});
@@ -201,10 +205,10 @@ export class ShadowRepo {
     const unexpressible: string[] = [];
     const check = async (path: string) => {
       if (path.endsWith("/")) {
-        if (await exists(join(this.options.workspace, path, ".git"))) excluded.push(path);
+        if (await exists(onDisk(this.options.workspace, `${path}.git`))) excluded.push(path);
         return;
       }
-      const stat = await lstat(join(this.options.workspace, path)).catch(() => null);
+      const stat = await lstat(onDisk(this.options.workspace, path)).catch(() => null);
       if (stat?.isFile() && stat.size > FILE_BYTES) {
         excluded.push(path);
         if (/[\n\r]/.test(path)) unexpressible.push(path);
@@ -223,11 +227,14 @@ export class ShadowRepo {
     const all: string[] = [];
     const walk = async (relative: string): Promise<void> => {
       all.push(relative);
-      const names = await readdir(join(this.options.workspace, relative), {
+      const names = await readdir(onDisk(this.options.workspace, relative), {
         withFileTypes: true,
+        encoding: "buffer",
       }).catch(() => []);
-      for (const entry of names)
-        if (entry.isDirectory() && entry.name !== ".git") await walk(`${relative}${entry.name}/`);
+      for (const entry of names) {
+        const name = (entry.name as unknown as Buffer).toString("latin1");
+        if (entry.isDirectory() && name !== ".git") await walk(`${relative}${name}/`);
+      }
     };
     for (const dir of listed) await walk(dir);
     return all;
@@ -260,9 +267,21 @@ export class ShadowRepo {
     const body = text.slice(text.indexOf("\n\n") + 2);
     if (!tree || !body.startsWith(MESSAGE_HEAD)) return null;
     try {
-      const meta = JSON.parse(body.slice(MESSAGE_HEAD.length)) as SnapshotMeta;
-      if (meta.v !== 1 || !Array.isArray(meta.excluded) || !Array.isArray(meta.empty_dirs))
+      const stored = JSON.parse(body.slice(MESSAGE_HEAD.length)) as Omit<SnapshotMeta, "v"> & {
+        v: unknown;
+      };
+      if (
+        (stored.v !== 1 && stored.v !== 2) ||
+        !Array.isArray(stored.excluded) ||
+        !Array.isArray(stored.empty_dirs)
+      )
         return null;
+      const raw = (names: string[]) => (stored.v === 1 ? names.map(rawOf) : names);
+      const meta: SnapshotMeta = {
+        v: 2,
+        excluded: raw(stored.excluded),
+        empty_dirs: raw(stored.empty_dirs),
+      };
       const commit = (await this.git(["rev-parse", `${REF_PREFIX}${id}`])).toString().trim();
       return { tree, meta, commit };
     } catch {
@@ -311,17 +330,6 @@ export interface TreeEntry {
   object: string;
 }
 
-function splitZ(out: Buffer): string[] {
-  return out
-    .toString("utf8")
-    .split("\0")
-    .filter((part) => part.length > 0);
-}
-
-function zJoin(paths: string[]): string {
-  return paths.map((path) => `${path}\0`).join("");
-}
-
 /** An exclude line matching exactly this path from the work tree's root. */
 function excludePattern(path: string): string {
   if (/[\n\r]/.test(path)) return "";
@@ -329,7 +337,7 @@ function excludePattern(path: string): string {
   return `/${escaped}\n`;
 }
 
-async function exists(path: string): Promise<boolean> {
+async function exists(path: string | Buffer): Promise<boolean> {
   try {
     await lstat(path);
     return true;

@@ -26,19 +26,28 @@ export async function rewind(state: ChatState, arg: string): Promise<void> {
 export async function fork(state: ChatState, arg: string): Promise<void> {
   const turns = await turnsOf(state);
   if (turns.length === 0) return note(state, "Nothing to fork: this session has no turn yet.");
-  let turnId: string | undefined;
+  let index = turns.length - 1;
   if (arg !== "") {
-    const index = await pickTurn(state, turns, arg, "Fork after which turn?");
-    if (index === null) return;
-    turnId = turns[index]?.id;
+    const picked = await pickTurn(state, turns, arg, "Fork after which turn?");
+    if (picked === null) return;
+    index = picked;
   }
+  const turnId = arg !== "" ? turns[index]?.id : undefined;
   const source = state.sessionId;
   const result = await state.client.fork(source, turnId ? { turnId } : {});
   state.sessionId = result.session.id;
   state.saved = true;
+  // The fork's `turns` counts every turn_start it copied, undone ones too (their `revert`
+  // records come along); the turns it carries on with are the live ones up to the cut.
+  const live = index + 1;
+  const undone = Math.max(0, result.turns - live);
   note(
     state,
-    `Forked: now in session ${result.session.id} (${result.turns} turn(s) of ${source}, which stays as it was; "mc-agent resume ${source}" goes back to it).`,
+    `Forked: now in session ${result.session.id} (${live} turn(s) of ${source}, which stays as it was; "mc-agent resume ${source}" goes back to it).${
+      undone > 0
+        ? ` Its history also keeps ${undone} undone turn(s), which the model does not see.`
+        : ""
+    }`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { checkpointsAvailability } from "../../agent/checkpoints/availability.js";
+import { claimPruning, PRUNE_POLICY, pruneClaimed } from "../../agent/checkpoints/prune.js";
 import { ShadowRepo } from "../../agent/checkpoints/shadow-repo.js";
 import {
   startTurnCheckpoints,
@@ -25,12 +26,52 @@ export function childCheckpoints(state: ServerState): ChildCheckpoints {
   const repo = availability.available
     ? new ShadowRepo({ home: state.home, workspace: state.cwd, env: state.env })
     : null;
+  const prune = repo ? pruner(state, repo) : async () => {};
   const made: ChildCheckpoints = {
     availability,
     repo,
-    forTurn: (permissions) =>
-      repo && permissions !== "read_only" ? startTurnCheckpoints(repo) : null,
+    forTurn: (permissions) => {
+      if (!repo || permissions === "read_only") return null;
+      const turn = startTurnCheckpoints(repo);
+      return {
+        id: turn.id,
+        before: () => turn.before(),
+        after: async (hurry) => {
+          const outcome = await turn.after(hurry);
+          // After the turn's last checkpoint; only the daily stamp is awaited, the pruning runs
+          // in the background. Never for a turn in a hurry.
+          if (!hurry) await prune();
+          return outcome;
+        },
+      };
+    },
   };
   cache.set(state, made);
   return made;
+}
+
+/**
+ * Claims a pruning of the workspace's old checkpoints when one is due (prune.ts: its stamp
+ * makes it daily per workspace) and starts it in the background, one at a time, aborted by
+ * the child's shutdown.
+ */
+function pruner(state: ServerState, repo: ShadowRepo): () => Promise<void> {
+  const stop = new AbortController();
+  let running: Promise<void> | null = null;
+  state.closers.push(async () => {
+    stop.abort();
+    await running;
+  });
+  return async () => {
+    if (running || stop.signal.aborted) return;
+    if (!(await claimPruning(repo, PRUNE_POLICY).catch(() => false))) return;
+    running = pruneClaimed(repo, PRUNE_POLICY, stop.signal)
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        running = null;
+      });
+  };
 }
