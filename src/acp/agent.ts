@@ -17,6 +17,15 @@ import { AcpSession } from "./session.js";
 import { checkedMode, modeState } from "./session-config.js";
 import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
 
+/**
+ * A session's answer, its available commands sent just after it (the editor knows the session
+ * once it has the answer: session.ts, `advertiseCommands`).
+ */
+function advertised<T>(session: AcpSession, answer: T): T {
+  session.advertiseCommands();
+  return answer;
+}
+
 export interface AcpAgentOptions extends SessionsOptions {
   /** This process's canonical cwd: where credentials are looked for at initialize. */
   cwd: string;
@@ -94,7 +103,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         }
         const session = new AcpSession(created.id, engine.cwd, engine, client);
         await sessions.add(session);
-        return { sessionId: session.id, ...(await described(session)) };
+        return advertised(session, { sessionId: session.id, ...(await described(session)) });
       }),
     )
     .onRequest("session/fork", ForkParams, ({ params, client }) =>
@@ -110,20 +119,21 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         }
         const session = new AcpSession(forked.id, engine.cwd, engine, client);
         await sessions.add(session);
-        return { sessionId: session.id, ...(await described(session)) };
+        return advertised(session, { sessionId: session.id, ...(await described(session)) });
       }),
     )
     .onRequest("session/load", ({ params, client }) =>
       answering(async () => {
         const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
         await replayHistory(session);
-        return described(session);
+        return advertised(session, await described(session));
       }),
     )
     .onRequest("session/resume", ({ params, client }) =>
-      answering(async () =>
-        described(await openSaved(params.sessionId, params.cwd, client, params.mcpServers)),
-      ),
+      answering(async () => {
+        const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
+        return advertised(session, await described(session));
+      }),
     )
     .onRequest("session/list", ({ params, client }) =>
       answering(async () => {

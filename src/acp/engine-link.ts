@@ -65,6 +65,8 @@ export class EngineLink {
    * can start: then `sandboxed` is no mode of the session (docs/acp.md).
    */
   sandbox: SandboxKind | null = null;
+  /** Whether turns record checkpoints (git on PATH): `/undo` is offered only then. */
+  checkpoints = false;
   /** The session's MCP manager, when it has servers (config.json's or its own `mcpServers`). */
   private mcp: McpManager | null = null;
   /** Whether the editor named servers of its own for this session: its start waits for them. */
@@ -104,9 +106,20 @@ export class EngineLink {
       client: { name: "mc-agent-acp", version: "1" },
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
-      required_capabilities: [...TURN_FRONTEND_CAPABILITIES, "session.record", "session.fork"],
-    } as never)) as { extensions?: { turn?: { sandbox?: SandboxKind | null } } };
+      // turn.revert: the /undo command (undo-command.ts).
+      required_capabilities: [
+        ...TURN_FRONTEND_CAPABILITIES,
+        "session.record",
+        "session.fork",
+        "turn.revert",
+      ],
+    } as never)) as {
+      extensions?: {
+        turn?: { sandbox?: SandboxKind | null; checkpoints?: { available: boolean } };
+      };
+    };
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
+    this.checkpoints = result.extensions?.turn?.checkpoints?.available === true;
     // ACP has no `mcp.status` and a turn offers only servers already ready (docs/mcp.md), so a
     // session whose editor named servers answers once they are ready or failed, each within its
     // own startup timeout; without servers of its own nothing waits (docs/acp.md).

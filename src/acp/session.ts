@@ -6,6 +6,7 @@ import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
 import { DEFAULT_MODE } from "./session-config.js";
 import { stopReason, TurnUpdates } from "./turn-updates.js";
+import { runUndo, UNDO_COMMAND, undoCommand } from "./undo-command.js";
 
 interface RunningPrompt {
   requestId: string;
@@ -22,6 +23,8 @@ interface RunningPrompt {
 export class AcpSession {
   mode: Permissions = DEFAULT_MODE;
   private running: RunningPrompt | null = null;
+  /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
+  private undoing = false;
   /** The last update sent (or being sent): the prompt's response waits for it. */
   private sent: Promise<void> = Promise.resolve();
 
@@ -33,7 +36,21 @@ export class AcpSession {
   ) {}
 
   get busy(): boolean {
-    return this.running !== null;
+    return this.running !== null || this.undoing;
+  }
+
+  /**
+   * The commands this session offers (`available_commands_update`): `/undo` when its engine
+   * records checkpoints. Sent just after session/new, load, resume and fork answer.
+   */
+  advertiseCommands(): void {
+    if (!this.engine.checkpoints) return;
+    setImmediate(() => {
+      void this.update({
+        sessionUpdate: "available_commands_update",
+        availableCommands: [UNDO_COMMAND],
+      });
+    });
   }
 
   /**
@@ -48,7 +65,9 @@ export class AcpSession {
   }
 
   async prompt(input: string): Promise<StopReason> {
-    if (this.running) throw acpError("busy", "A prompt is already running in this session.");
+    if (this.busy) throw acpError("busy", "A prompt is already running in this session.");
+    const undo = undoCommand(input);
+    if (undo) return this.undo(undo.force);
     const updates = new TurnUpdates(this.cwd);
     const permissions = new AbortController();
     let title: string | null = null;
@@ -76,6 +95,18 @@ export class AcpSession {
     } finally {
       permissions.abort();
       this.running = null;
+    }
+  }
+
+  /** `/undo`: the reply is the prompt's one message; the model is not called. */
+  private async undo(force: boolean): Promise<StopReason> {
+    this.undoing = true;
+    try {
+      const text = await runUndo(this.engine, this.id, force);
+      await this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+      return "end_turn";
+    } finally {
+      this.undoing = false;
     }
   }
 
