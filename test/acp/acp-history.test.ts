@@ -58,9 +58,9 @@ describe("mc-agent acp: session/list, session/load, session/resume", () => {
     });
     w.seen.push({ kind: "response", what: "load" });
     assert.equal(loaded.modes?.currentModeId, "ask");
-    const kinds = w.seen.map((s) =>
-      s.kind === "update" ? s.notification.update.sessionUpdate : s.kind,
-    );
+    const kinds = w
+      .seenWithoutCommands()
+      .map((s) => (s.kind === "update" ? s.notification.update.sessionUpdate : s.kind));
     assert.deepEqual(kinds, [
       "user_message_chunk",
       "tool_call",
@@ -84,9 +84,9 @@ describe("mc-agent acp: session/list, session/load, session/resume", () => {
     assert.match(shown, /Write the notes/);
 
     // resume: attached again, nothing replayed.
-    const before = w.seen.length;
+    const before = w.seenWithoutCommands().length;
     await w.agent.request("session/resume", { sessionId: newer.sessionId, cwd: box.workspace });
-    assert.equal(w.seen.length, before);
+    assert.equal(w.seenWithoutCommands().length, before);
     await w.agent.request("session/close", { sessionId: newer.sessionId });
     await assert.rejects(
       w.agent.request("session/prompt", {

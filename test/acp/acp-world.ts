@@ -127,6 +127,17 @@ export class AcpWorld {
     return response;
   }
 
+  /**
+   * What was seen, less the `available_commands_update`s: those are sent just after a session's
+   * answer (docs/acp.md, "Undo"), so they may land before or after what a test awaits next.
+   */
+  seenWithoutCommands(): Seen[] {
+    return this.seen.filter(
+      (s) =>
+        s.kind !== "update" || s.notification.update.sessionUpdate !== "available_commands_update",
+    );
+  }
+
   updates(kind?: string) {
     return this.seen.flatMap((s) =>
       s.kind === "update" && (kind === undefined || s.notification.update.sessionUpdate === kind)
