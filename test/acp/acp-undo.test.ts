@@ -5,7 +5,15 @@
  * context leaves the undone turn out.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { text, toolCall } from "../../src/conformance/chat-server.js";
@@ -121,4 +129,25 @@ describe("mc-agent acp: /undo", () => {
       "the commands after the load",
     );
   });
+
+  it("without git on PATH, /undo is not advertised and answers that undo is unavailable", async () => {
+    const bin = join(sandboxBin(), "bin");
+    world = await AcpWorld.start({ path: bin });
+    const w = world;
+    await w.initialize();
+    const { sessionId } = await w.newSession();
+    w.server.reply(text("Answered."));
+    await w.prompt(sessionId, "a turn without a checkpoint");
+    await w.prompt(sessionId, "/undo");
+    assert.match(w.agentText(), /Undo is unavailable here/);
+    assert.equal(w.updates("available_commands_update").length, 0);
+  });
 });
+
+/** A folder holding only `node` (the launcher execs it): no git. */
+function sandboxBin(): string {
+  const root = mkdtempSync(join(tmpdir(), "mc-acp-nogit-"));
+  mkdirSync(join(root, "bin"));
+  symlinkSync(process.execPath, join(root, "bin", "node"));
+  return root;
+}
