@@ -9,6 +9,7 @@ import { McpStatusResult } from "../../src/protocol/schemas/mcp.js";
 import { MCP_STARTUP_TIMEOUT_MS } from "../../src/store/mcp-settings.js";
 import { CHILD_BIN, type Sandbox, sandbox } from "../helpers/child.js";
 import { type CliRun, runCli } from "../helpers/cli.js";
+import { hasScript, PtyRun, shellQuote } from "../helpers/pty.js";
 import {
   allGone,
   everythingStdio,
@@ -206,6 +207,27 @@ describe("CLI: mcp", { timeout: 600_000 }, () => {
       /mc-agent: interrupted; stopped waiting for the servers still starting\.\n$/,
     );
     await allGone(processesWith(marker));
+  });
+
+  it("at a terminal: the live line names the server waited for; Ctrl-C (the terminal's SIGINT) exits 130 and the server is stopped", {
+    skip: hasScript() ? false : "util-linux script is not installed",
+  }, async () => {
+    const { marker, server } = marked({ startup_timeout_ms: MCP_STARTUP_TIMEOUT_MS.max });
+    writeMcpHome(box.home, { everything: everythingStdio(), stuck: server });
+    const line = `exec ${[process.execPath, CHILD_BIN, "mcp"].map(shellQuote).join(" ")}`;
+    const pty = new PtyRun(line, { cwd: box.workspace, env });
+    try {
+      // Once everything is ready, only the hanging server is named.
+      await pty.waitFor("Waiting for 1 MCP server to start: stuck (Ctrl-C stops waiting)", RUN_MS);
+      pty.type("\x03");
+      assert.equal(await pty.done, 130, pty.output);
+      assert.match(pty.output, /everything {2}stdio {2}ready +\d+ tools\r?\n/);
+      assert.match(pty.output, /stuck {7}stdio {2}starting +0 tools\r?\n/);
+      assert.match(pty.output, /interrupted; stopped waiting for the servers still starting\./);
+      await allGone(processesWith(marker));
+    } finally {
+      pty.kill();
+    }
   });
 
   it("the CLI's own bound is the largest startup timeout the settings allow", () => {

@@ -54,15 +54,23 @@ async function waitFor(
     const names = starting().map((s) => s.name);
     return `Waiting for ${names.length === 1 ? "1 MCP server" : `${names.length} MCP servers`} to start: ${names.join(", ")} (Ctrl-C stops waiting)`;
   };
-  term.startSpinner(what());
-  const refresh = setInterval(() => term.startSpinner(what()), 1000);
+  let shown = what();
+  term.startSpinner(shown);
+  // The live line names the servers still starting: it changes as each one settles.
+  const refresh = term.live
+    ? setInterval(() => {
+        if (what() === shown) return;
+        shown = what();
+        term.startSpinner(shown);
+      }, 250)
+    : null;
   const quiet = term.live
     ? null
     : setTimeout(() => term.note(`mc-agent: ${what()}.`), QUIET_WAIT_MS);
   try {
     return await watch.settle(answer, signal, MCP_STARTUP_MAX_MS + MCP_WAIT_GRACE_MS);
   } finally {
-    clearInterval(refresh);
+    if (refresh) clearInterval(refresh);
     if (quiet) clearTimeout(quiet);
     term.stopSpinner();
   }
