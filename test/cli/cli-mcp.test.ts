@@ -16,6 +16,7 @@ import {
   hanging,
   memoryStdio,
   processesWith,
+  startEverythingHttp,
   writeMcpHome,
 } from "../mcp/mcp-world.js";
 
@@ -42,21 +43,29 @@ describe("CLI: mcp", { timeout: 600_000 }, () => {
   afterEach(() => box.cleanup());
   const run = (args: string[]) => runCli(args, { cwd: box.workspace, env, timeoutMs: RUN_MS });
   const lines = (r: CliRun) => r.stdout.trimEnd().split("\n");
-  it("ready servers: a line each (name, transport, state, tools), the count, exit 0", async () => {
-    writeMcpHome(box.home, {
-      everything: everythingStdio(),
-      memory: memoryStdio({ tools: { allow: ["read_graph"] } }),
-      off: { url: "http://127.0.0.1:9/mcp", enabled: false },
-    });
-    const r = await run(["mcp"]);
-    assert.equal(r.code, 0, r.stderr);
-    const [first, second, third, summary, ...rest] = lines(r);
-    assert.match(first ?? "", /^everything {2}stdio {2}ready {5}\d+ tools$/);
-    assert.match(second ?? "", /^memory {6}stdio {2}ready {5} +1 tool$/);
-    assert.match(third ?? "", /^off {9}http {3}disabled +0 tools$/);
-    assert.equal(summary, "3 MCP servers: 2 ready, 1 disabled.");
-    assert.deepEqual(rest, []);
-    assert.equal(r.stderr, "");
+  it("ready servers over stdio and streamable HTTP: a line each (name, transport, state, tools), the count, exit 0", async () => {
+    const http = await startEverythingHttp();
+    try {
+      writeMcpHome(box.home, {
+        everything: everythingStdio(),
+        memory: memoryStdio({ tools: { allow: ["read_graph"] } }),
+        remote: { url: http.url, startup_timeout_ms: 100_000 },
+        off: { url: "http://127.0.0.1:9/mcp", enabled: false },
+      });
+      const r = await run(["mcp"]);
+      assert.equal(r.code, 0, r.stderr);
+      const [first, second, third, fourth, summary, ...rest] = lines(r);
+      assert.match(first ?? "", /^everything {2}stdio {2}ready {5}\d+ tools$/);
+      assert.match(second ?? "", /^memory {6}stdio {2}ready {5} +1 tool$/);
+      assert.match(third ?? "", /^remote {6}http {3}ready {5}\d+ tools$/);
+      assert.match(fourth ?? "", /^off {9}http {3}disabled +0 tools$/);
+      assert.equal(summary, "4 MCP servers: 3 ready, 1 disabled.");
+      assert.deepEqual(rest, []);
+      assert.equal(r.stderr, "");
+      assert.ok(!r.stdout.includes("127.0.0.1"), "no URL is shown");
+    } finally {
+      await http.stop();
+    }
   });
 
   it("failed servers: the safe code and its meaning, never the command or the variable; exit 1", async () => {
