@@ -63,7 +63,7 @@ function consequence(invalid: SettingsCheckResult["files"]): string {
   const parts = [
     ...(global
       ? [
-          "the backend ignores MC_HOME/config.json (built-in defaults: no custom providers, no enabled models)",
+          "the backend ignores MC_HOME/config.json (built-in defaults: no custom providers, no enabled models, no MCP servers)",
         ]
       : []),
     ...(project ? ["the backend ignores .mc/config.json (its model and effort)"] : []),

@@ -1,4 +1,4 @@
-import { AgentClient, type Capability } from "../client/index.js";
+import { AgentClient, type Capability, type SpawnOptions } from "../client/index.js";
 import { SERVER_INFO } from "../protocol/constants.js";
 import { UsageError } from "./args.js";
 import { checkSettings } from "./config-check.js";
@@ -12,7 +12,11 @@ import type { Terminal } from "./terminal.js";
 export async function connect(
   term: Terminal,
   capabilities: Capability[],
-  overrides: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  overrides: {
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    onMcpChanged?: SpawnOptions["onMcpChanged"];
+  } = {},
 ): Promise<AgentClient> {
   const env = overrides.env ?? term.io.env;
   const command = childCommand(env.MC_AGENT_CHILD);
@@ -24,6 +28,7 @@ export async function connect(
     capabilities: [...new Set<Capability>([...capabilities, "settings.check"])],
     client: { name: "mc-agent-cli", version: SERVER_INFO.version },
     ...(command ? { command } : {}),
+    ...(overrides.onMcpChanged ? { onMcpChanged: overrides.onMcpChanged } : {}),
     // The child's log goes to our stderr only when asked for (MC_LOG).
     ...(env.MC_LOG ? { stderr: (text: string) => term.io.err.write(text) } : {}),
   });

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
+  mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
 };
 
@@ -38,7 +39,8 @@ Commands:
   models enable <id> Enable a cached model in MC_HOME/config.json (--default: your model)
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   rules [remove <id> | clear]  List or remove the approval rules of the current folder
-  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox
+  mcp [--no-wait]    Start the configured MCP servers and show each one's state and tools
+  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   acp                Run as an Agent Client Protocol agent for ACP editors (Zed, ...)
   conformance        Check a child command against the protocol (default: this package's)
@@ -47,7 +49,7 @@ Run "mc-agent <command> --help" for a command's options.
 Every command that starts the backend first checks the settings files and stops (exit 1) at an
 invalid one; --ignore-config-errors goes on anyway. -V, --version prints the version.
 Exit codes: 0 ok, 1 the operation failed, 2 usage error, 3 exec: an approval was denied
-for want of a terminal (docs/cli.md), 130 interrupted (exec, refresh).
+for want of a terminal (docs/cli.md), 130 interrupted (exec, refresh, mcp).
 NO_COLOR disables color.
 `;
 

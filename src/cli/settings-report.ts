@@ -30,6 +30,7 @@ const RULES: Record<string, string> = {
   invalid_value: "a value that is not allowed here",
   invalid_name: "a name that is not allowed (letters, digits, . _ -; 256 at most)",
   too_many: "too many entries",
+  too_many_mcp_servers: "more than 32 MCP servers",
   too_many_providers: "more than 32 providers (the 3 built-ins included)",
   built_in_type: "a built-in provider keeps its own type",
   token_url_not_allowed: "only codex has a token_url",
@@ -49,13 +50,24 @@ export function describeInvalid(check: SettingsFileCheck, path: string): string[
   const what = check.file === "global" ? "global settings" : "project settings";
   if (check.reason && REASONS[check.reason])
     return [`${path} (${what}): ${REASONS[check.reason]}.`];
-  const reason = (check.rule && RULES[check.rule]) || `invalid (${check.reason ?? "unknown"})`;
+  let reason = (check.rule && RULES[check.rule]) || `invalid (${check.reason ?? "unknown"})`;
   if (check.line === null || check.column === null) return [`${path} (${what}): ${reason}.`];
   const text = readBounded(path);
   const where = `${path}:${check.line}:${check.column}`;
   if (text === null) return [`${where} (${what}): ${reason}.`];
+  if (check.rule === "invalid_name" && isMcpServerName(text, check)) reason = MCP_NAME_RULE;
   const detail = keyDetail(text, check);
   return [`${where} (${what}): ${reason}${detail}.`, ...excerpt(text, check.line, check.column)];
+}
+
+/** docs/mcp.md, "Configuration": the rule a key of `mcp_servers` breaks. */
+export const MCP_NAME_RULE =
+  "an MCP server name that is not allowed (1 to 24 of A-Z a-z 0-9 _ -, starting with a letter or digit, not ending in _, never containing __: the model sees mcp__<server>__<tool>)";
+
+/** Whether the spot is a key of `mcp_servers` (a server's name), not a provider's. */
+function isMcpServerName(text: string, check: SettingsFileCheck): boolean {
+  const location = getLocation(text, offsetOf(text, check.line ?? 1, check.column ?? 1) + 1);
+  return location.path.length === 2 && location.path[0] === "mcp_servers";
 }
 
 /** The key (for an unknown key) or where in the document the spot is (for a schema fault). */
@@ -63,7 +75,8 @@ function keyDetail(text: string, check: SettingsFileCheck): string {
   if (check.reason !== "schema") return "";
   const offset = offsetOf(text, check.line ?? 1, check.column ?? 1);
   const key = /^"((?:[^"\\]|\\.){0,256})"/.exec(text.slice(offset))?.[1];
-  if (check.rule === "unknown_key" && key !== undefined) return ` "${key}"`;
+  if ((check.rule === "unknown_key" || check.rule === "invalid_name") && key !== undefined)
+    return ` "${key}"`;
   const path = getLocation(text, offset + 1).path.join(".");
   return path ? ` (at ${path})` : "";
 }

@@ -26,6 +26,12 @@ export interface CallOptions {
   /** Called with the request's ID as soon as its frame is written (e.g. for turn.interrupt). */
   onSent?: (id: string) => void;
   /**
+   * Called as the response frame is read, before any later frame of the same chunk (the
+   * promise settles a microtask later, after them): initialize uses it so that a notification
+   * written right after its answer is judged by what was negotiated. It must not throw.
+   */
+  onAnswered?: () => void;
+  /**
    * Receives the notifications about this request (turn.event for turn.start), in order, all
    * before the call settles. It must not throw; whatever it throws is dropped.
    */
@@ -40,6 +46,7 @@ interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
   onNotification?: ((notification: Notification) => void) | undefined;
+  onAnswered?: (() => void) | undefined;
 }
 
 export interface ConnectionOptions {
@@ -138,6 +145,7 @@ export class Connection {
       this.pending.set(id, {
         method,
         onNotification: options.onNotification,
+        onAnswered: options.onAnswered,
         resolve: (value) => {
           settle();
           resolve(value as ResultOf<M>);
@@ -213,6 +221,9 @@ export class Connection {
     const call = this.pending.get(response.id);
     if (!call) return this.violation("a response to a request it was never sent");
     this.pending.delete(response.id);
+    try {
+      call.onAnswered?.();
+    } catch {}
     if (response.kind === "error") {
       call.reject(new RemoteError(response.code, response.message, call.method));
       return;

@@ -16,6 +16,12 @@ export type {
 } from "../protocol/schemas/checkpoints.js";
 export type { ForkedFrom, SessionForkResult } from "../protocol/schemas/fork.js";
 export type {
+  McpError,
+  McpServerStatus,
+  McpState,
+  McpStatusResult,
+} from "../protocol/schemas/mcp.js";
+export type {
   ModelChoice,
   ModelRefreshResult,
   ProviderStatus,

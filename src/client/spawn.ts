@@ -83,19 +83,32 @@ export async function startChild(
     proc.stderr?.on("data", (text: string) => sink(text));
   }
   let negotiated: Negotiated | null = null;
+  // From the initialize answer on, the capabilities are exactly those asked for (anything else
+  // fails decodeNegotiation and stops the child): an `mcp.changed` that follows the answer in
+  // the same chunk is read before `negotiated` is set, and must not count as a violation.
+  let answered = false;
+  const asked: ReadonlySet<Capability> = new Set(options.capabilities);
   const connection = new Connection(proc, {
-    capabilities: () => negotiated?.capabilities ?? NONE,
+    capabilities: () => negotiated?.capabilities ?? (answered ? asked : NONE),
     ...(options.trace ? { trace: options.trace } : {}),
     onChildNotification: (notification) => {
       if (notification.method === "mcp.changed") options.onMcpChanged?.(notification.params.server);
     },
   });
   try {
-    const result = await connection.call("initialize", {
-      protocol_version: 1,
-      client: options.client ?? { name: "mc-agent-client", version: SERVER_INFO.version },
-      required_capabilities: [...options.capabilities],
-    });
+    const result = await connection.call(
+      "initialize",
+      {
+        protocol_version: 1,
+        client: options.client ?? { name: "mc-agent-client", version: SERVER_INFO.version },
+        required_capabilities: [...options.capabilities],
+      },
+      {
+        onAnswered: () => {
+          answered = true;
+        },
+      },
+    );
     negotiated = decodeNegotiation(options.capabilities, result);
     return { connection, negotiated };
   } catch (error) {

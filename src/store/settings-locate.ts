@@ -62,8 +62,15 @@ function schemaError(fault: SettingsFault): { rule: string; offset: number } | n
         : "invalid_value"
       : (SCHEMA_RULES[issue.code] ?? "invalid_value"));
   const key = issue.keys[0];
+  // A bad record key (zod's invalid_key) ends its path with the key itself: point at the key,
+  // not into its value, where a person would look for a typo.
+  const badKey = issue.code === "invalid_key" ? issue.path.at(-1) : undefined;
   const node =
-    key !== undefined ? propertyKey(nodeAt(root, issue.path), key) : nodeAt(root, issue.path);
+    key !== undefined
+      ? propertyKey(nodeAt(root, issue.path), key)
+      : badKey !== undefined
+        ? propertyKey(nodeAt(root, issue.path.slice(0, -1)), String(badKey))
+        : nodeAt(root, issue.path);
   return { rule, offset: (node ?? root).offset };
 }
 

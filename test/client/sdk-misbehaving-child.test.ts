@@ -138,4 +138,24 @@ describe("SDK against a misbehaving child", () => {
         /session\.discover/.test(e.message),
     );
   });
+
+  it("an mcp.changed in the same chunk as the initialize answer is delivered, not a violation", async () => {
+    const seen: unknown[] = [];
+    const client = await within(
+      AgentClient.spawn({
+        cwd: box.workspace,
+        command: badChild("mcp-at-once"),
+        capabilities: ["mcp"],
+        onMcpChanged: (status) => seen.push(status),
+      }),
+    );
+    started.push(client);
+    // The connection still answers: it was not stopped for a protocol violation.
+    const servers = await within(client.mcpStatus());
+    assert.deepEqual(
+      servers.map((s) => s.state),
+      ["failed"],
+    );
+    assert.deepEqual(seen, servers);
+  });
 });

@@ -119,6 +119,13 @@ export function descendants(pid: number): ProcessEntry[] {
   return found;
 }
 
+/** The pids of live processes whose command line contains `text` (a marker argument). */
+export function processesWith(text: string): number[] {
+  return processTable()
+    .filter((p) => p.cmdline.includes(text))
+    .map((p) => p.pid);
+}
+
 export function alive(pid: number): boolean {
   return processTable().some((p) => p.pid === pid);
 }

@@ -1,8 +1,12 @@
+import { headChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
+import { interruptible } from "../connect.js";
 import { checkpointsAvailable } from "../doctor/checkpoints-slot.js";
 import { type Findings, inspect } from "../doctor/inspect.js";
+import { type McpFinding, mcpFinding } from "../doctor/mcp-slot.js";
 import { type SandboxLine, sandboxLine } from "../doctor/sandbox-slot.js";
-import { describeInvalid } from "../settings-report.js";
+import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
+import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
 
 /** The Node.js versions package.json's `engines` allows. */
@@ -13,14 +17,16 @@ export const doctorCommand: Command = {
   spec: {
     usage: "mc-agent doctor",
     summary:
-      "Check this setup: MC_HOME and the files in use, each provider's credentials, endpoint and cache, Node.js, the sandbox.",
+      "Check this setup: MC_HOME and the files in use, each provider's credentials, endpoint and cache, Node.js, the sandbox, the MCP servers.",
     help: [
       "Options:",
       "  -h, --help",
       "",
       "Reads the store directly (it starts no backend and no provider request) and never prints a",
-      "secret: only where each credential comes from. Exit 0 when nothing is wrong, 1 when",
-      "something must be fixed (the last line, the verdict, says what).",
+      "secret: only where each credential comes from. It starts each enabled MCP server as a",
+      "child would, waits for it up to its startup_timeout_ms (Ctrl-C stops waiting: exit 130),",
+      "and stops it. Exit 0 when nothing is wrong, 1 when something must be fixed (the last",
+      "line, the verdict, says what).",
     ].join("\n"),
   },
   async run(_args, term) {
@@ -28,13 +34,23 @@ export const doctorCommand: Command = {
     const env = term.io.env;
     const findings = await inspect(env, cwd);
     const sandbox = sandboxLine(cwd, findings.home.path, env);
-    const problems = print(term, findings, sandbox);
+    const mcp = await interruptible(term, (signal) =>
+      mcpFinding(findings.home.path, cwd, env, signal, (count) =>
+        term.startSpinner(
+          `Starting ${count === 1 ? "1 MCP server" : `${count} MCP servers`}… (Ctrl-C stops waiting)`,
+        ),
+      ),
+    );
+    term.stopSpinner();
+    const problems = print(term, findings, sandbox, mcp);
+    // As every command's Ctrl-C: 130 (128 + SIGINT), the report printed as far as it got.
+    if (mcp.kind === "servers" && mcp.interrupted) return 130;
     return problems.length > 0 ? 1 : 0;
   },
 };
 
 /** Prints the report; returns the problems (what the verdict names). */
-function print(term: Terminal, f: Findings, sandbox: SandboxLine): string[] {
+function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFinding): string[] {
   const problems: string[] = [];
   const node = process.versions.node;
   const nodeOk = nodeSupported(node);
@@ -94,9 +110,27 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine): string[] {
         : term.yellow("unavailable: git is not on PATH (turns run, nothing can be reverted)")
     }`,
   );
+  printMcp(term, mcp, problems);
   term.line();
   term.line(verdict(term, f, problems));
   return problems;
+}
+
+/** The same lines as `mc-agent mcp`; a failed server is a problem (its config needs a fix). */
+function printMcp(term: Terminal, mcp: McpFinding, problems: string[]): void {
+  term.line(term.bold("MCP servers"));
+  if (mcp.kind === "invalid") {
+    term.line(`  ${term.yellow("none started: MC_HOME/config.json is invalid (above)")}`);
+    if (mcp.badName !== null)
+      term.line(`  ${JSON.stringify(headChars(mcp.badName, 64))} is ${MCP_NAME_RULE}.`);
+    return;
+  }
+  if (mcp.servers.length === 0) term.line(`  ${term.dim(NO_MCP_SERVERS)}`);
+  for (const line of mcpLines(term, mcp.servers, "  ")) term.line(line);
+  if (mcp.interrupted)
+    term.line(`  ${term.yellow("interrupted: servers still starting were not waited for")}`);
+  for (const s of mcp.servers)
+    if (s.state === "failed") problems.push(`MCP server ${s.name} failed (${s.error ?? "failed"})`);
 }
 
 function verdict(term: Terminal, f: Findings, problems: string[]): string {
