@@ -71,13 +71,14 @@ import { closeSync, fstatSync, readFileSync } from "node:fs";
 const handedOver = takeHandedOver();
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === "stdio") {
-  // Before the child's modules load: the heap keeps the young generation's size it has now.
-  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
-  tuneHeapForChild();
   // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
   const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
   enableChildCompileCache();
   const { runStdio } = await import("../dist/child/stdio.js");
+  // After the child's modules load, not before: held at its first size, the young generation
+  // took ten scavenges to load them; now it keeps the size the load grew it to.
+  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
+  tuneHeapForChild();
   runStdio(handedOver);
 } else if (args.length === 1 && args[0] === "acp") {
   // The same engine as the child: the same heap settings.

@@ -1,7 +1,8 @@
 // Spawn → `initialize` result of the built child against a bare `node -e ""` start to exit,
 // alternating the two so that a machine's load falls on both alike (docs/benchmarks.md,
-// "Start-up profile"). Usage: node scripts/measure-start.js [rounds=20] [bin=bin/mc-agent.js]
-// Prints the medians and their ratio; NODE_EXTRA_CA_CERTS is never passed (it costs every node
+// "Start-up profile"). Usage: node scripts/measure-start.js [rounds=20] [bin=bin/mc-agent.js ...]
+// Several bins (another build's bin/mc-agent.js) are measured in the same rounds, interleaved.
+// Prints the medians and their ratios to the bare start; NODE_EXTRA_CA_CERTS is never passed (it costs every node
 // start its own ~90 ms). Not part of `npm run bench`: a quick check while cutting start-up.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const rounds = Number(process.argv[2] ?? 20);
-const bin = resolve(process.argv[3] ?? "bin/mc-agent.js");
+const bins = (process.argv.length > 3 ? process.argv.slice(3) : ["bin/mc-agent.js"]).map((b) =>
+  resolve(b),
+);
 const capabilities = (process.env.CAPS ?? "operation.cancel").split(",");
 
 function bare() {
@@ -21,7 +24,7 @@ function bare() {
   });
 }
 
-function child() {
+function child(bin) {
   const root = mkdtempSync(join(tmpdir(), "mc-start-"));
   return new Promise((done, fail) => {
     const started = performance.now();
@@ -61,14 +64,16 @@ function child() {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const bares = [];
-const childs = [];
-await child(); // the first start may build the compile cache: not a frontend's usual start
+const childs = bins.map(() => []);
+// The first start may build the compile cache: not a frontend's usual start.
+for (const bin of bins) await child(bin);
 for (let i = 0; i < rounds; i++) {
   bares.push(await bare());
-  childs.push(await child());
+  for (const [j, bin] of bins.entries()) childs[j].push(await child(bin));
 }
 const b = median(bares);
-const c = median(childs);
-console.log(
-  `bare ${b.toFixed(1)} ms  child ${c.toFixed(1)} ms  ratio ${(c / b).toFixed(2)}  (median of ${rounds})`,
-);
+console.log(`bare node -e "": ${b.toFixed(1)} ms (median of ${rounds})`);
+for (const [j, bin] of bins.entries()) {
+  const c = median(childs[j]);
+  console.log(`${bin}: ${c.toFixed(1)} ms, ratio ${(c / b).toFixed(2)}`);
+}

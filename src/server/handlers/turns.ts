@@ -28,14 +28,19 @@ export function turnHandlers(
     p.api_key_env ? [p.api_key_env] : [],
   );
   // One real run of the sandbox per child, started with the child without blocking its loop;
-  // initialize awaits it when it negotiates `turn` (the extension says what it found).
+  // initialize awaits it when it negotiates `turn` (the extension says what it found). Started
+  // in the loop's first check phase, after the frames already waiting are read: its spawn
+  // forks the whole process synchronously (4-8 ms), which an `initialize` that does not
+  // negotiate `turn`, waiting in the pipe since the spawn, should not wait behind. One that
+  // does starts it at once if it has not started yet.
   const sandbox = new ChildSandbox({
     workspace: state.cwd,
     home: state.home,
     env: state.env,
     network: services.settings.global.sandbox?.network === true,
   });
-  state.extensionPending.turn = sandbox.start();
+  state.extensionPending.turn = () => sandbox.start();
+  setImmediate(() => sandbox.start());
   const checkpoints = childCheckpoints(state);
   state.extensionExtras.turn = () => ({
     sandbox: sandbox.availability().sandbox,
