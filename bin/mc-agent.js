@@ -74,11 +74,8 @@ if (args.length === 1 && args[0] === "stdio") {
   // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
   const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
   enableChildCompileCache();
+  // runStdio sets the heap's flags first (src/server/heap-flags.ts), once the bundle has loaded.
   const { runStdio } = await import("../dist/child/stdio.js");
-  // After the child's modules load, not before: held at its first size, the young generation
-  // took ten scavenges to load them; now it keeps the size the load grew it to.
-  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
-  tuneHeapForChild();
   runStdio(handedOver);
 } else if (args.length === 1 && args[0] === "acp") {
   // The same engine as the child: the same heap settings.

@@ -5,7 +5,7 @@ import { runInNewContext } from "node:vm";
  * V8 settings for the backend child, which a frontend keeps alive per workspace: its resident
  * memory matters (issue 13 bounds a 20 MB turn's peak RSS at 100 MB). Each is read by V8 as it
  * runs, so setting it from inside takes effect (flags read only when the heap is set up, such as
- * `--max-semi-space-size`, would not). `bin/mc-agent.js` sets them once the child's modules have
+ * `--max-semi-space-size`, would not). `runStdio` sets them once the child's modules have
  * loaded, so the young generation keeps the size it has then: set before, it held the load to
  * its first size, ten scavenges (a tenth of the start's CPU time) instead of five, and the
  * back-pressure turn's peak was the same either way (94-97 MiB). Measured on the back-pressure
