@@ -2,10 +2,13 @@
 // record worker beside it (the parser finds it as "./record-worker.js" next to itself, bundled or
 // not). Why: a frontend spawns the child once per workspace, and loading its 161 separate
 // modules (66 of ours, 95 of zod's) was most of its start: 125-140 ms from spawn to the
-// initialize result instead of 180-260 (docs/benchmarks.md). undici and the SDKs are imported
-// lazily (the first refresh or model call), so each is a chunk of its own that start never
-// loads; bundled, undici loads in about 30 ms instead of 50 (one file instead of a hundred), a
-// pause the first model call of a child would otherwise take on its event loop.
+// initialize result instead of 180-260 (docs/benchmarks.md). What a start does not need is
+// imported on first use, each a chunk of its own under chunks/ that start never loads: the turn
+// engine with its providers, tools and ajv (the first turn.start), undici and the SDKs (the
+// first refresh or model call), the revert's diff (the first turn.revert); bundled, undici loads
+// in about 30 ms instead of 50 (one file instead of a hundred), a pause the first model call of
+// a child would otherwise take on its event loop. test/server/start-closure.test.ts keeps them
+// out of the start's static imports, read from the metafile written beside dist/child.
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
