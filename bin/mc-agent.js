@@ -71,12 +71,10 @@ import { closeSync, fstatSync, readFileSync } from "node:fs";
 const handedOver = takeHandedOver();
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === "stdio") {
-  // Before the child's modules load: the heap keeps the young generation's size it has now.
-  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
-  tuneHeapForChild();
   // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
   const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
   enableChildCompileCache();
+  // runStdio sets the heap's flags first (src/server/heap-flags.ts), once the bundle has loaded.
   const { runStdio } = await import("../dist/child/stdio.js");
   runStdio(handedOver);
 } else if (args.length === 1 && args[0] === "acp") {

@@ -2,11 +2,14 @@
 // record worker beside it (the parser finds it as "./record-worker.js" next to itself, bundled or
 // not). Why: a frontend spawns the child once per workspace, and loading its 161 separate
 // modules (66 of ours, 95 of zod's) was most of its start: 125-140 ms from spawn to the
-// initialize result instead of 180-260 (docs/benchmarks.md). undici and the SDKs are imported
-// lazily (the first refresh or model call), so each is a chunk of its own that start never
-// loads; bundled, undici loads in about 30 ms instead of 50 (one file instead of a hundred), a
-// pause the first model call of a child would otherwise take on its event loop.
-import { rmSync } from "node:fs";
+// initialize result instead of 180-260 (docs/benchmarks.md). What a start does not need is
+// imported on first use, each a chunk of its own under chunks/ that start never loads: the turn
+// engine with its providers, tools and ajv (the first turn.start), undici and the SDKs (the
+// first refresh or model call), the revert's diff (the first turn.revert); bundled, undici loads
+// in about 30 ms instead of 50 (one file instead of a hundred), a pause the first model call of
+// a child would otherwise take on its event loop. test/server/start-closure.test.ts keeps them
+// out of the start's static imports, read from the metafile written beside dist/child.
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -63,7 +66,7 @@ function englishOnlyZod() {
   };
 }
 
-await build({
+const child = await build({
   ...common,
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
@@ -73,9 +76,19 @@ await build({
     "compile-cache": "dist/src/server/compile-cache.js",
     "record-worker": "dist/src/sessions/record-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
+    // The record parser and the search find their worker beside their own module, and with
+    // code split into chunks (the turn engine is one, loaded on the first turn.start) esbuild
+    // decides whether that module sits in stdio.js or in a chunk under chunks/: each worker is
+    // in both places (each a few hundred bytes over the chunks they share).
+    "chunks/record-worker": "dist/src/sessions/record-worker.js",
+    "chunks/search-worker": "dist/src/agent/tools/search-worker.js",
   },
   outdir: "dist/child",
+  metafile: true,
 });
+// What each output file imports: test/server/start-closure.test.ts reads the static closure of
+// stdio.js from it. Beside dist/child, not in it (the package ships dist/child).
+writeFileSync("dist/child-meta.json", JSON.stringify(child.metafile));
 
 // `mc-agent acp` (docs/acp.md), the same engine behind the Agent Client Protocol, as a build of
 // its own: in one build with the child, the code both share would move to a chunk under

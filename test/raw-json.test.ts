@@ -64,6 +64,34 @@ describe("raw JSON in results", () => {
     assert.deepEqual(checked.value, schema.parse(value));
   });
 
+  test("a check made once (no compiled fast path) answers as the compiled check does", () => {
+    const schema = z.strictObject({
+      protocol_version: z.literal(1),
+      server: z.strictObject({ name: z.string(), version: z.string() }),
+      capabilities: z.array(z.string()),
+      extensions: z.record(z.string(), z.strictObject({ max: z.number().int().min(0) })),
+    });
+    const good = {
+      protocol_version: 1,
+      server: { name: "mc-agent", version: "1" },
+      capabilities: ["turn"],
+      extensions: { turn: { max: 3 } },
+    };
+    const bad = [
+      { ...good, server: { name: "mc-agent", version: "1", extra: true } },
+      { ...good, extensions: { turn: { max: -1 } } },
+      { ...good, protocol_version: 2 },
+      { ...good, capabilities: undefined },
+    ];
+    for (const value of [good, ...bad]) {
+      // Fresh runs of each: the compiled path is built on a schema's first parse.
+      const once = checkWire(schema, value, true);
+      const compiled = checkWire(schema, value);
+      assert.deepEqual(once, compiled);
+    }
+    assert.ok(checkWire(schema, good, true).ok);
+  });
+
   test("a page pays a RawJson its UTF-8 bytes: fits at the bound, not one byte past", () => {
     const text = `{"type":"ü","ts":"${TS}"}`;
     const item = new RawJson(text, { type: "ü", ts: TS });

@@ -5,9 +5,11 @@ import { runInNewContext } from "node:vm";
  * V8 settings for the backend child, which a frontend keeps alive per workspace: its resident
  * memory matters (issue 13 bounds a 20 MB turn's peak RSS at 100 MB). Each is read by V8 as it
  * runs, so setting it from inside takes effect (flags read only when the heap is set up, such as
- * `--max-semi-space-size`, would not). `bin/mc-agent.js` sets them before the child's modules
- * load, so the young generation keeps the size it has then. Measured on the back-pressure turn
- * (test/turns/turn-backpressure.test.ts): peak 135-140 MiB before, 93-97 MiB with all three.
+ * `--max-semi-space-size`, would not). `runStdio` sets them once the child's modules have
+ * loaded, so the young generation keeps the size it has then: set before, it held the load to
+ * its first size, ten scavenges (a tenth of the start's CPU time) instead of five, and the
+ * back-pressure turn's peak was the same either way (94-97 MiB). Measured on the back-pressure
+ * turn (test/turns/turn-backpressure.test.ts): peak 135-140 MiB before, 93-97 MiB with all three.
  *
  * - `--semi-space-growth-factor=1`: the young generation stays at its first size instead of
  *   doubling up to 2 × 16 MiB under a stream's garbage;

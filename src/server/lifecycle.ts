@@ -45,7 +45,7 @@ export function lifecycleResults(state: ServerState, implemented: () => Set<stri
       const negotiated = CAPABILITIES.filter((name) => requested.includes(name));
       state.negotiated = new Set<Capability>(negotiated);
       state.phase = "ready";
-      const pending = negotiated.flatMap((name) => state.extensionPending[name] ?? []);
+      const pending = negotiated.flatMap((name) => state.extensionPending[name]?.() ?? []);
       if (pending.length === 0) return initializeResult(state, negotiated);
       return Promise.all(pending).then(() => initializeResult(state, negotiated));
     },

@@ -54,7 +54,7 @@ export class Outbound {
     const fast = method === "status" ? checkStatusResult(result) : null;
     if (fast !== null) return encodeResult(id, fast, false);
     // Raw records (session.history) are checked by their head and written as stored.
-    const checked = checkWire(METHODS[method].result, result);
+    const checked = checkWire(METHODS[method].result, result, method === "initialize");
     if (!checked.ok) {
       log("error", `${method} produced a result outside its schema`);
       log("debug", JSON.stringify(checked.issues));

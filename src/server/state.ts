@@ -23,10 +23,11 @@ export interface ServerState {
   extensionExtras: Partial<Record<Capability, () => object>>;
   /**
    * What a negotiated extension's parameters wait for before `initialize` answers: work started
-   * when the child starts (the turn extension's sandbox probe), which settles, never rejects,
-   * within its own bound.
+   * soon after the child starts (the turn extension's sandbox probe), which settles, never
+   * rejects, within its own bound. A function that starts it if it has not started yet, so that
+   * an `initialize` already waiting when the child starts is not held behind it.
    */
-  extensionPending: Partial<Record<Capability, Promise<void>>>;
+  extensionPending: Partial<Record<Capability, () => Promise<void>>>;
   /**
    * Writes a notification about the child itself (one whose spec names no request, such as
    * `mcp.changed`); set by the dispatcher. The caller checks the capability was negotiated.

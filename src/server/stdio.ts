@@ -8,6 +8,7 @@ import { Dispatcher } from "./dispatcher.js";
 import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
+import { tuneHeapForChild } from "./heap-flags.js";
 import { log, logEnabled } from "./log.js";
 import { childEnvironment } from "./secret-env.js";
 import { createState, type ServerState } from "./state.js";
@@ -18,6 +19,9 @@ import { FrameWriter } from "./writer.js";
  * `handedOver`: what bin/mc-agent.js read from the launcher's fd 3 (credentials), if anything.
  */
 export function runStdio(handedOver: string | null = null): void {
+  // Now that the child's modules have loaded, not before: held at its first size, the young
+  // generation took ten scavenges to load them; it keeps the size the load grew it to.
+  tuneHeapForChild();
   const env = childEnvironment(handedOver);
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";

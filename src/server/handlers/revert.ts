@@ -1,9 +1,4 @@
-import {
-  applyRevert,
-  dryRun,
-  prepareRevert,
-  type RevertInputs,
-} from "../../agent/checkpoints/revert.js";
+import type { RevertInputs } from "../../agent/checkpoints/revert.js";
 import { SessionTurns } from "../../agent/checkpoints/session-turns.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import { LIMITS } from "../../protocol/constants.js";
@@ -22,13 +17,18 @@ const NO_GIT =
 /**
  * turn.revert (docs/checkpoints.md): on the session worker. A dry run reads the history and the
  * workspace and writes nothing; a revert takes the session's writer lock first (a live writer
- * elsewhere: `session_locked`), is cancellable until its commit, then completes.
+ * elsewhere: `session_locked`), is cancellable until its commit, then completes. The revert's
+ * code (with the diff library, 100 KB) is imported on the first turn.revert, not at the child's
+ * start (docs/benchmarks.md, "Start-up profile").
  */
 export function revertHandlers(state: ServerState): HandlerTable {
   return {
     "turn.revert": async (params, ctx) => {
       const repo = childCheckpoints(state).repo;
       if (!repo) throw new ProtocolError("checkpoint_missing", NO_GIT);
+      const { applyRevert, dryRun, prepareRevert } = await import(
+        "../../agent/checkpoints/revert.js"
+      );
       if (params.dry_run) {
         const turns = await readTurns(state, params, ctx);
         const inputs = { repo, params, turns, pageBytes: LIMITS.page_bytes, signal: ctx.signal };

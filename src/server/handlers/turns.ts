@@ -1,35 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { untilAborted } from "../../agent/abort-bound.js";
 import { ApprovalBroker } from "../../agent/approvals.js";
-import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
-import { createModelProvider } from "../../agent/providers/index.js";
-import { ChildSandbox, type Sandbox, unavailableMessage } from "../../agent/sandbox/index.js";
-import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
-import { shellEnvironment } from "../../agent/tools/shell-env.js";
+import { ChildSandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
-import { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
-import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
-import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
-import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
-import type { TurnRecordBody } from "../../sessions/turn-records.js";
-import type { SessionWriter } from "../../sessions/writer.js";
-import type { HandlerTable, RequestContext } from "../handler.js";
-import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
-import { log } from "../log.js";
+import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
-import {
-  appendFault,
-  blockingOpen,
-  holdTurnEnd,
-  retryBackoffScale,
-  turnBounds,
-} from "../test-switches.js";
 import { childCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
-import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
+import type { TurnWorld } from "./turn-engine.js";
 
 interface RunningTurn {
   interrupt(): void;
@@ -48,91 +28,25 @@ export function turnHandlers(
     p.api_key_env ? [p.api_key_env] : [],
   );
   // One real run of the sandbox per child, started with the child without blocking its loop;
-  // initialize awaits it when it negotiates `turn` (the extension says what it found).
+  // initialize awaits it when it negotiates `turn` (the extension says what it found). Started
+  // in the loop's first check phase, after the frames already waiting are read: its spawn
+  // forks the whole process synchronously (4-8 ms), which an `initialize` that does not
+  // negotiate `turn`, waiting in the pipe since the spawn, should not wait behind. One that
+  // does starts it at once if it has not started yet.
   const sandbox = new ChildSandbox({
     workspace: state.cwd,
     home: state.home,
     env: state.env,
     network: services.settings.global.sandbox?.network === true,
   });
-  state.extensionPending.turn = sandbox.start();
+  state.extensionPending.turn = () => sandbox.start();
+  setImmediate(() => sandbox.start());
   const checkpoints = childCheckpoints(state);
   state.extensionExtras.turn = () => ({
     sandbox: sandbox.availability().sandbox,
     checkpoints: checkpoints.availability,
   });
-  /** The turn after its registration: admission, the engine, the history closed. */
-  const admitAndRun = async (
-    params: ParamsOf<"turn.start">,
-    ctx: RequestContext,
-    turnId: string,
-    signal: AbortSignal,
-    approvals: ApprovalBroker,
-    inSandbox: Sandbox | null,
-  ): Promise<ResultOf<"turn.start">> => {
-    let admitted: AdmittedTurn;
-    try {
-      admitted = await admitTurn(state, services, ctx.signal, {
-        fault: appendFault(state.env, options.testMethods),
-      });
-    } catch (error) {
-      if (!(error instanceof FirstSaveFailed)) throw error;
-      return firstSaveFailed(error, turnId, params.permissions ?? "ask", inSandbox, ctx);
-    }
-    if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
-    turnMemoryMode(true);
-    try {
-      const agentsMd = await readAgentsMd(state.cwd);
-      const permissions = params.permissions ?? "ask";
-      const now = new Date();
-      const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
-      // Started now, beside the first model call; the first tool waits for it.
-      const checkpoint = checkpoints.forTurn(permissions);
-      return await runTurn({
-        turnId,
-        sessionId: admitted.sessionId,
-        createdSession: admitted.createdSession,
-        input: params.input,
-        permissions,
-        model: admitted.model,
-        provider: createModelProvider({
-          provider: admitted.provider,
-          credential: admitted.credential,
-          bounds: turnBounds(state.env, options.testMethods),
-          home: state.home,
-          env: state.env,
-          // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
-          log,
-        }),
-        system: (tools) =>
-          systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
-        history: admitted.history,
-        historyTruncated: admitted.historyTruncated,
-        // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
-        events: new TurnEvents((event) => untilAborted(ctx.notify(event), signal), ctx.id, turnId),
-        approvals,
-        rules: { book: rules.book, session: rules.session() },
-        record: recorder(admitted.writer, turnId),
-        toolContext: {
-          workspace: state.cwd,
-          env: shellEnvironment(state.env, credentialVariables),
-          limits: TURN_EXTENSION,
-          ...(inSandbox ? { sandbox: inSandbox } : {}),
-          ...(host ? { host } : {}),
-          ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
-        },
-        ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
-        signal,
-        ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
-        backoffScale: retryBackoffScale(state.env, options.testMethods),
-        betweenSteps: collectBetweenSteps,
-      });
-    } finally {
-      turnMemoryMode(false);
-      await admitted.writer.close();
-      if (holdTurnEnd(state.env, options.testMethods)) await aborted(signal);
-    }
-  };
+  const world: TurnWorld = { state, services, options, rules, checkpoints, credentialVariables };
   return {
     "turn.start": async (params, ctx) => {
       // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
@@ -150,7 +64,8 @@ export function turnHandlers(
       // which then is refused as it would have been, or starts already interrupted.
       running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals });
       try {
-        return await admitAndRun(params, ctx, turnId, signal, approvals, inSandbox);
+        const { admitAndRun } = await loadEngine();
+        return await admitAndRun(world, params, ctx, turnId, signal, approvals, inSandbox);
       } finally {
         // Removed last, after the history is closed: the dispatcher writes this handler's answer
         // in the microtask right after it returns, and frames are read only between macrotasks,
@@ -181,61 +96,22 @@ export function turnHandlers(
   };
 }
 
-/**
- * The writer's append for one turn. A failed append ends the turn `history_write_failed`, and so
- * does a record over the 8 MiB record bound (a reply or a tool call input that large): it is
- * never written, and the turn still ends with its result rather than an internal error.
- */
-function recorder(writer: SessionWriter, turnId: string) {
-  return async (body: TurnRecordBody, sync = false) => {
-    try {
-      await writer.append(body, turnId, { sync });
-    } catch (error) {
-      if (error instanceof HistoryWriteFailed || error instanceof RecordTooLarge)
-        throw new TurnWriteFailed();
-      throw error;
-    }
-  };
-}
-
 const NO_RULE =
   "That approval offers no rule to keep (its rule is null): decide allow_once, allow_session or deny.";
 const BAD_SCOPE =
   "path_glob applies to an edit's allow_session, allow_always or deny_always, and must match its path.";
 
-/** The admitted turn whose lazy handle could not be saved: its start, then its failed result. */
-async function firstSaveFailed(
-  failure: FirstSaveFailed,
-  turnId: string,
-  permissions: Permissions,
-  inSandbox: Sandbox | null,
-  ctx: RequestContext,
-): Promise<ResultOf<"turn.start">> {
-  await new TurnEvents(ctx.notify, ctx.id, turnId).emit({
-    type: "turn_started",
-    session_id: failure.sessionId,
-    model: failure.model.id,
-    effort: failure.model.effort,
-    permissions,
-    created_session: false,
-    sandbox: inSandbox?.kind ?? null,
-    checkpoint: null,
-  });
-  return {
-    turn_id: turnId,
-    session_id: failure.sessionId,
-    status: "failed",
-    stop_reason: null,
-    error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
-    usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 },
-    steps: 0,
-  };
-}
+let engine: Promise<typeof import("./turn-engine.js")> | null = null;
 
-/** Resolves once the signal has fired (at once if it has). */
-function aborted(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) =>
-    signal.addEventListener("abort", () => resolve(), { once: true }),
-  );
+/**
+ * The engine's module, imported on the first turn.start (a chunk of its own in the bundle, see
+ * turn-engine.ts). The turn is registered before this await, so an interrupt sent right behind
+ * turn.start finds it while it loads. A failed import is not kept: the next turn tries again.
+ */
+function loadEngine(): Promise<typeof import("./turn-engine.js")> {
+  engine ??= import("./turn-engine.js").catch((error: unknown) => {
+    engine = null;
+    throw error;
+  });
+  return engine;
 }

@@ -1,0 +1,172 @@
+// The turn engine's side of turn.start, loaded by turns.ts on a child's first turn.start:
+// admission, the providers, the tools and the engine (with their SDKs, ajv and the search's
+// ignore rules) are most of the child's code, and a child that never runs a turn, or has not
+// yet, should not pay their loading at its start (docs/benchmarks.md, "Start-up profile").
+import { untilAborted } from "../../agent/abort-bound.js";
+import type { ApprovalBroker } from "../../agent/approvals.js";
+import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
+import type { McpToolSource } from "../../agent/mcp-tools/source.js";
+import { createModelProvider } from "../../agent/providers/index.js";
+import type { Sandbox } from "../../agent/sandbox/index.js";
+import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
+import { shellEnvironment } from "../../agent/tools/shell-env.js";
+import type { ToolHostSource } from "../../agent/tools/tool-host.js";
+import { TurnEvents } from "../../agent/turn-events.js";
+import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
+import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
+import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
+import type { TurnRecordBody } from "../../sessions/turn-records.js";
+import type { SessionWriter } from "../../sessions/writer.js";
+import type { RequestContext } from "../handler.js";
+import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
+import { log } from "../log.js";
+import type { ServerState } from "../state.js";
+import {
+  appendFault,
+  blockingOpen,
+  holdTurnEnd,
+  retryBackoffScale,
+  turnBounds,
+} from "../test-switches.js";
+import type { ChildCheckpoints } from "./checkpoints.js";
+import type { ModelServices } from "./model-services.js";
+import type { ChildRules } from "./rules.js";
+import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
+
+/** What turns.ts made at the child's start, handed to every turn. */
+export interface TurnWorld {
+  state: ServerState;
+  services: ModelServices;
+  options: { testMethods: boolean; toolHost?: ToolHostSource; mcpTools?: McpToolSource };
+  rules: ChildRules;
+  checkpoints: ChildCheckpoints;
+  credentialVariables: string[];
+}
+
+/** The turn after its registration: admission, the engine, the history closed. */
+export async function admitAndRun(
+  world: TurnWorld,
+  params: ParamsOf<"turn.start">,
+  ctx: RequestContext,
+  turnId: string,
+  signal: AbortSignal,
+  approvals: ApprovalBroker,
+  inSandbox: Sandbox | null,
+): Promise<ResultOf<"turn.start">> {
+  const { state, services, options, rules, checkpoints, credentialVariables } = world;
+  let admitted: AdmittedTurn;
+  try {
+    admitted = await admitTurn(state, services, ctx.signal, {
+      fault: appendFault(state.env, options.testMethods),
+    });
+  } catch (error) {
+    if (!(error instanceof FirstSaveFailed)) throw error;
+    return firstSaveFailed(error, turnId, params.permissions ?? "ask", inSandbox, ctx);
+  }
+  if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
+  turnMemoryMode(true);
+  try {
+    const agentsMd = await readAgentsMd(state.cwd);
+    const permissions = params.permissions ?? "ask";
+    const now = new Date();
+    const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
+    // Started now, beside the first model call; the first tool waits for it.
+    const checkpoint = checkpoints.forTurn(permissions);
+    return await runTurn({
+      turnId,
+      sessionId: admitted.sessionId,
+      createdSession: admitted.createdSession,
+      input: params.input,
+      permissions,
+      model: admitted.model,
+      provider: createModelProvider({
+        provider: admitted.provider,
+        credential: admitted.credential,
+        bounds: turnBounds(state.env, options.testMethods),
+        home: state.home,
+        env: state.env,
+        // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
+        log,
+      }),
+      system: (tools) => systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
+      history: admitted.history,
+      historyTruncated: admitted.historyTruncated,
+      // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
+      events: new TurnEvents((event) => untilAborted(ctx.notify(event), signal), ctx.id, turnId),
+      approvals,
+      rules: { book: rules.book, session: rules.session() },
+      record: recorder(admitted.writer, turnId),
+      toolContext: {
+        workspace: state.cwd,
+        env: shellEnvironment(state.env, credentialVariables),
+        limits: TURN_EXTENSION,
+        ...(inSandbox ? { sandbox: inSandbox } : {}),
+        ...(host ? { host } : {}),
+        ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
+      },
+      ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
+      signal,
+      ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
+      backoffScale: retryBackoffScale(state.env, options.testMethods),
+      betweenSteps: collectBetweenSteps,
+    });
+  } finally {
+    turnMemoryMode(false);
+    await admitted.writer.close();
+    if (holdTurnEnd(state.env, options.testMethods)) await aborted(signal);
+  }
+}
+
+/**
+ * The writer's append for one turn. A failed append ends the turn `history_write_failed`, and so
+ * does a record over the 8 MiB record bound (a reply or a tool call input that large): it is
+ * never written, and the turn still ends with its result rather than an internal error.
+ */
+function recorder(writer: SessionWriter, turnId: string) {
+  return async (body: TurnRecordBody, sync = false) => {
+    try {
+      await writer.append(body, turnId, { sync });
+    } catch (error) {
+      if (error instanceof HistoryWriteFailed || error instanceof RecordTooLarge)
+        throw new TurnWriteFailed();
+      throw error;
+    }
+  };
+}
+
+/** The admitted turn whose lazy handle could not be saved: its start, then its failed result. */
+async function firstSaveFailed(
+  failure: FirstSaveFailed,
+  turnId: string,
+  permissions: Permissions,
+  inSandbox: Sandbox | null,
+  ctx: RequestContext,
+): Promise<ResultOf<"turn.start">> {
+  await new TurnEvents(ctx.notify, ctx.id, turnId).emit({
+    type: "turn_started",
+    session_id: failure.sessionId,
+    model: failure.model.id,
+    effort: failure.model.effort,
+    permissions,
+    created_session: false,
+    sandbox: inSandbox?.kind ?? null,
+    checkpoint: null,
+  });
+  return {
+    turn_id: turnId,
+    session_id: failure.sessionId,
+    status: "failed",
+    stop_reason: null,
+    error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
+    usage: { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 },
+    steps: 0,
+  };
+}
+
+/** Resolves once the signal has fired (at once if it has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true }),
+  );
+}

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { PACKAGE_ROOT } from "../../src/conformance/harness.js";
+
+/**
+ * What the child's start loads (docs/benchmarks.md, "Start-up profile"): the static import
+ * closure of dist/child/stdio.js, read from the metafile scripts/bundle.js writes beside the
+ * bundle. Everything a frontend's first `initialize` does not need is imported on first use,
+ * each a chunk of its own: the turn engine with its providers, tools and ajv (the first
+ * turn.start), the MCP SDK (the first server started), undici (the first refresh or model
+ * call), the revert's diff (the first turn.revert). A static import added anywhere on the start
+ * path would pull one of them back into every child's start; this test names it.
+ */
+interface Metafile {
+  outputs: Record<
+    string,
+    { bytes: number; imports: { path: string; kind: string }[]; inputs: Record<string, unknown> }
+  >;
+}
+
+const meta = JSON.parse(
+  readFileSync(join(PACKAGE_ROOT, "dist", "child-meta.json"), "utf8"),
+) as Metafile;
+
+/** The output files stdio.js loads before its first line runs, and the inputs they hold. */
+function startClosure(): { files: string[]; inputs: string[] } {
+  const files = new Set<string>();
+  const pending = ["dist/child/stdio.js"];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    const output = meta.outputs[file];
+    if (files.has(file) || output === undefined) continue;
+    files.add(file);
+    for (const imported of output.imports)
+      if (imported.kind === "import-statement" && imported.path in meta.outputs)
+        pending.push(imported.path);
+  }
+  const inputs = [...files].flatMap((file) => Object.keys(meta.outputs[file]?.inputs ?? {}));
+  return { files: [...files], inputs };
+}
+
+/** Loaded on first use, never at the start: a pattern of the input paths each comes from. */
+const LAZY: Record<string, RegExp> = {
+  "the turn engine": /dist\/src\/agent\/engine\.js$/,
+  "turn admission": /dist\/src\/server\/handlers\/turn-admission\.js$/,
+  // Not provider.js, the interface (its bounds are read by the test switches): the formats.
+  "the model providers": /dist\/src\/agent\/providers\/(?!provider\.js$)/,
+  "the agent's tools": /dist\/src\/agent\/tools\/index\.js$/,
+  "the MCP tools' schema checks": /dist\/src\/agent\/mcp-tools\/mcp-tool\.js$/,
+  ajv: /node_modules\/ajv(-formats)?\//,
+  undici: /node_modules\/undici\//,
+  "the MCP SDK": /node_modules\/@modelcontextprotocol\/sdk\//,
+  "the OpenAI SDK": /node_modules\/openai\//,
+  "the Anthropic SDK": /node_modules\/@anthropic-ai\//,
+  "the SSE parser": /node_modules\/eventsource-parser\//,
+  "the search's ignore rules": /node_modules\/ignore\//,
+  "the revert's diff": /node_modules\/diff\//,
+};
+
+test("the child's start loads none of what only a turn, a refresh or a revert needs", () => {
+  const { inputs } = startClosure();
+  assert.ok(
+    inputs.some((input) => input.endsWith("dist/src/server/stdio.js")),
+    "the metafile names the child's entry",
+  );
+  for (const [what, pattern] of Object.entries(LAZY)) {
+    const found = inputs.filter((input) => pattern.test(input));
+    assert.deepEqual(found, [], `${what} is imported at the child's start`);
+  }
+});
+
+test("each lazy part is still in the bundle, behind a dynamic import", () => {
+  const all = Object.values(meta.outputs).flatMap((output) => Object.keys(output.inputs));
+  for (const [what, pattern] of Object.entries(LAZY))
+    assert.ok(
+      all.some((input) => pattern.test(input)),
+      `${what} is in no output file of the child's bundle`,
+    );
+  const dynamic = Object.values(meta.outputs).flatMap((output) =>
+    output.imports.filter((imported) => imported.kind === "dynamic-import"),
+  );
+  assert.ok(
+    dynamic.some((imported) => /chunks\/turn-engine-[^/]+\.js$/.test(imported.path)),
+    "the turn engine is a chunk of its own",
+  );
+});
