@@ -26,6 +26,9 @@ export interface ConnectionEnv {
  * A server that exits after it was ready is restarted on its next use, within the cap.
  * A ready server's `notifications/tools/list_changed` re-lists its tools (relist.ts).
  */
+/** How long past a start's deadline a call still waits for the start to record its end. */
+const START_GRACE_MS = 2_000;
+
 export class McpConnection {
   private state: McpState;
   private error: McpError | null = null;
@@ -34,6 +37,8 @@ export class McpConnection {
   /** The re-lists of the current session (a new start has its own). */
   private relist: ToolRelist | null = null;
   private starting: Promise<void> | null = null;
+  /** When the start in progress gives up (its startup timeout), in Date.now() ms. */
+  private startDeadline = 0;
   private readonly restarts: number[] = [];
   private closed = false;
   private readonly closing = new AbortController();
@@ -66,8 +71,17 @@ export class McpConnection {
    */
   async readyTools(waitMs: number, signal: AbortSignal): Promise<McpToolInfo[]> {
     this.restartIfExited();
-    if (this.starting) await waitFor(this.starting, waitMs, signal);
+    if (this.starting) await waitFor(this.starting, Math.min(waitMs, this.startLeft()), signal);
     return this.state === "ready" ? this.tools : [];
+  }
+
+  /**
+   * How long a start in progress may still take: to its own deadline (its startup timeout from
+   * when it began, not from when a caller asks), plus a grace for it to record its end. Waiting
+   * this long always finds the start ended, ready or failed.
+   */
+  private startLeft(): number {
+    return Math.max(0, this.startDeadline - Date.now()) + START_GRACE_MS;
   }
 
   async call(
@@ -78,7 +92,9 @@ export class McpConnection {
   ): Promise<CallToolResult> {
     if (signal.aborted) throw new McpCallError("cancelled");
     this.restartIfExited();
-    if (this.starting) await waitFor(this.starting, this.plan.startupTimeoutMs, signal);
+    // A call waits for the start itself to end (startLeft): a fresh timeout from the call's
+    // moment could end the wait just before the start's and find the server still `starting`.
+    if (this.starting) await waitFor(this.starting, this.startLeft(), signal);
     if (signal.aborted) throw new McpCallError("cancelled");
     const session = this.session;
     if (this.state !== "ready" || !session) throw new McpCallError("server_unavailable");
@@ -131,6 +147,7 @@ export class McpConnection {
 
   private startNow(): void {
     this.set("starting", this.error);
+    this.startDeadline = Date.now() + this.plan.startupTimeoutMs;
     const run = this.start().finally(() => {
       if (this.starting === run) this.starting = null;
     });

@@ -50,9 +50,7 @@ export class McpManager implements McpServers {
   async tools(options: { signal: AbortSignal; waitMs?: number }): Promise<McpToolInfo[]> {
     if (this.closing) return [];
     const lists = await Promise.all(
-      this.connections.map((c) =>
-        c.readyTools(Math.min(options.waitMs ?? Infinity, c.plan.startupTimeoutMs), options.signal),
-      ),
+      this.connections.map((c) => c.readyTools(options.waitMs ?? Infinity, options.signal)),
     );
     return lists.flat();
   }
