@@ -1,13 +1,15 @@
 import { Worker } from "node:worker_threads";
-import { factsOf, type RecordFacts } from "./record-facts.js";
+import type { RecordFacts } from "./record-facts.js";
+import { recordFacts } from "./record-scan.js";
 import type { ParseReply, ParseRequest } from "./record-worker.js";
 
 /**
  * Parses a record on the calling thread when it is small (a few hundred microseconds at most),
  * or on one shared worker thread when it is large: JSON.parse of a 7 MiB record takes 10-45 ms,
  * far longer than the loop may be held. The worker is created on first need and keeps the
- * process alive only while it holds a request. Both paths run the same `factsOf`, so a record's verdict never depends on
- * its size or on which reader asks.
+ * process alive only while it holds a request. Both paths run the same `recordFacts` (the byte
+ * scanner, else JSON.parse: record-scan.ts), so a record's verdict never depends on its size or
+ * on which reader asks.
  */
 export const OFF_THREAD_BYTES = 256 * 1024;
 /**
@@ -105,7 +107,7 @@ export function parseRecord(
   const onLoop =
     bytes <= LOOP_OPENERS ||
     (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS));
-  if (onLoop) return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
+  if (onLoop) return recordFacts(source, from, to, keepEventBytes, wantUserLine, keepValue);
   return shared.parse(source.subarray(from, to), keepEventBytes, wantUserLine);
 }
 
