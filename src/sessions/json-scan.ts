@@ -73,6 +73,10 @@ export function scanString(source: Uint8Array, at: number, to: number): number {
   let i = at + 1;
   let escaped = false;
   for (;;) {
+    // Short strings (keys, most values) byte by byte; a long run four bytes at a time.
+    const near = Math.min(to, i + WORD_AFTER);
+    while (i < near && STRING_CLASS[source[i] as number] === PLAIN) i += 1;
+    if (i === near && i < to) i = skipPlainWords(source, i, to);
     while (i < to && STRING_CLASS[source[i] as number] === PLAIN) i += 1;
     if (i >= to) return -1;
     const kind = STRING_CLASS[source[i] as number];
@@ -92,6 +96,52 @@ export function scanString(source: Uint8Array, at: number, to: number): number {
       else return -1;
     } else return -1;
   }
+}
+
+/** A string's run longer than this is scanned a word at a time. */
+const WORD_AFTER = 32;
+
+/** The word view of the last buffer scanned (the reader's buffers are reused: one view each). */
+let wordsOf: ArrayBufferLike | null = null;
+let words: Int32Array<ArrayBufferLike> = new Int32Array(0);
+
+/**
+ * Past the plain bytes (PLAIN or HIGH) of a string from `i`, four at a time: the offset of the
+ * word holding the first special byte (a quote, a backslash, a control byte), which the byte
+ * loop then finds. Each test below is exact for "some byte of the word is ...", the classic
+ * bit tricks: `(w - 0x20202020) & ~w & 0x80808080` for a byte under 0x20, and the same with
+ * 0x01010101 on `w ^ 0x22222222` (a quote) and `w ^ 0x5c5c5c5c` (a backslash). Byte order
+ * does not matter: only whether such a byte exists in the word.
+ */
+function skipPlainWords(source: Uint8Array, i: number, to: number): number {
+  if (wordsOf !== source.buffer) {
+    wordsOf = source.buffer;
+    words = new Int32Array(source.buffer, 0, source.buffer.byteLength >> 2);
+  }
+  const base = source.byteOffset;
+  // Bytes up to the first word boundary one by one (the caller's loop then finds a special one).
+  let at = i;
+  while (at < to && ((base + at) & 3) !== 0) {
+    const kind = STRING_CLASS[source[at] as number];
+    if (kind === HIGH) scanState.nonAscii = true;
+    else if (kind !== PLAIN) return at;
+    at += 1;
+  }
+  let k = (base + at) >> 2;
+  const last = (base + to) >> 2; // words wholly before `to`
+  let high = 0;
+  while (k < last) {
+    const w = words[k] as number;
+    const quote = w ^ 0x22222222;
+    const slash = w ^ 0x5c5c5c5c;
+    const special =
+      ((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash);
+    if ((special & 0x80808080) !== 0) break;
+    high |= w;
+    k += 1;
+  }
+  if ((high & 0x80808080) !== 0) scanState.nonAscii = true;
+  return k * 4 - base;
 }
 
 function isHex4(source: Uint8Array, at: number): boolean {
