@@ -9,10 +9,10 @@ import { factsOf, firstLineCut, type RecordFacts, TS_MAX_CHARS } from "./record-
  * It answers only when it can prove the answer equal to what `factsOf` (JSON.parse and
  * isSessionEvent) gives: the whole record is valid JSON syntax and valid UTF-8, its top level is
  * an object, and its `type`, `ts` and `cwd` (the last of each, as JSON.parse keeps the last of a
- * duplicate key) are strings or absent as the schema needs. For anything else it returns null
- * and the caller parses the record: a record that is invalid (rare: it ends its history), a
- * top-level key written with an escape (whose name only decoding tells), a `cwd` that is not a
- * string. The few values a row needs are decoded from their own bytes; an escaped one through
+ * duplicate key) are strings or absent as the schema needs, `ts` within its bound. For anything
+ * else it returns null and the caller parses the record (an invalid record is rare: it ends its
+ * history), so the parse has the last word on every record the scanner does not vouch for.
+ * The few values a row needs are decoded from their own bytes; an escaped one (or key) through
  * JSON.parse of that string alone, so escapes and lone surrogates decode as JSON.parse does.
  */
 export type ScannedFacts = Extract<RecordFacts, { valid: true }>;
@@ -28,6 +28,9 @@ const TS = 1;
 const CWD = 2;
 const TITLE = 3;
 const TEXT = 4;
+
+/** The same names as text, in slot order (for a key written with escapes). */
+const WANTED = ["type", "ts", "cwd", "title", "text"];
 
 const t = 0x74;
 
@@ -107,9 +110,11 @@ export function scanFacts(
   for (;;) {
     if (i >= to || source[i] !== QUOTE) return null;
     const keyEnd = scanString(source, i, to);
-    // An escaped key may spell a wanted name (JSON.parse decodes it): only parsing tells.
-    if (keyEnd < 0 || scanState.escaped) return null;
-    const slot = wantedKey(source, i + 1, keyEnd - 1);
+    if (keyEnd < 0) return null;
+    // An escaped key may spell a wanted name ("t\u0079pe" is `type`): decoded, as JSON.parse does.
+    const slot = scanState.escaped
+      ? WANTED.indexOf(JSON.parse(source.toString("utf8", i, keyEnd)))
+      : wantedKey(source, i + 1, keyEnd - 1);
     i = skipSpace(source, keyEnd, to);
     if (i >= to || source[i] !== 0x3a) return null;
     const valueStart = skipSpace(source, i + 1, to);
