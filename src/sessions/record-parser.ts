@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
-import type { RecordFacts } from "./record-facts.js";
-import { recordFacts } from "./record-scan.js";
+import { factsOf, type RecordFacts } from "./record-facts.js";
+import { recordFacts, SCAN_ENABLED, scanFacts } from "./record-scan.js";
 import type { ParseReply, ParseRequest } from "./record-worker.js";
 
 /**
@@ -104,10 +104,16 @@ export function parseRecord(
   keepValue = false,
 ): RecordFacts | Promise<RecordFacts> {
   const bytes = to - from;
-  const onLoop =
-    bytes <= LOOP_OPENERS ||
-    (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS));
-  if (onLoop) return recordFacts(source, from, to, keepEventBytes, wantUserLine, keepValue);
+  if (bytes <= LOOP_OPENERS)
+    return recordFacts(source, from, to, keepEventBytes, wantUserLine, keepValue);
+  // The scanner's time is linear whatever the nesting (a 256 KiB record in well under a
+  // millisecond): it needs no count of openings first, only a record it defers on does.
+  if (SCAN_ENABLED && bytes <= OFF_THREAD_BYTES && keepEventBytes === 0 && !keepValue) {
+    const scanned = scanFacts(source, from, to, wantUserLine);
+    if (scanned !== null) return scanned;
+  }
+  if (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS))
+    return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
   return shared.parse(source.subarray(from, to), keepEventBytes, wantUserLine);
 }
 
