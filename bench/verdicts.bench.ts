@@ -229,7 +229,10 @@ the same number of rollouts of the same size (clones of one rollout Codex wrote 
 against the bench server, padded with assistant records: bench/peer-rollouts.ts), cold (its
 state database removed) and warm, by a fresh \`codex app-server\` each time (installed on demand
 by bench/peer-install; \`MC_BENCH_NO_PEER=1\` leaves it out). Rerun with \`npm run bench -- verdicts\`
-(\`MC_BENCH_VERDICT_SCALE=0.1\` for a quick look).
+(\`MC_BENCH_VERDICT_SCALE=0.1\` for a quick look). At 200 × 4 MiB and 2,000 × 256 KiB, the "cold,
+byte scan" rows compare every history read by the byte scanner with the same child on the JSON.parse
+path (\`MC_AGENT_RECORD_SCAN=parse\`; docs/store.md, "Cold reads"); \`node dist/bench/cold-read.js\`
+runs those alone.
 `,
   async run() {
     const install = process.env.MC_BENCH_NO_PEER === "1" ? null : await installCodex();
