@@ -24,12 +24,18 @@ const MiB = 1024 * 1024;
 const KiB = 1024;
 const SCALE = Number(process.env.MC_BENCH_VERDICT_SCALE ?? 1);
 const ROUNDS = 3;
+/** `cold`: also the cold-read rows (the byte scanner against the JSON.parse path). */
 const SHAPES = [
-  { count: 200, bytes: 4 * MiB, record: 16 * KiB },
-  { count: 2000, bytes: 256 * KiB, record: 2 * KiB },
-  { count: 5000, bytes: 16 * KiB, record: 1 * KiB },
-  { count: 20_000, bytes: 4 * KiB, record: 512 },
+  { count: 200, bytes: 4 * MiB, record: 16 * KiB, cold: true },
+  { count: 2000, bytes: 256 * KiB, record: 2 * KiB, cold: true },
+  { count: 5000, bytes: 16 * KiB, record: 1 * KiB, cold: false },
+  { count: 20_000, bytes: 4 * KiB, record: 512, cold: false },
 ];
+type Shape = (typeof SHAPES)[number];
+
+/** Every history read (no verdict cache), by the byte scanner or, as before it, JSON.parse. */
+const COLD_SCAN = { MC_AGENT_VERDICTS: "off" };
+const COLD_PARSE = { MC_AGENT_VERDICTS: "off", MC_AGENT_RECORD_SCAN: "parse" };
 
 /**
  * One complete discovery by a fresh child. `keep`: the child stays until the cache holds that
@@ -94,24 +100,69 @@ async function codexRows(binary: string | null, count: number, bytes: number) {
   }
 }
 
-async function shapeRows(
-  shape: (typeof SHAPES)[number],
-  binary: string | null,
-): Promise<BenchRow[]> {
+/** The store of a shape, in `root`: `count` histories of `shape.bytes`. */
+function buildStore(root: string, shape: Shape, count: number) {
+  const home = join(root, "home");
+  const cwd = join(root, "workspace");
+  mkdirSync(cwd, { recursive: true });
+  const store = new StoreBuilder(home, cwd, 24);
+  for (let i = 0; i < count; i += 1) store.sized(`h${i}`, shape.bytes, shape.record);
+  execFileSync("sync");
+  return { home, cwd, store };
+}
+
+/**
+ * The cold-read rows (docs/store.md, "Cold reads"): a complete discovery by a fresh child that
+ * reads every history, with the byte scanner and with MC_AGENT_RECORD_SCAN=parse (the path
+ * before it), in `ROUNDS` alternating rounds. Its ratio is the scanner's speed-up.
+ */
+async function coldRows(home: string, cwd: string, label: string): Promise<BenchRow[]> {
+  const scan = [] as number[];
+  const parse = [] as number[];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    scan.push((await discoverMs(home, cwd, COLD_SCAN)).ms);
+    parse.push((await discoverMs(home, cwd, COLD_PARSE)).ms);
+  }
+  const spread = (t: number[]) => t.map((x) => x.toFixed(0)).join("/");
+  const pairs = scan.map((ms, i) => (parse[i] as number) / ms);
+  return [
+    {
+      name: `session.discover complete, ${label}, fresh child, cold, byte scan (median of ${ROUNDS})`,
+      figure: median(scan),
+      baseline: median(parse),
+      unit: "ms",
+      baselineName: "the same, cold, JSON.parse path (MC_AGENT_RECORD_SCAN=parse), alternating",
+      note: `lower is better; target ratio at most 0.5; rounds ${spread(scan)} ms vs ${spread(parse)} ms; speed-ups ${Math.min(...pairs).toFixed(2)} to ${Math.max(...pairs).toFixed(2)}`,
+    },
+  ];
+}
+
+/** The cold-read rows alone, each shape's store built and deleted (MC_BENCH_VERDICT_SCALE). */
+export async function coldReadBench(scale = SCALE): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const shape of SHAPES.filter((s) => s.cold)) {
+    const count = Math.max(10, Math.round(shape.count * scale));
+    rows.push(
+      ...(await withTempDir("mc-bench-cold-", async (dir) => {
+        const { home, cwd } = buildStore(realpathSync(dir), shape, count);
+        return coldRows(home, cwd, `${count} histories of ${shape.bytes / KiB} KiB`);
+      })),
+    );
+  }
+  return rows;
+}
+
+async function shapeRows(shape: Shape, binary: string | null): Promise<BenchRow[]> {
   const count = Math.max(10, Math.round(shape.count * SCALE));
   const label = `${count} histories of ${shape.bytes / KiB} KiB`;
   return withTempDir("mc-bench-verdicts-", async (dir) => {
     const root = realpathSync(dir);
-    const home = join(root, "home");
-    const cwd = join(root, "workspace");
-    mkdirSync(cwd, { recursive: true });
-    const store = new StoreBuilder(home, cwd, 24);
-    for (let i = 0; i < count; i += 1) store.sized(`h${i}`, shape.bytes, shape.record);
-    execFileSync("sync");
+    const { home, cwd, store } = buildStore(root, shape, count);
+    const cold = shape.cold ? await coldRows(home, cwd, label) : [];
     await sleep(2_200);
     const cache = join(root, "user-cache");
     const off = [] as number[];
-    const cold = [] as number[];
+    const first = [] as number[];
     const warm = [] as number[];
     const changed = [] as number[];
     const changedCount = Math.max(1, Math.round(count / 100));
@@ -120,7 +171,7 @@ async function shapeRows(
       rmSync(cache, { recursive: true, force: true });
       // Histories under 8 KiB get no verdict (docs/extensions.md): nothing to wait for.
       const kept = shape.bytes >= 8192 ? count : 0;
-      cold.push((await discoverMs(home, cwd, {}, kept)).ms);
+      first.push((await discoverMs(home, cwd, {}, kept)).ms);
       warm.push((await discoverMs(home, cwd, {})).ms);
       // 1% appended to: new length, mtime and ctime; read in full again, the rest cached.
       for (let i = 0; i < changedCount; i += 1) {
@@ -155,14 +206,15 @@ async function shapeRows(
       ? [
           peer("warm (verdict cache present)", warm, codex.warm, "warm (its index present)"),
           peer("after 1% changed", changed, codex.warm, "warm"),
-          peer("cold (no verdict cache)", cold, codex.cold, "cold (its state database removed)"),
+          peer("cold (no verdict cache)", first, codex.cold, "cold (its state database removed)"),
         ]
       : [];
     return [
       ...peers,
-      row("cold (no cache folder; writes the verdicts)", cold, "the first scan"),
+      row("cold (no cache folder; writes the verdicts)", first, "the first scan"),
       row("warm (cache present)", warm, "no history opened"),
       row(`after 1% (${changedCount}) of the histories changed`, changed, "those read in full"),
+      ...cold,
     ];
   });
 }
@@ -177,7 +229,10 @@ the same number of rollouts of the same size (clones of one rollout Codex wrote 
 against the bench server, padded with assistant records: bench/peer-rollouts.ts), cold (its
 state database removed) and warm, by a fresh \`codex app-server\` each time (installed on demand
 by bench/peer-install; \`MC_BENCH_NO_PEER=1\` leaves it out). Rerun with \`npm run bench -- verdicts\`
-(\`MC_BENCH_VERDICT_SCALE=0.1\` for a quick look).
+(\`MC_BENCH_VERDICT_SCALE=0.1\` for a quick look). At 200 × 4 MiB and 2,000 × 256 KiB, the "cold,
+byte scan" rows compare every history read by the byte scanner with the same child on the JSON.parse
+path (\`MC_AGENT_RECORD_SCAN=parse\`; docs/store.md, "Cold reads"); \`node dist/bench/cold-read.js\`
+runs those alone.
 `,
   async run() {
     const install = process.env.MC_BENCH_NO_PEER === "1" ? null : await installCodex();

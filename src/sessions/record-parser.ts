@@ -1,13 +1,15 @@
 import { Worker } from "node:worker_threads";
 import { factsOf, type RecordFacts } from "./record-facts.js";
+import { recordFacts, SCAN_ENABLED, scanFacts } from "./record-scan.js";
 import type { ParseReply, ParseRequest } from "./record-worker.js";
 
 /**
  * Parses a record on the calling thread when it is small (a few hundred microseconds at most),
  * or on one shared worker thread when it is large: JSON.parse of a 7 MiB record takes 10-45 ms,
  * far longer than the loop may be held. The worker is created on first need and keeps the
- * process alive only while it holds a request. Both paths run the same `factsOf`, so a record's verdict never depends on
- * its size or on which reader asks.
+ * process alive only while it holds a request. Both paths run the same `recordFacts` (the byte
+ * scanner, else JSON.parse: record-scan.ts), so a record's verdict never depends on its size or
+ * on which reader asks.
  */
 export const OFF_THREAD_BYTES = 256 * 1024;
 /**
@@ -102,10 +104,16 @@ export function parseRecord(
   keepValue = false,
 ): RecordFacts | Promise<RecordFacts> {
   const bytes = to - from;
-  const onLoop =
-    bytes <= LOOP_OPENERS ||
-    (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS));
-  if (onLoop) return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
+  if (bytes <= LOOP_OPENERS)
+    return recordFacts(source, from, to, keepEventBytes, wantUserLine, keepValue);
+  // The scanner's time is linear whatever the nesting (a 256 KiB record in well under a
+  // millisecond): it needs no count of openings first, only a record it defers on does.
+  if (SCAN_ENABLED && bytes <= OFF_THREAD_BYTES && keepEventBytes === 0 && !keepValue) {
+    const scanned = scanFacts(source, from, to, wantUserLine);
+    if (scanned !== null) return scanned;
+  }
+  if (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS))
+    return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
   return shared.parse(source.subarray(from, to), keepEventBytes, wantUserLine);
 }
 

@@ -1,5 +1,6 @@
 import { parentPort } from "node:worker_threads";
-import { factsOf, type RecordFacts } from "./record-facts.js";
+import type { RecordFacts } from "./record-facts.js";
+import { recordFacts } from "./record-scan.js";
 
 /**
  * The worker thread that parses large records, so that a multi-megabyte JSON.parse (tens of
@@ -21,7 +22,7 @@ export interface ParseReply {
 parentPort?.on("message", (request: ParseRequest) => {
   const reply: ParseReply = { id: request.id, facts: null };
   try {
-    reply.facts = factsOf(
+    reply.facts = recordFacts(
       Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.length),
       0,
       request.bytes.length,
@@ -29,7 +30,7 @@ parentPort?.on("message", (request: ParseRequest) => {
       request.wantUserLine,
     );
   } catch {
-    // factsOf does not throw on any input; should it ever, only this request fails.
+    // recordFacts does not throw on any input; should it ever, only this request fails.
   }
   parentPort?.postMessage(reply);
 });

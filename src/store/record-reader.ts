@@ -51,8 +51,13 @@ export class RecordReader {
   private scanFrom = 0;
   /** File position of the next read. */
   private position: number;
-  /** The current record's bytes that no longer fit the buffer (a record over 8 KiB). */
-  private parts: Buffer[] = [];
+  /**
+   * The current record's bytes that no longer fit the buffer (a record over 8 KiB), gathered in
+   * one buffer that later large records of this reader reuse: grown by doubling up to the
+   * record bound, never copied out per 8 KiB and joined again. It holds at most one record,
+   * the bound the memory model already allows, and goes with the reader.
+   */
+  private spill: Buffer | null = null;
   private partBytes = 0;
   /** File position where the current record starts. */
   private recordStart: number;
@@ -127,7 +132,7 @@ export class RecordReader {
    * Frees the buffer's space for the next read without copying records out of it: the current
    * record's partial bytes move to the front (a record shorter than the buffer is then handed
    * out as a view of it, never assembled from copies); only a record that fills the whole
-   * buffer is moved out to `parts`.
+   * buffer is moved out, to the spill.
    */
   private makeRoom(): void {
     if (this.bufferStart === this.bufferEnd) {
@@ -142,23 +147,35 @@ export class RecordReader {
     }
     if (this.bufferEnd === this.buffer.length) {
       // Copy: the buffer is reused by the next read.
-      this.parts.push(Buffer.from(this.buffer.subarray(0, this.bufferEnd)));
-      this.partBytes += this.bufferEnd;
+      this.spillFrom(0, this.bufferEnd);
       this.bufferEnd = this.scanFrom = 0;
     }
   }
 
-  /** The record ending with buffer[from, to) (after any parts moved out earlier). */
+  /** Appends buffer[from, to) to the spilled part of the current record. */
+  private spillFrom(from: number, to: number): void {
+    const needed = this.partBytes + (to - from);
+    if (this.spill === null || this.spill.length < needed) {
+      const size = Math.max(needed, Math.min(2 * (this.spill?.length ?? 0), this.recordBytes + 1));
+      const grown = Buffer.allocUnsafe(Math.max(size, 4 * this.buffer.length));
+      this.spill?.copy(grown, 0, 0, this.partBytes);
+      this.spill = grown;
+    }
+    this.buffer.copy(this.spill, this.partBytes, from, to);
+    this.partBytes = needed;
+  }
+
+  /** The record ending with buffer[from, to) (after any bytes spilled earlier). */
   private emit(from: number, to: number, terminated: boolean): ReadResult {
     const start = this.recordStart;
     // The next record starts right after this record's LF (bufferStart now points past it).
     this.recordStart = this.position - (this.bufferEnd - this.bufferStart);
-    if (this.parts.length === 0)
+    if (this.partBytes === 0)
       return { kind: "record", source: this.buffer, from, to, start, terminated };
-    const whole = Buffer.concat([...this.parts, this.buffer.subarray(from, to)]);
-    this.parts = [];
+    this.spillFrom(from, to);
+    const bytes = this.partBytes;
     this.partBytes = 0;
-    return { kind: "record", source: whole, from: 0, to: whole.length, start, terminated };
+    return { kind: "record", source: this.spill as Buffer, from: 0, to: bytes, start, terminated };
   }
 
   private atEndOfFile(): ReadResult {
@@ -172,7 +189,7 @@ export class RecordReader {
 
   private overLimit(): ReadResult {
     this.finished = true;
-    this.parts = [];
+    this.spill = null;
     this.partBytes = 0;
     return { kind: "over_limit" };
   }
