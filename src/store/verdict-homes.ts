@@ -1,8 +1,8 @@
 import { hash } from "node:crypto";
 import { constants, realpathSync, statSync } from "node:fs";
-import { lstat, open, opendir, rename, rmdir, unlink } from "node:fs/promises";
+import { lstat, open, opendir, rmdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { tempName } from "./atomic-write.js";
+import { writeCacheFile } from "./cache-file.js";
 import type { VerdictPlace } from "./verdict-root.js";
 
 /**
@@ -54,22 +54,7 @@ export async function ensureHomeMarker(place: VerdictPlace): Promise<void> {
   )
     return;
   const body = `${JSON.stringify({ format: "mc-verdict-home", version: 1, ...place.identity })}\n`;
-  const temp = join(place.folder, tempName(MARKER.slice(1), process.pid));
-  try {
-    const handle = await open(
-      temp,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
-    try {
-      await handle.writeFile(body);
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
-  } catch {
-    await unlink(temp).catch(() => {});
-  }
+  await writeCacheFile(place.folder, MARKER, body, MARKER.slice(1)).catch(() => {});
 }
 
 /**

@@ -1,7 +1,6 @@
-import { constants } from "node:fs";
-import { lstat, open, opendir, rename, unlink } from "node:fs/promises";
+import { lstat, opendir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { tempName } from "./atomic-write.js";
+import { writeCacheFile } from "./cache-file.js";
 import { sessionsDir } from "./layout.js";
 import { ensureHomeMarker, pruneGoneHomes } from "./verdict-homes.js";
 import { createVerdictPlace, inspectVerdictPlace, type VerdictPlace } from "./verdict-root.js";
@@ -22,8 +21,6 @@ import { createVerdictPlace, inspectVerdictPlace, type VerdictPlace } from "./ve
 const QUEUE_BYTES = 4 * 1024 * 1024;
 const PARALLEL = 4;
 const FAILURE_LIMIT = 8;
-const WRITE_FLAGS =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 export class VerdictWriter {
   private readonly queue: { place: VerdictPlace; id: string; bytes: Buffer }[] = [];
@@ -87,22 +84,12 @@ export class VerdictWriter {
   }
 
   private async write(place: VerdictPlace, id: string, bytes: Buffer): Promise<void> {
-    const folder = place.folder;
-    const target = `${id}.json`;
-    const temp = join(folder, tempName(target, process.pid));
     try {
       await this.ensureFolder(place);
-      const handle = await open(temp, WRITE_FLAGS, 0o600);
-      try {
-        await handle.writeFile(bytes);
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, join(folder, target));
+      await writeCacheFile(place.folder, `${id}.json`, bytes);
       this.written += 1;
     } catch {
       this.failures += 1;
-      await unlink(temp).catch(() => {});
     }
   }
 
