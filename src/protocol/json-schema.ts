@@ -12,6 +12,7 @@
 import { z } from "zod";
 import * as codes from "./codes.js";
 import * as extensions from "./extensions.js";
+import { isLazy } from "./lazy.js";
 import {
   METHODS,
   type MethodName,
@@ -166,8 +167,8 @@ function methodFrames(namer: Namer) {
     const base = methodBase(method);
     const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
     const result = namer.own(spec.result, `${base}Result`, `The result of \`${method}\`.`);
-    const request = z.strictObject({ id: common.RequestId, method: z.literal(method), params });
-    const response = z.strictObject({ id: common.RequestId, result });
+    const request = z.strictObject({ id: common.RequestId(), method: z.literal(method), params });
+    const response = z.strictObject({ id: common.RequestId(), result });
     const needs = spec.capability ? ` (capability \`${spec.capability}\`)` : "";
     requests.push(namer.name(request, `${base}Request`, `A \`${method}\` request${needs}.`));
     responses.push(
@@ -218,8 +219,10 @@ export function buildProtocolSchema(): Record<string, unknown> {
   const notifications = notificationFrames(namer);
   for (const module of SCHEMA_MODULES) {
     for (const [exported, value] of Object.entries(module)) {
-      if (!(value instanceof z.ZodType) || UNNAMED_EXPORTS.has(exported)) continue;
-      namer.name(value, EXPORT_RENAMES[exported] ?? exported);
+      // Building every schema here is the point: the export names them all (lazy.ts).
+      const schema = isLazy(value) ? value() : value;
+      if (!(schema instanceof z.ZodType) || UNNAMED_EXPORTS.has(exported)) continue;
+      namer.name(schema, EXPORT_RENAMES[exported] ?? exported);
     }
   }
   const seen = new Set<z.ZodType>();
@@ -227,7 +230,7 @@ export function buildProtocolSchema(): Record<string, unknown> {
   // The frame unions stay unnamed: a generator would fold each into one class of every field.
   const frames = {
     request: methods.requests,
-    response: [...methods.responses, common.ErrorFrame],
+    response: [...methods.responses, common.ErrorFrame()],
     notification: notifications.frames,
   };
   const root = unionOf([...frames.request, ...frames.response, ...frames.notification]);

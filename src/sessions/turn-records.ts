@@ -13,7 +13,7 @@ export const TurnStartRecord = z.looseObject({
   ...Base,
   model: z.string(),
   effort: z.string().nullable(),
-  permissions: Permissions,
+  permissions: Permissions(),
 });
 export const UserMessageRecord = z.looseObject({
   type: z.literal("user_message"),
@@ -52,8 +52,8 @@ export const TurnEndRecord = z.looseObject({
   ...Base,
   status: z.enum(["completed", "interrupted", "failed"]),
   stop_reason: z.string().nullable(),
-  usage: Usage,
-  error_code: TurnFailureCode.optional(),
+  usage: Usage(),
+  error_code: TurnFailureCode().optional(),
   /** The turn's checkpoints (docs/checkpoints.md): before it and after it, each maybe null. */
   checkpoints: z
     .strictObject({ before: z.string().nullable(), after: z.string().nullable() })

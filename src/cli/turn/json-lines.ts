@@ -10,9 +10,9 @@ import { TurnEventBody, TurnResult } from "../../protocol/schemas/turns.js";
  */
 const Place = { turn_id: z.string(), seq: z.number().int().min(0) };
 
-const EventLines = TurnEventBody.options.map((event) => event.extend(Place));
+const EventLines = TurnEventBody().options.map((event) => event.extend(Place));
 
-const ResultLines = TurnResult.options.map((result) =>
+const ResultLines = TurnResult().options.map((result) =>
   result.extend({
     type: z.literal("result"),
     /** The exit code of `mc-agent exec` (docs/cli.md, "exit codes"). */
