@@ -59,8 +59,8 @@ export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Find
   const kind = await kindOf(home);
   const settings = loadSettings(home, cwd);
   const files = [
-    fileFinding("global", globalSettingsPath(home), GlobalSettings),
-    fileFinding("project", projectSettingsPath(cwd), ProjectSettings),
+    fileFinding("global", globalSettingsPath(home), GlobalSettings()),
+    fileFinding("project", projectSettingsPath(cwd), ProjectSettings()),
   ];
   const paths = credentialPaths(home, env);
   const enabled = settings.global.enabled_models ?? [];
@@ -80,7 +80,7 @@ export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Find
 function fileFinding(
   file: "global" | "project",
   path: string,
-  schema: typeof GlobalSettings | typeof ProjectSettings,
+  schema: ReturnType<typeof GlobalSettings> | ReturnType<typeof ProjectSettings>,
 ): FileFinding {
   const read = readSettingsFile(path, schema as never);
   if (read.state !== "invalid") return { file, path, state: read.state, fault: null };
@@ -154,7 +154,7 @@ async function credentialSource(
     return credential.source === "mc"
       ? "OAuth tokens from MC_HOME/auth.json"
       : `OAuth tokens from Codex's auth.json (${ctx.paths.codexAuth})`;
-  const file = await readCredentialFile(ctx.paths.mcAuth, McAuthFile);
+  const file = await readCredentialFile(ctx.paths.mcAuth, McAuthFile());
   return file?.[provider.id]?.type === "oauth"
     ? "OAuth token from MC_HOME/auth.json"
     : `OAuth token from Claude's credentials (${ctx.paths.claudeCredentials})`;

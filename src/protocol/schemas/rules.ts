@@ -56,7 +56,7 @@ export function isPathGlob(glob: string): boolean {
 }
 
 /** A `shell` rule: the words after the env assignments, as a prefix or exactly. */
-const ShellRuleShape = {
+const ShellRuleShape = lazy(() => ({
   tool: z.literal("shell"),
   match: z.enum(["prefix", "exact"]),
   /** Leading `NAME=value` assignments, which a matching command must have exactly. */
@@ -64,7 +64,7 @@ const ShellRuleShape = {
   words: z.array(z.string()).min(1),
   /** The rule as a shell would read it (`npm test`), what a client shows. */
   text: z.string(),
-};
+}));
 /** An edit rule: every workspace edit (`path_glob` null) or those whose path the glob matches. */
 const EditRuleShape = lazy(() => ({
   tool: z.literal("edit"),
@@ -82,7 +82,7 @@ const McpRuleShape = lazy(() => ({
 /** The rule an `approval_requested` offers: what allow_session / *_always would keep. */
 export const RuleOffer = lazy(() =>
   z.discriminatedUnion("tool", [
-    z.strictObject(ShellRuleShape),
+    z.strictObject(ShellRuleShape()),
     z.strictObject(EditRuleShape()),
     z.strictObject(McpRuleShape()),
   ]),
@@ -101,7 +101,7 @@ const Kept = lazy(() => ({
 /** A rule as `approval.rules` lists it. */
 export const KeptRule = lazy(() =>
   z.discriminatedUnion("tool", [
-    z.strictObject({ ...Kept(), ...ShellRuleShape }),
+    z.strictObject({ ...Kept(), ...ShellRuleShape() }),
     z.strictObject({ ...Kept(), ...EditRuleShape() }),
     z.strictObject({ ...Kept(), ...McpRuleShape() }),
   ]),
