@@ -10,6 +10,7 @@ import {
   InitializeResult,
   ShutdownResult,
   StatusResult,
+  TestSchemasResult,
   TestSleepParams,
   TestSleepResult,
 } from "./schemas/lifecycle.js";
@@ -189,6 +190,11 @@ export const METHODS = {
   "test.sleep_worker": method(TestSleepParams, TestSleepResult, {
     capability: null,
     admission: "worker",
+    testOnly: true,
+  }),
+  "test.schemas": method(EmptyParams, TestSchemasResult, {
+    capability: null,
+    admission: "listing",
     testOnly: true,
   }),
 } as const satisfies Record<string, MethodSpec>;

@@ -81,6 +81,11 @@ export const TestSleepParams = lazy(() =>
 );
 export const TestSleepResult = lazy(() => z.strictObject({ slept_ms: z.number().int() }));
 
+/** Test-only: the exported schemas this child has built so far, and how many lazy values in all. */
+export const TestSchemasResult = lazy(() =>
+  z.strictObject({ built: z.array(z.string()), builds: z.number().int().min(0) }),
+);
+
 export type InitializeParams = Infer<typeof InitializeParams>;
 export type InitializeResult = Infer<typeof InitializeResult>;
 export type StatusResult = Infer<typeof StatusResult>;
