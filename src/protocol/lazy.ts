@@ -4,8 +4,9 @@
  * a start never sees. So every schema is a `lazy(() => z....)`: a memo that builds it the first
  * time it is called and returns that same object ever after (the JSON Schema export names
  * schemas by identity). A schema that uses another calls it inside its own builder; the method
- * table's getters call them (methods.ts). The rule for contributors is in docs/protocol.md
- * ("Schemas are built on first use"); test/server/start-lazy.test.ts holds the start to it.
+ * table's getters call them (methods.ts). The rule for contributors is in docs/codegen.md
+ * ("Writing a schema: built on first use"); test/server/start-lazy.test.ts holds the start to
+ * it.
  * Not zod's `z.lazy`: that one wraps a schema and defers its inner one on every parse.
  */
 import type { z } from "zod";

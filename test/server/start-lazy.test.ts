@@ -6,7 +6,7 @@ import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.
 import { CAPABILITIES } from "../../src/protocol/capabilities.js";
 
 /**
- * The child's start builds only the schemas it uses (docs/protocol.md, "Schemas are built on
+ * The child's start builds only the schemas it uses (docs/codegen.md, "Writing a schema: built on
  * first use"; docs/benchmarks.md, "Start-up profile"): building all of them at import was about
  * 40 ms of a ~100 ms start. A test build's `test.schemas` names the exported schemas the child
  * has built so far; a schema built at import again, or a table that builds every method's, makes
