@@ -119,8 +119,8 @@ type FileRead<T> =
 
 /** Reads both files synchronously: it runs once, at child start, before the first frame. */
 export function loadSettings(home: string, cwd: string): LoadedSettings {
-  const global = readSettingsFile(globalSettingsPath(home), GlobalSettings());
-  const project = readSettingsFile(projectSettingsPath(cwd), ProjectSettings());
+  const global = readSettingsFile(globalSettingsPath(home), GlobalSettings);
+  const project = readSettingsFile(projectSettingsPath(cwd), ProjectSettings);
   const g = global.state === "valid" ? global.data : {};
   const p = project.state === "valid" ? project.data : {};
   return {
@@ -152,8 +152,10 @@ export function anySettingsInvalid(settings: LoadedSettings): boolean {
  * The parsed file; absent when it cannot exist (no such file, or a path component that is not a
  * folder, such as a plain file named `.mc`); invalid when it exists but is unreadable, unsafe,
  * oversized or wrong, with the fault kept (an invalid file's text is kept only to locate it).
+ * `schema` is called only for a file that parsed as JSON: a start with no settings file builds
+ * no settings schema (src/protocol/lazy.ts).
  */
-export function readSettingsFile<T>(path: string, schema: z.ZodType<T>): FileRead<T> {
+export function readSettingsFile<T>(path: string, schema: () => z.ZodType<T>): FileRead<T> {
   let read: SafeRead;
   try {
     read = readRegularFileSync(path, SETTINGS_BYTES);
@@ -179,7 +181,7 @@ export function readSettingsFile<T>(path: string, schema: z.ZodType<T>): FileRea
   } catch {
     return { state: "invalid", fault: { reason: "syntax", text, issue: null } };
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema().safeParse(json);
   if (parsed.success) return { state: "valid", data: parsed.data };
   return { state: "invalid", fault: { reason: "schema", text, issue: firstIssue(parsed.error) } };
 }

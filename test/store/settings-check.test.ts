@@ -18,7 +18,7 @@ describe("settings faults: rule, line and column", () => {
   const locate = (text: string) => {
     const path = join(box.home, "config.json");
     writeFileSync(path, text);
-    const read = readSettingsFile(path, GlobalSettings());
+    const read = readSettingsFile(path, GlobalSettings);
     assert.equal(read.state, "invalid", text);
     return read.state === "invalid" ? locateFault(read.fault) : null;
   };

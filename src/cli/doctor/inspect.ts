@@ -59,8 +59,8 @@ export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Find
   const kind = await kindOf(home);
   const settings = loadSettings(home, cwd);
   const files = [
-    fileFinding("global", globalSettingsPath(home), GlobalSettings()),
-    fileFinding("project", projectSettingsPath(cwd), ProjectSettings()),
+    fileFinding("global", globalSettingsPath(home), GlobalSettings),
+    fileFinding("project", projectSettingsPath(cwd), ProjectSettings),
   ];
   const paths = credentialPaths(home, env);
   const enabled = settings.global.enabled_models ?? [];
@@ -80,7 +80,7 @@ export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Find
 function fileFinding(
   file: "global" | "project",
   path: string,
-  schema: ReturnType<typeof GlobalSettings> | ReturnType<typeof ProjectSettings>,
+  schema: typeof GlobalSettings | typeof ProjectSettings,
 ): FileFinding {
   const read = readSettingsFile(path, schema as never);
   if (read.state !== "invalid") return { file, path, state: read.state, fault: null };

@@ -21,7 +21,7 @@ export async function mcpFinding(
   signal: AbortSignal,
   onStart: (count: number) => void,
 ): Promise<McpFinding> {
-  const read = readSettingsFile(globalSettingsPath(home), GlobalSettings());
+  const read = readSettingsFile(globalSettingsPath(home), GlobalSettings);
   if (read.state === "invalid") {
     const issue = read.fault.issue;
     const named = issue?.code === "invalid_key" && issue.path[0] === "mcp_servers";
