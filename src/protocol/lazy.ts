@@ -1,7 +1,7 @@
 /**
- * Schemas built on first use. Building the protocol's zod schemas at import was about 40 ms of
- * the child's ~100 ms start (docs/benchmarks.md, "Start-up profile"), most of them for methods
- * a start never sees. So every schema is a `lazy(() => z....)`: a memo that builds it the first
+ * Schemas built on first use. Building the protocol's zod schemas at import was a quarter of
+ * importing the child's bundle (docs/benchmarks.md, "Start-up profile", third pass), nearly all
+ * of them for methods a start never sees. So every schema is a `lazy(() => z....)`: a memo that builds it the first
  * time it is called and returns that same object ever after (the JSON Schema export names
  * schemas by identity). A schema that uses another calls it inside its own builder; the method
  * table's getters call them (methods.ts). The rule for contributors is in docs/codegen.md

@@ -6,11 +6,11 @@ import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.
 import { CAPABILITIES } from "../../src/protocol/capabilities.js";
 
 /**
- * The child's start builds only the schemas it uses (docs/codegen.md, "Writing a schema: built on
- * first use"; docs/benchmarks.md, "Start-up profile"): building all of them at import was about
- * 40 ms of a ~100 ms start. A test build's `test.schemas` names the exported schemas the child
- * has built so far; a schema built at import again, or a table that builds every method's, makes
- * the list long and this test names what came back.
+ * The child's start builds only the schemas it uses (docs/codegen.md, "Writing a schema: built
+ * on first use"; docs/benchmarks.md, "Start-up profile"): building all of them at import was a
+ * quarter of importing the child's bundle. A test build's `test.schemas` names the exported
+ * schemas the child has built so far; a schema built at import again, or a table that builds
+ * every method's, makes the list long and this test names what came back.
  */
 
 /** What frame parsing, admission, `initialize` (all capabilities) and `status` build. */
@@ -50,9 +50,9 @@ test("a child that answered initialize and status has built only their schemas",
     assert.ok(status.result, `status failed: ${JSON.stringify(status.error)}`);
     const { built, builds } = await builtSoFar(child);
     assert.deepEqual(built, [...START].sort());
-    // The rest are unexported parts of those and the settings files' schemas (a start reads
-    // config.json): 20 when this was written, far from the hundreds of all the schemas.
-    assert.ok(builds < 2 * START.length, `${builds} lazy values built at the start`);
+    // Counting the unexported ones too (parts of those, the store's and the records' schemas):
+    // none when this was written, in a home with no settings file; the protocol has 113.
+    assert.ok(builds <= START.length + 5, `${builds} lazy values built at the start`);
   } finally {
     await child.close();
     box.cleanup();
