@@ -59,6 +59,10 @@ test("imports follow the layering rules", () => {
       // the schema the child reads the file with.
       if (rel.startsWith("cli/doctor/") && ["store", "models", "agent"].includes(target)) continue;
       if (rel === "cli/commands/models-enable.ts" && target === "store") continue;
+      // The memo every zod schema is built with on first use (docs/codegen.md, "Writing a
+      // schema: built on first use") imports nothing: the store's schemas use it too.
+      const imported = relative(src, join(file, "..", match[1] as string));
+      if (imported === "protocol/lazy.js") continue;
       if (!(ALLOWED[layer] ?? []).includes(target)) violations.push(`${rel} imports ${target}`);
     }
     if (layer === "protocol" && /from "node:/.test(code)) violations.push(`${rel} imports node:`);

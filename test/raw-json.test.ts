@@ -34,7 +34,7 @@ describe("raw JSON in results", () => {
   });
 
   test("the schema checks each RawJson's view, and the checked result keeps the RawJson", () => {
-    const checked = checkWire(SessionHistoryResult, {
+    const checked = checkWire(SessionHistoryResult(), {
       events: [raw],
       cursor: null,
       complete: true,
@@ -42,13 +42,13 @@ describe("raw JSON in results", () => {
     assert.ok(checked.ok);
     assert.equal((checked.value as { events: unknown[] }).events[0], raw);
     const badView = new RawJson(stored, { type: 1, ts: TS });
-    const refused = checkWire(SessionHistoryResult, {
+    const refused = checkWire(SessionHistoryResult(), {
       events: [badView],
       cursor: null,
       complete: true,
     });
     assert.equal(refused.ok, false, "a view outside SessionEvent fails the check");
-    const badEnvelope = checkWire(SessionHistoryResult, {
+    const badEnvelope = checkWire(SessionHistoryResult(), {
       events: [raw],
       cursor: 7,
       complete: true,
@@ -57,7 +57,7 @@ describe("raw JSON in results", () => {
   });
 
   test("a result without RawJson comes back as the schema's output", () => {
-    const schema = z.strictObject({ events: z.array(SessionEvent) });
+    const schema = z.strictObject({ events: z.array(SessionEvent()) });
     const value = { events: [{ type: "x", ts: TS, extra: 1 }] };
     const checked = checkWire(schema, value);
     assert.ok(checked.ok);

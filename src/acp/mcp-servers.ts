@@ -30,7 +30,7 @@ export function sessionMcpServers(
       );
     if (seen.has(server.name)) throw invalid(`${where}: another server has the same name.`);
     seen.add(server.name);
-    const parsed = McpServerSettings.safeParse(settingsOf(server, where));
+    const parsed = McpServerSettings().safeParse(settingsOf(server, where));
     if (!parsed.success) throw invalid(`${where}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     delete merged[server.name];
     merged[server.name] = parsed.data;

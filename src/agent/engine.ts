@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type { Infer } from "../protocol/lazy.js";
 import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
@@ -20,7 +20,7 @@ import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
 import type { TurnEvents } from "./turn-events.js";
 
-type Result = z.infer<typeof TurnResult>;
+type Result = Infer<typeof TurnResult>;
 
 export interface TurnModel {
   /** `provider/model`. */

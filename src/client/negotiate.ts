@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type { Capability } from "../protocol/capabilities.js";
 import {
   type DiscoverExtension as DiscoverExtensionSchema,
@@ -7,13 +6,14 @@ import {
   type Extensions,
   type RefreshExtension as RefreshExtensionSchema,
 } from "../protocol/extensions.js";
+import type { Infer } from "../protocol/lazy.js";
 import { type InitializeResult, Limits as LimitsSchema } from "../protocol/schemas/lifecycle.js";
 import type { TurnExtension as TurnExtensionType } from "../protocol/schemas/turns.js";
 import { ClientError } from "./errors.js";
 
-export type Limits = z.infer<typeof LimitsSchema>;
-export type DiscoverExtension = z.infer<typeof DiscoverExtensionSchema>;
-export type RefreshExtension = z.infer<typeof RefreshExtensionSchema>;
+export type Limits = Infer<typeof LimitsSchema>;
+export type DiscoverExtension = Infer<typeof DiscoverExtensionSchema>;
+export type RefreshExtension = Infer<typeof RefreshExtensionSchema>;
 export type TurnExtension = TurnExtensionType;
 
 /** The extension parameter objects, each decoded by its own schema. */
@@ -39,7 +39,7 @@ export function decodeNegotiation(
   const got = [...result.capabilities].sort();
   if (asked.join(",") !== got.join(","))
     throw violation("negotiated a different capability set than was asked");
-  const limits = LimitsSchema.parse(result.limits);
+  const limits = LimitsSchema().parse(result.limits);
   const extensions: NegotiatedExtensions = {};
   for (const name of EXTENSION_NAMES) {
     const raw = result.extensions[name];
@@ -47,7 +47,7 @@ export function decodeNegotiation(
     if (expected !== (raw !== undefined))
       throw violation(`${expected ? "omitted" : "sent"} the ${name} extension parameters`);
     if (raw !== undefined) {
-      const decoded = EXTENSION_SPECS[name].schema.safeParse(raw);
+      const decoded = EXTENSION_SPECS[name].schema().safeParse(raw);
       if (!decoded.success) throw violation(`sent malformed ${name} extension parameters`);
       Object.assign(extensions, { [name]: decoded.data });
     }

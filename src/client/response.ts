@@ -21,14 +21,14 @@ export function decodeResponse(bytes: Uint8Array): Response {
   } catch {
     return { kind: "malformed", reason: "a line that is not UTF-8 JSON" };
   }
-  const success = SuccessFrame.safeParse(value);
+  const success = SuccessFrame().safeParse(value);
   if (success.success) return { kind: "result", id: success.data.id, result: success.data.result };
-  const failure = ErrorFrame.safeParse(value);
+  const failure = ErrorFrame().safeParse(value);
   if (failure.success) {
     const { id, error } = failure.data;
     return { kind: "error", id, code: error.code, message: error.message };
   }
-  const notification = NotificationFrame.safeParse(value);
+  const notification = NotificationFrame().safeParse(value);
   if (notification.success) return { kind: "notification", ...notification.data };
   return { kind: "malformed", reason: "a frame that is not a response envelope" };
 }

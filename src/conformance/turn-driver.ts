@@ -109,7 +109,7 @@ export function assertTurnInvariants(
   events: TurnEvent[],
   result: TurnResultShape,
 ): void {
-  const checked = TurnResult.safeParse(result);
+  const checked = TurnResult().safeParse(result);
   assert.ok(checked.success, `the turn result is outside its schema: ${JSON.stringify(result)}`);
   assert.ok(events.length > 0, "a turn sends at least turn_started");
   const resultAt = child.frames.findIndex((f) => f.id === requestId);

@@ -126,7 +126,7 @@ function notificationProblems(
     if (secret && text.includes(secret))
       problems.push(`a notification carries a credential: ${text}`);
   }
-  const envelope = NotificationFrame.safeParse(frame);
+  const envelope = NotificationFrame().safeParse(frame);
   if (!envelope.success) return [...problems, `bad notification frame: ${text}`];
   const { method, params } = envelope.data;
   if (!isNotificationName(method))
@@ -164,12 +164,12 @@ function frameProblems(
     if (secret && text.includes(secret)) problems.push(`a frame carries a credential: ${text}`);
   }
   if ("error" in frame) {
-    if (!ErrorFrame.safeParse(frame).success) return [...problems, `bad error frame: ${text}`];
+    if (!ErrorFrame().safeParse(frame).success) return [...problems, `bad error frame: ${text}`];
     const unsafe = unsafeMessage(frame.error?.message ?? "", input.forbidden ?? []);
     if (unsafe) problems.push(`error message carries ${unsafe}: ${text}`);
     return problems;
   }
-  if (!SuccessFrame.safeParse(frame).success) return [...problems, `bad frame: ${text}`];
+  if (!SuccessFrame().safeParse(frame).success) return [...problems, `bad frame: ${text}`];
   const method = methods.get(frame.id as string);
   if (!method || !isMethodName(method)) {
     return [...problems, `success for an unknown method "${method}": ${text}`];

@@ -47,7 +47,7 @@ export async function discoverCredential(
 ): Promise<Credential | null> {
   const envKey = provider.api_key_env ? context.env[provider.api_key_env] : undefined;
   if (envKey && provider.type !== "codex") return { kind: "api_key", key: envKey };
-  const file = await readCredentialFile(context.paths.mcAuth, McAuthFile);
+  const file = await readCredentialFile(context.paths.mcAuth, McAuthFile());
   const entry = file?.[provider.id];
   if (entry) {
     const fromMc = mcCredential(provider, entry, context);
@@ -97,7 +97,7 @@ function mcCredential(
 }
 
 async function codexFileCredential(context: AuthContext): Promise<Credential | null> {
-  const file = await readCredentialFile(context.paths.codexAuth, CodexAuthFile);
+  const file = await readCredentialFile(context.paths.codexAuth, CodexAuthFile());
   const tokens = file?.tokens;
   if (!tokens || (!tokens.access_token && !tokens.refresh_token)) return null;
   return {
@@ -112,7 +112,7 @@ async function codexFileCredential(context: AuthContext): Promise<Credential | n
 }
 
 async function claudeCredential(context: AuthContext): Promise<Credential | null> {
-  const file = await readCredentialFile(context.paths.claudeCredentials, ClaudeCredentialsFile);
+  const file = await readCredentialFile(context.paths.claudeCredentials, ClaudeCredentialsFile());
   const oauth = file?.claudeAiOauth;
   if (!oauth?.accessToken) return null;
   const expired =

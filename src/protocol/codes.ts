@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Infer, lazy } from "./lazy.js";
 
 /** Every error code on the wire: the base table plus the extension contract's own. */
 export const ERROR_CODES = [
@@ -41,8 +42,8 @@ export const ERROR_CODES = [
   "internal_error",
 ] as const;
 
-export const ErrorCode = z.enum(ERROR_CODES);
-export type ErrorCode = z.infer<typeof ErrorCode>;
+export const ErrorCode = lazy(() => z.enum(ERROR_CODES));
+export type ErrorCode = Infer<typeof ErrorCode>;
 
 /**
  * Short fixed messages. They never carry a path, file name, URL, credential, body or history

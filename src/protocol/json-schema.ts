@@ -5,13 +5,12 @@
  * request type (`method` a `const`) and a response type, each notification a type; unions are
  * `oneOf`s discriminated by their tag. The names follow the rules below and the exceptions in
  * schema-names.ts; descriptions come from schema-docs.ts. A schema added to a module of
- * SCHEMA_MODULES, a method added to METHODS or a notification to NOTIFICATIONS is picked up with
+ * SCHEMA_MODULES (schema-modules.ts), a method added to METHODS or a notification to NOTIFICATIONS is picked up with
  * no change here; a new schema module needs its line in SCHEMA_MODULES for its exports to keep
  * their names (without it, its objects are named by the nested rule, `<Parent><Field>`).
  */
 import { z } from "zod";
-import * as codes from "./codes.js";
-import * as extensions from "./extensions.js";
+import { isLazy } from "./lazy.js";
 import {
   METHODS,
   type MethodName,
@@ -20,6 +19,7 @@ import {
   PUBLIC_METHOD_NAMES,
 } from "./methods.js";
 import { describeType, type TypeDocs } from "./schema-docs.js";
+import { SCHEMA_MODULES } from "./schema-modules.js";
 import {
   EXPORT_RENAMES,
   methodBase,
@@ -28,32 +28,7 @@ import {
   UNNAMED_EXPORTS,
   VARIANT_NAMES,
 } from "./schema-names.js";
-import * as checkpoints from "./schemas/checkpoints.js";
-import * as common from "./schemas/common.js";
-import * as fork from "./schemas/fork.js";
-import * as lifecycle from "./schemas/lifecycle.js";
-import * as mcp from "./schemas/mcp.js";
-import * as models from "./schemas/models.js";
-import * as rules from "./schemas/rules.js";
-import * as sessions from "./schemas/sessions.js";
-import * as settings from "./schemas/settings.js";
-import * as turns from "./schemas/turns.js";
-
-/** The modules whose exported schemas are named by their export name. */
-const SCHEMA_MODULES: Record<string, unknown>[] = [
-  common,
-  codes,
-  lifecycle,
-  extensions,
-  mcp,
-  fork,
-  models,
-  rules,
-  sessions,
-  settings,
-  turns,
-  checkpoints,
-];
+import { ErrorFrame, RequestId } from "./schemas/common.js";
 
 type Meta = { id: string; title: string } & TypeDocs;
 
@@ -166,8 +141,8 @@ function methodFrames(namer: Namer) {
     const base = methodBase(method);
     const params = namer.own(spec.params, `${base}Params`, `The params of \`${method}\`.`);
     const result = namer.own(spec.result, `${base}Result`, `The result of \`${method}\`.`);
-    const request = z.strictObject({ id: common.RequestId, method: z.literal(method), params });
-    const response = z.strictObject({ id: common.RequestId, result });
+    const request = z.strictObject({ id: RequestId(), method: z.literal(method), params });
+    const response = z.strictObject({ id: RequestId(), result });
     const needs = spec.capability ? ` (capability \`${spec.capability}\`)` : "";
     requests.push(namer.name(request, `${base}Request`, `A \`${method}\` request${needs}.`));
     responses.push(
@@ -216,10 +191,12 @@ export function buildProtocolSchema(): Record<string, unknown> {
   const namer = new Namer();
   const methods = methodFrames(namer);
   const notifications = notificationFrames(namer);
-  for (const module of SCHEMA_MODULES) {
+  for (const module of Object.values(SCHEMA_MODULES)) {
     for (const [exported, value] of Object.entries(module)) {
-      if (!(value instanceof z.ZodType) || UNNAMED_EXPORTS.has(exported)) continue;
-      namer.name(value, EXPORT_RENAMES[exported] ?? exported);
+      // Building every schema here is the point: the export names them all (lazy.ts).
+      const schema = isLazy(value) ? value() : value;
+      if (!(schema instanceof z.ZodType) || UNNAMED_EXPORTS.has(exported)) continue;
+      namer.name(schema, EXPORT_RENAMES[exported] ?? exported);
     }
   }
   const seen = new Set<z.ZodType>();
@@ -227,7 +204,7 @@ export function buildProtocolSchema(): Record<string, unknown> {
   // The frame unions stay unnamed: a generator would fold each into one class of every field.
   const frames = {
     request: methods.requests,
-    response: [...methods.responses, common.ErrorFrame],
+    response: [...methods.responses, ErrorFrame()],
     notification: notifications.frames,
   };
   const root = unionOf([...frames.request, ...frames.response, ...frames.notification]);

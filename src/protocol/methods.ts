@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { Lazy } from "./lazy.js";
 import { TurnRevertParams, TurnRevertResult } from "./schemas/checkpoints.js";
 import { CursorParams, EmptyParams } from "./schemas/common.js";
 import { SessionForkParams, SessionForkResult } from "./schemas/fork.js";
@@ -9,6 +10,7 @@ import {
   InitializeResult,
   ShutdownResult,
   StatusResult,
+  TestSchemasResult,
   TestSleepParams,
   TestSleepResult,
 } from "./schemas/lifecycle.js";
@@ -65,8 +67,9 @@ export type Admission = "loop" | "initialize" | "control" | "worker" | "turn" | 
 
 /** A request: sent by the client, answered by the child with exactly one response. */
 export interface MethodSpec {
-  params: z.ZodType;
-  result: z.ZodType;
+  /** A getter: the schema is built on first read (lazy.ts), not when this table is. */
+  readonly params: z.ZodType;
+  readonly result: z.ZodType;
   /** The capability that makes it callable (src/protocol/capabilities.ts derives the list). */
   capability: string | null;
   admission: Admission;
@@ -74,153 +77,126 @@ export interface MethodSpec {
   testOnly?: boolean;
 }
 
+type Rest<Spec> = Omit<Spec, "params" | "result">;
+
+/**
+ * A table entry whose `params` and `result` are getters of the lazy schemas: each reader sees
+ * the schema itself (`METHODS[m].params.parse(...)`), and a method's schemas are built when they
+ * are first read, so the child's start builds only those of initialize, status and shutdown.
+ */
+function method<P extends z.ZodType, R extends z.ZodType, const O extends Rest<MethodSpec>>(
+  params: Lazy<P>,
+  result: Lazy<R>,
+  rest: O,
+): { readonly params: P; readonly result: R } & O {
+  return Object.freeze(
+    Object.defineProperties(
+      { ...rest },
+      { params: { get: params, enumerable: true }, result: { get: result, enumerable: true } },
+    ),
+  ) as { readonly params: P; readonly result: R } & O;
+}
+
 /**
  * The one table of requests (client to child): dispatch, capability checks, the JSON Schema and
  * the SDK read it. Notifications (child to client) are in NOTIFICATIONS below.
  */
 export const METHODS = {
-  initialize: {
-    params: InitializeParams,
-    result: InitializeResult,
+  initialize: method(InitializeParams, InitializeResult, {
     capability: null,
     admission: "initialize",
-  },
-  status: { params: EmptyParams, result: StatusResult, capability: null, admission: "loop" },
-  shutdown: { params: EmptyParams, result: ShutdownResult, capability: null, admission: "loop" },
-  "operation.cancel": {
-    params: CancelParams,
-    result: CancelResult,
+  }),
+  status: method(EmptyParams, StatusResult, { capability: null, admission: "loop" }),
+  shutdown: method(EmptyParams, ShutdownResult, { capability: null, admission: "loop" }),
+  "operation.cancel": method(CancelParams, CancelResult, {
     capability: "operation.cancel",
     admission: "control",
-  },
-  "session.list": {
-    params: SessionListParams,
-    result: SessionListResult,
+  }),
+  "session.list": method(SessionListParams, SessionListResult, {
     capability: "session.list",
     admission: "listing",
-  },
-  "session.discover": {
-    params: SessionDiscoverParams,
-    result: SessionDiscoverResult,
+  }),
+  "session.discover": method(SessionDiscoverParams, SessionDiscoverResult, {
     capability: "session.discover",
     admission: "scan",
-  },
-  "session.create": {
-    params: SessionCreateParams,
-    result: SessionCreateResult,
+  }),
+  "session.create": method(SessionCreateParams, SessionCreateResult, {
     capability: "session.create",
     admission: "worker",
-  },
-  "session.open": {
-    params: SessionOpenParams,
-    result: SessionOpenResult,
+  }),
+  "session.open": method(SessionOpenParams, SessionOpenResult, {
     capability: "session.open",
     admission: "worker",
-  },
-  "session.fork": {
-    params: SessionForkParams,
-    result: SessionForkResult,
+  }),
+  "session.fork": method(SessionForkParams, SessionForkResult, {
     capability: "session.fork",
     admission: "worker",
-  },
-  "session.history": {
-    params: SessionHistoryParams,
-    result: SessionHistoryResult,
+  }),
+  "session.history": method(SessionHistoryParams, SessionHistoryResult, {
     capability: "session.history",
     admission: "listing",
-  },
-  "session.record": {
-    params: SessionRecordParams,
-    result: SessionRecordResult,
+  }),
+  "session.record": method(SessionRecordParams, SessionRecordResult, {
     capability: "session.record",
     admission: "listing",
-  },
-  "model.catalog": {
-    params: ModelCatalogParams,
-    result: ModelCatalogResult,
+  }),
+  "model.catalog": method(ModelCatalogParams, ModelCatalogResult, {
     capability: "model.catalog",
     admission: "listing",
-  },
-  "model.catalog.status": {
-    params: ModelCatalogStatusParams,
-    result: ModelCatalogStatusResult,
+  }),
+  "model.catalog.status": method(ModelCatalogStatusParams, ModelCatalogStatusResult, {
     capability: "model.catalog.status",
     admission: "listing",
-  },
-  "model.select": {
-    params: ModelSelectParams,
-    result: ModelSelectResult,
+  }),
+  "model.select": method(ModelSelectParams, ModelSelectResult, {
     capability: "model.select",
     admission: "worker",
-  },
-  "model.refresh": {
-    params: ModelRefreshParams,
-    result: ModelRefreshResult,
+  }),
+  "model.refresh": method(ModelRefreshParams, ModelRefreshResult, {
     capability: "model.refresh",
     admission: "worker",
-  },
-  "model.cached": {
-    params: CursorParams,
-    result: ModelCachedResult,
+  }),
+  "model.cached": method(CursorParams, ModelCachedResult, {
     capability: "model.cached",
     admission: "listing",
-  },
-  "settings.check": {
-    params: EmptyParams,
-    result: SettingsCheckResult,
+  }),
+  "settings.check": method(EmptyParams, SettingsCheckResult, {
     capability: "settings.check",
     admission: "listing",
-  },
-  "turn.start": {
-    params: TurnStartParams,
-    result: TurnResult,
-    capability: "turn",
-    admission: "turn",
-  },
-  "turn.interrupt": {
-    params: TurnInterruptParams,
-    result: TurnInterruptResult,
+  }),
+  "turn.start": method(TurnStartParams, TurnResult, { capability: "turn", admission: "turn" }),
+  "turn.interrupt": method(TurnInterruptParams, TurnInterruptResult, {
     capability: "turn",
     admission: "control",
-  },
-  "turn.approve": {
-    params: TurnApproveParams,
-    result: TurnApproveResult,
+  }),
+  "turn.approve": method(TurnApproveParams, TurnApproveResult, {
     capability: "turn",
     admission: "control",
-  },
-  "approval.rules": {
-    params: ApprovalRulesParams,
-    result: ApprovalRulesResult,
+  }),
+  "approval.rules": method(ApprovalRulesParams, ApprovalRulesResult, {
     capability: "turn",
     admission: "listing",
-  },
-  "mcp.status": {
-    params: EmptyParams,
-    result: McpStatusResult,
-    capability: "mcp",
-    admission: "listing",
-  },
-  "turn.revert": {
-    params: TurnRevertParams,
-    result: TurnRevertResult,
+  }),
+  "mcp.status": method(EmptyParams, McpStatusResult, { capability: "mcp", admission: "listing" }),
+  "turn.revert": method(TurnRevertParams, TurnRevertResult, {
     capability: "turn.revert",
     admission: "worker",
-  },
-  "test.sleep": {
-    params: TestSleepParams,
-    result: TestSleepResult,
+  }),
+  "test.sleep": method(TestSleepParams, TestSleepResult, {
     capability: null,
     admission: "listing",
     testOnly: true,
-  },
-  "test.sleep_worker": {
-    params: TestSleepParams,
-    result: TestSleepResult,
+  }),
+  "test.sleep_worker": method(TestSleepParams, TestSleepResult, {
     capability: null,
     admission: "worker",
     testOnly: true,
-  },
+  }),
+  "test.schemas": method(EmptyParams, TestSchemasResult, {
+    capability: null,
+    admission: "listing",
+    testOnly: true,
+  }),
 } as const satisfies Record<string, MethodSpec>;
 
 export type MethodName = keyof typeof METHODS;
@@ -238,7 +214,8 @@ export const PUBLIC_METHOD_NAMES = (Object.keys(METHODS) as MethodName[]).filter
 
 /** A notification: written by the child, `{"method", "params"}` with no `id`, never answered. */
 export interface NotificationSpec {
-  params: z.ZodType;
+  /** A getter, as MethodSpec's. */
+  readonly params: z.ZodType;
   /** Never written unless this capability was negotiated. */
   capability: string;
   /**
@@ -249,10 +226,20 @@ export interface NotificationSpec {
   request: MethodName | null;
 }
 
+/** A notification's entry, its `params` a getter as a method's (see `method`). */
+function notification<P extends z.ZodType, const O extends Rest<NotificationSpec>>(
+  params: Lazy<P>,
+  rest: O,
+): { readonly params: P } & O {
+  return Object.freeze(
+    Object.defineProperties({ ...rest }, { params: { get: params, enumerable: true } }),
+  ) as { readonly params: P } & O;
+}
+
 /** The one table of notifications (child to client). Clients never send any. */
 export const NOTIFICATIONS = {
-  "turn.event": { params: TurnEventParams, capability: "turn", request: "turn.start" },
-  "mcp.changed": { params: McpChangedParams, capability: "mcp", request: null },
+  "turn.event": notification(TurnEventParams, { capability: "turn", request: "turn.start" }),
+  "mcp.changed": notification(McpChangedParams, { capability: "mcp", request: null }),
 } as const satisfies Record<string, NotificationSpec>;
 
 export type NotificationName = keyof typeof NOTIFICATIONS;

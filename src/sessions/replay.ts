@@ -109,6 +109,6 @@ export class ReplayCollector {
 }
 
 function asReplayRecord(event: SessionEvent): ReplayRecord | null {
-  const parsed = ReplayRecord.safeParse(event);
+  const parsed = ReplayRecord().safeParse(event);
   return parsed.success ? parsed.data : null;
 }

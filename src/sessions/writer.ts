@@ -207,7 +207,7 @@ export class SessionWriter {
     if (turnId !== null) {
       record.turn_id = turnId;
       Object.assign(record, fields);
-      if (!TurnRecord.safeParse(record).success) throw new InvalidTurnRecord(type);
+      if (!TurnRecord().safeParse(record).success) throw new InvalidTurnRecord(type);
     } else Object.assign(record, fields);
     const json = JSON.stringify(record);
     const bytes = Buffer.byteLength(json);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { type Infer, lazy } from "../protocol/lazy.js";
 import { errorCode, readRegularFile, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
 
@@ -15,32 +16,36 @@ export const CACHE_BYTES = 1_048_576;
 export const CACHE_MODELS = 2048;
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
-const Effort = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/);
+const Effort = lazy(() => z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/));
 
-export const CacheModel = z
-  .strictObject({
-    // Checked for safety and uniqueness after the fingerprint, as the contract orders it.
-    id: z.string(),
-    name: z.string().max(256).nullable().optional(),
-    context_window: z.number().int().min(1).max(1e9).nullable().optional(),
-    efforts: z.array(Effort).max(16).optional(),
-    default_effort: Effort.nullable().optional(),
-  })
-  .refine((m) => m.default_effort == null || (m.efforts ?? []).includes(m.default_effort), {
-    message: "default_effort must be one of efforts",
-  });
+export const CacheModel = lazy(() =>
+  z
+    .strictObject({
+      // Checked for safety and uniqueness after the fingerprint, as the contract orders it.
+      id: z.string(),
+      name: z.string().max(256).nullable().optional(),
+      context_window: z.number().int().min(1).max(1e9).nullable().optional(),
+      efforts: z.array(Effort()).max(16).optional(),
+      default_effort: Effort().nullable().optional(),
+    })
+    .refine((m) => m.default_effort == null || (m.efforts ?? []).includes(m.default_effort), {
+      message: "default_effort must be one of efforts",
+    }),
+);
 
-export const CacheFile = z.strictObject({
-  format: z.literal(CACHE_FORMAT),
-  version: z.literal(CACHE_VERSION),
-  provider: z.string(),
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-  fetched_at: z.string().min(1).max(64),
-  models: z.array(CacheModel),
-});
+export const CacheFile = lazy(() =>
+  z.strictObject({
+    format: z.literal(CACHE_FORMAT),
+    version: z.literal(CACHE_VERSION),
+    provider: z.string(),
+    fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+    fetched_at: z.string().min(1).max(64),
+    models: z.array(CacheModel()),
+  }),
+);
 
-export type CacheModel = z.infer<typeof CacheModel>;
-export type CacheFile = z.infer<typeof CacheFile>;
+export type CacheModel = Infer<typeof CacheModel>;
+export type CacheFile = Infer<typeof CacheFile>;
 
 /** A cache over the byte or entry bound: the operation error `catalog_limit`. */
 export class CacheLimitExceeded extends Error {
@@ -129,7 +134,7 @@ export function validateCache(
     return { status: "invalid_format" };
   if (Array.isArray(json.models) && json.models.length > CACHE_MODELS)
     throw new CacheLimitExceeded();
-  const parsed = CacheFile.safeParse(json);
+  const parsed = CacheFile().safeParse(json);
   if (!parsed.success || parsed.data.provider !== provider) return { status: "invalid_schema" };
   if (parsed.data.fingerprint !== fingerprint) return { status: "incompatible_fingerprint" };
   if (parsed.data.models.length === 0) return { status: "empty_cache" };

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { type Infer, lazy } from "../protocol/lazy.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { readRegularFile, readRegularFileSync, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
@@ -12,40 +13,46 @@ import { parseJson } from "./settings.js";
  */
 export const CREDENTIAL_FILE_BYTES = 1_048_576;
 
-export const McAuthEntry = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("api_key"), key: z.string() }),
-  z.strictObject({
-    type: z.literal("oauth"),
-    access_token: z.string(),
-    refresh_token: z.string().optional(),
-    /** Milliseconds since the epoch, or an ISO time. */
-    expires_at: z.union([z.number(), z.string()]).nullable().optional(),
-  }),
-]);
-export const McAuthFile = z.record(z.string(), McAuthEntry);
-export type McAuthEntry = z.infer<typeof McAuthEntry>;
-export type McAuthFile = z.infer<typeof McAuthFile>;
+export const McAuthEntry = lazy(() =>
+  z.discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("api_key"), key: z.string() }),
+    z.strictObject({
+      type: z.literal("oauth"),
+      access_token: z.string(),
+      refresh_token: z.string().optional(),
+      /** Milliseconds since the epoch, or an ISO time. */
+      expires_at: z.union([z.number(), z.string()]).nullable().optional(),
+    }),
+  ]),
+);
+export const McAuthFile = lazy(() => z.record(z.string(), McAuthEntry()));
+export type McAuthEntry = Infer<typeof McAuthEntry>;
+export type McAuthFile = Infer<typeof McAuthFile>;
 
 /** Codex's file: only the fields mc reads are checked; the rest is kept as it was on rewrite. */
-export const CodexAuthFile = z.looseObject({
-  tokens: z.looseObject({
-    access_token: z.string().optional(),
-    refresh_token: z.string().optional(),
-    id_token: z.string().optional(),
-    account_id: z.string().nullable().optional(),
+export const CodexAuthFile = lazy(() =>
+  z.looseObject({
+    tokens: z.looseObject({
+      access_token: z.string().optional(),
+      refresh_token: z.string().optional(),
+      id_token: z.string().optional(),
+      account_id: z.string().nullable().optional(),
+    }),
+    last_refresh: z.string().nullable().optional(),
   }),
-  last_refresh: z.string().nullable().optional(),
-});
-export type CodexAuthFile = z.infer<typeof CodexAuthFile>;
+);
+export type CodexAuthFile = Infer<typeof CodexAuthFile>;
 
-export const ClaudeCredentialsFile = z.looseObject({
-  claudeAiOauth: z.looseObject({
-    accessToken: z.string().optional(),
-    refreshToken: z.string().optional(),
-    expiresAt: z.number().nullable().optional(),
+export const ClaudeCredentialsFile = lazy(() =>
+  z.looseObject({
+    claudeAiOauth: z.looseObject({
+      accessToken: z.string().optional(),
+      refreshToken: z.string().optional(),
+      expiresAt: z.number().nullable().optional(),
+    }),
   }),
-});
-export type ClaudeCredentialsFile = z.infer<typeof ClaudeCredentialsFile>;
+);
+export type ClaudeCredentialsFile = Infer<typeof ClaudeCredentialsFile>;
 
 export interface CredentialPaths {
   mcAuth: string;

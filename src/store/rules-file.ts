@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { type Infer, lazy } from "../protocol/lazy.js";
 import { AtomicWriteError, type RenameGate, writeFileAtomic } from "./atomic-write.js";
 import { errorCode, readRegularFile, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
@@ -19,31 +20,33 @@ export const RULES_FILE_BYTES = 1_048_576;
 export const MAX_RULES = 256;
 const WORD_CHARS = 1024;
 
-const RuleMeta = {
+const RuleMeta = lazy(() => ({
   id: z.string().regex(/^w-[0-9a-f]{16}$/),
   effect: z.enum(["allow", "deny"]),
   created_at: z.iso.datetime(),
-};
-export const StoredRule = z.discriminatedUnion("tool", [
-  z.strictObject({
-    ...RuleMeta,
-    tool: z.literal("shell"),
-    match: z.enum(["prefix", "exact"]),
-    env: z.array(z.string().max(WORD_CHARS)).max(64),
-    words: z.array(z.string().max(WORD_CHARS)).min(1).max(256),
-  }),
-  z.strictObject({
-    ...RuleMeta,
-    tool: z.literal("edit"),
-    path_glob: z.string().min(1).max(WORD_CHARS).nullable(),
-  }),
-  z.strictObject({
-    ...RuleMeta,
-    tool: z.literal("mcp"),
-    name: z.string().min(1).max(64),
-  }),
-]);
-export type StoredRule = z.infer<typeof StoredRule>;
+}));
+export const StoredRule = lazy(() =>
+  z.discriminatedUnion("tool", [
+    z.strictObject({
+      ...RuleMeta(),
+      tool: z.literal("shell"),
+      match: z.enum(["prefix", "exact"]),
+      env: z.array(z.string().max(WORD_CHARS)).max(64),
+      words: z.array(z.string().max(WORD_CHARS)).min(1).max(256),
+    }),
+    z.strictObject({
+      ...RuleMeta(),
+      tool: z.literal("edit"),
+      path_glob: z.string().min(1).max(WORD_CHARS).nullable(),
+    }),
+    z.strictObject({
+      ...RuleMeta(),
+      tool: z.literal("mcp"),
+      name: z.string().min(1).max(64),
+    }),
+  ]),
+);
+export type StoredRule = Infer<typeof StoredRule>;
 /** A rule before it is stored: the store gives it its ID and time. */
 export type NewRule = StoredRule extends infer R
   ? R extends unknown
@@ -51,16 +54,18 @@ export type NewRule = StoredRule extends infer R
     : never
   : never;
 
-const RulesFile = z
-  .strictObject({
-    version: z.literal(1),
-    workspace: z.string().min(1),
-    rules: z.array(StoredRule).max(MAX_RULES),
-  })
-  .refine(
-    (file) => new Set(file.rules.map((r) => r.id)).size === file.rules.length,
-    "duplicate id",
-  );
+const RulesFile = lazy(() =>
+  z
+    .strictObject({
+      version: z.literal(1),
+      workspace: z.string().min(1),
+      rules: z.array(StoredRule()).max(MAX_RULES),
+    })
+    .refine(
+      (file) => new Set(file.rules.map((r) => r.id)).size === file.rules.length,
+      "duplicate id",
+    ),
+);
 
 export type RulesRead =
   | { state: "absent"; rules: [] }
@@ -112,7 +117,7 @@ export class WorkspaceRulesFile {
       if (error instanceof UnsafeStoreFile) return { state: "invalid", rules: [] };
       throw error;
     }
-    const parsed = RulesFile.safeParse(parseJson(bytes));
+    const parsed = RulesFile().safeParse(parseJson(bytes));
     if (!parsed.success || parsed.data.workspace !== this.workspace)
       return { state: "invalid", rules: [] };
     if (!parsed.data.rules.every(this.extraCheck)) return { state: "invalid", rules: [] };

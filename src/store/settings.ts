@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
+import { type Infer, lazy } from "../protocol/lazy.js";
 import { McpServersSettings } from "./mcp-settings.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
@@ -23,40 +24,47 @@ export const MAX_ENABLED_MODELS = 2048;
 export const BUILT_IN_PROVIDERS = ["openai", "anthropic", "codex"] as const;
 export const PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "codex"] as const;
 
-const Url = z.string().min(1).max(2048);
+const Url = lazy(() => z.string().min(1).max(2048));
 
-export const ProviderSettings = z.strictObject({
-  type: z.enum(PROVIDER_TYPES).optional(),
-  base_url: Url.optional(),
-  api_key_env: z.string().regex(ENV_NAME).optional(),
-  token_url: Url.optional(),
-});
+export const ProviderSettings = lazy(() =>
+  z.strictObject({
+    type: z.enum(PROVIDER_TYPES).optional(),
+    base_url: Url().optional(),
+    api_key_env: z.string().regex(ENV_NAME).optional(),
+    token_url: Url().optional(),
+  }),
+);
 
-export const GlobalSettings = z
-  .strictObject({
-    providers: z.record(z.string().regex(PROVIDER_ID), ProviderSettings).optional(),
+/** The fields of MC_HOME/config.json; GlobalSettings adds the rules across them. */
+const GlobalFields = lazy(() =>
+  z.strictObject({
+    providers: z.record(z.string().regex(PROVIDER_ID), ProviderSettings()).optional(),
     enabled_models: z.array(z.string().regex(MODEL_ID)).max(MAX_ENABLED_MODELS).optional(),
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
-    models_dev_url: Url.optional(),
+    models_dev_url: Url().optional(),
     /** The OS sandbox of the `sandboxed` permission level (docs/tools.md, "The sandbox"). */
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
     /** MCP servers the child starts (docs/mcp.md, "Configuration"). */
-    mcp_servers: McpServersSettings.optional(),
-  })
-  .superRefine(checkProviders);
+    mcp_servers: McpServersSettings().optional(),
+  }),
+);
 
-export const ProjectSettings = z.strictObject({
-  model: z.string().regex(MODEL_ID).optional(),
-  effort: z.string().regex(EFFORT).optional(),
-});
+export const GlobalSettings = lazy(() => GlobalFields().superRefine(checkProviders));
 
-export type ProviderSettings = z.infer<typeof ProviderSettings>;
-export type GlobalSettings = z.infer<typeof GlobalSettings>;
-export type ProjectSettings = z.infer<typeof ProjectSettings>;
+export const ProjectSettings = lazy(() =>
+  z.strictObject({
+    model: z.string().regex(MODEL_ID).optional(),
+    effort: z.string().regex(EFFORT).optional(),
+  }),
+);
+
+export type ProviderSettings = Infer<typeof ProviderSettings>;
+export type GlobalSettings = Infer<typeof GlobalSettings>;
+export type ProjectSettings = Infer<typeof ProjectSettings>;
 
 /** Cross-field rules a record schema cannot say on its own. */
-function checkProviders(settings: GlobalSettings, ctx: z.RefinementCtx): void {
+function checkProviders(settings: Infer<typeof GlobalFields>, ctx: z.RefinementCtx): void {
   const providers = settings.providers ?? {};
   const builtIns: readonly string[] = BUILT_IN_PROVIDERS;
   const names = new Set([...BUILT_IN_PROVIDERS, ...Object.keys(providers)]);
@@ -144,8 +152,10 @@ export function anySettingsInvalid(settings: LoadedSettings): boolean {
  * The parsed file; absent when it cannot exist (no such file, or a path component that is not a
  * folder, such as a plain file named `.mc`); invalid when it exists but is unreadable, unsafe,
  * oversized or wrong, with the fault kept (an invalid file's text is kept only to locate it).
+ * `schema` is called only for a file that parsed as JSON: a start with no settings file builds
+ * no settings schema (src/protocol/lazy.ts).
  */
-export function readSettingsFile<T>(path: string, schema: z.ZodType<T>): FileRead<T> {
+export function readSettingsFile<T>(path: string, schema: () => z.ZodType<T>): FileRead<T> {
   let read: SafeRead;
   try {
     read = readRegularFileSync(path, SETTINGS_BYTES);
@@ -171,7 +181,7 @@ export function readSettingsFile<T>(path: string, schema: z.ZodType<T>): FileRea
   } catch {
     return { state: "invalid", fault: { reason: "syntax", text, issue: null } };
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema().safeParse(json);
   if (parsed.success) return { state: "valid", data: parsed.data };
   return { state: "invalid", fault: { reason: "schema", text, issue: firstIssue(parsed.error) } };
 }

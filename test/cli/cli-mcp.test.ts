@@ -126,7 +126,7 @@ describe("CLI: mcp", { timeout: 600_000 }, () => {
     });
     const r = await run(["mcp", "--json"]);
     assert.equal(r.code, 1, r.stderr);
-    const parsed = McpStatusResult.parse(JSON.parse(r.stdout));
+    const parsed = McpStatusResult().parse(JSON.parse(r.stdout));
     assert.deepEqual(Object.keys(JSON.parse(r.stdout)), ["servers"]);
     const [memory, ...others] = parsed.servers;
     assert.equal(memory?.state, "ready");

@@ -74,8 +74,8 @@ test("turn events: a oneOf discriminated by type, each variant with every field"
     discriminator: { propertyName: string; mapping: Record<string, string> };
   };
   assert.equal(union.discriminator.propertyName, "type");
-  assert.equal(union.oneOf.length, TurnEventBody.options.length);
-  for (const option of TurnEventBody.options) {
+  assert.equal(union.oneOf.length, TurnEventBody().options.length);
+  for (const option of TurnEventBody().options) {
     const type = option.shape.type.value;
     const name = String(union.discriminator.mapping[type]).replace("#/$defs/", "");
     const variant = defs[name] as { properties: Record<string, Node>; required: string[] };

@@ -39,7 +39,7 @@ async function followAll(
   let cursor: string | null | undefined;
   do {
     const params = cursor ? { cursor } : {};
-    const page = SessionDiscoverResult.parse(
+    const page = SessionDiscoverResult().parse(
       await handler(params, {
         id: "r",
         signal,
@@ -103,7 +103,7 @@ describe("session.discover deadline", () => {
         let readings = 0;
         const clock: Clock = () => (readings++ === 0 ? 0 : elapsed);
         const handler = discoveryHandler(state, { clock });
-        return SessionDiscoverResult.parse(
+        return SessionDiscoverResult().parse(
           await handler(
             {},
             { id: "r", signal, state, commit: (effect) => effect(), notify: noNotify },

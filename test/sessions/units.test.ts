@@ -124,7 +124,7 @@ describe("record facts", () => {
     ];
     for (const text of values) {
       const value: unknown = JSON.parse(text);
-      assert.equal(isSessionEvent(value), SessionEvent.safeParse(value).success, text);
+      assert.equal(isSessionEvent(value), SessionEvent().safeParse(value).success, text);
     }
   });
 

@@ -114,7 +114,7 @@ describe("SessionWriter", () => {
     const records = lines(join(sessions, "s1.jsonl"));
     assert.equal(records.length, 1 + bodies.length);
     for (const [i, record] of records.slice(1).entries()) {
-      assert.equal(TurnRecord.safeParse(record).success, true, JSON.stringify(record));
+      assert.equal(TurnRecord().safeParse(record).success, true, JSON.stringify(record));
       assert.deepEqual(Object.keys(record).slice(0, 4), ["type", "ts", "cwd", "turn_id"]);
       assert.equal(record.turn_id, "t-01");
       assert.equal(record.cwd, cwd);

@@ -1,9 +1,4 @@
-/**
- * How a running turn waits for its checkpoints (docs/checkpoints.md): the one before it once,
- * before its first tool runs or at its end; the one after it at its end. A failed or late one
- * is a `checkpoint_failed` event, and the turn goes on without it.
- */
-import type { z } from "zod";
+import type { Infer } from "../../protocol/lazy.js";
 import type { CheckpointFailedEvent } from "../../protocol/schemas/checkpoints.js";
 import {
   type CheckpointOutcome,
@@ -17,7 +12,7 @@ export interface TurnEndCheckpoints {
   after: string | null;
 }
 
-type Emit = (event: z.infer<typeof CheckpointFailedEvent>) => Promise<void>;
+type Emit = (event: Infer<typeof CheckpointFailedEvent>) => Promise<void>;
 
 export class TurnCheckpointRun {
   private beforeCheckpoint: Promise<string | null> | null = null;

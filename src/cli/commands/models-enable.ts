@@ -146,7 +146,7 @@ function parseValid(text: string, edited = false): GlobalSettings {
   } catch {
     json = undefined;
   }
-  const parsed = GlobalSettings.safeParse(json);
+  const parsed = GlobalSettings().safeParse(json);
   if (parsed.success) return parsed.data;
   if (edited)
     throw new ActionableError(

@@ -154,7 +154,7 @@ async function credentialSource(
     return credential.source === "mc"
       ? "OAuth tokens from MC_HOME/auth.json"
       : `OAuth tokens from Codex's auth.json (${ctx.paths.codexAuth})`;
-  const file = await readCredentialFile(ctx.paths.mcAuth, McAuthFile);
+  const file = await readCredentialFile(ctx.paths.mcAuth, McAuthFile());
   return file?.[provider.id]?.type === "oauth"
     ? "OAuth token from MC_HOME/auth.json"
     : `OAuth token from Claude's credentials (${ctx.paths.claudeCredentials})`;

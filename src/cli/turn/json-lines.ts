@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Infer, lazy } from "../../protocol/lazy.js";
 import { TurnEventBody, TurnResult } from "../../protocol/schemas/turns.js";
 
 /**
@@ -8,36 +9,40 @@ import { TurnEventBody, TurnResult } from "../../protocol/schemas/turns.js";
  * the command ends with; or, for anything that kept the turn from running or from ending
  * (no model, the backend refused, a usage mistake after the options were read), one error line.
  */
-const Place = { turn_id: z.string(), seq: z.number().int().min(0) };
+const Place = lazy(() => ({ turn_id: z.string(), seq: z.number().int().min(0) }));
 
-const EventLines = TurnEventBody.options.map((event) => event.extend(Place));
+const EventLines = lazy(() => TurnEventBody().options.map((event) => event.extend(Place())));
 
-const ResultLines = TurnResult.options.map((result) =>
-  result.extend({
-    type: z.literal("result"),
-    /** The exit code of `mc-agent exec` (docs/cli.md, "exit codes"). */
+const ResultLines = lazy(() =>
+  TurnResult().options.map((result) =>
+    result.extend({
+      type: z.literal("result"),
+      /** The exit code of `mc-agent exec` (docs/cli.md, "exit codes"). */
+      exit_code: z.number().int(),
+      /** Approvals denied because no terminal could ask (each also has its approval_resolved). */
+      denied_unasked: z.number().int().min(0),
+    }),
+  ),
+);
+
+export const ErrorLine = lazy(() =>
+  z.strictObject({
+    type: z.literal("error"),
+    code: z.string(),
+    message: z.string(),
+    advice: z.string(),
     exit_code: z.number().int(),
-    /** Approvals denied because no terminal could ask (each also has its approval_resolved). */
-    denied_unasked: z.number().int().min(0),
   }),
 );
 
-export const ErrorLine = z.strictObject({
-  type: z.literal("error"),
-  code: z.string(),
-  message: z.string(),
-  advice: z.string(),
-  exit_code: z.number().int(),
-});
-
-export const ExecJsonLine = z.union([...EventLines, ...ResultLines, ErrorLine]);
-export type ExecJsonLine = z.infer<typeof ExecJsonLine>;
+export const ExecJsonLine = lazy(() => z.union([...EventLines(), ...ResultLines(), ErrorLine()]));
+export type ExecJsonLine = Infer<typeof ExecJsonLine>;
 
 /** The JSON Schema docs/cli.md shows (a test keeps the two the same). */
 export function execJsonSchema(): unknown {
   return {
     $id: "mc-agent-exec-json-line",
     title: "One line of mc-agent exec --json",
-    ...z.toJSONSchema(ExecJsonLine, { unrepresentable: "any" }),
+    ...z.toJSONSchema(ExecJsonLine(), { unrepresentable: "any" }),
   };
 }

@@ -32,7 +32,7 @@ export const MCP_CASES: ConformanceCase[] = [
       const init = await child.initialize(["mcp"]);
       assert.ok(init.result, `initialize refused: ${JSON.stringify(init.error)}`);
       const answer = await child.call("mcp.status", {});
-      assert.deepEqual(McpStatusResult.parse(answer), { servers: [] });
+      assert.deepEqual(McpStatusResult().parse(answer), { servers: [] });
     },
   },
   {
@@ -53,7 +53,7 @@ export const MCP_CASES: ConformanceCase[] = [
       };
       if (!child.frames.some(isFailure)) await child.waitFor(isFailure, 15_000);
       const answer = await child.call("mcp.status", {});
-      assert.deepEqual(McpStatusResult.parse(answer).servers, [
+      assert.deepEqual(McpStatusResult().parse(answer).servers, [
         { name: "gone", transport: "stdio", state: "failed", tools: 0, error: "spawn_failed" },
         { name: "off", transport: "http", state: "disabled", tools: 0, error: null },
       ]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazy } from "../../protocol/lazy.js";
 import { CACHE_MODELS, type CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
@@ -48,23 +49,29 @@ export function endpointBase(raw: string): string {
   return raw.replace(/\/+$/, "");
 }
 
-const OpenAiList = z.looseObject({
-  data: z.array(z.looseObject({ id: z.string() })),
-});
+const OpenAiList = lazy(() =>
+  z.looseObject({
+    data: z.array(z.looseObject({ id: z.string() })),
+  }),
+);
 
 async function listOpenAi(base: string, auth: ListingAuth, remote: Remote) {
   const body = await getJson(`${base}/models`, bearerHeaders(auth), remote);
-  const parsed = OpenAiList.safeParse(body);
+  const parsed = OpenAiList().safeParse(body);
   if (!parsed.success) throw new RefreshFailure("invalid_catalog");
   guardCount(parsed.data.data.length);
   return parsed.data.data.map((m) => ({ id: m.id }));
 }
 
-const AnthropicPage = z.looseObject({
-  data: z.array(z.looseObject({ id: z.string(), display_name: z.string().nullable().optional() })),
-  has_more: z.boolean(),
-  last_id: z.string().nullable().optional(),
-});
+const AnthropicPage = lazy(() =>
+  z.looseObject({
+    data: z.array(
+      z.looseObject({ id: z.string(), display_name: z.string().nullable().optional() }),
+    ),
+    has_more: z.boolean(),
+    last_id: z.string().nullable().optional(),
+  }),
+);
 
 /** Pages with `after_id` while `has_more`; every page must make progress. */
 async function listAnthropic(base: string, auth: ListingAuth, remote: Remote) {
@@ -82,7 +89,7 @@ async function listAnthropic(base: string, auth: ListingAuth, remote: Remote) {
   for (;;) {
     const query =
       after === null ? "?limit=1000" : `?limit=1000&after_id=${encodeURIComponent(after)}`;
-    const parsed = AnthropicPage.safeParse(
+    const parsed = AnthropicPage().safeParse(
       await getJson(`${base}/v1/models${query}`, headers, remote),
     );
     if (!parsed.success) throw new RefreshFailure("invalid_catalog");
@@ -96,18 +103,20 @@ async function listAnthropic(base: string, auth: ListingAuth, remote: Remote) {
   }
 }
 
-const CodexLevel = z.union([z.string(), z.looseObject({ effort: z.string() })]);
-const CodexList = z.looseObject({
-  models: z.array(
-    z.looseObject({
-      slug: z.string(),
-      display_name: z.string().nullable().optional(),
-      context_window: z.number().int().positive().nullable().optional(),
-      supported_reasoning_levels: z.array(CodexLevel).nullable().optional(),
-      default_reasoning_level: z.string().nullable().optional(),
-    }),
-  ),
-});
+const CodexLevel = lazy(() => z.union([z.string(), z.looseObject({ effort: z.string() })]));
+const CodexList = lazy(() =>
+  z.looseObject({
+    models: z.array(
+      z.looseObject({
+        slug: z.string(),
+        display_name: z.string().nullable().optional(),
+        context_window: z.number().int().positive().nullable().optional(),
+        supported_reasoning_levels: z.array(CodexLevel()).nullable().optional(),
+        default_reasoning_level: z.string().nullable().optional(),
+      }),
+    ),
+  }),
+);
 
 async function listCodex(base: string, auth: ListingAuth, remote: Remote) {
   const headers = bearerHeaders(auth);
@@ -117,7 +126,7 @@ async function listCodex(base: string, auth: ListingAuth, remote: Remote) {
     headers,
     remote,
   );
-  const parsed = CodexList.safeParse(body);
+  const parsed = CodexList().safeParse(body);
   if (!parsed.success) throw new RefreshFailure("invalid_catalog");
   guardCount(parsed.data.models.length);
   return parsed.data.models.map((m) => {

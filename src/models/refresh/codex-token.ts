@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Infer, lazy } from "../../protocol/lazy.js";
 import {
   type CredentialPaths,
   type CredentialUpdateOptions,
@@ -112,14 +113,16 @@ export function jwtExpiryMs(token: string): number | null {
   }
 }
 
-const TokenResponse = z.looseObject({
-  access_token: z.string().min(1),
-  refresh_token: z.string().min(1).optional(),
-  id_token: z.string().min(1).optional(),
-  /** Seconds the access token lives (RFC 6749); preferred over the JWT `exp` for mc's entry. */
-  expires_in: z.number().positive().optional(),
-});
-type TokenResponse = z.infer<typeof TokenResponse>;
+const TokenResponse = lazy(() =>
+  z.looseObject({
+    access_token: z.string().min(1),
+    refresh_token: z.string().min(1).optional(),
+    id_token: z.string().min(1).optional(),
+    /** Seconds the access token lives (RFC 6749); preferred over the JWT `exp` for mc's entry. */
+    expires_in: z.number().positive().optional(),
+  }),
+);
+type TokenResponse = Infer<typeof TokenResponse>;
 
 async function exchange(
   refreshToken: string,
@@ -145,7 +148,7 @@ async function exchange(
   );
   const body = parseJson(response.body);
   if (response.status >= 200 && response.status < 300) {
-    const parsed = TokenResponse.safeParse(body);
+    const parsed = TokenResponse().safeParse(body);
     if (!parsed.success) throw new RefreshFailure("remote_unavailable");
     return parsed.data;
   }

@@ -25,7 +25,7 @@ export function validateListing(
   if (models.length === 0) throw new RefreshFailure("empty_catalog");
   if (models.length > CACHE_MODELS) throw new RefreshFailure("catalog_limit");
   if (!entryIdentitiesValid(models, provider.id)) throw new RefreshFailure("invalid_catalog");
-  const file = CacheFile.safeParse({
+  const file = CacheFile().safeParse({
     format: CACHE_FORMAT,
     version: CACHE_VERSION,
     provider: provider.id,

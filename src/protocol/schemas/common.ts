@@ -7,17 +7,18 @@ import {
   REQUEST_ID_PATTERN,
   SESSION_ID_PATTERN,
 } from "../constants.js";
+import { type Infer, lazy } from "../lazy.js";
 
-export const RequestId = z.string().regex(REQUEST_ID_PATTERN);
-export const SessionId = z.string().regex(SESSION_ID_PATTERN);
-export const ProviderId = z.string().regex(PROVIDER_ID_PATTERN);
-export const ModelId = z.string().regex(MODEL_ID_PATTERN);
-export const Cursor = z.string().regex(CURSOR_PATTERN);
-export const IsoTime = z.string().min(1).max(64);
+export const RequestId = lazy(() => z.string().regex(REQUEST_ID_PATTERN));
+export const SessionId = lazy(() => z.string().regex(SESSION_ID_PATTERN));
+export const ProviderId = lazy(() => z.string().regex(PROVIDER_ID_PATTERN));
+export const ModelId = lazy(() => z.string().regex(MODEL_ID_PATTERN));
+export const Cursor = lazy(() => z.string().regex(CURSOR_PATTERN));
+export const IsoTime = lazy(() => z.string().min(1).max(64));
 export const EFFORT_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
-export const Effort = z.string().regex(EFFORT_PATTERN);
+export const Effort = lazy(() => z.string().regex(EFFORT_PATTERN));
 
-export const EmptyParams = z.strictObject({});
+export const EmptyParams = lazy(() => z.strictObject({}));
 /**
  * EmptyParams' verdict on a decoded frame's params (always a plain object, envelope.ts), without
  * the parse: it accepts exactly the object with no key. `status`, pipelined by the thousand, is
@@ -28,25 +29,33 @@ export function isEmptyParams(params: Record<string, unknown>): boolean {
   for (const key in params) if (Object.hasOwn(params, key)) return false;
   return true;
 }
-export const CursorParams = z.strictObject({ cursor: Cursor.optional() });
+export const CursorParams = lazy(() => z.strictObject({ cursor: Cursor().optional() }));
 
-export const ErrorObject = z.strictObject({ code: ErrorCode, message: z.string() });
+export const ErrorObject = lazy(() => z.strictObject({ code: ErrorCode(), message: z.string() }));
 
-export const RequestFrame = z.strictObject({
-  id: RequestId,
-  method: z.string(),
-  params: z.record(z.string(), z.unknown()),
-});
-export const SuccessFrame = z.strictObject({
-  id: RequestId,
-  result: z.record(z.string(), z.unknown()),
-});
-export const ErrorFrame = z.strictObject({ id: RequestId.nullable(), error: ErrorObject });
+export const RequestFrame = lazy(() =>
+  z.strictObject({
+    id: RequestId(),
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()),
+  }),
+);
+export const SuccessFrame = lazy(() =>
+  z.strictObject({
+    id: RequestId(),
+    result: z.record(z.string(), z.unknown()),
+  }),
+);
+export const ErrorFrame = lazy(() =>
+  z.strictObject({ id: RequestId().nullable(), error: ErrorObject() }),
+);
 /** Child to client only; a frame without `id` from a client stays `invalid_request`. */
-export const NotificationFrame = z.strictObject({
-  method: z.string(),
-  params: z.record(z.string(), z.unknown()),
-});
+export const NotificationFrame = lazy(() =>
+  z.strictObject({
+    method: z.string(),
+    params: z.record(z.string(), z.unknown()),
+  }),
+);
 
-export type RequestFrame = z.infer<typeof RequestFrame>;
-export type ErrorObject = z.infer<typeof ErrorObject>;
+export type RequestFrame = Infer<typeof RequestFrame>;
+export type ErrorObject = Infer<typeof ErrorObject>;

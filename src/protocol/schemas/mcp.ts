@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Infer, lazy } from "../lazy.js";
 
 /**
  * The `mcp` capability (docs/mcp.md): what became of each MCP server configured under
@@ -12,7 +13,7 @@ import { z } from "zod";
  * and no `_` at either end (the separator stays unambiguous); at most 24 characters.
  */
 export const MCP_SERVER_NAME_PATTERN = /^(?!.*__)[A-Za-z0-9](?:[A-Za-z0-9_-]{0,22}[A-Za-z0-9-])?$/;
-export const McpServerName = z.string().regex(MCP_SERVER_NAME_PATTERN);
+export const McpServerName = lazy(() => z.string().regex(MCP_SERVER_NAME_PATTERN));
 
 export const MCP_TRANSPORTS = ["stdio", "http"] as const;
 export const MCP_STATES = ["starting", "ready", "failed", "disabled"] as const;
@@ -40,26 +41,30 @@ export const MCP_ERRORS = [
   "tool_limit",
 ] as const;
 
-export const McpServerStatus = z.strictObject({
-  name: McpServerName,
-  transport: z.enum(MCP_TRANSPORTS),
-  state: z.enum(MCP_STATES),
-  /** Tools offered after the allow/deny filter; 0 unless `ready`. */
-  tools: z.number().int().min(0),
-  error: z.enum(MCP_ERRORS).nullable(),
-});
+export const McpServerStatus = lazy(() =>
+  z.strictObject({
+    name: McpServerName(),
+    transport: z.enum(MCP_TRANSPORTS),
+    state: z.enum(MCP_STATES),
+    /** Tools offered after the allow/deny filter; 0 unless `ready`. */
+    tools: z.number().int().min(0),
+    error: z.enum(MCP_ERRORS).nullable(),
+  }),
+);
 
-export const McpStatusResult = z.strictObject({
-  /** In configuration order (the keys of `mcp_servers` as written). */
-  servers: z.array(McpServerStatus).max(32),
-});
+export const McpStatusResult = lazy(() =>
+  z.strictObject({
+    /** In configuration order (the keys of `mcp_servers` as written). */
+    servers: z.array(McpServerStatus()).max(32),
+  }),
+);
 
 /** `mcp.changed`: one server's new status, whenever its state, tool count or error changed. */
-export const McpChangedParams = z.strictObject({ server: McpServerStatus });
+export const McpChangedParams = lazy(() => z.strictObject({ server: McpServerStatus() }));
 
-export type McpServerStatus = z.infer<typeof McpServerStatus>;
-export type McpStatusResult = z.infer<typeof McpStatusResult>;
-export type McpChangedParams = z.infer<typeof McpChangedParams>;
+export type McpServerStatus = Infer<typeof McpServerStatus>;
+export type McpStatusResult = Infer<typeof McpStatusResult>;
+export type McpChangedParams = Infer<typeof McpChangedParams>;
 export type McpTransport = (typeof MCP_TRANSPORTS)[number];
 export type McpState = (typeof MCP_STATES)[number];
 export type McpError = (typeof MCP_ERRORS)[number];

@@ -1,33 +1,38 @@
 import { z } from "zod";
+import { type Infer, lazy } from "../lazy.js";
 import { Cursor, CursorParams, Effort, ModelId, ProviderId } from "./common.js";
 import { Selection } from "./lifecycle.js";
 
-export const ModelChoice = z.strictObject({
-  id: ModelId,
-  provider: ProviderId,
-  model: ModelId,
-  name: z.string().nullable(),
-  efforts: z.array(Effort),
-  default_effort: Effort.nullable(),
-  selectable: z.literal(true),
-});
+export const ModelChoice = lazy(() =>
+  z.strictObject({
+    id: ModelId(),
+    provider: ProviderId(),
+    model: ModelId(),
+    name: z.string().nullable(),
+    efforts: z.array(Effort()),
+    default_effort: Effort().nullable(),
+    selectable: z.literal(true),
+  }),
+);
 
-export const CatalogNotice = z.discriminatedUnion("code", [
-  z.strictObject({ code: z.literal("catalog_missing"), provider: ProviderId }),
-  z.strictObject({ code: z.literal("catalog_invalid"), provider: ProviderId }),
-  z.strictObject({ code: z.literal("configuration_invalid") }),
-]);
+export const CatalogNotice = lazy(() =>
+  z.discriminatedUnion("code", [
+    z.strictObject({ code: z.literal("catalog_missing"), provider: ProviderId() }),
+    z.strictObject({ code: z.literal("catalog_invalid"), provider: ProviderId() }),
+    z.strictObject({ code: z.literal("configuration_invalid") }),
+  ]),
+);
 
 export const ModelCatalogParams = CursorParams;
-const catalogFields = {
+const catalogFields = lazy(() => ({
   revision: z.string().min(1).max(64),
-  choices: z.array(ModelChoice),
-  selection: Selection,
-  notices: z.array(CatalogNotice),
-  cursor: Cursor.nullable(),
+  choices: z.array(ModelChoice()),
+  selection: Selection(),
+  notices: z.array(CatalogNotice()),
+  cursor: Cursor().nullable(),
   complete: z.boolean(),
-};
-export const ModelCatalogResult = z.strictObject(catalogFields);
+}));
+export const ModelCatalogResult = lazy(() => z.strictObject(catalogFields()));
 
 export const CATALOG_STATUSES = [
   "available",
@@ -37,42 +42,48 @@ export const CATALOG_STATUSES = [
   "invalid_schema",
   "incompatible_fingerprint",
 ] as const;
-export const CatalogStatus = z.enum(CATALOG_STATUSES);
+export const CatalogStatus = lazy(() => z.enum(CATALOG_STATUSES));
 export const AUTHENTICATION_STATES = [
   "ready",
   "authentication_unavailable",
   "not_checked",
 ] as const;
-export const AuthenticationState = z.enum(AUTHENTICATION_STATES);
+export const AuthenticationState = lazy(() => z.enum(AUTHENTICATION_STATES));
 export const CATALOG_RECOVERIES = [
   "none",
   "configure_authentication",
   "refresh_catalog",
   "enable_models_and_restart",
 ] as const;
-export const CatalogRecovery = z.enum(CATALOG_RECOVERIES);
+export const CatalogRecovery = lazy(() => z.enum(CATALOG_RECOVERIES));
 
-export const ProviderStatus = z.strictObject({
-  provider: ProviderId,
-  catalog_status: CatalogStatus,
-  authentication: AuthenticationState,
-  relevant: z.boolean(),
-  recovery: CatalogRecovery,
-});
+export const ProviderStatus = lazy(() =>
+  z.strictObject({
+    provider: ProviderId(),
+    catalog_status: CatalogStatus(),
+    authentication: AuthenticationState(),
+    relevant: z.boolean(),
+    recovery: CatalogRecovery(),
+  }),
+);
 
 export const ModelCatalogStatusParams = CursorParams;
-export const ModelCatalogStatusResult = z.strictObject({
-  ...catalogFields,
-  configuration_reload: z.literal("restart_child"),
-  providers: z.array(ProviderStatus).max(32),
-});
+export const ModelCatalogStatusResult = lazy(() =>
+  z.strictObject({
+    ...catalogFields(),
+    configuration_reload: z.literal("restart_child"),
+    providers: z.array(ProviderStatus()).max(32),
+  }),
+);
 
-export const ModelSelectParams = z.strictObject({
-  model: ModelId,
-  effort: Effort.nullable(),
-  catalog_revision: z.string().min(1).max(64),
-});
-export const ModelSelectResult = z.strictObject({ selection: Selection });
+export const ModelSelectParams = lazy(() =>
+  z.strictObject({
+    model: ModelId(),
+    effort: Effort().nullable(),
+    catalog_revision: z.string().min(1).max(64),
+  }),
+);
+export const ModelSelectResult = lazy(() => z.strictObject({ selection: Selection() }));
 
 export const REFRESH_REASONS = [
   "authentication_unavailable",
@@ -86,29 +97,33 @@ export const REFRESH_REASONS = [
   "catalog_limit",
   "cache_write_failed",
 ] as const;
-export const RefreshReason = z.enum(REFRESH_REASONS);
+export const RefreshReason = lazy(() => z.enum(REFRESH_REASONS));
 
-export const ModelRefreshParams = z.strictObject({
-  provider: ProviderId,
-});
-export const ModelRefreshResult = z.strictObject({
-  provider: ProviderId,
-  outcome: z.enum(["refreshed", "failed"]),
-  reason: RefreshReason.nullable(),
-  catalog_revision: z.string().nullable(),
-  catalog_error: z.string().nullable(),
-  recovery: z.literal("reload_catalog"),
-  configuration_reload: z.literal("restart_child"),
-  selection_unchanged: z.literal(true),
-});
+export const ModelRefreshParams = lazy(() =>
+  z.strictObject({
+    provider: ProviderId(),
+  }),
+);
+export const ModelRefreshResult = lazy(() =>
+  z.strictObject({
+    provider: ProviderId(),
+    outcome: z.enum(["refreshed", "failed"]),
+    reason: RefreshReason().nullable(),
+    catalog_revision: z.string().nullable(),
+    catalog_error: z.string().nullable(),
+    recovery: z.literal("reload_catalog"),
+    configuration_reload: z.literal("restart_child"),
+    selection_unchanged: z.literal(true),
+  }),
+);
 
-export type ModelChoice = z.infer<typeof ModelChoice>;
-export type CatalogNotice = z.infer<typeof CatalogNotice>;
-export type CatalogStatus = z.infer<typeof CatalogStatus>;
-export type AuthenticationState = z.infer<typeof AuthenticationState>;
-export type CatalogRecovery = z.infer<typeof CatalogRecovery>;
-export type ProviderStatus = z.infer<typeof ProviderStatus>;
-export type ModelCatalogResult = z.infer<typeof ModelCatalogResult>;
-export type ModelCatalogStatusResult = z.infer<typeof ModelCatalogStatusResult>;
-export type ModelRefreshResult = z.infer<typeof ModelRefreshResult>;
-export type RefreshReason = z.infer<typeof RefreshReason>;
+export type ModelChoice = Infer<typeof ModelChoice>;
+export type CatalogNotice = Infer<typeof CatalogNotice>;
+export type CatalogStatus = Infer<typeof CatalogStatus>;
+export type AuthenticationState = Infer<typeof AuthenticationState>;
+export type CatalogRecovery = Infer<typeof CatalogRecovery>;
+export type ProviderStatus = Infer<typeof ProviderStatus>;
+export type ModelCatalogResult = Infer<typeof ModelCatalogResult>;
+export type ModelCatalogStatusResult = Infer<typeof ModelCatalogStatusResult>;
+export type ModelRefreshResult = Infer<typeof ModelRefreshResult>;
+export type RefreshReason = Infer<typeof RefreshReason>;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Infer, lazy } from "../lazy.js";
 import { Cursor, ModelId, ProviderId } from "./common.js";
 import { CatalogStatus } from "./models.js";
 
@@ -14,53 +15,63 @@ export const SETTINGS_FAULTS = [
   "unreadable",
 ] as const;
 
-export const SettingsFileCheck = z.strictObject({
-  file: z.enum(SETTINGS_FILES),
-  state: z.enum(SETTINGS_STATES),
-  /** Null unless invalid. Never a path, a name or a value from the file: rule names only. */
-  reason: z.enum(SETTINGS_FAULTS).nullable(),
-  rule: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,63}$/)
-    .nullable(),
-  line: z.number().int().min(1).nullable(),
-  column: z.number().int().min(1).nullable(),
-});
+export const SettingsFileCheck = lazy(() =>
+  z.strictObject({
+    file: z.enum(SETTINGS_FILES),
+    state: z.enum(SETTINGS_STATES),
+    /** Null unless invalid. Never a path, a name or a value from the file: rule names only. */
+    reason: z.enum(SETTINGS_FAULTS).nullable(),
+    rule: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/)
+      .nullable(),
+    line: z.number().int().min(1).nullable(),
+    column: z.number().int().min(1).nullable(),
+  }),
+);
 
-export const SettingsCheckResult = z.strictObject({
-  /** MC_HOME itself: a folder, not there yet, or something else (a plain file). */
-  home: z.enum(["folder", "absent", "not_a_folder"]),
-  files: z.array(SettingsFileCheck).length(2),
-  configuration_reload: z.literal("restart_child"),
-});
+export const SettingsCheckResult = lazy(() =>
+  z.strictObject({
+    /** MC_HOME itself: a folder, not there yet, or something else (a plain file). */
+    home: z.enum(["folder", "absent", "not_a_folder"]),
+    files: z.array(SettingsFileCheck()).length(2),
+    configuration_reload: z.literal("restart_child"),
+  }),
+);
 
 /** `model.cached`: every ID in every valid cache, and enabled models such a cache lacks. */
 export const CACHED_STATES = ["enabled", "not_enabled", "enabled_missing"] as const;
-export const CachedModel = z.strictObject({
-  id: ModelId,
-  provider: ProviderId,
-  model: ModelId,
-  name: z.string().nullable(),
-  context_window: z.number().int().nullable(),
-  state: z.enum(CACHED_STATES),
-});
+export const CachedModel = lazy(() =>
+  z.strictObject({
+    id: ModelId(),
+    provider: ProviderId(),
+    model: ModelId(),
+    name: z.string().nullable(),
+    context_window: z.number().int().nullable(),
+    state: z.enum(CACHED_STATES),
+  }),
+);
 
-export const CachedProvider = z.strictObject({
-  provider: ProviderId,
-  catalog_status: CatalogStatus,
-  models: z.number().int().min(0),
-});
+export const CachedProvider = lazy(() =>
+  z.strictObject({
+    provider: ProviderId(),
+    catalog_status: CatalogStatus(),
+    models: z.number().int().min(0),
+  }),
+);
 
-export const ModelCachedResult = z.strictObject({
-  revision: z.string().min(1).max(64),
-  providers: z.array(CachedProvider).max(32),
-  models: z.array(CachedModel),
-  cursor: Cursor.nullable(),
-  complete: z.boolean(),
-});
+export const ModelCachedResult = lazy(() =>
+  z.strictObject({
+    revision: z.string().min(1).max(64),
+    providers: z.array(CachedProvider()).max(32),
+    models: z.array(CachedModel()),
+    cursor: Cursor().nullable(),
+    complete: z.boolean(),
+  }),
+);
 
-export type SettingsFileCheck = z.infer<typeof SettingsFileCheck>;
-export type SettingsCheckResult = z.infer<typeof SettingsCheckResult>;
-export type CachedModel = z.infer<typeof CachedModel>;
-export type CachedProvider = z.infer<typeof CachedProvider>;
-export type ModelCachedResult = z.infer<typeof ModelCachedResult>;
+export type SettingsFileCheck = Infer<typeof SettingsFileCheck>;
+export type SettingsCheckResult = Infer<typeof SettingsCheckResult>;
+export type CachedModel = Infer<typeof CachedModel>;
+export type CachedProvider = Infer<typeof CachedProvider>;
+export type ModelCachedResult = Infer<typeof ModelCachedResult>;

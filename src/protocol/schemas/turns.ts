@@ -3,6 +3,7 @@
  * turn.event notification. Names and shapes are fixed by the design (shared/design/turns.md).
  */
 import { z } from "zod";
+import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
@@ -16,13 +17,13 @@ export const PERMISSIONS = [
   "sandboxed",
   "full_access",
 ] as const;
-export const Permissions = z.enum(PERMISSIONS);
-export type Permissions = z.infer<typeof Permissions>;
+export const Permissions = lazy(() => z.enum(PERMISSIONS));
+export type Permissions = Infer<typeof Permissions>;
 
 /** The OS sandbox `sandboxed` runs commands in (docs/turns.md, "The sandboxed level"). */
 export const SANDBOX_KINDS = ["bubblewrap", "seatbelt"] as const;
-export const SandboxKind = z.enum(SANDBOX_KINDS);
-export type SandboxKind = z.infer<typeof SandboxKind>;
+export const SandboxKind = lazy(() => z.enum(SANDBOX_KINDS));
+export type SandboxKind = Infer<typeof SandboxKind>;
 
 export const TOOL_NAMES = [
   "read_file",
@@ -40,8 +41,8 @@ export const DECISIONS = [
   "allow_always",
   "deny_always",
 ] as const;
-export const Decision = z.enum(DECISIONS);
-export type Decision = z.infer<typeof Decision>;
+export const Decision = lazy(() => z.enum(DECISIONS));
+export type Decision = Infer<typeof Decision>;
 
 /**
  * `initialize.extensions.turn`, exactly, but for `sandbox`: which OS sandbox this child found it
@@ -60,41 +61,47 @@ export const TURN_EXTENSION = {
   rules: RULES_EXTENSION,
 } as const;
 
-export const TurnExtension = z.strictObject({
-  input_bytes: z.number().int(),
-  max_steps: z.number().int(),
-  event_bytes: z.number().int(),
-  tool_output_bytes: z.number().int(),
-  tool_stream_bytes: z.number().int(),
-  shell_timeout_ms: z.number().int(),
-  permissions: z.array(Permissions),
-  tools: z.array(z.enum(TOOL_NAMES)),
-  sandbox: SandboxKind.nullable(),
-  // Optional: a backend without approval rules (or an older mc-agent) leaves them out, and a
-  // client then offers only allow_once, allow_session and deny.
-  decisions: z.array(Decision).optional(),
-  rules: RulesExtension.optional(),
-  /** Whether turns record checkpoints (docs/checkpoints.md); optional for other backends. */
-  checkpoints: CheckpointsAvailability.optional(),
-});
-export type TurnExtension = z.infer<typeof TurnExtension>;
+export const TurnExtension = lazy(() =>
+  z.strictObject({
+    input_bytes: z.number().int(),
+    max_steps: z.number().int(),
+    event_bytes: z.number().int(),
+    tool_output_bytes: z.number().int(),
+    tool_stream_bytes: z.number().int(),
+    shell_timeout_ms: z.number().int(),
+    permissions: z.array(Permissions()),
+    tools: z.array(z.enum(TOOL_NAMES)),
+    sandbox: SandboxKind().nullable(),
+    // Optional: a backend without approval rules (or an older mc-agent) leaves them out, and a
+    // client then offers only allow_once, allow_session and deny.
+    decisions: z.array(Decision()).optional(),
+    rules: RulesExtension().optional(),
+    /** Whether turns record checkpoints (docs/checkpoints.md); optional for other backends. */
+    checkpoints: CheckpointsAvailability().optional(),
+  }),
+);
+export type TurnExtension = Infer<typeof TurnExtension>;
 
 // utf8Length, not Buffer: the protocol layer runs wherever the client SDK does.
-export const TurnStartParams = z.strictObject({
-  input: z
-    .string()
-    .min(1)
-    .refine((text) => utf8Length(text) <= TURN_EXTENSION.input_bytes, "input too long"),
-  permissions: Permissions.optional(),
-});
-export type TurnStartParams = z.infer<typeof TurnStartParams>;
+export const TurnStartParams = lazy(() =>
+  z.strictObject({
+    input: z
+      .string()
+      .min(1)
+      .refine((text) => utf8Length(text) <= TURN_EXTENSION.input_bytes, "input too long"),
+    permissions: Permissions().optional(),
+  }),
+);
+export type TurnStartParams = Infer<typeof TurnStartParams>;
 
-export const Usage = z.strictObject({
-  input_tokens: z.number().int().min(0),
-  output_tokens: z.number().int().min(0),
-  cached_input_tokens: z.number().int().min(0),
-  reasoning_tokens: z.number().int().min(0),
-});
+export const Usage = lazy(() =>
+  z.strictObject({
+    input_tokens: z.number().int().min(0),
+    output_tokens: z.number().int().min(0),
+    cached_input_tokens: z.number().int().min(0),
+    reasoning_tokens: z.number().int().min(0),
+  }),
+);
 
 /** The bound of a failed result's `provider_message` (docs/turns.md, "turn.start"). */
 export const PROVIDER_MESSAGE_CHARS = 240;
@@ -109,163 +116,177 @@ export const TURN_FAILURE_CODES = [
   "provider_error",
   "history_write_failed",
 ] as const;
-export const TurnFailureCode = z.enum(TURN_FAILURE_CODES);
+export const TurnFailureCode = lazy(() => z.enum(TURN_FAILURE_CODES));
 
 /** Turn, item and approval IDs. */
 export const TURN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-const TurnId = z.string().regex(TURN_ID_PATTERN);
+const TurnId = lazy(() => z.string().regex(TURN_ID_PATTERN));
 
-const ResultBase = {
-  turn_id: TurnId,
-  session_id: SessionId,
-  usage: Usage,
+const ResultBase = lazy(() => ({
+  turn_id: TurnId(),
+  session_id: SessionId(),
+  usage: Usage(),
   steps: z.number().int().min(0),
-};
-export const TurnResult = z.discriminatedUnion("status", [
-  z.strictObject({
-    ...ResultBase,
-    status: z.literal("completed"),
-    stop_reason: z.enum(["end_turn", "max_tokens", "max_steps", "refusal"]),
-    error: z.null(),
-  }),
-  z.strictObject({
-    ...ResultBase,
-    status: z.literal("interrupted"),
-    stop_reason: z.literal("interrupted"),
-    error: z.null(),
-  }),
-  z.strictObject({
-    ...ResultBase,
-    status: z.literal("failed"),
-    stop_reason: z.null(),
-    error: z.strictObject({
-      code: TurnFailureCode,
-      message: z.string(),
-      /**
-       * The provider's own text about the failure, when it sent some: at most
-       * PROVIDER_MESSAGE_CHARS characters, URLs, paths and credentials redacted.
-       */
-      provider_message: z.string().max(PROVIDER_MESSAGE_CHARS).optional(),
+}));
+export const TurnResult = lazy(() =>
+  z.discriminatedUnion("status", [
+    z.strictObject({
+      ...ResultBase(),
+      status: z.literal("completed"),
+      stop_reason: z.enum(["end_turn", "max_tokens", "max_steps", "refusal"]),
+      error: z.null(),
     }),
+    z.strictObject({
+      ...ResultBase(),
+      status: z.literal("interrupted"),
+      stop_reason: z.literal("interrupted"),
+      error: z.null(),
+    }),
+    z.strictObject({
+      ...ResultBase(),
+      status: z.literal("failed"),
+      stop_reason: z.null(),
+      error: z.strictObject({
+        code: TurnFailureCode(),
+        message: z.string(),
+        /**
+         * The provider's own text about the failure, when it sent some: at most
+         * PROVIDER_MESSAGE_CHARS characters, URLs, paths and credentials redacted.
+         */
+        provider_message: z.string().max(PROVIDER_MESSAGE_CHARS).optional(),
+      }),
+    }),
+  ]),
+);
+
+export type TurnResult = Infer<typeof TurnResult>;
+
+export const TurnInterruptParams = lazy(() => z.strictObject({ request_id: RequestId() }));
+export const TurnInterruptResult = lazy(() =>
+  z.strictObject({
+    state: z.literal("interrupting"),
+    request_id: RequestId(),
   }),
-]);
+);
 
-export type TurnResult = z.infer<typeof TurnResult>;
-
-export const TurnInterruptParams = z.strictObject({ request_id: RequestId });
-export const TurnInterruptResult = z.strictObject({
-  state: z.literal("interrupting"),
-  request_id: RequestId,
-});
-
-export const ApprovalId = z.string().regex(TURN_ID_PATTERN);
+export const ApprovalId = lazy(() => z.string().regex(TURN_ID_PATTERN));
 /**
  * `path_glob` narrows the rule an edit approval keeps (allow_session, allow_always,
  * deny_always) to the edits whose path it matches; it must match the approval's own path.
  */
-export const TurnApproveParams = z.strictObject({
-  approval_id: ApprovalId,
-  decision: Decision,
-  path_glob: PathGlob.optional(),
-});
-export const TurnApproveResult = z.strictObject({
-  approval_id: ApprovalId,
-  decision: Decision,
-  state: z.literal("applied"),
-});
+export const TurnApproveParams = lazy(() =>
+  z.strictObject({
+    approval_id: ApprovalId(),
+    decision: Decision(),
+    path_glob: PathGlob().optional(),
+  }),
+);
+export const TurnApproveResult = lazy(() =>
+  z.strictObject({
+    approval_id: ApprovalId(),
+    decision: Decision(),
+    state: z.literal("applied"),
+  }),
+);
 
-const ItemId = z.string().regex(TURN_ID_PATTERN);
-const Text = z.string();
+const ItemId = lazy(() => z.string().regex(TURN_ID_PATTERN));
+const Text = lazy(() => z.string());
 /** A delta's piece of text: a long text is split over deltas of at most `event_bytes` each. */
-const DeltaText = z
-  .string()
-  .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes");
+const DeltaText = lazy(() =>
+  z
+    .string()
+    .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes"),
+);
 /** A call's tool: a built-in, `mcp_search`, or an MCP server's tool (docs/mcp.md). */
-const CalledTool = z.string().regex(calledToolPattern(TOOL_NAMES));
+const CalledTool = lazy(() => z.string().regex(calledToolPattern(TOOL_NAMES)));
 
 /** Every event a turn streams, by `type`. */
-export const TurnEventBody = z.discriminatedUnion("type", [
-  z.strictObject({
-    type: z.literal("turn_started"),
-    session_id: SessionId,
-    model: ModelId,
-    effort: Effort.nullable(),
-    permissions: Permissions,
-    created_session: z.boolean(),
-    /** The sandbox `shell` commands run in: non-null exactly under `sandboxed`. */
-    sandbox: SandboxKind.nullable(),
-    /** The checkpoint recorded before this turn (docs/checkpoints.md), or null: none is. */
-    checkpoint: CheckpointRef.nullable(),
-  }),
-  CheckpointFailedEvent,
-  z.strictObject({ type: z.literal("message_delta"), item_id: ItemId, text: DeltaText }),
-  z.strictObject({ type: z.literal("message_done"), item_id: ItemId, text: Text }),
-  z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId, text: DeltaText }),
-  z.strictObject({
-    type: z.literal("tool_call"),
-    item_id: ItemId,
-    tool: CalledTool,
-    title: Text,
-    input: z.unknown(),
-    /** A `shell` call of a turn with a sandbox: whether it runs inside it. Absent otherwise. */
-    sandboxed: z.boolean().optional(),
-  }),
-  z.strictObject({
-    type: z.literal("approval_requested"),
-    approval_id: ApprovalId,
-    item_id: ItemId,
-    kind: z.enum(["edit", "command"]),
-    title: Text,
-    command: Text.nullable(),
-    path: Text.nullable(),
-    diff: Text.nullable(),
-    truncated: z.boolean(),
-    /** The rule allow_session / allow_always / deny_always would keep; null: none can. */
-    rule: RuleOffer.nullable(),
-  }),
-  z.strictObject({
-    type: z.literal("approval_resolved"),
-    approval_id: ApprovalId,
-    decision: z.enum([...DECISIONS, "cancelled"]),
-  }),
-  z.strictObject({
-    type: z.literal("tool_output_delta"),
-    item_id: ItemId,
-    stream: z.enum(["stdout", "stderr"]),
-    text: DeltaText,
-  }),
-  z.strictObject({
-    type: z.literal("tool_done"),
-    item_id: ItemId,
-    status: z.enum(["completed", "failed", "denied", "interrupted"]),
-    summary: Text,
-    exit_code: z.number().int().nullable(),
-    diff: Text.nullable(),
-  }),
-  z.strictObject({
-    type: z.literal("usage"),
-    ...Usage.shape,
-    context_window: z.number().int().min(1).nullable(),
-  }),
-  z.strictObject({
-    type: z.literal("retry"),
-    attempt: z.number().int().min(1),
-    reason: z.enum(["rate_limited", "remote_unavailable"]),
-    delay_ms: z.number().int().min(0),
-  }),
-  z.strictObject({
-    type: z.literal("compacted"),
-    tokens_before: z.number().int().min(0),
-    tokens_after: z.number().int().min(0),
-  }),
-]);
-export type TurnEventBody = z.infer<typeof TurnEventBody>;
+export const TurnEventBody = lazy(() =>
+  z.discriminatedUnion("type", [
+    z.strictObject({
+      type: z.literal("turn_started"),
+      session_id: SessionId(),
+      model: ModelId(),
+      effort: Effort().nullable(),
+      permissions: Permissions(),
+      created_session: z.boolean(),
+      /** The sandbox `shell` commands run in: non-null exactly under `sandboxed`. */
+      sandbox: SandboxKind().nullable(),
+      /** The checkpoint recorded before this turn (docs/checkpoints.md), or null: none is. */
+      checkpoint: CheckpointRef().nullable(),
+    }),
+    CheckpointFailedEvent(),
+    z.strictObject({ type: z.literal("message_delta"), item_id: ItemId(), text: DeltaText() }),
+    z.strictObject({ type: z.literal("message_done"), item_id: ItemId(), text: Text() }),
+    z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId(), text: DeltaText() }),
+    z.strictObject({
+      type: z.literal("tool_call"),
+      item_id: ItemId(),
+      tool: CalledTool(),
+      title: Text(),
+      input: z.unknown(),
+      /** A `shell` call of a turn with a sandbox: whether it runs inside it. Absent otherwise. */
+      sandboxed: z.boolean().optional(),
+    }),
+    z.strictObject({
+      type: z.literal("approval_requested"),
+      approval_id: ApprovalId(),
+      item_id: ItemId(),
+      kind: z.enum(["edit", "command"]),
+      title: Text(),
+      command: Text().nullable(),
+      path: Text().nullable(),
+      diff: Text().nullable(),
+      truncated: z.boolean(),
+      /** The rule allow_session / allow_always / deny_always would keep; null: none can. */
+      rule: RuleOffer().nullable(),
+    }),
+    z.strictObject({
+      type: z.literal("approval_resolved"),
+      approval_id: ApprovalId(),
+      decision: z.enum([...DECISIONS, "cancelled"]),
+    }),
+    z.strictObject({
+      type: z.literal("tool_output_delta"),
+      item_id: ItemId(),
+      stream: z.enum(["stdout", "stderr"]),
+      text: DeltaText(),
+    }),
+    z.strictObject({
+      type: z.literal("tool_done"),
+      item_id: ItemId(),
+      status: z.enum(["completed", "failed", "denied", "interrupted"]),
+      summary: Text(),
+      exit_code: z.number().int().nullable(),
+      diff: Text().nullable(),
+    }),
+    z.strictObject({
+      type: z.literal("usage"),
+      ...Usage().shape,
+      context_window: z.number().int().min(1).nullable(),
+    }),
+    z.strictObject({
+      type: z.literal("retry"),
+      attempt: z.number().int().min(1),
+      reason: z.enum(["rate_limited", "remote_unavailable"]),
+      delay_ms: z.number().int().min(0),
+    }),
+    z.strictObject({
+      type: z.literal("compacted"),
+      tokens_before: z.number().int().min(0),
+      tokens_after: z.number().int().min(0),
+    }),
+  ]),
+);
+export type TurnEventBody = Infer<typeof TurnEventBody>;
 
 /** `turn.event` params: the only notification, child to client. */
-export const TurnEventParams = z.strictObject({
-  request_id: RequestId,
-  turn_id: TurnId,
-  seq: z.number().int().min(0),
-  event: TurnEventBody,
-});
-export type TurnEventParams = z.infer<typeof TurnEventParams>;
+export const TurnEventParams = lazy(() =>
+  z.strictObject({
+    request_id: RequestId(),
+    turn_id: TurnId(),
+    seq: z.number().int().min(0),
+    event: TurnEventBody(),
+  }),
+);
+export type TurnEventParams = Infer<typeof TurnEventParams>;
