@@ -126,7 +126,7 @@ const script = await build({
 });
 for (const file of script.outputFiles) {
   // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.
-  const text = file.text.replace(/[^\x00-\x7f]/g, "?");
+  const text = file.text.replace(/[\u0080-\uffff]/g, "?");
   const hash = createHash("sha256").update(`"use strict";\n${text}`).digest("hex");
   // Strict as the ES build is everywhere: esbuild's own "use strict" comes after the banner,
   // where it is no longer a directive.

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   closeSync,
   fstatSync,
@@ -31,7 +32,8 @@ import type { runStdio } from "./stdio.js";
  * cache at all). One entry per bundle, per V8 flags: its name holds the bundle's SHA-256 (the
  * build writes it on the bundle's first line), the file's size and modification time, and a
  * hash of the options given to node; V8 itself rejects data made by another V8 version, with
- * other flags or for a source of another length. A rejected entry or one that cannot be read is
+ * other flags or for a source of another length, and each entry carries the SHA-256 of its data
+ * (V8 checks none in release builds). A rejected, damaged or unreadable entry is
  * compiled afresh and rewritten, a temp file renamed over it, so concurrent first starts each
  * write a whole entry and the last rename wins. `MC_AGENT_COMPILE_CACHE=0` turns it off.
  */
@@ -82,12 +84,7 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   if (hash === undefined) return null;
   const folder = join(root, "code-cache", `${process.version}-${process.arch}`);
   const entry = join(folder, `stdio-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}.bin`);
-  let cached: Buffer | undefined;
-  try {
-    cached = readFileSync(entry);
-  } catch {
-    cached = undefined;
-  }
+  const cached = readEntry(entry);
   const script = new Script(WRAP_HEAD + source + WRAP_TAIL, {
     filename: bundle,
     cachedData: cached,
@@ -108,6 +105,29 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   if (cached === undefined || script.cachedDataRejected === true)
     writeEntry(entry, script.createCachedData());
   return exported.exports;
+}
+
+/**
+ * An entry's data, or undefined when it is missing, unreadable or not whole: an entry is the
+ * SHA-256 of its data, then the data. V8 checks its version, its flags and the source's length,
+ * but (release builds) no checksum of the code it deserialises: a damaged entry would run.
+ */
+function readEntry(entry: string): Buffer | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(entry);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length <= DIGEST_BYTES) return undefined;
+  const data = bytes.subarray(DIGEST_BYTES);
+  return digest(data).equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+}
+
+const DIGEST_BYTES = 32;
+
+function digest(data: Buffer): Buffer {
+  return createHash("sha256").update(data).digest();
 }
 
 /** Whether this Node takes the code cache path: only where Node has no compile cache of its own. */
@@ -140,7 +160,7 @@ function writeEntry(entry: string, data: Buffer): void {
   const temp = `${entry}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(entry), { recursive: true, mode: 0o700 });
-    writeFileSync(temp, data, { mode: 0o600 });
+    writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
     renameSync(temp, entry);
   } catch {
     rmSync(temp, { force: true });
