@@ -127,10 +127,13 @@ const script = await build({
 for (const file of script.outputFiles) {
   // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.
   const text = file.text.replace(/[\u0080-\uffff]/g, "?");
-  const hash = createHash("sha256").update(`"use strict";\n${text}`).digest("hex");
-  // Strict as the ES build is everywhere: esbuild's own "use strict" comes after the banner,
-  // where it is no longer a directive.
-  writeFileSync(file.path, `// mc-agent child bundle ${hash}\n"use strict";\n${text}`);
+  // Written as CommonJS's module wrapper, the function code-cache.ts compiles and calls: a
+  // wrapper added at load would make V8 copy the whole 4 MB source into a new string. Strict as
+  // the ES build is everywhere (esbuild's own "use strict" comes after the banner, where it is
+  // no longer a directive).
+  const body = `(function (exports, require, module, __filename, __dirname) {"use strict";\n${text}\n})`;
+  const hash = createHash("sha256").update(body).digest("hex");
+  writeFileSync(file.path, `// mc-agent child bundle ${hash}\n${body}`);
 }
 // The code cache's loader, required by bin/mc-agent.js (CommonJS: no ES module loader to set up).
 await build({

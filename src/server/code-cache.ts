@@ -44,9 +44,6 @@ const HEADER = /^\/\/ mc-agent child bundle ([0-9a-f]{64})\n/;
 /** Entries kept per folder: a rebuilt or reinstalled bundle writes a new one each time. */
 export const KEPT_ENTRIES = 4;
 
-/** What the script's function is called with: CommonJS's own module wrapper. */
-const WRAP_HEAD = "(function (exports, require, module, __filename, __dirname) {";
-const WRAP_TAIL = "\n})";
 
 export interface ChildBundle {
   runStdio: typeof runStdio;
@@ -85,7 +82,8 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   const folder = join(root, "code-cache", `${process.version}-${process.arch}`);
   const entry = join(folder, `stdio-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}.bin`);
   const cached = readEntry(entry);
-  const script = new Script(WRAP_HEAD + source + WRAP_TAIL, {
+  // The file is one function expression, CommonJS's module wrapper (scripts/bundle.js).
+  const script = new Script(source, {
     filename: bundle,
     cachedData: cached,
   });

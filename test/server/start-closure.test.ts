@@ -120,7 +120,7 @@ test("the CommonJS bundle's top level runs none of them either; each is in it be
     source = source
       .replace(esm, (head) => head + " if (fn) __mcRan(__getOwnPropNames(fn)[0]);")
       .replace(cjs, (head) => head + " if (!mod) __mcRan(__getOwnPropNames(cb)[0]);");
-    const run = new Script("(function (exports, require, module, __filename, __dirname) {" + source + "\\n})", { filename: bundle }).runInThisContext();
+    const run = new Script(source, { filename: bundle }).runInThisContext();
     const m = { exports: {} };
     run.call(m.exports, m.exports, createRequire(bundle), m, bundle, dirname(bundle));
     if (typeof m.exports.runStdio !== "function") throw new Error("no runStdio");
