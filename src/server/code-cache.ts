@@ -44,7 +44,6 @@ const HEADER = /^\/\/ mc-agent child bundle ([0-9a-f]{64})\n/;
 /** Entries kept per folder: a rebuilt or reinstalled bundle writes a new one each time. */
 export const KEPT_ENTRIES = 4;
 
-
 export interface ChildBundle {
   runStdio: typeof runStdio;
 }
