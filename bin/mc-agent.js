@@ -67,16 +67,26 @@ MC_AGENT_SECRETS
 // engine for ACP editors) go straight to their bundles, skipping the terminal frontend's modules; everything else goes through the CLI. Either
 // takes the credentials the launcher above handed over (null when started as `node <this file>`).
 import { closeSync, fstatSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 const handedOver = takeHandedOver();
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === "stdio") {
-  // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
-  const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
-  enableChildCompileCache();
   // runStdio sets the heap's flags first (src/server/heap-flags.ts), once the bundle has loaded.
-  const { runStdio } = await import("../dist/child/stdio.js");
-  runStdio(handedOver);
+  // Node 20: the child as one script compiled with V8's code cache (src/server/code-cache.ts);
+  // null on a Node with its own compile cache, or when there is no cache to use.
+  const { loadCachedChild } = createRequire(import.meta.url)("../dist/child/code-cache.cjs");
+  const bundle = fileURLToPath(new URL("../dist/child/stdio.cjs", import.meta.url));
+  const child = loadCachedChild(bundle);
+  if (child !== null) child.runStdio(handedOver);
+  else {
+    // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
+    const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
+    enableChildCompileCache();
+    const { runStdio } = await import("../dist/child/stdio.js");
+    runStdio(handedOver);
+  }
 } else if (args.length === 1 && args[0] === "acp") {
   // The same engine as the child: the same heap settings.
   const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");

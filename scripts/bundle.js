@@ -9,6 +9,9 @@
 // in about 30 ms instead of 50 (one file instead of a hundred), a pause the first model call of
 // a child would otherwise take on its event loop. test/server/start-closure.test.ts keeps them
 // out of the start's static imports, read from the metafile written beside dist/child.
+// On Node 20 the child starts instead from dist/child/stdio.cjs, the same entry as one CommonJS
+// script compiled with V8's code cache (src/server/code-cache.ts), built at the end of this file.
+import { createHash } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
@@ -100,4 +103,47 @@ await build({
   chunkNames: "chunks/acp-[name]-[hash]",
   entryPoints: { acp: "dist/src/acp/main.js" },
   outdir: "dist/child",
+});
+
+// Node 20 (no compile cache for ES modules): the child as one CommonJS script, which
+// bin/mc-agent.js compiles with V8's code cache (src/server/code-cache.ts). No code splitting in
+// CommonJS: each module the ES build puts in a lazy chunk is here in an init function of
+// esbuild's (`__esm`, `__commonJS`), run by the `import()` that loads it, so it is run on first
+// use as before, and with the cache never parsed until then (test/server/start-closure.test.ts
+// runs the bundle's top level and checks). One file: the workers are found beside it
+// ("./record-worker.js", dist/child's own copies), each module in it once.
+const script = await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  // Every non-ASCII character of a string, template or regular expression escaped: what is left
+  // is in comments (below), so the bundle is read as one-byte text.
+  charset: "ascii",
+  banner: { js: 'var __mcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__mcImportMetaUrl" },
+  entryPoints: { stdio: "dist/src/server/stdio.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+  write: false,
+});
+for (const file of script.outputFiles) {
+  // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.
+  const text = file.text.replace(/[\u0080-\uffff]/g, "?");
+  // Written as CommonJS's module wrapper, the function code-cache.ts compiles and calls: a
+  // wrapper added at load would make V8 copy the whole 4 MB source into a new string. Strict as
+  // the ES build is everywhere (esbuild's own "use strict" comes after the banner, where it is
+  // no longer a directive).
+  const body = `(function (exports, require, module, __filename, __dirname) {"use strict";\n${text}\n})`;
+  const hash = createHash("sha256").update(body).digest("hex");
+  writeFileSync(file.path, `// mc-agent child bundle ${hash}\n${body}`);
+}
+// The code cache's loader, required by bin/mc-agent.js (CommonJS: no ES module loader to set up).
+await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  entryPoints: { "code-cache": "dist/src/server/code-cache.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
 });

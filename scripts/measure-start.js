@@ -4,8 +4,10 @@
 // Several bins (another build's bin/mc-agent.js) are measured in the same rounds, interleaved.
 // Prints the medians and their ratios to the bare start; NODE_EXTRA_CA_CERTS is never passed (it costs every node
 // start its own ~90 ms). Not part of `npm run bench`: a quick check while cutting start-up.
+// On Linux also each child's CPU time up to its result (all its threads, /proc/<pid>/task/*/schedstat),
+// which other processes' load moves less than the wall time.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -24,6 +26,18 @@ function bare() {
   });
 }
 
+/** The process's CPU time so far in ms, all threads, or NaN where /proc has no schedstat. */
+function cpuTime(pid) {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    return ns / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 function child(bin) {
   const root = mkdtempSync(join(tmpdir(), "mc-start-"));
   return new Promise((done, fail) => {
@@ -40,12 +54,13 @@ function child(bin) {
       out += chunk;
       if (!out.includes("\n")) return;
       const elapsed = performance.now() - started;
+      const cpu = cpuTime(proc.pid);
       const frame = JSON.parse(out.slice(0, out.indexOf("\n")));
       proc.kill("SIGKILL");
       proc.on("exit", () => {
         rmSync(root, { recursive: true, force: true });
         if (!frame.result) fail(new Error(`initialize failed: ${JSON.stringify(frame.error)}`));
-        else done(elapsed);
+        else done({ elapsed, cpu });
       });
     });
     proc.stdin.write(
@@ -65,15 +80,22 @@ function child(bin) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const bares = [];
 const childs = bins.map(() => []);
+const cpus = bins.map(() => []);
 // The first start may build the compile cache: not a frontend's usual start.
 for (const bin of bins) await child(bin);
 for (let i = 0; i < rounds; i++) {
   bares.push(await bare());
-  for (const [j, bin] of bins.entries()) childs[j].push(await child(bin));
+  for (const [j, bin] of bins.entries()) {
+    const { elapsed, cpu } = await child(bin);
+    childs[j].push(elapsed);
+    cpus[j].push(cpu);
+  }
 }
 const b = median(bares);
 console.log(`bare node -e "": ${b.toFixed(1)} ms (median of ${rounds})`);
 for (const [j, bin] of bins.entries()) {
   const c = median(childs[j]);
-  console.log(`${bin}: ${c.toFixed(1)} ms, ratio ${(c / b).toFixed(2)}`);
+  const cpu = median(cpus[j]);
+  const cpuText = Number.isNaN(cpu) ? "" : `, CPU ${cpu.toFixed(1)} ms`;
+  console.log(`${bin}: ${c.toFixed(1)} ms, ratio ${(c / b).toFixed(2)}${cpuText}`);
 }

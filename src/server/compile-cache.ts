@@ -36,6 +36,16 @@ export function enableChildCompileCache(env: NodeJS.ProcessEnv = process.env): s
 
 /** The cache folder, or null when its private root cannot be made or is not private. */
 export function cacheDir(): string | null {
+  const root = privateCacheRoot();
+  return root === null ? null : join(root, "compile-cache", `${process.version}-${process.arch}`);
+}
+
+/**
+ * `<tmpdir>/mc-agent-<uid>`, made at the first run (0700), or null when it cannot be made or
+ * is not a folder of this user's that nobody else can write to: it holds compiled code, Node's
+ * (compile-cache/) and ours on Node 20 (code-cache/, src/server/code-cache.ts).
+ */
+export function privateCacheRoot(): string | null {
   const uid = process.getuid?.();
   if (uid === undefined) return null;
   const root = join(tmpdir(), `mc-agent-${uid}`);
@@ -50,5 +60,5 @@ export function cacheDir(): string | null {
   } catch {
     return null;
   }
-  return join(root, "compile-cache", `${process.version}-${process.arch}`);
+  return root;
 }

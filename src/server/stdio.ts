@@ -30,8 +30,12 @@ export function runStdio(handedOver: string | null = null): void {
 }
 
 /**
- * The configured MCP servers, started in the background once this first turn of the event loop
- * is over: the initialize already waiting on stdin is read and answered first (docs/mcp.md).
+ * The configured MCP servers, started in the background in the event loop's second check phase:
+ * Node reads stdin from the loop's second poll phase on, so the initialize already waiting there
+ * is read and answered first (docs/mcp.md). Not the first check phase: that worked only while
+ * loading the MCP SDK took a few turns of the loop (a chunk of its own, read from disk); loaded
+ * from the child's one CommonJS script on Node 20 (src/server/code-cache.ts) it is there at once,
+ * and a server that failed at once was failed before the initialize, its `mcp.changed` dropped.
  */
 function startMcpServers(state: ServerState, settings: LoadedSettings): McpManager {
   const manager = new McpManager({
@@ -40,7 +44,7 @@ function startMcpServers(state: ServerState, settings: LoadedSettings): McpManag
     workspace: state.cwd,
     debug: logEnabled("debug") ? (line) => log("debug", line) : null,
   });
-  if (manager.configured) setImmediate(() => manager.begin());
+  if (manager.configured) setImmediate(() => setImmediate(() => manager.begin()));
   return manager;
 }
 

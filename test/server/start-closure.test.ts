@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -84,4 +85,57 @@ test("each lazy part is still in the bundle, behind a dynamic import", () => {
     dynamic.some((imported) => /chunks\/turn-engine-[^/]+\.js$/.test(imported.path)),
     "the turn engine is a chunk of its own",
   );
+});
+
+/**
+ * Node 20's start (src/server/code-cache.ts) runs dist/child/stdio.cjs, the same child as one
+ * CommonJS script: there each lazy module is in an init function of esbuild's (`__esm` for ES
+ * modules, `__commonJS` for CommonJS ones, named by the module's path) that the `import()`
+ * loading it runs. The bundle's top level, run in a node of its own with those two helpers
+ * recording what they run, must run none of the lazy parts.
+ */
+test("the CommonJS bundle's top level runs none of them either; each is in it behind an init", () => {
+  const bundle = join(PACKAGE_ROOT, "dist", "child", "stdio.cjs");
+  const source = readFileSync(bundle, "latin1");
+  const wrapped = new Set(
+    [...source.matchAll(/(?:__esm|__commonJS)\(\{\n\s+"([^"]+)"/g)].map((match) => match[1]),
+  );
+  for (const [what, pattern] of Object.entries(LAZY))
+    assert.ok(
+      [...wrapped].some((path) => path !== undefined && pattern.test(path)),
+      `${what} is not in an init function of stdio.cjs`,
+    );
+  const recorder = `
+    const { readFileSync } = require("node:fs");
+    const { createRequire } = require("node:module");
+    const { dirname } = require("node:path");
+    const { Script } = require("node:vm");
+    const bundle = process.argv[1];
+    const ran = [];
+    globalThis.__mcRan = (name) => ran.push(name);
+    let source = readFileSync(bundle, "latin1");
+    const esm = /var __esm = \\(fn, [^)]*\\) => function __init\\(\\) \\{/;
+    const cjs = /var __commonJS = \\(cb, mod\\) => function __require\\(\\) \\{/;
+    if (!esm.test(source) || !cjs.test(source)) throw new Error("esbuild's helpers not found");
+    source = source
+      .replace(esm, (head) => head + " if (fn) __mcRan(__getOwnPropNames(fn)[0]);")
+      .replace(cjs, (head) => head + " if (!mod) __mcRan(__getOwnPropNames(cb)[0]);");
+    const run = new Script(source, { filename: bundle }).runInThisContext();
+    const m = { exports: {} };
+    run.call(m.exports, m.exports, createRequire(bundle), m, bundle, dirname(bundle));
+    if (typeof m.exports.runStdio !== "function") throw new Error("no runStdio");
+    process.stdout.write(JSON.stringify(ran));
+    process.exit(0);
+  `;
+  const run = spawnSync(process.execPath, ["-e", recorder, bundle], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH },
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const ran = JSON.parse(run.stdout) as string[];
+  assert.ok(ran.length > 0, "the recorder saw the start's own init functions");
+  for (const [what, pattern] of Object.entries(LAZY)) {
+    const found = ran.filter((path) => pattern.test(path));
+    assert.deepEqual(found, [], `${what} runs at the top level of stdio.cjs`);
+  }
 });

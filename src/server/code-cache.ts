@@ -1,0 +1,182 @@
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import module, { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { Script } from "node:vm";
+import { privateCacheRoot } from "./compile-cache.js";
+import type { runStdio } from "./stdio.js";
+
+/**
+ * The child's start on a Node without a compile cache for ES modules (20; `enableCompileCache`
+ * exists from 22.1): dist/child/stdio.cjs, the whole child as one CommonJS script
+ * (scripts/bundle.js), compiled with `vm.Script` and V8's code cache. The ES module bundle's
+ * compile was a third of a start (docs/benchmarks.md, "Start-up profile"); with the cache V8
+ * deserialises the code of what the start ran instead of parsing and compiling it. What a start
+ * does not run (the turn engine, undici, the SDKs, the revert) is in the same file, in esbuild's
+ * init functions that run on first use, so it is never run at start and, read from the cache,
+ * never parsed either; each module is in the file once, so no state is ever held twice.
+ *
+ * Where: `<tmpdir>/mc-agent-<uid>/code-cache/<node version>-<arch>/`, under the same private
+ * root as Node's compile cache (compile-cache.ts: this user's, writable by nobody else, or no
+ * cache at all). One entry per bundle, per V8 flags: its name holds the bundle's SHA-256 (the
+ * build writes it on the bundle's first line), the file's size and modification time, and a
+ * hash of the options given to node; V8 itself rejects data made by another V8 version, with
+ * other flags or for a source of another length, and each entry carries the SHA-256 of its data
+ * (V8 checks none in release builds). A rejected, damaged or unreadable entry is
+ * compiled afresh and rewritten, a temp file renamed over it, so concurrent first starts each
+ * write a whole entry and the last rename wins. `MC_AGENT_COMPILE_CACHE=0` turns it off.
+ */
+
+/** The bundle's first line, written by scripts/bundle.js: the SHA-256 of the rest. */
+const HEADER = /^\/\/ mc-agent child bundle ([0-9a-f]{64})\n/;
+
+/** Entries kept per folder: a rebuilt or reinstalled bundle writes a new one each time. */
+export const KEPT_ENTRIES = 4;
+
+export interface ChildBundle {
+  runStdio: typeof runStdio;
+}
+
+/**
+ * The child's bundle loaded through the code cache (its top level run, the cache written when
+ * it was missing or rejected), or null when this Node has its own compile cache, the cache is
+ * off or has no private folder, or the bundle cannot be read: bin/mc-agent.js then imports the
+ * ES module bundle, which compiles faster than this one without a cache.
+ */
+export function loadCachedChild(bundle: string, env = process.env): ChildBundle | null {
+  if (!useCodeCache(env)) return null;
+  const root = privateCacheRoot();
+  if (root === null) return null;
+  let source: string;
+  let size: number;
+  let mtime: number;
+  try {
+    const fd = openSync(bundle, "r");
+    try {
+      const stat = fstatSync(fd);
+      size = stat.size;
+      mtime = Math.trunc(stat.mtimeMs);
+      // One byte a character: the bundle is ASCII (scripts/bundle.js), and a one-byte string
+      // is half the memory of the two-byte one a stray UTF-8 character would make.
+      source = readFileSync(fd, "latin1");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  const hash = HEADER.exec(source)?.[1];
+  if (hash === undefined) return null;
+  const folder = join(root, "code-cache", `${process.version}-${process.arch}`);
+  const entry = join(folder, `stdio-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}.bin`);
+  const cached = readEntry(entry);
+  // The file is one function expression, CommonJS's module wrapper (scripts/bundle.js).
+  const script = new Script(source, {
+    filename: bundle,
+    cachedData: cached,
+  });
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  const exported = { exports: {} as ChildBundle };
+  wrapper.call(
+    exported.exports,
+    exported.exports,
+    createRequire(bundle),
+    exported,
+    bundle,
+    dirname(bundle),
+  );
+  // Made now, after the top level ran (its functions are then compiled and in the data) and
+  // before runStdio sets the heap's flags: V8 keys the data by its flags, and the next start
+  // loads the bundle before they are set.
+  if (cached === undefined || script.cachedDataRejected === true)
+    writeEntry(entry, script.createCachedData());
+  return exported.exports;
+}
+
+/**
+ * An entry's data, or undefined when it is missing, unreadable or not whole: an entry is the
+ * SHA-256 of its data, then the data. V8 checks its version, its flags and the source's length,
+ * but (release builds) no checksum of the code it deserialises: a damaged entry would run.
+ */
+function readEntry(entry: string): Buffer | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(entry);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length <= DIGEST_BYTES) return undefined;
+  const data = bytes.subarray(DIGEST_BYTES);
+  return digest(data).equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+}
+
+const DIGEST_BYTES = 32;
+
+function digest(data: Buffer): Buffer {
+  return createHash("sha256").update(data).digest();
+}
+
+/** Whether this Node takes the code cache path: only where Node has no compile cache of its own. */
+export function useCodeCache(env: NodeJS.ProcessEnv = process.env): boolean {
+  const enable = (module as { enableCompileCache?: unknown }).enableCompileCache;
+  return typeof enable !== "function" && env.MC_AGENT_COMPILE_CACHE !== "0";
+}
+
+/**
+ * The options node was started with (its command line and NODE_OPTIONS), as 8 hex digits of
+ * FNV-1a: V8 rejects data made under other flags, so each set of them gets an entry of its own
+ * instead of rewriting a shared one at every start.
+ */
+export function flagsKey(env: NodeJS.ProcessEnv = process.env): string {
+  const text = `${process.execArgv.join("\0")}\n${env.NODE_OPTIONS ?? ""}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
+}
+
+/**
+ * Writes one entry whole (a temp file of this process, then a rename: a reader sees the old
+ * entry, the new one or none) and drops the oldest beyond KEPT_ENTRIES. Failing to write only
+ * costs the next start its compile.
+ */
+function writeEntry(entry: string, data: Buffer): void {
+  const temp = `${entry}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dirname(entry), { recursive: true, mode: 0o700 });
+    writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
+    renameSync(temp, entry);
+  } catch {
+    rmSync(temp, { force: true });
+    return;
+  }
+  pruneEntries(dirname(entry), entry);
+}
+
+/** The folder's entries but the KEPT_ENTRIES newest (the one just written among them). */
+function pruneEntries(folder: string, written: string): void {
+  try {
+    const entries = readdirSync(folder)
+      .filter((name) => name.startsWith("stdio-") && name.endsWith(".bin"))
+      .map((name) => join(folder, name))
+      .filter((path) => path !== written)
+      .map((path) => ({ path, mtime: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { path } of entries.slice(KEPT_ENTRIES - 1)) rmSync(path, { force: true });
+  } catch {
+    // Another start pruning the same folder: whatever is left is pruned by the next write.
+  }
+}
