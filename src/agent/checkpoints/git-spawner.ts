@@ -63,6 +63,11 @@ export function shellSpawnerUsable(env: NodeJS.ProcessEnv): boolean {
   return env.MC_AGENT_GIT_SPAWN !== "direct" && process.platform !== "win32" && existsSync(SHELL);
 }
 
+interface Unrefable {
+  ref?: () => void;
+  unref?: () => void;
+}
+
 interface Pending {
   pid: number | null;
   kill: boolean;
@@ -80,10 +85,11 @@ class ShellSpawner {
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), "mc-agent-git-"));
     this.shell = spawn(SHELL, [], { stdio: ["pipe", "pipe", "ignore"] });
-    // Neither the shell nor its pipes keep the child's loop alive.
+    // Neither the shell nor its pipes keep the child's loop alive, but for a call in flight
+    // its stdout does (`holdLoop`): the call's answer comes on it.
     this.shell.unref();
     for (const stream of [this.shell.stdin, this.shell.stdout] as const)
-      (stream as unknown as { unref?: () => void })?.unref?.();
+      (stream as unknown as Unrefable | null)?.unref?.();
     this.shell.stdin?.on("error", () => this.fail());
     this.shell.stdout?.setEncoding("latin1");
     this.shell.stdout?.on("data", (chunk: string) => this.read(chunk));
@@ -135,9 +141,11 @@ class ShellSpawner {
         clearTimeout(timer);
         call.signal?.removeEventListener("abort", kill);
         this.pending.delete(id);
+        this.holdLoop();
         resolve(code === null && !killed ? undefined : { code, killed });
       };
       this.pending.set(id, entry);
+      this.holdLoop();
       const vars = Object.entries(call.env)
         .filter(([, value]) => value !== undefined)
         .map(([name, value]) => quote(`${name}=${value}`));
@@ -152,6 +160,12 @@ class ShellSpawner {
       ].join(" ");
       this.shell.stdin?.write(line);
     });
+  }
+
+  private holdLoop(): void {
+    const stdout = this.shell.stdout as unknown as Unrefable | null;
+    if (this.pending.size > 0) stdout?.ref?.();
+    else stdout?.unref?.();
   }
 
   private read(chunk: string): void {
