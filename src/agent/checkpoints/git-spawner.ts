@@ -12,7 +12,7 @@
  * only writes it a line and later reads one back.
  *
  * The protocol, one line each way per call: the child writes a command that runs in the
- * background (`{ cd DIR && sh -c 'echo "p N $$" >&3; exec "$@" 3>&-' _ env -i VARS... git
+ * background (`{ cd DIR && sh -c 'echo "p $0 $$" >&3; exec "$@" 3>&-' N env -i VARS... git
  * ARGS... 3>&1 <IN >OUT 2>ERR; echo "d N $?"; } &`), so calls run side by side as before; the
  * shell answers `p N PID` (the process that becomes git: `sh -c` execs `env`, which execs git,
  * one pid throughout, so a timeout or an abort kills git itself) and `d N STATUS` once it
@@ -44,6 +44,8 @@ export interface ShellCall {
   maxBytes: number;
   /** Keep stderr (for MC_CHECKPOINT_DEBUG); otherwise it is dropped. */
   keepStderr?: boolean;
+  /** Run it under `nice -n 10` (when the shell finds `nice`; else at the usual priority). */
+  nice?: boolean;
 }
 
 export type ShellOutcome =
@@ -57,6 +59,13 @@ export type ShellOutcome =
     };
 
 const SHELL = "/bin/sh";
+/**
+ * What runs the command: it tells its pid on fd 3 (the spawner shell's stdout), then becomes
+ * the command (`exec`: the same pid, so a kill reaches it). The nice one runs it through
+ * `nice`, which execs it in turn, when there is one on the PATH.
+ */
+const PLAIN_SCRIPT = `'echo "p $0 $$" >&3; exec "$@" 3>&-'`;
+const NICE_SCRIPT = `'echo "p $0 $$" >&3; if command -v nice >/dev/null 2>&1; then exec nice -n 10 "$@" 3>&-; else exec "$@" 3>&-; fi'`;
 
 /** Whether the shell route is on here (see the header): else git.ts uses execFile. */
 export function shellSpawnerUsable(env: NodeJS.ProcessEnv): boolean {
@@ -150,7 +159,7 @@ class ShellSpawner {
         .filter(([, value]) => value !== undefined)
         .map(([name, value]) => quote(`${name}=${value}`));
       const line = [
-        `{ cd ${quote(call.cwd)} && sh -c 'echo "p ${id} $$" >&3; exec "$@" 3>&-' _`,
+        `{ cd ${quote(call.cwd)} && sh -c ${call.nice ? NICE_SCRIPT : PLAIN_SCRIPT} ${id}`,
         "env -i",
         ...vars,
         quote(call.command),

@@ -28,6 +28,13 @@ export interface GitRun {
   maxBytes?: number;
   /** Extra `-c name=value` settings for this call. */
   config?: string[];
+  /**
+   * Work beside a turn's latency path (the checkpoint before the turn, beside its first model
+   * call): git runs under `nice -n 10` (through the shell only), so that on a busy machine the
+   * child reading the model's stream gets the CPU first. Nobody waits on that checkpoint until
+   * the turn's first tool.
+   */
+  background?: boolean;
 }
 
 /** A git call that failed: its exit, its timeout, or a missing git. Never carries output. */
@@ -136,6 +143,7 @@ async function runGitInShell(
     signal: run.signal,
     maxBytes: run.maxBytes ?? 64 * 1024 * 1024,
     keepStderr: Boolean(run.env.MC_CHECKPOINT_DEBUG),
+    nice: run.background === true,
   });
   if (outcome.ok) return outcome.stdout;
   if (run.env.MC_CHECKPOINT_DEBUG) process.stderr.write(`git ${args[0]}: ${outcome.stderr}\n`);
