@@ -90,6 +90,16 @@ test("a timeout and an abort kill the command itself", async () => {
   assert.equal(already.ok ? null : already.why, "killed");
 });
 
+test("nice: the command runs 10 steps nicer (the checkpoint beside a turn's model call)", async () => {
+  const niceness = async (nice: boolean) => {
+    const outcome = await call({ command: "nice", args: [], nice });
+    assert.ok(outcome.ok);
+    return Number(outcome.stdout.toString().trim());
+  };
+  const usual = await niceness(false);
+  assert.equal(await niceness(true), Math.min(19, usual + 10));
+});
+
 test("calls side by side each get their own output", async () => {
   const outcomes = await Promise.all(
     Array.from({ length: 24 }, (_, i) => call({ command: "printf", args: [`call ${i}`] })),
