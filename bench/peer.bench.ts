@@ -40,7 +40,12 @@ a custom provider (\`wire_api = "responses"\`, \`base_url\` the bench server's \
 \`approval_policy = "never"\`, \`sandbox_mode = "read-only"\`, and analytics, feedback,
 OpenTelemetry, the update check, web search, apps, plugins, image generation and shell snapshots
 off (no MCP servers). Both processes get the same clean environment (PATH and HOME, no
-NODE_EXTRA_CA_CERTS). Ours reads the stream as the built-in \`openai\` provider.
+NODE_EXTRA_CA_CERTS). Ours reads the stream as the built-in \`openai\` provider, at its default
+permissions: each of its turns takes its two checkpoints (git, docs/checkpoints.md), where Codex,
+read-only, takes none. The one before the turn runs beside the first model call, and with this
+server answering within a millisecond it overlaps the first delta; its git is started by a small
+shell and niced, so it costs the stream little (bench/first-delta-ab compares ours with it, with
+git forked from the child as before, and read-only).
 
 Both read the same planned Responses stream (bench/turn-formats) from the same server, one turn
 per reply on one session (ours: \`turn.start\`, its \`message_delta\` events; Codex:

@@ -50,6 +50,8 @@ export interface ChildWorld {
   timeoutMs?: number;
   /** Another command line for the child (e.g. with `--cpu-prof`). */
   command?: string[];
+  /** More environment for the child (e.g. MC_AGENT_GIT_SPAWN=direct). */
+  env?: Record<string, string>;
   /** A sandbox used before (a warm home), kept at close; default: a fresh one, removed. */
   box?: Sandbox;
 }
@@ -90,7 +92,7 @@ export async function childStreamer(
   );
   const spawnedAt = performance.now();
   const proc = await startReady(box, TURN_CAPS, {
-    env: format.keyEnv,
+    env: { ...format.keyEnv, ...options.env },
     ...(options.command ? { command: options.command } : {}),
   });
   await proc.call("session.create", {});

@@ -1,11 +1,13 @@
 /**
- * The git CLI, run for the shadow repository only (docs/checkpoints.md): async `execFile`, a
- * timeout, an environment that names the shadow GIT_DIR, its own index and the workspace as
+ * The git CLI, run for the shadow repository only (docs/checkpoints.md): async, through the
+ * child's small shell (git-spawner.ts: forking the child itself held its loop for milliseconds
+ * a call) or `execFile` where there is none, a timeout, an environment that names the shadow GIT_DIR, its own index and the workspace as
  * work tree, and that shuts out everything of the user's git (system and global config, hooks,
  * GIT_* variables inherited from a hook or a script, pagers, prompts, background gc).
  */
 import { execFile } from "node:child_process";
 import { dirname } from "node:path";
+import { runThroughShell, shellSpawnerUsable } from "./git-spawner.js";
 
 export interface GitPlace {
   /** The shadow repository (MC_HOME/checkpoints/<key>). */
@@ -26,6 +28,13 @@ export interface GitRun {
   maxBytes?: number;
   /** Extra `-c name=value` settings for this call. */
   config?: string[];
+  /**
+   * Work beside a turn's latency path (the checkpoint before the turn, beside its first model
+   * call): git runs under `nice -n 10` (through the shell only), so that on a busy machine the
+   * child reading the model's stream gets the CPU first. Nobody waits on that checkpoint until
+   * the turn's first tool.
+   */
+  background?: boolean;
 }
 
 /** A git call that failed: its exit, its timeout, or a missing git. Never carries output. */
@@ -85,6 +94,7 @@ export function gitEnv(place: GitPlace, env: NodeJS.ProcessEnv): NodeJS.ProcessE
 /** Runs `git <args>` for the shadow repository; resolves with stdout (bytes). */
 export function runGit(place: GitPlace, args: string[], run: GitRun): Promise<Buffer> {
   const config = [...FIXED_CONFIG, ...(run.config ?? [])].flatMap((c) => ["-c", c]);
+  if (shellSpawnerUsable(run.env)) return runGitInShell(place, config, args, run);
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
@@ -114,4 +124,32 @@ export function runGit(place: GitPlace, args: string[], run: GitRun): Promise<Bu
     child.stdin?.on("error", () => {});
     child.stdin?.end(run.input ?? "");
   });
+}
+
+/** The same call through the child's shell (git-spawner.ts), with the same failures. */
+async function runGitInShell(
+  place: GitPlace,
+  config: string[],
+  args: string[],
+  run: GitRun,
+): Promise<Buffer> {
+  const outcome = await runThroughShell({
+    command: "git",
+    args: [...config, ...args],
+    cwd: place.workTree ?? dirname(place.gitDir),
+    env: gitEnv(place, run.env),
+    input: run.input,
+    timeoutMs: run.timeoutMs,
+    signal: run.signal,
+    maxBytes: run.maxBytes ?? 64 * 1024 * 1024,
+    keepStderr: Boolean(run.env.MC_CHECKPOINT_DEBUG),
+    nice: run.background === true,
+  });
+  if (outcome.ok) return outcome.stdout;
+  if (run.env.MC_CHECKPOINT_DEBUG) process.stderr.write(`git ${args[0]}: ${outcome.stderr}\n`);
+  if (run.signal?.aborted) throw new GitFailed("cancelled");
+  if (outcome.why === "killed") throw new GitFailed("timeout");
+  // 127: `env` found no git on the PATH (execFile's ENOENT).
+  if (outcome.why === "status" && outcome.status === 127) throw new GitFailed("missing");
+  throw new GitFailed("failed", outcome.why === "status" ? outcome.status : null);
 }

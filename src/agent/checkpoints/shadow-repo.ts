@@ -125,7 +125,7 @@ export class ShadowRepo {
    * One scan lists what may need a size check (tracked files whose stat changed, untracked
    * ones): a file the index holds unchanged was within the bound when it was added.
    */
-  async snapshot(signal?: AbortSignal): Promise<Snapshot> {
+  async snapshot(signal?: AbortSignal, background = false): Promise<Snapshot> {
     await this.ensure(signal);
     await this.ignoreFileReadable();
     const shared = join(this.dir, "index");
@@ -136,7 +136,7 @@ export class ShadowRepo {
       await link(shared, indexFile).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== "ENOENT") throw error;
       });
-      const run = { indexFile, ...(signal ? { signal } : {}) };
+      const run = { indexFile, background, ...(signal ? { signal } : {}) };
       const listed = splitZ(
         await this.git(["ls-files", "-z", "-m", "-o", "--exclude-standard"], run),
       );
@@ -240,10 +240,14 @@ export class ShadowRepo {
     return all;
   }
 
-  /** Records the workspace as checkpoint `id`: a snapshot, its commit and its ref. */
-  async record(id: string, signal?: AbortSignal): Promise<Checkpoint> {
-    const snap = await this.snapshot(signal);
-    const extra = signal ? { signal } : {};
+  /**
+   * Records the workspace as checkpoint `id`: a snapshot, its commit and its ref. `background`:
+   * its git runs at a lower CPU priority (GitRun.background), for the checkpoint that runs beside
+   * a turn's first model call.
+   */
+  async record(id: string, signal?: AbortSignal, background = false): Promise<Checkpoint> {
+    const snap = await this.snapshot(signal, background);
+    const extra = { background, ...(signal ? { signal } : {}) };
     const message = `${MESSAGE_HEAD}${JSON.stringify(snap.meta)}\n`;
     const commit = (
       await this.git(["commit-tree", snap.tree, "-F", "-"], { ...extra, input: message })

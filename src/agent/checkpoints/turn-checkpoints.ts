@@ -37,7 +37,7 @@ export function newCheckpointId(): string {
  */
 export function startTurnCheckpoints(repo: ShadowRepo): TurnCheckpoints {
   const id = newCheckpointId();
-  const before = recordCheckpoint(repo, id, CHECKPOINT_MS);
+  const before = recordCheckpoint(repo, id, CHECKPOINT_MS, true);
   return {
     id,
     before: () => before,
@@ -50,10 +50,12 @@ async function recordCheckpoint(
   repo: ShadowRepo,
   id: string,
   boundMs: number,
+  /** Beside the turn's first model call: git at a lower CPU priority (git.ts, GitRun). */
+  background = false,
 ): Promise<CheckpointOutcome> {
   const signal = AbortSignal.timeout(boundMs);
   try {
-    await repo.record(id, signal);
+    await repo.record(id, signal, background);
     return { ok: true, id };
   } catch (error) {
     const late = signal.aborted || (error instanceof GitFailed && error.reason === "timeout");
