@@ -90,7 +90,11 @@ export class TerminalReader implements LineReader {
     this.open = true;
     return new Promise<Answer>((resolve) => {
       let answer: Answer = { kind: "end" };
-      rl.on("line", (text) => {
+      rl.on("line", (typed) => {
+        // Node 24's readline keeps a recalled multi-line history entry with "\r" where its line
+        // breaks were (20 and 22 give them back as "\n"); a typed or pasted "\r" always ends a
+        // line, so any "\r" left in a line is such a break.
+        const text = message ? typed.replaceAll("\r", "\n") : typed;
         const soft = pasting || softBreak;
         softBreak = false;
         if (message && (soft || text.endsWith("\\"))) {
