@@ -73,20 +73,23 @@ import { fileURLToPath } from "node:url";
 const handedOver = takeHandedOver();
 const args = process.argv.slice(2);
 if (args.length === 1 && args[0] === "stdio") {
-  // runStdio sets the heap's flags first (src/server/heap-flags.ts), once the bundle has loaded.
-  // Node 20: the child as one script compiled with V8's code cache (src/server/code-cache.ts);
-  // null on a Node with its own compile cache, or when there is no cache to use.
-  const { loadCachedChild } = createRequire(import.meta.url)("../dist/child/code-cache.cjs");
-  const bundle = fileURLToPath(new URL("../dist/child/stdio.cjs", import.meta.url));
-  const child = loadCachedChild(bundle);
-  if (child !== null) child.runStdio(handedOver);
-  else {
+  // The starter answers a plain `initialize` before the child has loaded (src/server/starter.ts),
+  // then calls this to load it.
+  const require = createRequire(import.meta.url);
+  require("../dist/child/starter.cjs").startChild(async () => {
+    // runStdio sets the heap's flags first (src/server/heap-flags.ts), once the bundle has loaded.
+    // Node 20: the child as one script compiled with V8's code cache (src/server/code-cache.ts);
+    // null on a Node with its own compile cache, or when there is no cache to use.
+    const { loadCachedChild } = require("../dist/child/code-cache.cjs");
+    const bundle = fileURLToPath(new URL("../dist/child/stdio.cjs", import.meta.url));
+    const child = loadCachedChild(bundle);
+    if (child !== null) return (handover) => child.runStdio(handedOver, handover);
     // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
     const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
     enableChildCompileCache();
     const { runStdio } = await import("../dist/child/stdio.js");
-    runStdio(handedOver);
-  }
+    return (handover) => runStdio(handedOver, handover);
+  });
 } else if (args.length === 1 && args[0] === "acp") {
   // The same engine as the child: the same heap settings.
   const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");

@@ -147,3 +147,21 @@ await build({
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
 });
+
+// The starter (src/server/starter.ts), required by bin/mc-agent.js before the child: it answers
+// an `initialize` the protocol's facts settle, without zod, then loads the child. The facts are
+// read here from the tables themselves and inlined, so the starter loads none of them.
+const { initializeFacts } = await import("../dist/src/protocol/initialize-facts.js");
+const starter = await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  define: { MC_INITIALIZE_FACTS: JSON.stringify(initializeFacts()) },
+  entryPoints: { starter: "dist/src/server/starter.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+  metafile: true,
+});
+// test/server/fast-start.test.ts reads what it holds: none of zod, nor the tables.
+writeFileSync("dist/starter-meta.json", JSON.stringify(starter.metafile));

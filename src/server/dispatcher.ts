@@ -80,6 +80,21 @@ export class Dispatcher {
     this.admit(decoded.request);
   }
 
+  /**
+   * An initialize the starter answered before this dispatcher existed (starter.ts): admitted
+   * and negotiated as if answered here. Its capabilities are ones this child implements and
+   * whose parameters wait for nothing (test/server/fast-start.test.ts holds the starter to it).
+   */
+  adoptInitialize(id: string, capabilities: readonly string[]): void {
+    this.usedIds.add(id);
+    this.admitted += 1;
+    const implemented = this.implementedCapabilities();
+    if (!capabilities.every((name) => implemented.has(name)))
+      log("error", "the starter negotiated a capability this child does not implement");
+    this.state.negotiated = new Set(CAPABILITIES.filter((name) => capabilities.includes(name)));
+    this.state.phase = "ready";
+  }
+
   /** EOF on stdin: a shutdown without a response. */
   endOfInput(): void {
     if (this.held) return void this.held.push(() => this.endOfInput());

@@ -11,14 +11,16 @@ import { buildHandlers } from "./handlers/index.js";
 import { tuneHeapForChild } from "./heap-flags.js";
 import { log, logEnabled } from "./log.js";
 import { childEnvironment } from "./secret-env.js";
+import type { Handover } from "./starter.js";
 import { createState, type ServerState } from "./state.js";
 import { FrameWriter } from "./writer.js";
 
 /**
  * `mc-agent stdio`: the backend child. stdin carries requests, stdout only frames.
  * `handedOver`: what bin/mc-agent.js read from the launcher's fd 3 (credentials), if anything.
+ * `handover`: what the starter read (and answered) before this bundle loaded (starter.ts).
  */
-export function runStdio(handedOver: string | null = null): void {
+export function runStdio(handedOver: string | null = null, handover?: Handover): void {
   // Now that the child's modules have loaded, not before: held at its first size, the young
   // generation took ten scavenges to load them; it keeps the size the load grew it to.
   tuneHeapForChild();
@@ -26,7 +28,10 @@ export function runStdio(handedOver: string | null = null): void {
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";
   const mcp = (settings: LoadedSettings) => startMcpServers(state, settings);
-  serveStdio({ state, handlers: buildHandlers(state, { testMethods, mcp }), testMethods });
+  serveStdio(
+    { state, handlers: buildHandlers(state, { testMethods, mcp }), testMethods },
+    handover,
+  );
 }
 
 /**
@@ -66,9 +71,10 @@ const FLUSH_MARGIN_MS = 100;
  * Serves the protocol on this process's stdin and stdout with the given handlers, until
  * shutdown, EOF, or the client gone (stdout closed); then exits once stdout has been flushed,
  * and at the latest `cleanup_ms` after the shutdown began: what a client that stopped reading
- * has not taken by then is dropped (issue 17).
+ * has not taken by then is dropped (issue 17). With a `handover`, from where the starter stopped:
+ * its initialize adopted, the frames it read handled first, its splitter's partial frame kept.
  */
-export function serveStdio(server: StdioServer): void {
+export function serveStdio(server: StdioServer, handover?: Handover): void {
   const input = process.stdin;
   const writer = new FrameWriter(process.stdout, (paused) =>
     paused ? input.pause() : input.resume(),
@@ -90,7 +96,7 @@ export function serveStdio(server: StdioServer): void {
   // A client that closed its end of stdout can never be answered: it is gone, as at EOF, and
   // the turn it started stops (a streaming command as an interrupt) instead of running on.
   writer.whenGone(() => dispatcher.endOfInput());
-  const splitter = new FrameSplitter(LIMITS.frame_bytes);
+  const splitter = handover?.splitter ?? new FrameSplitter(LIMITS.frame_bytes);
   input.on("data", (chunk: Buffer) => {
     for (const event of splitter.push(chunk)) dispatcher.handle(event);
   });
@@ -98,4 +104,13 @@ export function serveStdio(server: StdioServer): void {
     for (const event of splitter.end()) dispatcher.handle(event);
     dispatcher.endOfInput();
   });
+  if (!handover) return;
+  if (handover.initialized) {
+    const { id, capabilities } = handover.initialized;
+    dispatcher.adoptInitialize(id, capabilities);
+  }
+  for (const event of handover.events) dispatcher.handle(event);
+  // Its end was the starter's: it is not emitted again.
+  if (handover.ended) dispatcher.endOfInput();
+  else input.resume();
 }

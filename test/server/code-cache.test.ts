@@ -43,7 +43,9 @@ async function start(
   const child = new TestChild({
     cwd: box.workspace,
     home: box.home,
-    env: { TMPDIR: tmp, ...options.env },
+    // The bundle answers the initialize, not the starter (src/server/starter.ts): the result
+    // shows which bundle ran.
+    env: { TMPDIR: tmp, MC_AGENT_FAST_START: "0", ...options.env },
     ...(options.bin ? { command: [process.execPath, options.bin, "stdio"] } : {}),
   });
   try {

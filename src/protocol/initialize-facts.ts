@@ -1,0 +1,24 @@
+import { CAPABILITIES } from "./capabilities.js";
+import { EXTENSION_NAMES, EXTENSION_SPECS } from "./extensions.js";
+import type { InitializeFacts } from "./initialize-fast.js";
+
+/**
+ * The capabilities whose `initialize.extensions` parameters the child finds out before it
+ * answers (`ServerState.extensionPending`): the turn extension's sandbox, from a real run, and
+ * its checkpoints. The starter leaves an initialize negotiating one of them to the full child;
+ * test/server/fast-start.test.ts checks this list against the handlers' own.
+ */
+export const FOUND_OUT_CAPABILITIES: readonly string[] = ["turn"];
+
+/**
+ * What the starter answers `initialize` from (initialize-fast.ts), read from the protocol's
+ * tables: scripts/bundle.js inlines it into dist/child/starter.cjs, so the starter loads none
+ * of the tables (nor zod) and holds nothing written twice.
+ */
+export function initializeFacts(): InitializeFacts {
+  return {
+    capabilities: [...CAPABILITIES],
+    extensions: EXTENSION_NAMES.map((name) => [name, EXTENSION_SPECS[name].parameters] as const),
+    foundOut: FOUND_OUT_CAPABILITIES,
+  };
+}
