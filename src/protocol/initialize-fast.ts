@@ -3,7 +3,7 @@ import { isPlainObject } from "./envelope.js";
 
 /**
  * An `initialize` answered without zod and before the rest of the child has loaded
- * (src/server/starter.ts; docs/protocol.md, "Fast start"). No I/O and no schema: a hand check
+ * (src/server/starter.ts; docs/local-agent-protocol.md, "Fast start"). No I/O and no schema: a hand check
  * that accepts only requests the full child would also accept, with a result byte for byte the
  * full child's. Whatever it does not accept (a wrong version, a bad field, a duplicate, a
  * capability whose parameters the child must find out first, such as `turn`'s sandbox) is

@@ -9,7 +9,7 @@ import { fastInitializeLine, type InitializeFacts } from "../protocol/initialize
  * child's first frame and, when it is an `initialize` the hand check of initialize-fast.ts
  * accepts, answers it at once; then it loads the rest of the child and hands it everything it
  * read. A frontend sees its initialize result about a bare Node start after its spawn instead
- * of after the whole child has loaded (docs/protocol.md, "Fast start"; docs/benchmarks.md).
+ * of after the whole child has loaded (docs/local-agent-protocol.md, "Fast start"; docs/benchmarks.md).
  * Anything else (another first frame, an initialize the check leaves to the child, no frame
  * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
  * `MC_AGENT_FAST_START=0` hands over before reading anything.

@@ -43,6 +43,7 @@ const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const QUOTE_BYTE = 0x22;
+const BACKSLASH_BYTE = 0x5c;
 const MINUS = 0x2d;
 const ZERO = 0x30;
 const NINE = 0x39;
@@ -101,17 +102,29 @@ export function scanString(source: Uint8Array, at: number, to: number): number {
 /** A string's run longer than this is scanned a word at a time. */
 const WORD_AFTER = 32;
 
+/** A run still plain this many words on is long: its end is found natively (`skipLongRun`). */
+const LONG_RUN_WORDS = 256;
+
 /** The word view of the last buffer scanned (the reader's buffers are reused: one view each). */
 let wordsOf: ArrayBufferLike | null = null;
 let words: Int32Array<ArrayBufferLike> = new Int32Array(0);
 
+/** Buffer's indexOf (memchr), which also takes a plain Uint8Array: the scanner's sources are. */
+const indexOfByte = Buffer.prototype.indexOf as (
+  this: Uint8Array,
+  value: number,
+  byteOffset?: number,
+) => number;
+
 /**
- * Past the plain bytes (PLAIN or HIGH) of a string from `i`, four at a time: the offset of the
- * word holding the first special byte (a quote, a backslash, a control byte), which the byte
- * loop then finds. Each test below is exact for "some byte of the word is ...", the classic
- * bit tricks: `(w - 0x20202020) & ~w & 0x80808080` for a byte under 0x20, and the same with
- * 0x01010101 on `w ^ 0x22222222` (a quote) and `w ^ 0x5c5c5c5c` (a backslash). Byte order
- * does not matter: only whether such a byte exists in the word.
+ * Past the plain bytes (PLAIN or HIGH) of a string from `i`: an offset at or before its first
+ * special byte (a quote, a backslash, a control byte), which the byte loop then finds. Words of
+ * four bytes first, each test below exact for "some byte of the word is ...", the classic bit
+ * tricks: `(x - 0x21212121) & ~x & 0x80808080` with `x = w ^ 0x02020202` for a byte under 0x20
+ * or a quote (the XOR maps exactly those to bytes under 0x21), and `(s - 0x01010101) & ~s` with
+ * `s = w ^ 0x5c5c5c5c` for a backslash. Byte order does not matter: only whether such a byte
+ * exists in the word. A run still plain after `LONG_RUN_WORDS` words (long text, base64 data)
+ * goes on in `skipLongRun`; text with escapes every line stops well before.
  */
 function skipPlainWords(source: Uint8Array, i: number, to: number): number {
   if (wordsOf !== source.buffer) {
@@ -129,17 +142,49 @@ function skipPlainWords(source: Uint8Array, i: number, to: number): number {
   }
   let k = (base + at) >> 2;
   const last = (base + to) >> 2; // words wholly before `to`
+  const long = Math.min(last, k + LONG_RUN_WORDS);
   let high = 0;
-  while (k < last) {
+  while (k < long) {
     const w = words[k] as number;
-    const quote = w ^ 0x22222222;
+    const x = w ^ 0x02020202;
     const slash = w ^ 0x5c5c5c5c;
-    const special =
-      ((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote) | ((slash - 0x01010101) & ~slash);
+    const special = ((x - 0x21212121) & ~x) | ((slash - 0x01010101) & ~slash);
     if ((special & 0x80808080) !== 0) break;
     high |= w;
     k += 1;
   }
+  if ((high & 0x80808080) !== 0) scanState.nonAscii = true;
+  if (k === long && k < last) return skipLongRun(source, k * 4 - base, to);
+  return k * 4 - base;
+}
+
+/**
+ * A long plain run from the word-aligned `i`: its closing quote and its first backslash found by
+ * memchr (tens of GB/s), then the bytes before them checked for a control byte (and a high
+ * byte) a word at a time without a branch per word (`(w - 0x20202020) & ~w & 0x80808080`: some
+ * byte under 0x20).
+ * Returns the last word boundary before that quote or backslash (the byte loop finds it), or `i`
+ * itself when a control byte lies before it (the byte loop finds that too: a string that holds
+ * one is not JSON). The backslash is looked for before the quote only, so a record of many long
+ * strings is still read once. (Leaving the high bytes to node's isUtf8 on every such record
+ * instead was slower: measured.)
+ */
+function skipLongRun(source: Uint8Array, i: number, to: number): number {
+  let end = indexOfByte.call(source, QUOTE_BYTE, i);
+  if (end === -1 || end > to) end = to;
+  const slash = indexOfByte.call(source.subarray(i, end), BACKSLASH_BYTE);
+  if (slash !== -1) end = i + slash;
+  const base = source.byteOffset;
+  let k = (base + i) >> 2;
+  const last = (base + end) >> 2;
+  let control = 0;
+  let high = 0;
+  for (; k < last; k += 1) {
+    const w = words[k] as number;
+    control |= (w - 0x20202020) & ~w;
+    high |= w;
+  }
+  if ((control & 0x80808080) !== 0) return i;
   if ((high & 0x80808080) !== 0) scanState.nonAscii = true;
   return k * 4 - base;
 }

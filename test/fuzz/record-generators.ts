@@ -37,9 +37,16 @@ const tricky = fc.oneof(
   fc.string({ unit: "grapheme", maxLength: 8 }),
 );
 const text = fc.array(tricky, { maxLength: 6 }).map((parts) => parts.join(""));
-/** Texts long enough for the scanner's four-bytes-at-a-time path, specials anywhere in them. */
+/**
+ * Texts long enough for the scanner's four-bytes-at-a-time path, specials anywhere in them; some
+ * past its long-run threshold (1,056 plain bytes: json-scan.ts `skipLongRun`).
+ */
+const runLength = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 0, max: 300 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1000, max: 2200 }) },
+);
 const longText = fc
-  .tuple(fc.integer({ min: 0, max: 300 }), text, fc.integer({ min: 0, max: 80 }))
+  .tuple(runLength, text, runLength)
   .map(([before, middle, after]) => `${"x".repeat(before)}${middle}${"y".repeat(after)}`);
 const anyText = fc.oneof(text, longText);
 

@@ -15,7 +15,7 @@ import { createState } from "../../src/server/state.js";
 
 /**
  * The starter's fast initialize (src/server/starter.ts, src/protocol/initialize-fast.ts;
- * docs/protocol.md, "Fast start"): for every initialize, the fast path answers exactly when the
+ * docs/local-agent-protocol.md, "Fast start"): for every initialize, the fast path answers exactly when the
  * full child would answer with a result and the request negotiates nothing the child must find
  * out first, and then with the full child's bytes. Checked in-process against the real
  * dispatcher with the real handlers on generated requests, and end to end on the built child.

@@ -113,6 +113,9 @@ async function child(
   const withCache = { MC_AGENT_CACHE_DIR: cacheRoot(box), ...env };
   const started = await startSessions(box, { testMethods: true, ...extra, env: withCache });
   children.push(started);
+  // Answered by the whole child: the starter answers the initialize before the rest has loaded
+  // (docs/local-agent-protocol.md, "Fast start"), and the bundle's bytes are no listing's.
+  await started.call("status", {});
   return started;
 }
 

@@ -47,8 +47,11 @@ function filesUnder(root: string): string[] {
 }
 
 function start(box: Sandbox, children: TestChild[], env: Record<string, string>) {
-  return startSessions(box, { testMethods: true, env: { ...FAST, ...env } }).then((c) => {
+  return startSessions(box, { testMethods: true, env: { ...FAST, ...env } }).then(async (c) => {
     children.push(c);
+    // Answered by the whole child: the starter answers the initialize before the rest has
+    // loaded (docs/local-agent-protocol.md, "Fast start"), and the bundle's bytes are no listing's.
+    await c.call("status", {});
     return c;
   });
 }
