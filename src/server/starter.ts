@@ -25,6 +25,10 @@ export interface Handover {
   ended: boolean;
   /** The initialize the starter answered, if it did: its ID and the capabilities negotiated. */
   initialized: { id: string; capabilities: string[] } | null;
+  /** Whether stdout failed (EPIPE) or closed under the starter's answer: the reader is gone. */
+  outputGone: boolean;
+  /** Removes the starter's own stdout listeners, once the child's writer listens. */
+  stopWatching?: () => void;
 }
 
 /** Loads the full child; what it returns serves stdin and stdout from the handover on. */
@@ -41,6 +45,7 @@ export function startChild(load: ChildLoader, env: NodeJS.ProcessEnv = process.e
     events: [],
     ended: false,
     initialized: null,
+    outputGone: false,
   };
   if (facts === undefined || env.MC_AGENT_FAST_START === "0") {
     void handOver(load, handover, () => {});
@@ -84,6 +89,17 @@ function answerInitialize(bytes: Uint8Array, facts: InitializeFacts, handover: H
   const { id, params } = decoded.request;
   const line = fastInitializeLine(id, params, facts);
   if (line === null) return;
+  // A reader already gone (EPIPE) is the child's to handle once it has loaded: stdout's error
+  // and close may come before its writer listens, so they are noted for it (stdio.ts).
+  const gone = () => {
+    handover.outputGone = true;
+  };
+  process.stdout.on("error", gone);
+  process.stdout.on("close", gone);
+  handover.stopWatching = () => {
+    process.stdout.removeListener("error", gone);
+    process.stdout.removeListener("close", gone);
+  };
   process.stdout.write(line);
   handover.events.shift();
   handover.initialized = {
@@ -97,4 +113,5 @@ async function handOver(load: ChildLoader, handover: Handover, detach: () => voi
   const serve = await load();
   detach();
   serve(handover);
+  handover.stopWatching?.();
 }

@@ -93,9 +93,15 @@ export function serveStdio(server: StdioServer, handover?: Handover): void {
       });
     },
   });
+  // The starter's initialize first: it came before anything this dispatcher sees.
+  if (handover?.initialized) {
+    const { id, capabilities } = handover.initialized;
+    dispatcher.adoptInitialize(id, capabilities);
+  }
   // A client that closed its end of stdout can never be answered: it is gone, as at EOF, and
   // the turn it started stops (a streaming command as an interrupt) instead of running on.
   writer.whenGone(() => dispatcher.endOfInput());
+  if (handover?.outputGone) writer.gone();
   const splitter = handover?.splitter ?? new FrameSplitter(LIMITS.frame_bytes);
   input.on("data", (chunk: Buffer) => {
     for (const event of splitter.push(chunk)) dispatcher.handle(event);
@@ -105,10 +111,6 @@ export function serveStdio(server: StdioServer, handover?: Handover): void {
     dispatcher.endOfInput();
   });
   if (!handover) return;
-  if (handover.initialized) {
-    const { id, capabilities } = handover.initialized;
-    dispatcher.adoptInitialize(id, capabilities);
-  }
   for (const event of handover.events) dispatcher.handle(event);
   // Its end was the starter's: it is not emitted again.
   if (handover.ended) dispatcher.endOfInput();

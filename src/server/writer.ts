@@ -59,16 +59,17 @@ export class FrameWriter {
     private readonly onCeiling: (paused: boolean) => void,
     private readonly bounds: WriterBounds = WRITER_BOUNDS,
   ) {
-    const close = () => {
-      // The reader went away (EPIPE): nothing more can be delivered; nobody may wait on it.
-      if (this.closed) return;
-      this.closed = true;
-      this.release();
-      for (const listener of this.goneListeners) listener();
-    };
-    stream.on("error", close);
-    stream.on("close", close);
+    stream.on("error", this.gone);
+    stream.on("close", this.gone);
   }
+
+  /** The reader went away (EPIPE): nothing more can be delivered; nobody may wait on it. */
+  readonly gone = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    this.release();
+    for (const listener of this.goneListeners) listener();
+  };
 
   /**
    * Calls `listener` once the reader is gone (EPIPE on a write, or the stream closed): the

@@ -283,6 +283,19 @@ describe("the built child's fast start", () => {
     }
   });
 
+  test("a reader gone before the initialize answer: the child ends as when its stdout closes", async () => {
+    const { child: spawned, close } = child(true);
+    try {
+      spawned.closeOutput();
+      await spawned.sendBytes(Buffer.from(`${JSON.stringify(INIT)}\n`));
+      const exit = await spawned.exited;
+      assert.equal(exit.code, 0, spawned.stderr);
+      assert.equal(spawned.stderr, "");
+    } finally {
+      await close();
+    }
+  });
+
   test("an initialize negotiating turn is the full child's: its extension says what it found", async () => {
     const { child: spawned, close } = child(true);
     try {
