@@ -62,6 +62,8 @@ async function discover(
 ): Promise<DiscoverRun> {
   const child = new TestChild({ cwd: workspace, home, env: READS_ALL });
   await child.initialize(["session.discover"]);
+  // The whole child loaded (the starter answers the initialize first: "Fast start").
+  await child.call("status", {});
   const idle: number[] = [];
   for (let i = 0; i < 50 && pollStatus; i += 1) {
     const started = performance.now();
