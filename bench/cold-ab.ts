@@ -1,0 +1,78 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { CHILD_BIN, TestChild } from "../src/conformance/harness.js";
+import { StoreBuilder } from "../test/fixtures/store-builder.js";
+import { withTempDir } from "./bench-support.js";
+import { median } from "./report.js";
+
+/**
+ * Cold listings by other builds beside this one, interleaved (docs/benchmarks.md, "Cold reads at
+ * 200 × 4 MiB"): `node dist/bench/cold-ab.js <bin/mc-agent.js> ... [-- rounds]`, each bin
+ * another checkout's built launcher (7382bcf's, say), this build's always last. Per round and
+ * build: a fresh child, initialized and loaded (a `status` answered), then one complete
+ * `session.discover` with the verdict cache off, over 200 histories of 4 MiB (16 KiB records)
+ * and 2,000 of 256 KiB (2 KiB records). Prints each build's median and its speed-up over the
+ * first. Not part of `npm run bench`: it needs the other builds.
+ */
+const SHAPES = [
+  { count: 200, bytes: 4 * 1024 * 1024, record: 16 * 1024 },
+  { count: 2000, bytes: 256 * 1024, record: 2 * 1024 },
+];
+
+const args = process.argv.slice(2);
+const split = args.indexOf("--");
+const rounds = split === -1 ? 5 : Number(args[split + 1]);
+const others = split === -1 ? args : args.slice(0, split);
+const bins = [...others, CHILD_BIN];
+
+async function coldListingMs(bin: string, home: string, cwd: string, rows: number) {
+  const child = new TestChild({
+    cwd,
+    home,
+    env: { MC_AGENT_VERDICTS: "off", MC_AGENT_CACHE_DIR: join(home, "..", "user-cache") },
+    command: [process.execPath, bin, "stdio"],
+  });
+  try {
+    await child.initialize(["session.discover"]);
+    await child.call("status", {});
+    const started = performance.now();
+    let cursor: string | undefined;
+    let listed = 0;
+    for (;;) {
+      const page = await child.call("session.discover", cursor === undefined ? {} : { cursor });
+      listed += page.sessions.length;
+      if (page.cursor === null) break;
+      cursor = page.cursor;
+    }
+    if (listed !== rows) throw new Error(`${bin} listed ${listed} of ${rows}`);
+    return performance.now() - started;
+  } finally {
+    await child.close();
+  }
+}
+
+for (const shape of SHAPES) {
+  await withTempDir("mc-bench-cold-ab-", async (dir) => {
+    const root = realpathSync(dir);
+    const home = join(root, "home");
+    const cwd = join(root, "workspace");
+    mkdirSync(cwd, { recursive: true });
+    const store = new StoreBuilder(home, cwd, 24);
+    for (let i = 0; i < shape.count; i++) store.sized(`h${i}`, shape.bytes, shape.record);
+    execFileSync("sync");
+    const times = bins.map(() => [] as number[]);
+    for (let round = 0; round < rounds; round++)
+      for (const [j, bin] of bins.entries())
+        times[j]?.push(await coldListingMs(bin, home, cwd, shape.count));
+    const first = median(times[0] ?? []);
+    console.log(`${shape.count} histories of ${shape.bytes / 1024} KiB, median of ${rounds}:`);
+    for (const [j, bin] of bins.entries()) {
+      const ms = median(times[j] ?? []);
+      const spread = (times[j] ?? []).map((t) => t.toFixed(0)).join("/");
+      console.log(
+        `  ${bin}: ${ms.toFixed(0)} ms (${spread}), ${(first / ms).toFixed(2)}x the first`,
+      );
+    }
+  });
+}
