@@ -36,7 +36,11 @@ export class FrameSplitter {
       const end = lf === -1 ? chunk.length : lf;
       if (lf !== -1 && this.size === 0 && !this.discarding && end - start <= this.maxBytes) {
         // The common case: nothing carried over, the whole frame in this chunk.
-        visit({ kind: "frame", bytes: chunk.subarray(start, end) });
+        // A plain view: Buffer's own subarray (its offset checks, a Buffer made) cost more.
+        visit({
+          kind: "frame",
+          bytes: new Uint8Array(chunk.buffer, chunk.byteOffset + start, end - start),
+        });
         start = lf + 1;
         continue;
       }
