@@ -12,7 +12,8 @@ import { checkStatusResult } from "../protocol/schemas/status-check.js";
  */
 export class StatusLines {
   private last: StatusResult | null = null;
-  private json = "";
+  /** What follows the ID in the line: the result's JSON, the closing brace and the LF. */
+  private tail = "";
 
   /** The answer's line (with its LF), or null when `result` is not a valid status result. */
   line(id: string, result: unknown): string | null {
@@ -20,9 +21,9 @@ export class StatusLines {
     if (checked === null) return null;
     if (this.last === null || !sameStatus(checked, this.last)) {
       this.last = checked;
-      this.json = JSON.stringify(checked);
+      this.tail = `,"result":${JSON.stringify(checked)}}\n`;
     }
-    return `{"id":${JSON.stringify(id)},"result":${this.json}}\n`;
+    return `{"id":${JSON.stringify(id)}${this.tail}`;
   }
 }
 
