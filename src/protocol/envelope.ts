@@ -38,7 +38,8 @@ export function decodeFrame(bytes: Uint8Array): Decoded {
   ) {
     return { ok: false, id, code: "invalid_request" };
   }
-  return { ok: true, request: { id, method: value.method, params: value.params } };
+  // The parsed object is the request: exactly its three keys, each checked above.
+  return { ok: true, request: value as unknown as Request };
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -19,22 +19,36 @@ export class FrameSplitter {
 
   push(chunk: Uint8Array): FrameEvent[] {
     const events: FrameEvent[] = [];
+    this.each(chunk, (event) => events.push(event));
+    return events;
+  }
+
+  /**
+   * The chunk's events, handed to `visit` one by one as they are found, instead of gathered into
+   * an array first: a 64 KiB chunk of small frames is over a thousand events, and held until the
+   * last was handled they outlived the scavenges in between (docs/benchmarks.md, "The status
+   * loop's garbage").
+   */
+  each(chunk: Uint8Array, visit: (event: FrameEvent) => void): void {
     let start = 0;
     while (start <= chunk.length) {
       const lf = chunk.indexOf(LF, start);
       const end = lf === -1 ? chunk.length : lf;
       if (lf !== -1 && this.size === 0 && !this.discarding && end - start <= this.maxBytes) {
         // The common case: nothing carried over, the whole frame in this chunk.
-        events.push({ kind: "frame", bytes: chunk.subarray(start, end) });
+        // A plain view: Buffer's own subarray (its offset checks, a Buffer made) cost more.
+        visit({
+          kind: "frame",
+          bytes: new Uint8Array(chunk.buffer, chunk.byteOffset + start, end - start),
+        });
         start = lf + 1;
         continue;
       }
       this.take(chunk.subarray(start, end));
       if (lf === -1) break;
-      events.push(this.finish());
+      visit(this.finish());
       start = lf + 1;
     }
-    return events;
   }
 
   /** At EOF a final unterminated line still counts as a frame. */

@@ -161,7 +161,7 @@ export class Dispatcher {
     if (method === "status") {
       const status = this.results.status({
         worker: this.workerHolder === null ? "idle" : "busy",
-        active: this.ops.list().map((op) => ({ id: op.id, method: op.method })),
+        active: this.ops.summaries(),
         requestsLeft: Math.max(0, this.childRequests - this.admitted),
       });
       return this.out.result(id, "status", status);

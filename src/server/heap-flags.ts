@@ -10,6 +10,11 @@ import { runInNewContext } from "node:vm";
  * its first size, ten scavenges (a tenth of the start's CPU time) instead of five, and the
  * back-pressure turn's peak was the same either way (94-97 MiB). Measured on the back-pressure
  * turn (test/turns/turn-backpressure.test.ts): peak 135-140 MiB before, 93-97 MiB with all three.
+ * The code-cache start (Node 20, code-cache.ts) allocates less while loading (three scavenges),
+ * so there the young generation is still at its first size when they are set. That once cost
+ * the pipelined `status` loop, whose answers outlived the scavenges; since they no longer do
+ * (writer.ts), 100,000 of them run 80-83 scavenges with the flag and 46-52 without it, in the
+ * same CPU time (docs/benchmarks.md, "The status loop's garbage").
  *
  * - `--semi-space-growth-factor=1`: the young generation stays at its first size instead of
  *   doubling up to 2 × 16 MiB under a stream's garbage;

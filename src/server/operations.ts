@@ -57,6 +57,12 @@ export class OperationRegistry {
     return [...this.active.values()];
   }
 
+  /** The active requests as `status` lists them; a status flood mostly finds none. */
+  summaries(): { id: string; method: string }[] {
+    if (this.active.size === 0) return [];
+    return Array.from(this.active.values(), (op) => ({ id: op.id, method: op.method }));
+  }
+
   /** Aborts the request if it is active and cancellable; false otherwise. */
   cancel(id: string): boolean {
     const op = this.active.get(id);

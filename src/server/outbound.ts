@@ -10,10 +10,10 @@ import {
 } from "../protocol/methods.js";
 import { utf8Length } from "../protocol/paging.js";
 import { checkWire } from "../protocol/raw-json.js";
-import { checkStatusResult } from "../protocol/schemas/status-check.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
 import { log } from "./log.js";
 import type { ServerState } from "./state.js";
+import { StatusLines } from "./status-line.js";
 import type { FrameKind } from "./writer.js";
 
 /**
@@ -32,6 +32,8 @@ export class NotificationRefused extends Error {
  * their schemas, and no frame over `frame_bytes` is ever written.
  */
 export class Outbound {
+  private readonly statusLines = new StatusLines();
+
   constructor(
     private readonly sink: FrameSink,
     private readonly state: ServerState,
@@ -51,8 +53,8 @@ export class Outbound {
   /** The result's frame, checked against its schema; null (logged) when outside it. */
   private resultLine(id: string, method: MethodName, result: unknown): string | null {
     // `status`, pipelined by the thousand, takes an exact fast check; all else the schema.
-    const fast = method === "status" ? checkStatusResult(result) : null;
-    if (fast !== null) return encodeResult(id, fast, false);
+    const fast = method === "status" ? this.statusLines.line(id, result) : null;
+    if (fast !== null) return fast;
     // Raw records (session.history) are checked by their head and written as stored.
     const checked = checkWire(METHODS[method].result, result, method === "initialize");
     if (!checked.ok) {

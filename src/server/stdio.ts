@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { McpManager } from "../agent/mcp/manager.js";
 import { LIMITS } from "../protocol/constants.js";
-import { FrameSplitter } from "../protocol/framing.js";
+import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import type { LoadedSettings } from "../store/settings.js";
 import { Dispatcher } from "./dispatcher.js";
@@ -103,9 +103,8 @@ export function serveStdio(server: StdioServer, handover?: Handover): void {
   writer.whenGone(() => dispatcher.endOfInput());
   if (handover?.outputGone) writer.gone();
   const splitter = handover?.splitter ?? new FrameSplitter(LIMITS.frame_bytes);
-  input.on("data", (chunk: Buffer) => {
-    for (const event of splitter.push(chunk)) dispatcher.handle(event);
-  });
+  const handle = (event: FrameEvent) => dispatcher.handle(event);
+  input.on("data", (chunk: Buffer) => splitter.each(chunk, handle));
   input.on("end", () => {
     for (const event of splitter.end()) dispatcher.handle(event);
     dispatcher.endOfInput();

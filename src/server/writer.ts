@@ -37,6 +37,12 @@ export const WRITER_BOUNDS: WriterBounds = {
   answerBytes: 65_536,
 };
 
+/**
+ * Answers are joined into one string and handed to the stream once this many UTF-16 units wait,
+ * or at the end of the tick they were written in. See `writeAnswer`.
+ */
+export const ANSWER_BATCH_UNITS = 16_384;
+
 const RESOLVED = Promise.resolve();
 
 export class FrameWriter {
@@ -45,8 +51,11 @@ export class FrameWriter {
   private paused = false;
   private closed = false;
   private corked = false;
-  /** Bytes (UTF-16 units) of answers handed to the stream and not yet written out. */
+  /** Bytes (UTF-16 units) of answers written and not yet written out (`answers` included). */
   private answersPending = 0;
+  /** Answers written and not yet handed to the stream, in order. */
+  private answers = "";
+  private answersScheduled = false;
   private readonly goneListeners: (() => void)[] = [];
 
   constructor(
@@ -67,6 +76,7 @@ export class FrameWriter {
   readonly gone = (): void => {
     if (this.closed) return;
     this.closed = true;
+    this.answers = "";
     this.release();
     for (const listener of this.goneListeners) listener();
   };
@@ -83,28 +93,72 @@ export class FrameWriter {
   /** Writes one frame; resolves when the buffer has room for more (at once once gone). */
   write(line: string, kind: FrameKind = "event"): Promise<void> {
     if (this.closed) return RESOLVED;
+    if (kind === "answer") return this.writeAnswer(line);
+    // Whatever was answered before this frame leaves before it.
+    this.handAnswers();
     this.batch();
-    let ok: boolean;
-    if (kind === "answer") {
-      const size = line.length;
-      this.answersPending += size;
-      ok = this.stream.write(line, () => {
-        this.answersPending -= size;
-        this.updateInput();
-      });
-    } else {
-      ok = this.stream.write(line);
+    const ok = this.stream.write(line);
+    this.updateInput();
+    return this.room(ok);
+  }
+
+  /**
+   * An answer joins the ones written before it in this tick: one string, handed to the stream
+   * as one write (one callback, for `answersPending`) when the tick ends or the string reaches
+   * ANSWER_BATCH_UNITS. A write of its own each, with a callback each, kept every answer's
+   * string, callback and buffer entry alive until the pipe took it (a writev keeps its chunks);
+   * a pipelined `status` flood answers over a thousand frames per input chunk, and that was most
+   * of what outlived each scavenge (docs/benchmarks.md, "The status loop's garbage"). A string
+   * handed to an idle pipe is copied out of the JavaScript heap at once.
+   */
+  private writeAnswer(line: string): Promise<void> {
+    this.answersPending += line.length;
+    this.answers += line;
+    if (this.answers.length >= ANSWER_BATCH_UNITS) {
+      const ok = this.handAnswers();
+      this.updateInput();
+      return this.room(ok);
+    }
+    if (!this.answersScheduled) {
+      this.answersScheduled = true;
+      process.nextTick(this.handScheduled);
     }
     this.updateInput();
-    const buffered = this.stream.writableLength;
-    // `drain` comes only after a write reported a full buffer (`ok` false).
-    if (ok || buffered <= this.bounds.highWaterBytes) return RESOLVED;
+    if (this.stream.writableLength + this.answers.length <= this.bounds.highWaterBytes)
+      return RESOLVED;
+    // Over the mark: handed over now, so that the stream reports it full and `drain` comes.
+    return this.room(this.handAnswers());
+  }
+
+  private readonly handScheduled = () => {
+    this.answersScheduled = false;
+    if (this.closed) return;
+    this.handAnswers();
+    this.updateInput();
+  };
+
+  /** Hands the joined answers to the stream; false when it then reports its buffer full. */
+  private handAnswers(): boolean {
+    const text = this.answers;
+    if (text === "") return true;
+    this.answers = "";
+    const size = text.length;
+    return this.stream.write(text, () => {
+      this.answersPending -= size;
+      this.updateInput();
+    });
+  }
+
+  /** Resolves at once while the buffer has room, else on `drain` (which a full write brings). */
+  private room(ok: boolean): Promise<void> {
+    if (ok || this.stream.writableLength <= this.bounds.highWaterBytes) return RESOLVED;
     return this.untilDrained();
   }
 
   /** Resolves once everything written so far has been handed to the OS (or the pipe closed). */
   flush(): Promise<void> {
     if (this.closed) return RESOLVED;
+    this.handAnswers();
     return new Promise((resolve) => {
       this.stream.write("", () => resolve());
     });

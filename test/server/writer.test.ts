@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { describe, test } from "node:test";
-import { FrameWriter } from "../../src/server/writer.js";
+import { ANSWER_BATCH_UNITS, FrameWriter } from "../../src/server/writer.js";
 import { within } from "../helpers/fakes.js";
 
 /** A sink that holds every chunk until `flowOne` or `flowAll` lets it through. */
@@ -94,7 +94,74 @@ describe("FrameWriter", () => {
     await sink.flowAll();
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(pauses, [true, false], "resumed once the answers were written");
-    assert.deepEqual(sink.received, ["e".repeat(50), "a".repeat(10), "b".repeat(10), "c"]);
+    // The tick's answers leave as one write, after the notification written before them.
+    assert.deepEqual(sink.received, ["e".repeat(50), `${"a".repeat(10)}${"b".repeat(10)}c`]);
+  });
+
+  test("answers and notifications keep their order, whichever comes first in a tick", async () => {
+    const sink = slowSink(1_000_000);
+    const writer = new FrameWriter(sink.stream, () => {});
+    void writer.write("a1\n", "answer");
+    void writer.write("e1\n", "event");
+    void writer.write("a2\n", "answer");
+    void writer.write("a3\n", "answer");
+    void writer.write("e2\n", "event");
+    void writer.write("a4\n", "answer");
+    await sink.flowAll();
+    void writer.write("e3\n", "event");
+    void writer.write("a5\n", "answer");
+    const flushed = writer.flush();
+    await sink.flowAll();
+    await within(flushed);
+    assert.equal(sink.received.join(""), "a1\ne1\na2\na3\ne2\na4\ne3\na5\n");
+  });
+
+  test("a long run of answers is handed over in pieces before its tick ends", () => {
+    const writes: string[] = [];
+    const stream = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        writes.push(chunk);
+        callback();
+      },
+    });
+    const writer = new FrameWriter(stream, () => {}, {
+      highWaterBytes: 1_000_000,
+      ceilingBytes: 10_000_000,
+      answerBytes: 10_000_000,
+    });
+    const line = `${"x".repeat(99)}\n`;
+    const count = Math.ceil((3 * ANSWER_BATCH_UNITS) / line.length);
+    for (let i = 0; i < count; i += 1) void writer.write(line, "answer");
+    // Still inside the tick: every full batch has already left, each a whole number of frames.
+    assert.equal(writes.length, Math.floor((count * line.length) / ANSWER_BATCH_UNITS));
+    for (const text of writes) {
+      assert.ok(text.length >= ANSWER_BATCH_UNITS && text.length < ANSWER_BATCH_UNITS + 100);
+      assert.equal(text.length % line.length, 0);
+    }
+  });
+
+  test("a slow reader of a long run of answers: input pauses, nothing is lost or reordered, input resumes", async () => {
+    const sink = slowSink(16);
+    const pauses: boolean[] = [];
+    const writer = new FrameWriter(sink.stream, (p) => pauses.push(p), {
+      highWaterBytes: 64,
+      ceilingBytes: 1_000_000,
+      answerBytes: 2 * ANSWER_BATCH_UNITS,
+    });
+    const lines = Array.from({ length: 5000 }, (_, i) => `{"id":"p${i}"}\n`);
+    // Written over several ticks, as input chunks come: the reader takes nothing meanwhile.
+    for (let i = 0; i < lines.length; i += 500) {
+      for (const line of lines.slice(i, i + 500)) void writer.write(line, "answer");
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(pauses[0], true, "paused once answers piled up unread");
+    assert.equal(pauses.length, 1, "and not resumed while the reader takes nothing");
+    const flushed = writer.flush();
+    await sink.flowAll();
+    await within(flushed);
+    assert.deepEqual(pauses, [true, false], "resumed once the reader caught up");
+    assert.equal(sink.received.join(""), lines.join(""));
   });
 
   test("frames written in one tick leave together at its end, in order", async () => {
