@@ -28,10 +28,10 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";
   const mcp = (settings: LoadedSettings) => startMcpServers(state, settings);
-  serveStdio(
-    { state, handlers: buildHandlers(state, { testMethods, mcp }), testMethods },
-    handover,
-  );
+  // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
+  const probeSandboxFirst = !handover?.initialized;
+  const handlers = buildHandlers(state, { testMethods, mcp, probeSandboxFirst });
+  serveStdio({ state, handlers, testMethods }, handover);
 }
 
 /**
