@@ -4,6 +4,7 @@ import { LIMITS } from "../protocol/constants.js";
 import { FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import type { LoadedSettings } from "../store/settings.js";
+import { refreshCodeCacheAfterStart } from "./code-cache-refresh.js";
 import { Dispatcher } from "./dispatcher.js";
 import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
@@ -32,6 +33,7 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
   const probeSandboxFirst = !handover?.initialized;
   const handlers = buildHandlers(state, { testMethods, mcp, probeSandboxFirst });
   serveStdio({ state, handlers, testMethods }, handover);
+  refreshCodeCacheAfterStart(env);
 }
 
 /**
