@@ -14,6 +14,7 @@ import {
 import module, { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { REFRESH_HOOK } from "./code-cache-hook.js";
 import { privateCacheRoot } from "./compile-cache.js";
 import type { runStdio } from "./stdio.js";
 
@@ -35,7 +36,10 @@ import type { runStdio } from "./stdio.js";
  * other flags or for a source of another length, and each entry carries the SHA-256 of its data
  * (V8 checks none in release builds). A rejected, damaged or unreadable entry is
  * compiled afresh and rewritten, a temp file renamed over it, so concurrent first starts each
- * write a whole entry and the last rename wins. `MC_AGENT_COMPILE_CACHE=0` turns it off.
+ * write a whole entry and the last rename wins. The entry written after the top level holds
+ * only what the top level ran; the child makes it again once, with what its start ran too (the
+ * handlers, the settings' schemas, the first requests), as `-started` (code-cache-refresh.ts),
+ * which the next starts use and never refresh. `MC_AGENT_COMPILE_CACHE=0` turns it off.
  */
 
 /** The bundle's first line, written by scripts/bundle.js: the SHA-256 of the rest. */
@@ -79,8 +83,11 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   const hash = HEADER.exec(source)?.[1];
   if (hash === undefined) return null;
   const folder = join(root, "code-cache", `${process.version}-${process.arch}`);
-  const entry = join(folder, `stdio-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}.bin`);
-  const cached = readEntry(entry);
+  const key = `stdio-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}`;
+  const started = join(folder, `${key}${STARTED}.bin`);
+  const early = join(folder, `${key}.bin`);
+  const startedData = readEntry(started);
+  const cached = startedData ?? readEntry(early);
   // The file is one function expression, CommonJS's module wrapper (scripts/bundle.js).
   const script = new Script(source, {
     filename: bundle,
@@ -98,10 +105,31 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   );
   // Made now, after the top level ran (its functions are then compiled and in the data) and
   // before runStdio sets the heap's flags: V8 keys the data by its flags, and the next start
-  // loads the bundle before they are set.
+  // loads the bundle before they are set. A started entry V8 rejected is replaced under its own
+  // name, so that no start refreshes it again (what made it did not hold).
   if (cached === undefined || script.cachedDataRejected === true)
-    writeEntry(entry, script.createCachedData());
+    writeEntry(startedData === undefined ? early : started, script.createCachedData());
+  if (startedData === undefined) offerStartedRefresh(script, started, early);
   return exported.exports;
+}
+
+/** The name's end of an entry that holds the start's code too (code-cache-refresh.ts). */
+const STARTED = "-started";
+
+/**
+ * The entry written after the top level holds only the code the top level ran: what the start
+ * runs next (the handlers, the settings' schemas, the first requests) is compiled afresh by
+ * every start. The child calls this once it has served its start, with the V8 flags as they
+ * were when the bundle loaded (code-cache-refresh.ts): the data made then holds that code too,
+ * written as the started entry, which replaces the early one and is never refreshed again.
+ */
+function offerStartedRefresh(script: Script, started: string, early: string): void {
+  let offered = true;
+  (globalThis as { [REFRESH_HOOK]?: () => void })[REFRESH_HOOK] = () => {
+    if (!offered) return;
+    offered = false;
+    writeEntry(started, script.createCachedData(), early);
+  };
 }
 
 /**
@@ -150,15 +178,17 @@ export function flagsKey(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Writes one entry whole (a temp file of this process, then a rename: a reader sees the old
- * entry, the new one or none) and drops the oldest beyond KEPT_ENTRIES. Failing to write only
+ * entry, the new one or none), removes the one it `replaces`, and drops the oldest beyond
+ * KEPT_ENTRIES. Failing to write only
  * costs the next start its compile.
  */
-function writeEntry(entry: string, data: Buffer): void {
+function writeEntry(entry: string, data: Buffer, replaces?: string): void {
   const temp = `${entry}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(entry), { recursive: true, mode: 0o700 });
     writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
     renameSync(temp, entry);
+    if (replaces !== undefined) rmSync(replaces, { force: true });
   } catch {
     rmSync(temp, { force: true });
     return;

@@ -38,12 +38,50 @@ export function tuneHeapForChild(): void {
 }
 
 /**
+ * CHILD_HEAP_FLAGS as V8 11 (Node 20, the code cache's Node) has them by default, with the two
+ * flags `--liftoff-only` turns off by implication: V8 keys a code cache by the flags that
+ * differ from their defaults, and these put them back as they were when the bundle loaded.
+ */
+const LOAD_FLAGS = [
+  "--semi-space-growth-factor=2",
+  "--no-liftoff-only",
+  "--wasm-tier-up",
+  "--wasm-dynamic-tiering",
+] as const;
+
+/** Set once a turn's flags have been set: `--optimize-for-size` implies others, `--expose-gc`. */
+let turnFlagsSet = false;
+
+/**
+ * Runs `run` with the V8 flags as they were before tuneHeapForChild (code-cache-refresh.ts),
+ * then sets the child's again; does not run it once a turn has set flags of its own, which
+ * cannot be put back exactly. Synchronous: no other code runs under the load's flags.
+ */
+export function withLoadFlags(run: () => void): boolean {
+  if (turnFlagsSet) return false;
+  for (const flag of LOAD_FLAGS) setFlagsFromString(flag);
+  try {
+    run();
+  } finally {
+    tuneHeapForChild();
+  }
+  return true;
+}
+
+/** Whether node was given none of the flags withLoadFlags sets (then their defaults held). */
+export function flagsRestorable(env: NodeJS.ProcessEnv = process.env): boolean {
+  const given = `${process.execArgv.join(" ")} ${env.NODE_OPTIONS ?? ""}`;
+  return !/semi[-_]space|liftoff|wasm[-_]tier|wasm[-_]dynamic|optimize[-_]for[-_]size/.test(given);
+}
+
+/**
  * `--optimize-for-size` only while a turn streams: it is what keeps a stream's garbage from
  * piling up, and it costs CPU (about a fifth of a stream's throughput, and more for a discovery
  * scan's JSON.parse garbage, which it would take below its 0.7 target), so the child is in that
  * mode exactly while a turn runs (one at a time: turns hold the session worker).
  */
 export function turnMemoryMode(on: boolean): void {
+  turnFlagsSet = true;
   setFlagsFromString(on ? "--optimize-for-size" : "--no-optimize-for-size");
 }
 
@@ -65,6 +103,7 @@ export function collectBetweenSteps(): void {
 let collector: (() => void) | null = null;
 
 function loadCollector(): () => void {
+  turnFlagsSet = true;
   try {
     setFlagsFromString("--expose-gc");
     const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");

@@ -4,6 +4,7 @@ import { LIMITS } from "../protocol/constants.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import type { LoadedSettings } from "../store/settings.js";
+import { refreshCodeCacheAfterStart } from "./code-cache-refresh.js";
 import { Dispatcher } from "./dispatcher.js";
 import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
@@ -28,10 +29,11 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   const testMethods = env.MC_AGENT_TEST_METHODS === "1";
   const mcp = (settings: LoadedSettings) => startMcpServers(state, settings);
-  serveStdio(
-    { state, handlers: buildHandlers(state, { testMethods, mcp }), testMethods },
-    handover,
-  );
+  // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
+  const probeSandboxFirst = !handover?.initialized;
+  const handlers = buildHandlers(state, { testMethods, mcp, probeSandboxFirst });
+  serveStdio({ state, handlers, testMethods }, handover);
+  refreshCodeCacheAfterStart(env);
 }
 
 /**

@@ -181,7 +181,9 @@ export function readSettingsFile<T>(path: string, schema: () => z.ZodType<T>): F
   } catch {
     return { state: "invalid", fault: { reason: "syntax", text, issue: null } };
   }
-  const parsed = schema().safeParse(json);
+  // Without zod's compiled fast path: a settings file is parsed once per child, and generating
+  // and compiling that code cost more than it saved (2.3 vs 1.4 ms on a start's first parse).
+  const parsed = schema().safeParse(json, { jitless: true });
   if (parsed.success) return { state: "valid", data: parsed.data };
   return { state: "invalid", fault: { reason: "schema", text, issue: firstIssue(parsed.error) } };
 }

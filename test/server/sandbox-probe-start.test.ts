@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type Frame, sandbox, TestChild } from "../../src/conformance/harness.js";
@@ -29,6 +29,39 @@ function gatedBwrap(root: string) {
     started: () => existsSync(`${gate}.started`),
     open: () => writeFileSync(gate, ""),
   };
+}
+
+/**
+ * A bwrap that logs each run's network (`net`, or `nonet` with --unshare-net) and starts only
+ * for `starts`: otherwise it fails with an error line of its own, so the probe finds no sandbox.
+ */
+function networkBwrap(root: string, starts: "net" | "nonet") {
+  const bin = join(root, "bin");
+  mkdirSync(bin);
+  const log = join(root, "runs");
+  const script = join(bin, "bwrap");
+  writeFileSync(
+    script,
+    `#!/bin/sh\nnet=net\nfor a in "$@"; do [ "$a" = "--unshare-net" ] && net=nonet; done\necho "$net" >> "${log}"\n[ "$net" = "${starts}" ] && exit 0\necho "bwrap: refused by the test" >&2\nexit 1\n`,
+  );
+  chmodSync(script, 0o755);
+  return {
+    path: `${bin}:${process.env.PATH ?? ""}`,
+    runs: () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []),
+  };
+}
+
+/** The `turn` extension's sandbox of a child on `box` whose PATH finds `path`'s bwrap first. */
+async function turnSandbox(box: ReturnType<typeof sandbox>, path: string) {
+  const child = new TestChild({ cwd: box.workspace, home: box.home, env: { PATH: path } });
+  try {
+    const init = await child.initialize(["operation.cancel", "turn"]);
+    assert.ok(init.result, JSON.stringify(init.error));
+    return (init.result as { extensions: { turn: { sandbox: string | null } } }).extensions.turn
+      .sandbox;
+  } finally {
+    await child.close();
+  }
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
@@ -95,6 +128,48 @@ describe("the sandbox probe starts with the child", { skip: SKIP }, () => {
     } finally {
       bwrap.open();
       await child.close();
+      box.cleanup();
+    }
+  });
+
+  // The probe starts before the settings are validated, on the network setting the file most
+  // likely holds (src/agent/sandbox/network-hint.ts); the answer is always the validated one's.
+  test("a network setting the file's validation keeps is probed once, with the network", async () => {
+    const box = sandbox();
+    const bwrap = networkBwrap(box.root, "net");
+    writeFileSync(join(box.home, "config.json"), JSON.stringify({ sandbox: { network: true } }));
+    try {
+      assert.equal(await turnSandbox(box, bwrap.path), "bubblewrap");
+      assert.deepEqual(bwrap.runs(), ["net"]);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test("a network setting in an invalid file (ignored whole) is probed again without it", async () => {
+    const box = sandbox();
+    const bwrap = networkBwrap(box.root, "nonet");
+    writeFileSync(
+      join(box.home, "config.json"),
+      JSON.stringify({ sandbox: { network: true }, not_a_setting: 1 }),
+    );
+    try {
+      assert.equal(await turnSandbox(box, bwrap.path), "bubblewrap");
+      // The dropped probe is not waited for: its run may log after the one answered from.
+      await until(() => bwrap.runs().length === 2, "both runs");
+      assert.deepEqual(bwrap.runs().sort(), ["net", "nonet"]);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test("without a settings file the probe runs once, without the network", async () => {
+    const box = sandbox();
+    const bwrap = networkBwrap(box.root, "nonet");
+    try {
+      assert.equal(await turnSandbox(box, bwrap.path), "bubblewrap");
+      assert.deepEqual(bwrap.runs(), ["nonet"]);
+    } finally {
       box.cleanup();
     }
   });

@@ -37,22 +37,40 @@ export interface Sandbox {
 /**
  * A child's sandbox: probed once, the answer kept for the child's life. The child starts the
  * probe in the background when it starts (`start`) and its `initialize` awaits it; `doctor`
- * and a use before any start probe synchronously.
+ * and a use before any start probe synchronously. The child may start it before its settings
+ * are validated, on the network setting they most likely hold (network-hint.ts), then confirm
+ * that setting: a probe made with another one is dropped and made again.
  */
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
   private probing: Promise<void> | null = null;
 
-  constructor(private readonly inputs: PolicyInputs) {}
+  constructor(private inputs: PolicyInputs) {}
 
   /** Starts the probe without blocking the event loop (once); settles when it is known. */
   start(): Promise<void> {
-    this.probing ??= probeSandboxAsync(sandboxPolicy(this.inputs), this.inputs.env).then(
-      (availability) => {
-        this.probed ??= { availability, sandbox: sandboxOf(availability, this.inputs) };
-      },
-    );
+    if (this.probing === null) {
+      const inputs = this.inputs;
+      this.probing = probeSandboxAsync(sandboxPolicy(inputs), inputs.env).then((availability) => {
+        // A probe of inputs since replaced (confirmNetwork) says nothing about these.
+        if (this.inputs === inputs)
+          this.probed ??= { availability, sandbox: sandboxOf(availability, inputs) };
+      });
+    }
     return this.probing;
+  }
+
+  /**
+   * The validated network setting: when it is not the one the sandbox was made with, what was
+   * probed with that one is forgotten, and a probe already started is started again.
+   */
+  confirmNetwork(network: boolean): void {
+    if (network === this.inputs.network) return;
+    this.inputs = { ...this.inputs, network };
+    this.probed = null;
+    const started = this.probing !== null;
+    this.probing = null;
+    if (started) void this.start();
   }
 
   availability(): SandboxAvailability {

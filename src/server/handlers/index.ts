@@ -3,6 +3,7 @@ import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { LoadedSettings } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { childSandbox } from "./child-sandbox.js";
 import { forkHandlers } from "./fork.js";
 import { mcpHandlers } from "./mcp.js";
 import { createModelServices } from "./model-services.js";
@@ -27,10 +28,18 @@ export interface HandlerOptions {
    * capability is not implemented (the in-process ACP engine).
    */
   mcp?: (settings: LoadedSettings) => McpManager;
+  /**
+   * Start the sandbox's probe before anything else (child-sandbox.ts): when an `initialize`
+   * that may negotiate `turn` is still to be answered. Otherwise it starts in the loop's first
+   * check phase (turns.ts), behind the frames already waiting.
+   */
+  probeSandboxFirst?: boolean;
 }
 
 export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
+  const sandbox = childSandbox(state, options.probeSandboxFirst === true);
   const models = createModelServices(state);
+  sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
   const rules = new ChildRules(state);
   const mcp = options.mcp?.(models.settings);
   return {
@@ -38,7 +47,13 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...forkHandlers(state),
     ...modelHandlers(state, models, options),
     ...settingsHandlers(state, models),
-    ...turnHandlers(state, models, { ...options, ...(mcp ? { mcpTools: mcp } : {}) }, rules),
+    ...turnHandlers(
+      state,
+      models,
+      { ...options, ...(mcp ? { mcpTools: mcp } : {}) },
+      rules,
+      sandbox,
+    ),
     ...rulesHandlers(rules),
     ...(mcp ? mcpHandlers(state, mcp) : {}),
     ...revertHandlers(state),

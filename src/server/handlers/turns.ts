@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApprovalBroker } from "../../agent/approvals.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
-import { ChildSandbox, unavailableMessage } from "../../agent/sandbox/index.js";
+import { type ChildSandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { HandlerTable } from "../handler.js";
@@ -22,23 +22,19 @@ export function turnHandlers(
   services: ModelServices,
   options: { testMethods: boolean; toolHost?: ToolHostSource; mcpTools?: McpToolSource },
   rules: ChildRules,
+  sandbox: ChildSandbox,
 ): HandlerTable {
   const running = new Map<string, RunningTurn>();
   const credentialVariables = services.providers.flatMap((p) =>
     p.api_key_env ? [p.api_key_env] : [],
   );
-  // One real run of the sandbox per child, started with the child without blocking its loop;
-  // initialize awaits it when it negotiates `turn` (the extension says what it found). Started
-  // in the loop's first check phase, after the frames already waiting are read: its spawn
-  // forks the whole process synchronously (4-8 ms), which an `initialize` that does not
-  // negotiate `turn`, waiting in the pipe since the spawn, should not wait behind. One that
-  // does starts it at once if it has not started yet.
-  const sandbox = new ChildSandbox({
-    workspace: state.cwd,
-    home: state.home,
-    env: state.env,
-    network: services.settings.global.sandbox?.network === true,
-  });
+  // One real run of the sandbox per child (child-sandbox.ts, which may have started it before
+  // the settings were read), without blocking its loop;
+  // initialize awaits it when it negotiates `turn` (the extension says what it found). When
+  // it has not started yet, it starts in the loop's first check phase, after the frames
+  // already waiting are read: its spawn forks the whole process synchronously (4-8 ms), which
+  // an `initialize` that does not negotiate `turn`, waiting in the pipe since the spawn,
+  // should not wait behind. One that does starts it at once if it has not started yet.
   state.extensionPending.turn = () => sandbox.start();
   setImmediate(() => sandbox.start());
   const checkpoints = childCheckpoints(state);

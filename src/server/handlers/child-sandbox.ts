@@ -1,0 +1,22 @@
+import { ChildSandbox } from "../../agent/sandbox/index.js";
+import { sandboxNetworkHint } from "../../agent/sandbox/network-hint.js";
+import type { ServerState } from "../state.js";
+
+/**
+ * The child's sandbox (docs/tools.md, "Found out once per child"), made before anything else
+ * of the handlers, on the network setting the global settings file most likely holds, and
+ * with `probeNow` its probe started at once: an `initialize` negotiating `turn` waits for that
+ * probe, which runs in a process of its own (10-20 ms of bwrap) while the child reads and
+ * validates its settings and builds its handlers, instead of after them. Call `confirmNetwork`
+ * with the validated setting before serving (a guess that was wrong is probed again).
+ */
+export function childSandbox(state: ServerState, probeNow: boolean): ChildSandbox {
+  const sandbox = new ChildSandbox({
+    workspace: state.cwd,
+    home: state.home,
+    env: state.env,
+    network: sandboxNetworkHint(state.home),
+  });
+  if (probeNow) void sandbox.start();
+  return sandbox;
+}
