@@ -42,14 +42,24 @@ export function fastInitializeLine(
   const extensions: Record<string, object> = {};
   for (const [name, parameters] of facts.extensions)
     if (requested.has(name)) extensions[name] = parameters;
-  const result = {
+  return `${JSON.stringify({ id, result: initializeResultOf(negotiated, extensions) })}\n`;
+}
+
+/**
+ * The initialize result for a negotiated set and its extensions' parameter objects: the one
+ * shape both the starter and the full child (src/server/lifecycle.ts) answer with.
+ */
+export function initializeResultOf(
+  negotiated: readonly string[],
+  extensions: Record<string, object>,
+) {
+  return {
     protocol_version: PROTOCOL_VERSION,
     server: { ...SERVER_INFO },
     capabilities: [...negotiated].sort(),
     limits: { ...LIMITS },
     extensions,
   };
-  return `${JSON.stringify({ id, result })}\n`;
 }
 
 /** The requested capabilities when the whole request is one the full child accepts as is. */

@@ -5,7 +5,8 @@ import {
   isCapability,
 } from "../protocol/capabilities.js";
 import { ProtocolError } from "../protocol/codes.js";
-import { LIMITS, PROTOCOL_VERSION, SERVER_INFO } from "../protocol/constants.js";
+import { PROTOCOL_VERSION } from "../protocol/constants.js";
+import { initializeResultOf } from "../protocol/initialize-fast.js";
 import type {
   InitializeParams,
   InitializeResult,
@@ -71,11 +72,5 @@ function initializeResult(state: ServerState, negotiated: Capability[]): Initial
     const extra = state.extensionExtras[name];
     if (parameters) extensions[name] = extra ? { ...parameters, ...extra() } : parameters;
   }
-  return {
-    protocol_version: PROTOCOL_VERSION,
-    server: { ...SERVER_INFO },
-    capabilities: [...negotiated].sort(),
-    limits: { ...LIMITS },
-    extensions,
-  };
+  return initializeResultOf(negotiated, extensions) as InitializeResult;
 }

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import fc from "fast-check";
 import { StatusResult } from "../../src/protocol/schemas/lifecycle.js";
 import { checkStatusResult } from "../../src/protocol/schemas/status-check.js";
+import { VALID_STATUS } from "../fixtures/status-result.js";
 
 /**
  * The fast status check against the schema: whatever it accepts the schema accepts, parsed to
@@ -22,15 +23,7 @@ function agrees(value: unknown): void {
   }
 }
 
-const valid = {
-  state: "ready",
-  cwd: "/work/space",
-  attachment: { session_id: "s-1", saved: true },
-  selection: { model: "openai/gpt-5", effort: "high" },
-  worker: "busy",
-  active_requests: [{ id: "r1", method: "session.list" }],
-  requests_left: 9999,
-};
+const valid = VALID_STATUS;
 
 describe("the fast status check agrees with the StatusResult schema", () => {
   test("valid results are accepted, rebuilt in the schema's key order", () => {

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { encodeResult } from "../../src/protocol/envelope.js";
 import { checkStatusResult } from "../../src/protocol/schemas/status-check.js";
 import { StatusLines } from "../../src/server/status-line.js";
+import { VALID_STATUS } from "../fixtures/status-result.js";
 
 /**
  * The kept status JSON is reused only while the result is equal: every line is the one
@@ -14,15 +15,7 @@ const expected = (id: string, value: unknown): string | null => {
   return checked === null ? null : encodeResult(id, checked, false);
 };
 
-const valid = {
-  state: "ready",
-  cwd: "/work/space",
-  attachment: { session_id: "s-1", saved: true },
-  selection: { model: "openai/gpt-5", effort: "high" },
-  worker: "busy",
-  active_requests: [{ id: "r1", method: "session.list" }],
-  requests_left: 9999,
-};
+const valid = VALID_STATUS;
 
 describe("StatusLines", () => {
   test("each field's change makes a new line; an equal result reuses the JSON", () => {
