@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, realpathSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { CHILD_BIN, TestChild } from "../src/conformance/harness.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
@@ -11,13 +11,20 @@ import { median } from "./report.js";
  * 200 × 4 MiB"): `node dist/bench/cold-ab.js <bin/mc-agent.js> ... [-- rounds]`, each bin
  * another checkout's built launcher (7382bcf's, say), this build's always last. Per round and
  * build: a fresh child, initialized and loaded (a `status` answered), then one complete
- * `session.discover` with the verdict cache off, over 200 histories of 4 MiB (16 KiB records)
- * and 2,000 of 256 KiB (2 KiB records). Prints each build's median and its speed-up over the
- * first. Not part of `npm run bench`: it needs the other builds.
+ * `session.discover` with the verdict cache off, over the verdict bench's four stores: 200
+ * histories of 4 MiB (16 KiB records), 2,000 of 256 KiB (2 KiB records), 5,000 of 16 KiB (1 KiB)
+ * and 20,000 of 4 KiB (512 B). The builds' order turns by one each round, so none is always
+ * first on a cold page cache or last on a warm one. Prints each build's median and its speed-up
+ * over the first. With MC_BENCH_COLD_VERDICTS=1 the verdict cache stays on and its folder is
+ * removed before each child: a user's first listing, which also writes every verdict. Not part
+ * of `npm run bench`: it needs the other builds.
  */
+const WITH_VERDICTS = process.env.MC_BENCH_COLD_VERDICTS === "1";
 const SHAPES = [
   { count: 200, bytes: 4 * 1024 * 1024, record: 16 * 1024 },
   { count: 2000, bytes: 256 * 1024, record: 2 * 1024 },
+  { count: 5000, bytes: 16 * 1024, record: 1024 },
+  { count: 20_000, bytes: 4 * 1024, record: 512 },
 ];
 
 const args = process.argv.slice(2);
@@ -27,10 +34,17 @@ const others = split === -1 ? args : args.slice(0, split);
 const bins = [...others, CHILD_BIN];
 
 async function coldListingMs(bin: string, home: string, cwd: string, rows: number) {
+  const cacheRoot = join(home, "..", "user-cache");
+  if (WITH_VERDICTS)
+    for (const name of readdirSafe(cacheRoot))
+      if (name.startsWith("sessions-")) rmSync(join(cacheRoot, name), { recursive: true });
   const child = new TestChild({
     cwd,
     home,
-    env: { MC_AGENT_VERDICTS: "off", MC_AGENT_CACHE_DIR: join(home, "..", "user-cache") },
+    env: {
+      ...(WITH_VERDICTS ? {} : { MC_AGENT_VERDICTS: "off" }),
+      MC_AGENT_CACHE_DIR: cacheRoot,
+    },
     command: [process.execPath, bin, "stdio"],
   });
   try {
@@ -52,6 +66,14 @@ async function coldListingMs(bin: string, home: string, cwd: string, rows: numbe
   }
 }
 
+function readdirSafe(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
 for (const shape of SHAPES) {
   await withTempDir("mc-bench-cold-ab-", async (dir) => {
     const root = realpathSync(dir);
@@ -63,8 +85,10 @@ for (const shape of SHAPES) {
     execFileSync("sync");
     const times = bins.map(() => [] as number[]);
     for (let round = 0; round < rounds; round++)
-      for (const [j, bin] of bins.entries())
-        times[j]?.push(await coldListingMs(bin, home, cwd, shape.count));
+      for (let k = 0; k < bins.length; k++) {
+        const j = (k + round) % bins.length;
+        times[j]?.push(await coldListingMs(bins[j] as string, home, cwd, shape.count));
+      }
     const first = median(times[0] ?? []);
     console.log(`${shape.count} histories of ${shape.bytes / 1024} KiB, median of ${rounds}:`);
     for (const [j, bin] of bins.entries()) {

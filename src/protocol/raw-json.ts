@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { firstParseOptions } from "./first-parse.js";
 
 /**
  * A JSON value that is already JSON text: a history record sent exactly as stored (a parse and
@@ -38,16 +39,13 @@ export type WireCheck =
 
 /**
  * Checks a result against its schema, every RawJson in it standing for its view; on success
- * answers the schema's output with each RawJson put back where it was. `once`: the schema
- * checks one value in a child's life (the initialize result), so it is checked without zod's
- * compiled fast path, which zod builds (one generated function per object shape) on a schema's
- * first parse: for initialize's nested objects that took a few milliseconds of every start,
- * for a parser never used again.
+ * answers the schema's output with each RawJson put back where it was. A schema's first check
+ * goes without zod's compiled fast path (first-parse.ts).
  */
-export function checkWire(schema: z.ZodType, value: unknown, once = false): WireCheck {
+export function checkWire(schema: z.ZodType, value: unknown): WireCheck {
   const raw = holdsRaw(value);
   const view = raw ? viewOf(value) : value;
-  const checked = schema.safeParse(view, once ? { jitless: true } : undefined);
+  const checked = schema.safeParse(view, firstParseOptions(schema));
   if (!checked.success) return { ok: false, issues: checked.error.issues };
   return { ok: true, value: raw ? restore(checked.data, value) : checked.data, raw };
 }

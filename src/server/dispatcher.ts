@@ -10,6 +10,7 @@ import {
   type MethodSpec,
   type ParamsOf,
 } from "../protocol/methods.js";
+import { firstParseOptions } from "../protocol/first-parse.js";
 import { isEmptyParams } from "../protocol/schemas/common.js";
 import type { ControlHandler, Handler, HandlerTable, RequestContext } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";
@@ -141,7 +142,7 @@ export class Dispatcher {
       if (spec.capability && !this.state.negotiated.has(spec.capability as never))
         return "unsupported_capability";
     }
-    const parsed = spec.params.safeParse(request.params);
+    const parsed = spec.params.safeParse(request.params, firstParseOptions(spec.params));
     if (!parsed.success) return "invalid_params";
     const method = request.method as MethodName;
     if (!BUILT_IN.has(method) && !this.options.handlers[method]) return "unsupported_capability";

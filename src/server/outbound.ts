@@ -9,6 +9,7 @@ import {
   type NotificationParamsOf,
 } from "../protocol/methods.js";
 import { utf8Length } from "../protocol/paging.js";
+import { firstParseOptions } from "../protocol/first-parse.js";
 import { checkWire } from "../protocol/raw-json.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
 import { log } from "./log.js";
@@ -56,7 +57,7 @@ export class Outbound {
     const fast = method === "status" ? this.statusLines.line(id, result) : null;
     if (fast !== null) return fast;
     // Raw records (session.history) are checked by their head and written as stored.
-    const checked = checkWire(METHODS[method].result, result, method === "initialize");
+    const checked = checkWire(METHODS[method].result, result);
     if (!checked.ok) {
       log("error", `${method} produced a result outside its schema`);
       log("debug", JSON.stringify(checked.issues));
@@ -89,7 +90,7 @@ export class Outbound {
     // Deltas, most of a turn's events, take an exact fast check; all else the schema.
     let data: unknown = name === "turn.event" ? checkDeltaParams(params) : null;
     if (data === null) {
-      const checked = spec.params.safeParse(params);
+      const checked = spec.params.safeParse(params, firstParseOptions(spec.params));
       if (!checked.success) {
         log("debug", JSON.stringify(checked.error.issues));
         return refuse(`${name} params outside the notification schema`);
