@@ -2,6 +2,7 @@ import { CAPABILITIES, methodsOf } from "../protocol/capabilities.js";
 import { type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame, type Request } from "../protocol/envelope.js";
+import { firstParseOptions } from "../protocol/first-parse.js";
 import type { FrameEvent } from "../protocol/framing.js";
 import {
   isMethodName,
@@ -10,7 +11,6 @@ import {
   type MethodSpec,
   type ParamsOf,
 } from "../protocol/methods.js";
-import { firstParseOptions } from "../protocol/first-parse.js";
 import { isEmptyParams } from "../protocol/schemas/common.js";
 import type { ControlHandler, Handler, HandlerTable, RequestContext } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";

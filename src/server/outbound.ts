@@ -1,6 +1,7 @@
 import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
 import { encodeError, encodeResult } from "../protocol/envelope.js";
+import { firstParseOptions } from "../protocol/first-parse.js";
 import {
   METHODS,
   type MethodName,
@@ -9,7 +10,6 @@ import {
   type NotificationParamsOf,
 } from "../protocol/methods.js";
 import { utf8Length } from "../protocol/paging.js";
-import { firstParseOptions } from "../protocol/first-parse.js";
 import { checkWire } from "../protocol/raw-json.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
 import { log } from "./log.js";
