@@ -24,7 +24,8 @@ const COUNTS = {
   throughputRounds: 5,
   throughputDeltas: scaled(20_000),
 };
-// Twenty a row: a start varies by several milliseconds, and the warm row is within a few per cent of Codex.
+// Twenty a row: a start varies by several milliseconds, and the warm row is within a few per
+// cent of Codex's.
 const STARTUPS = scaled(20);
 
 const PEER = `Codex app-server ${CODEX_VERSION}`;

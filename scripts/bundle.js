@@ -69,6 +69,62 @@ function englishOnlyZod() {
   };
 }
 
+/**
+ * The packages of the Node 20 script that only a model call or a refresh loads (undici and the
+ * two provider SDKs: 2.6 MB of the script's 4.3 MB), required from files of their own beside it
+ * (dist/child/vendor/) instead of bundled into it. Every child start reads the whole script and
+ * makes a string of it, for code it does not run before its first model call; without them a
+ * warm start to a session ready took 0.89 of the time (docs/benchmarks.md, "Start-up to a
+ * session ready against Codex"), and the first model call requires their files instead, about
+ * as fast as it ran them from the script (undici 30 ms either way). Each is whole in its file:
+ * none of them imports another, nor anything of ours.
+ */
+const VENDOR = ["undici", "openai", "@anthropic-ai/sdk"];
+const vendorName = (name) => name.replace(/^@/, "").replace(/\//g, "-");
+function vendorApart() {
+  return {
+    name: "vendor-apart",
+    setup(b) {
+      // A module of the package's name standing for the file: bundled, so an `import()` of it
+      // becomes esbuild's call of its init function (a CommonJS script has no import()), whose
+      // `require` of the file is left to run (resolved beside the script: code-cache.ts). An ES
+      // module re-exporting the file, so its `default` is the package's own (a CommonJS stand-in
+      // would be its own default under Node's interop).
+      b.onResolve({ filter: /^(undici|openai|@anthropic-ai\/sdk)$/ }, (args) => ({
+        path: args.path,
+        namespace: "vendor-apart",
+      }));
+      b.onLoad({ filter: /.*/, namespace: "vendor-apart" }, (args) => ({
+        contents: reExport(`./vendor/${vendorName(args.path)}.cjs`),
+        loader: "js",
+      }));
+      b.onResolve({ filter: /^\.\/vendor\//, namespace: "vendor-apart" }, (args) => ({
+        path: args.path,
+        external: true,
+      }));
+    },
+  };
+}
+const reExport = (from) => `export * from "${from}"; export { default } from "${from}";`;
+
+/** Each vendor file built from its package's ES module entry (its `default` kept). */
+function vendorEntries() {
+  return {
+    name: "vendor-entries",
+    setup(b) {
+      b.onResolve({ filter: /^vendor-entry:/ }, (args) => ({
+        path: args.path.slice("vendor-entry:".length),
+        namespace: "vendor-entry",
+      }));
+      b.onLoad({ filter: /.*/, namespace: "vendor-entry" }, (args) => ({
+        contents: reExport(args.path),
+        loader: "js",
+        resolveDir: process.cwd(),
+      }));
+    },
+  };
+}
+
 const child = await build({
   ...common,
   entryPoints: {
@@ -110,8 +166,9 @@ await build({
 // CommonJS: each module the ES build puts in a lazy chunk is here in an init function of
 // esbuild's (`__esm`, `__commonJS`), run by the `import()` that loads it, so it is run on first
 // use as before, and with the cache never parsed until then (test/server/start-closure.test.ts
-// runs the bundle's top level and checks). One file: the workers are found beside it
-// ("./record-worker.js", dist/child's own copies), each module in it once.
+// runs the bundle's top level and checks). One file, but for undici and the provider SDKs
+// (vendorApart, above): the workers are found beside it ("./record-worker.js", dist/child's own
+// copies), each module in it once.
 const script = await build({
   ...common,
   format: "cjs",
@@ -125,6 +182,21 @@ const script = await build({
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
   write: false,
+  plugins: [...common.plugins, vendorApart()],
+});
+// The packages only a model call loads, each a CommonJS file of its own under vendor/: see
+// vendorApart.
+await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  entryPoints: Object.fromEntries(
+    VENDOR.map((name) => [`vendor/${vendorName(name)}`, `vendor-entry:${name}`]),
+  ),
+  plugins: [...common.plugins, vendorEntries()],
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
 });
 for (const file of script.outputFiles) {
   // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.

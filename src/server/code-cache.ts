@@ -24,9 +24,11 @@ import type { runStdio } from "./stdio.js";
  * (scripts/bundle.js), compiled with `vm.Script` and V8's code cache. The ES module bundle's
  * compile was a third of a start (docs/benchmarks.md, "Start-up profile"); with the cache V8
  * deserialises the code of what the start ran instead of parsing and compiling it. What a start
- * does not run (the turn engine, undici, the SDKs, the revert) is in the same file, in esbuild's
+ * does not run (the turn engine, the MCP SDK, the revert) is in the same file, in esbuild's
  * init functions that run on first use, so it is never run at start and, read from the cache,
- * never parsed either; each module is in the file once, so no state is ever held twice.
+ * never parsed either; each module is in the file once, so no state is ever held twice. undici
+ * and the provider SDKs, 2.6 MB that only a model call loads, are files of their own beside it
+ * (dist/child/vendor/), required by those init functions: a start no longer reads them.
  *
  * Where: `<tmpdir>/mc-agent-<uid>/code-cache/<node version>-<arch>/`, under the same private
  * root as Node's compile cache (compile-cache.ts: this user's, writable by nobody else, or no

@@ -50,10 +50,12 @@ const LAZY: Record<string, RegExp> = {
   "the agent's tools": /dist\/src\/agent\/tools\/index\.js$/,
   "the MCP tools' schema checks": /dist\/src\/agent\/mcp-tools\/mcp-tool\.js$/,
   ajv: /node_modules\/ajv(-formats)?\//,
-  undici: /node_modules\/undici\//,
+  // On Node 20's script these three are files of their own (dist/child/vendor/), each required
+  // from the init of a stand-in module (scripts/bundle.js, `vendorApart`).
+  undici: /node_modules\/undici\/|^vendor-apart:undici$/,
   "the MCP SDK": /node_modules\/@modelcontextprotocol\/sdk\//,
-  "the OpenAI SDK": /node_modules\/openai\//,
-  "the Anthropic SDK": /node_modules\/@anthropic-ai\//,
+  "the OpenAI SDK": /node_modules\/openai\/|^vendor-apart:openai$/,
+  "the Anthropic SDK": /node_modules\/@anthropic-ai\/|^vendor-apart:@anthropic-ai\/sdk$/,
   "the SSE parser": /node_modules\/eventsource-parser\//,
   "the search's ignore rules": /node_modules\/ignore\//,
   "the revert's diff": /node_modules\/diff\//,
@@ -137,5 +139,23 @@ test("the CommonJS bundle's top level runs none of them either; each is in it be
   for (const [what, pattern] of Object.entries(LAZY)) {
     const found = ran.filter((path) => pattern.test(path));
     assert.deepEqual(found, [], `${what} runs at the top level of stdio.cjs`);
+  }
+});
+
+test("Node 20's script leaves undici and the SDKs to files of their own beside it", () => {
+  const child = join(PACKAGE_ROOT, "dist", "child");
+  const source = readFileSync(join(child, "stdio.cjs"), "latin1");
+  for (const [name, file] of [
+    ["undici", "undici"],
+    ["openai", "openai"],
+    ["@anthropic-ai/", "anthropic-ai-sdk"],
+  ]) {
+    assert.ok(!source.includes(`// node_modules/${name}`), `${name} is bundled into stdio.cjs`);
+    assert.ok(
+      source.includes(`require("./vendor/${file}.cjs")`),
+      `stdio.cjs never requires ${file}`,
+    );
+    const vendor = readFileSync(join(child, "vendor", `${file}.cjs`), "latin1");
+    assert.ok(vendor.includes(`// node_modules/${name}`), `vendor/${file}.cjs lacks ${name}`);
   }
 });
