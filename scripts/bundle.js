@@ -81,6 +81,7 @@ function englishOnlyZod() {
  */
 const VENDOR = ["undici", "openai", "@anthropic-ai/sdk"];
 const vendorName = (name) => name.replace(/^@/, "").replace(/\//g, "-");
+const VENDOR_NAME = new RegExp(`^(${VENDOR.map((name) => name.replace("/", "\\/")).join("|")})$`);
 function vendorApart() {
   return {
     name: "vendor-apart",
@@ -90,7 +91,7 @@ function vendorApart() {
       // `require` of the file is left to run (resolved beside the script: code-cache.ts). An ES
       // module re-exporting the file, so its `default` is the package's own (a CommonJS stand-in
       // would be its own default under Node's interop).
-      b.onResolve({ filter: /^(undici|openai|@anthropic-ai\/sdk)$/ }, (args) => ({
+      b.onResolve({ filter: VENDOR_NAME }, (args) => ({
         path: args.path,
         namespace: "vendor-apart",
       }));
