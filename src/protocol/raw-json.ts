@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { firstParseOptions } from "./first-parse.js";
+import { safeParse } from "./first-parse.js";
 
 /**
  * A JSON value that is already JSON text: a history record sent exactly as stored (a parse and
@@ -45,7 +45,7 @@ export type WireCheck =
 export function checkWire(schema: z.ZodType, value: unknown): WireCheck {
   const raw = holdsRaw(value);
   const view = raw ? viewOf(value) : value;
-  const checked = schema.safeParse(view, firstParseOptions(schema));
+  const checked = safeParse(schema, view);
   if (!checked.success) return { ok: false, issues: checked.error.issues };
   return { ok: true, value: raw ? restore(checked.data, value) : checked.data, raw };
 }

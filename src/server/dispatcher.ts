@@ -2,7 +2,7 @@ import { CAPABILITIES, methodsOf } from "../protocol/capabilities.js";
 import { type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame, type Request } from "../protocol/envelope.js";
-import { firstParseOptions } from "../protocol/first-parse.js";
+import { safeParse } from "../protocol/first-parse.js";
 import type { FrameEvent } from "../protocol/framing.js";
 import {
   isMethodName,
@@ -142,7 +142,7 @@ export class Dispatcher {
       if (spec.capability && !this.state.negotiated.has(spec.capability as never))
         return "unsupported_capability";
     }
-    const parsed = spec.params.safeParse(request.params, firstParseOptions(spec.params));
+    const parsed = safeParse(spec.params, request.params);
     if (!parsed.success) return "invalid_params";
     const method = request.method as MethodName;
     if (!BUILT_IN.has(method) && !this.options.handlers[method]) return "unsupported_capability";

@@ -1,7 +1,7 @@
 import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
 import { encodeError, encodeResult } from "../protocol/envelope.js";
-import { firstParseOptions } from "../protocol/first-parse.js";
+import { safeParse } from "../protocol/first-parse.js";
 import {
   METHODS,
   type MethodName,
@@ -90,7 +90,7 @@ export class Outbound {
     // Deltas, most of a turn's events, take an exact fast check; all else the schema.
     let data: unknown = name === "turn.event" ? checkDeltaParams(params) : null;
     if (data === null) {
-      const checked = spec.params.safeParse(params, firstParseOptions(spec.params));
+      const checked = safeParse(spec.params, params);
       if (!checked.success) {
         log("debug", JSON.stringify(checked.error.issues));
         return refuse(`${name} params outside the notification schema`);
