@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { CHILD_BIN, TestChild } from "../src/conformance/harness.js";
+import { CHILD_BIN } from "../src/conformance/harness.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
 import { withTempDir } from "./bench-support.js";
 import { median } from "./report.js";
+import { discoverMs, verdictCacheRoot } from "./verdicts.bench.js";
 
 /**
  * Cold listings by other builds beside this one, interleaved (docs/benchmarks.md, "Cold reads at
@@ -34,36 +35,14 @@ const others = split === -1 ? args : args.slice(0, split);
 const bins = [...others, CHILD_BIN];
 
 async function coldListingMs(bin: string, home: string, cwd: string, rows: number) {
-  const cacheRoot = join(home, "..", "user-cache");
+  const cacheRoot = verdictCacheRoot(home);
   if (WITH_VERDICTS)
     for (const name of readdirSafe(cacheRoot))
       if (name.startsWith("sessions-")) rmSync(join(cacheRoot, name), { recursive: true });
-  const child = new TestChild({
-    cwd,
-    home,
-    env: {
-      ...(WITH_VERDICTS ? {} : { MC_AGENT_VERDICTS: "off" }),
-      MC_AGENT_CACHE_DIR: cacheRoot,
-    },
-    command: [process.execPath, bin, "stdio"],
-  });
-  try {
-    await child.initialize(["session.discover"]);
-    await child.call("status", {});
-    const started = performance.now();
-    let cursor: string | undefined;
-    let listed = 0;
-    for (;;) {
-      const page = await child.call("session.discover", cursor === undefined ? {} : { cursor });
-      listed += page.sessions.length;
-      if (page.cursor === null) break;
-      cursor = page.cursor;
-    }
-    if (listed !== rows) throw new Error(`${bin} listed ${listed} of ${rows}`);
-    return performance.now() - started;
-  } finally {
-    await child.close();
-  }
+  const env: Record<string, string> = WITH_VERDICTS ? {} : { MC_AGENT_VERDICTS: "off" };
+  const listed = await discoverMs(home, cwd, env, 0, [process.execPath, bin, "stdio"]);
+  if (listed.rows !== rows) throw new Error(`${bin} listed ${listed.rows} of ${rows}`);
+  return listed.ms;
 }
 
 function readdirSafe(folder: string): string[] {

@@ -37,15 +37,31 @@ type Shape = (typeof SHAPES)[number];
 const COLD_SCAN = { MC_AGENT_VERDICTS: "off" };
 const COLD_PARSE = { MC_AGENT_VERDICTS: "off", MC_AGENT_RECORD_SCAN: "parse" };
 
+/** The cache root (MC_AGENT_CACHE_DIR) beside MC_HOME, never the real user's ~/.cache. */
+export function verdictCacheRoot(home: string): string {
+  return join(home, "..", "user-cache");
+}
+
 /**
- * One complete discovery by a fresh child. `keep`: the child stays until the cache holds that
- * many verdicts (a frontend keeps its child; one shut down at once may leave queued verdicts
- * unwritten, which costs only the next listing's reading).
+ * One complete discovery by a fresh child (`command`: another build's, bench/cold-ab.ts).
+ * `keep`: the child stays until the cache holds that many verdicts (a frontend keeps its child;
+ * one shut down at once may leave queued verdicts unwritten, which costs only the next
+ * listing's reading).
  */
-async function discoverMs(home: string, cwd: string, env: Record<string, string>, keep = 0) {
-  // The cache root (MC_AGENT_CACHE_DIR) beside MC_HOME, never the real user's ~/.cache.
-  const cacheDir = join(home, "..", "user-cache");
-  const child = new TestChild({ cwd, home, env: { MC_AGENT_CACHE_DIR: cacheDir, ...env } });
+export async function discoverMs(
+  home: string,
+  cwd: string,
+  env: Record<string, string>,
+  keep = 0,
+  command?: string[],
+) {
+  const cacheDir = verdictCacheRoot(home);
+  const child = new TestChild({
+    cwd,
+    home,
+    env: { MC_AGENT_CACHE_DIR: cacheDir, ...env },
+    ...(command ? { command } : {}),
+  });
   try {
     await child.initialize(["session.discover"]);
     // Timed from a child that has loaded: the starter answers the initialize before the rest of
@@ -164,7 +180,7 @@ async function shapeRows(shape: Shape, binary: string | null): Promise<BenchRow[
     const { home, cwd, store } = buildStore(root, shape, count);
     const cold = shape.cold ? await coldRows(home, cwd, label) : [];
     await sleep(2_200);
-    const cache = join(root, "user-cache");
+    const cache = verdictCacheRoot(home);
     const off = [] as number[];
     const first = [] as number[];
     const warm = [] as number[];
