@@ -39,7 +39,9 @@ export async function planFork(
   slicer: Slicer,
 ): Promise<ForkPlan> {
   const cut = new ForkCut(turnId, meta);
-  const { signature } = await openExact(home, cwd, id, slicer, (event) => cut.see(event));
+  const { signature } = await openExact(home, cwd, id, slicer, {
+    sink: (event) => cut.see(event),
+  });
   if (turnId !== null && cut.state === "before")
     throw new ProtocolError("turn_missing", "That session has no turn with that ID.");
   // Only the fork's summary can differ from the source's: an earlier, oversize title.

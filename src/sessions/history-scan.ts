@@ -45,17 +45,29 @@ export function unboundedBudget(): WorkBudget {
   };
 }
 
+/** Where a scan resumes: the summary and cwds of the records before the reader's start. */
+export interface ScanStart {
+  summary: SummaryBuilder;
+  cwds: CwdLog;
+}
+
 export class HistoryScan {
   verdict: HistoryVerdict | null = null;
-  readonly summary = new SummaryBuilder();
+  readonly summary: SummaryBuilder;
   /** The distinct recorded cwds read so far (what a cached verdict needs: verdict-cache.ts). */
-  readonly cwds = new CwdLog();
+  readonly cwds: CwdLog;
+  /** The last record read had no LF (a final record without one, or a torn tail). */
+  openEnd = false;
 
   constructor(
     private readonly reader: RecordReader,
     private readonly cwd: CwdRule,
     private readonly sink?: RecordSink,
-  ) {}
+    from?: ScanStart,
+  ) {
+    this.summary = from?.summary ?? new SummaryBuilder();
+    this.cwds = from?.cwds ?? new CwdLog();
+  }
 
   get bytesRead(): number {
     return this.reader.bytesRead;
@@ -77,6 +89,7 @@ export class HistoryScan {
       else {
         budget.lines -= 1;
         weight += read.to - read.from;
+        if (!read.terminated) this.openEnd = true;
         const wantUserLine = this.summary.wantsUserLine;
         const keepValue = this.sink !== undefined;
         const parsed = parseRecord(read.source, read.from, read.to, 0, wantUserLine, keepValue);

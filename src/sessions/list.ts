@@ -39,15 +39,10 @@ export async function buildSnapshot(
   const entries: SessionEntry[] = [];
   for (const id of ids) {
     const cached = verdicts ? { session: verdicts, checkedAtNs } : undefined;
-    const checked = await validateHistory(
-      root,
-      id,
-      cwd,
-      slicer,
-      LIMITS.history_bytes,
-      undefined,
-      cached,
-    );
+    const checked = await validateHistory(root, id, cwd, slicer, {
+      maxBytes: LIMITS.history_bytes,
+      ...(cached ? { cache: cached } : {}),
+    });
     if (checked.kind === "over_history_limit" || checked.kind === "over_record_limit")
       throw new ProtocolError("discovery_limit");
     if (checked.kind === "invalid") counts.invalid += 1;

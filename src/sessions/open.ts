@@ -4,22 +4,22 @@ import { sessionsDir } from "../store/layout.js";
 import { isBusy } from "../store/locks.js";
 import { inspectRoot, StoreUnavailable } from "../store/safe-open.js";
 import { CwdMatcher } from "./cwd.js";
-import type { RecordSink } from "./history-scan.js";
 import type { Slicer } from "./slicer.js";
-import { validateHistory } from "./validate.js";
+import { type ValidateOptions, validateHistory } from "./validate.js";
 
 /**
  * Exact open: revalidates ownership (a primary, regular, safely opened), the whole history and
  * the cwd rule, whatever any listing said earlier. Attaching is the caller's job, and only on
  * success. Returns the entry and the history's signature (for history cursors). A `sink` is
- * handed every record of the same pass (history-scan.ts), for a caller that also needs them.
+ * handed every record of the same pass (history-scan.ts), for a caller that also needs them;
+ * a `resume` lets the pass begin past a prefix read before (history-memo.ts).
  */
 export async function openExact(
   home: string,
   canonicalCwd: string,
   id: string,
   slicer: Slicer,
-  sink?: RecordSink,
+  reading: Pick<ValidateOptions, "sink" | "resume"> = {},
 ): Promise<{ entry: SessionEntry; signature: string }> {
   const root = sessionsDir(home);
   try {
@@ -29,14 +29,7 @@ export async function openExact(
     if (error instanceof StoreUnavailable) throw new ProtocolError("session_invalid");
     throw error;
   }
-  const checked = await validateHistory(
-    root,
-    id,
-    new CwdMatcher(canonicalCwd),
-    slicer,
-    Number.POSITIVE_INFINITY,
-    sink,
-  );
+  const checked = await validateHistory(root, id, new CwdMatcher(canonicalCwd), slicer, reading);
   switch (checked.kind) {
     case "missing":
       throw new ProtocolError("session_missing");

@@ -40,6 +40,25 @@ export class ReplayWindow {
 
   constructor(private readonly maxBytes: number) {}
 
+  /**
+   * A window in this one's state, that later adds leave this one without: the segments are
+   * copied, the records (never changed once read) shared.
+   */
+  copy(): ReplayWindow {
+    const window = new ReplayWindow(this.maxBytes);
+    window.segments = this.segments.map((s) => ({ ...s, records: [...s.records] }));
+    window.bytes = this.bytes;
+    window.truncated = this.truncated;
+    window.skipping = this.skipping;
+    window.previous = this.previous;
+    return window;
+  }
+
+  /** Bytes of the kept records' lines. */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
   /** The compaction record and its turn's input (when that input was its own). */
   restart(
     compaction: ReplayRecord,

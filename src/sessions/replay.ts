@@ -2,7 +2,6 @@ import { ProtocolError } from "../protocol/codes.js";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
 import { sessionsDir } from "../store/layout.js";
 import type { CwdRule } from "./history-scan.js";
-import { openExact } from "./open.js";
 import { type Replay, ReplayWindow } from "./replay-window.js";
 import { Slicer } from "./slicer.js";
 import { ReplayRecord } from "./turn-records.js";
@@ -25,7 +24,8 @@ import { validateHistory } from "./validate.js";
  * validity, torn tails and the 8 MiB record bound are exactly exact open's.
  * `readReplay` applies no cwd rule; errors: `session_missing`; `session_invalid` (unsafe, a bad
  * line other than a torn tail, a record over 8 MiB, unreadable). A turn's admission reads with
- * `openExactReplay`: exact open's every verdict and the replay from one pass.
+ * `HistoryMemo.exactReplay` (history-memo.ts): exact open's every verdict and the replay from
+ * one pass.
  */
 export const REPLAY_BYTES = 16 * 1024 * 1024;
 
@@ -45,32 +45,9 @@ export async function readReplay(
   const collector = new ReplayCollector(options.maxBytes);
   const slicer = new Slicer(options.signal ?? new AbortController().signal);
   const root = sessionsDir(home);
-  const checked = await validateHistory(
-    root,
-    id,
-    ANY_CWD,
-    slicer,
-    Number.POSITIVE_INFINITY,
-    collector.add,
-  );
+  const checked = await validateHistory(root, id, ANY_CWD, slicer, { sink: collector.add });
   if (checked.kind === "missing") throw new ProtocolError("session_missing");
   if (checked.kind !== "eligible") throw new ProtocolError("session_invalid");
-  return collector.result();
-}
-
-/**
- * Exact open (open.ts: every refusal, in its order) and the replay, from one pass over the
- * history: what a turn's admission reads under the writer lock.
- */
-export async function openExactReplay(
-  home: string,
-  canonicalCwd: string,
-  id: string,
-  slicer: Slicer,
-  maxBytes = REPLAY_BYTES,
-): Promise<Replay> {
-  const collector = new ReplayCollector(maxBytes);
-  await openExact(home, canonicalCwd, id, slicer, collector.add);
   return collector.result();
 }
 
@@ -83,8 +60,20 @@ export class ReplayCollector {
   /** The latest turn input: a compaction in its turn keeps it after the summary. */
   private input: { record: ReplayRecord; bytes: number } | null = null;
 
-  constructor(maxBytes = REPLAY_BYTES) {
-    this.window = new ReplayWindow(maxBytes);
+  constructor(maxBytes = REPLAY_BYTES, window?: ReplayWindow) {
+    this.window = window ?? new ReplayWindow(maxBytes);
+  }
+
+  /** A collector in this one's state, that later adds leave this one without. */
+  copy(): ReplayCollector {
+    const collector = new ReplayCollector(0, this.window.copy());
+    collector.input = this.input;
+    return collector;
+  }
+
+  /** Bytes of the kept records' lines. */
+  get keptBytes(): number {
+    return this.window.keptBytes;
   }
 
   /** A RecordSink (history-scan.ts). */

@@ -1,10 +1,17 @@
+import type { Hash } from "node:crypto";
 import { type BigIntStats, fstatSync, lstatSync } from "node:fs";
 import { ProtocolError } from "../protocol/codes.js";
 import { fileSignature, sameFile } from "../store/inventory.js";
 import { primaryName } from "../store/layout.js";
 import { RecordReader } from "../store/record-reader.js";
 import { closeQuietly, errorCode, openPrimary } from "../store/safe-open.js";
-import { type CwdRule, HistoryScan, type RecordSink, unboundedBudget } from "./history-scan.js";
+import {
+  type CwdRule,
+  HistoryScan,
+  type RecordSink,
+  type ScanStart,
+  unboundedBudget,
+} from "./history-scan.js";
 import type { Slicer } from "./slicer.js";
 import type { SummaryBuilder } from "./summary.js";
 import type { CachedOutcome, VerdictSession } from "./verdict-cache.js";
@@ -35,15 +42,44 @@ export interface CachedValidation {
   checkedAtNs: bigint;
 }
 
+/**
+ * A scan that may begin past a prefix read before (history-memo.ts): `begin` is handed the
+ * opened history and says where its scan starts, `end` is told of a scan that read to the end
+ * of the file and found the history eligible.
+ */
+export interface ScanResume {
+  begin(fd: number, size: number, cwd: CwdRule, slicer: Slicer): Promise<ScanBegin>;
+  end(scan: HistoryScan, length: number): void;
+}
+
+export interface ScanBegin {
+  /** The file position the scan starts at (0: from the start). */
+  start: number;
+  /** The summary and cwds of the records before `start` (none at 0). */
+  from?: ScanStart;
+  /** Updated with every byte the scan reads. */
+  digest?: Pick<Hash, "update">;
+  /** Handed each accepted record from `start` on. */
+  sink?: RecordSink;
+}
+
+export interface ValidateOptions {
+  /** The caller's byte ceiling (`over_history_limit` past it). */
+  maxBytes?: number;
+  /** Handed each accepted record (history-scan.ts); a `resume` brings its own. */
+  sink?: RecordSink;
+  cache?: CachedValidation;
+  resume?: ScanResume;
+}
+
 export async function validateHistory(
   root: string,
   id: string,
   cwd: CwdRule,
   slicer: Slicer,
-  maxBytes = Number.POSITIVE_INFINITY,
-  sink?: RecordSink,
-  cache?: CachedValidation,
+  options: ValidateOptions = {},
 ): Promise<Validation> {
+  const { maxBytes = Number.POSITIVE_INFINITY, cache, resume } = options;
   const seen = cache ? lstatOf(root, id) : undefined;
   if (cache && seen?.isFile() && seen.size <= maxBytes) {
     const cached = cache.session.lookup(id, seen, cwd);
@@ -53,7 +89,18 @@ export async function validateHistory(
   if (!opened.ok) return { kind: opened.problem === "missing" ? "missing" : "invalid" };
   try {
     if (opened.stats.size > maxBytes) return { kind: "over_history_limit" };
-    const scan = new HistoryScan(new RecordReader(opened.fd, RECORD_BYTES), cwd, sink);
+    const begin: ScanBegin = resume
+      ? await resume.begin(opened.fd, Number(opened.stats.size), cwd, slicer)
+      : { start: 0, ...(options.sink ? { sink: options.sink } : {}) };
+    const reader = new RecordReader(
+      opened.fd,
+      RECORD_BYTES,
+      begin.start,
+      undefined,
+      undefined,
+      begin.digest,
+    );
+    const scan = new HistoryScan(reader, cwd, begin.sink, begin.from);
     // One byte past the ceiling: reading it proves the file grew beyond the limit.
     const budget = { ...unboundedBudget(), bytes: maxBytes + 1 };
     const stop = await scan.advance(budget, slicer);
@@ -64,6 +111,7 @@ export async function validateHistory(
     if (scan.verdict === "invalid") return { kind: "invalid" };
     if (scan.verdict === "mismatch") return { kind: "mismatch" };
     if (scan.verdict === "over_limit") return { kind: "over_record_limit" };
+    resume?.end(scan, begin.start + scan.bytesRead);
     const signature = fileSignature(fstatSync(opened.fd, { bigint: true }));
     return { kind: "eligible", summary: scan.summary, signature };
   } catch (error) {

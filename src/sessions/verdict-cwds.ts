@@ -23,4 +23,13 @@ export class CwdLog {
     if (this.values.length >= CWDS_KEPT || cwd.length > CWD_KEPT_CHARS) this.overflow = true;
     else this.values.push(cwd);
   }
+
+  /** A log in this one's state, that later adds leave this one without. */
+  copy(): CwdLog {
+    const log = new CwdLog();
+    log.values.push(...this.values);
+    log.overflow = this.overflow;
+    log.last = this.last;
+    return log;
+  }
 }

@@ -1,3 +1,4 @@
+import type { Hash } from "node:crypto";
 import { readSync } from "node:fs";
 
 /**
@@ -71,6 +72,8 @@ export class RecordReader {
    * `end`: the file's length as the caller knows it; reaching it counts as end of file without
    * one more read. Only for callers that then prove the length unchanged (discovery compares
    * the file's signature, length included, once the history is read).
+   * `digest`: updated with every byte read, in file order (reads are sequential from `start`),
+   * so that at end of file it covers [start, end of file) (history-memo.ts).
    */
   constructor(
     private readonly fd: number,
@@ -78,6 +81,7 @@ export class RecordReader {
     start = 0,
     private readonly buffer: Buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES),
     private readonly end = Number.POSITIVE_INFINITY,
+    private readonly digest?: Pick<Hash, "update">,
   ) {
     this.position = start;
     this.recordStart = start;
@@ -104,6 +108,7 @@ export class RecordReader {
       const wanted = Math.min(this.buffer.length - this.bufferEnd, allowance.bytes);
       const got = readSync(this.fd, this.buffer, this.bufferEnd, wanted, this.position);
       if (got === 0) return this.atEndOfFile();
+      this.digest?.update(this.buffer.subarray(this.bufferEnd, this.bufferEnd + got));
       this.position += got;
       this.bytesRead += got;
       allowance.bytes -= got;

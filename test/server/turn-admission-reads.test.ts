@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import fs, { mkdirSync, statSync, writeFileSync } from "node:fs";
+import fs, { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createModelServices } from "../../src/server/handlers/model-services.js";
 import { admitTurn } from "../../src/server/handlers/turn-admission.js";
 import { createState } from "../../src/server/state.js";
+import { HistoryMemo } from "../../src/sessions/history-memo.js";
+import { READ_BUFFER_BYTES } from "../../src/store/record-reader.js";
 import { sandbox } from "../helpers/child.js";
 import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixtures.js";
 
@@ -13,12 +15,15 @@ import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixture
  * How often a turn's admission reads a saved history, counted on the real file: every
  * positional read of the history's descriptors that starts at its first byte begins a pass
  * (RecordReader reads with readSync from position 0; the writer's tail search reads the end
- * with its own asynchronous reads). The fs functions are wrapped, not replaced: every call
+ * with its own asynchronous reads), and the memo's check of what it read before reads it in
+ * larger reads from position 0 too. The fs functions are wrapped, not replaced: every call
  * still reaches the disk.
  */
 class HistoryReads {
   passes = 0;
   bytes = 0;
+  /** Passes that parse from the first record on (RecordReader's 8 KiB reads at position 0). */
+  parsesFromStart = 0;
   private readonly fds = new Set<number>();
   private readonly original = { openSync: fs.openSync, readSync: fs.readSync };
 
@@ -35,6 +40,7 @@ class HistoryReads {
       const got = (readSync as (...a: unknown[]) => number)(fd, buffer, ...rest);
       if (this.fds.has(fd)) {
         if (rest[2] === 0) this.passes += 1;
+        if (rest[2] === 0 && buffer.byteLength === READ_BUFFER_BYTES) this.parsesFromStart += 1;
         this.bytes += got;
       }
       return got;
@@ -82,29 +88,54 @@ describe("turn admission on a saved history", () => {
   });
   after(() => box.cleanup());
 
-  it("reads it twice: once before the lock, once under it for both revalidation and replay", async () => {
+  /** One admission of the attached history through `memo`, its reads counted. */
+  async function admitCounted(memo: HistoryMemo) {
     const state = createState(box.workspace, box.home, { DEMO_KEY: "sk-test" });
     const services = createModelServices(state);
     state.attachment = { session_id: id, saved: true };
     const reads = new HistoryReads(path);
     reads.install();
-    let admitted: Awaited<ReturnType<typeof admitTurn>>;
     try {
-      admitted = await admitTurn(state, services, new AbortController().signal);
+      const admitted = await admitTurn(state, services, new AbortController().signal, memo);
+      await admitted.writer.close();
+      return { admitted, reads };
     } finally {
       reads.uninstall();
     }
-    try {
-      // Before the lock (its refusals write nothing), then one pass under it: not three.
-      assert.equal(reads.passes, 2);
-      assert.equal(reads.bytes, 2 * statSync(path).size);
-      // The one pass under the lock still collected the whole replay.
-      assert.equal(admitted.historyTruncated, false);
-      const users = admitted.history.filter((item) => item.kind === "user");
-      assert.equal(users.length, TURNS, "every turn's input is in the context");
-      assert.deepEqual(users.at(-1), { kind: "user", text: `question ${TURNS - 1}` });
-    } finally {
-      await admitted.writer.close();
-    }
+  }
+
+  it("reads it twice: once before the lock, once under it for both revalidation and replay", async () => {
+    const { admitted, reads } = await admitCounted(new HistoryMemo());
+    // Before the lock (its refusals write nothing), then one pass under it: not three.
+    assert.equal(reads.passes, 2);
+    assert.equal(reads.parsesFromStart, 2);
+    assert.equal(reads.bytes, 2 * statSync(path).size);
+    // The one pass under the lock still collected the whole replay.
+    assert.equal(admitted.historyTruncated, false);
+    const users = admitted.history.filter((item) => item.kind === "user");
+    assert.equal(users.length, TURNS, "every turn's input is in the context");
+    assert.deepEqual(users.at(-1), { kind: "user", text: `question ${TURNS - 1}` });
+  });
+
+  it("the next admission reads it whole again but parses only what was appended since", async () => {
+    const memo = new HistoryMemo();
+    await admitCounted(memo);
+    const before = statSync(path).size;
+    assert.equal(memo.heldBytes, before);
+    const ts = "2026-01-01T00:00:01.000Z";
+    const at = { ts, cwd: box.workspace, turn_id: "t-new" };
+    appendFileSync(path, `${JSON.stringify({ type: "user_message", ...at, text: "one more" })}\n`);
+    const { admitted, reads } = await admitCounted(memo);
+    const size = statSync(path).size;
+    // Each pass hashes the bytes read before and parses the new record from where they end.
+    assert.equal(reads.passes, 2);
+    assert.equal(reads.parsesFromStart, 0, "no pass parses from the first record");
+    assert.equal(reads.bytes, 2 * size);
+    assert.equal(memo.heldBytes, size);
+    const users = admitted.history.filter((item) => item.kind === "user");
+    assert.equal(users.length, TURNS + 1);
+    assert.deepEqual(users.at(-1), { kind: "user", text: "one more" });
+    const fresh = await admitCounted(new HistoryMemo());
+    assert.deepEqual(admitted.history, fresh.admitted.history, "the same context as a full read");
   });
 });

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
+import { HistoryMemo } from "../../src/sessions/history-memo.js";
 import { LOOP_OPENERS, OFF_THREAD_BYTES } from "../../src/sessions/record-parser.js";
-import { openExactReplay, readReplay } from "../../src/sessions/replay.js";
+import { readReplay } from "../../src/sessions/replay.js";
 import { Slicer } from "../../src/sessions/slicer.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-exact-replay-")));
@@ -32,11 +33,11 @@ function write(id: string, records: (object | string)[], end = "\n"): void {
 }
 
 const open = (id: string) =>
-  openExactReplay(home, cwd, id, new Slicer(new AbortController().signal));
+  new HistoryMemo().exactReplay(home, cwd, id, new Slicer(new AbortController().signal));
 const refused = (id: string, code: string) =>
   assert.rejects(open(id), (e: unknown) => e instanceof ProtocolError && e.code === code);
 
-describe("openExactReplay (exact open and replay in one pass)", () => {
+describe("exact open and replay in one pass (a turn's admission, nothing remembered yet)", () => {
   it("replays what readReplay does, records the parse worker parsed included", async () => {
     const big = "x".repeat(OFF_THREAD_BYTES + 1);
     const call = {
@@ -87,7 +88,7 @@ describe("openExactReplay (exact open and replay in one pass)", () => {
     // Exactly the newest record's line: the older turn is left out.
     const bound = Buffer.byteLength(JSON.stringify(newest));
     const slicer = new Slicer(new AbortController().signal);
-    const replay = await openExactReplay(home, cwd, "bounded", slicer, bound);
+    const replay = await new HistoryMemo().exactReplay(home, cwd, "bounded", slicer, bound);
     assert.deepEqual(replay, await readReplay(home, "bounded", { maxBytes: bound }));
     assert.equal(replay.truncated, true);
     assert.deepEqual(replay.records, [newest]);

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { text, toolCall } from "../fixtures/chat-completions-server.js";
 import { treeSnapshot } from "../helpers/tree.js";
@@ -113,6 +121,21 @@ describe("turns: refusals before anything is written", () => {
     world = await turnWorld();
     const id = await savedSession(world);
     rewriteHistory(world, id, (lines) => [lines[0] as string, "{not json", ...lines.slice(1)]);
+    await refusedUnchanged(world, "session_invalid");
+  });
+
+  test("session_invalid: a record changed in place after a turn, the history's length kept", async () => {
+    world = await turnWorld();
+    const id = await savedSession(world);
+    // The next admission is past the last one's memo of the history: it must read it again.
+    world.server.reply(text("Again."));
+    assert.equal((await runTurn(world.child, "Once more")).result.status, "completed");
+    const fd = openSync(historyPath(world.box, id), "r+");
+    try {
+      writeSync(fd, "#", 0);
+    } finally {
+      closeSync(fd);
+    }
     await refusedUnchanged(world, "session_invalid");
   });
 

@@ -79,6 +79,8 @@ async function readTurns(
   ctx: RequestContext,
 ): Promise<SessionTurns> {
   const turns = new SessionTurns();
-  await openExact(state.home, state.cwd, params.session_id, new Slicer(ctx.signal), turns.add);
+  await openExact(state.home, state.cwd, params.session_id, new Slicer(ctx.signal), {
+    sink: turns.add,
+  });
   return turns;
 }

@@ -3,9 +3,8 @@ import type { ContextItem } from "../../agent/providers/provider.js";
 import { type Credential, discoverCredential } from "../../models/auth.js";
 import type { Provider } from "../../models/providers.js";
 import { ProtocolError } from "../../protocol/codes.js";
+import type { HistoryMemo } from "../../sessions/history-memo.js";
 import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
-import { openExact } from "../../sessions/open.js";
-import { openExactReplay } from "../../sessions/replay.js";
 import { Slicer } from "../../sessions/slicer.js";
 import { type AcquireOptions, SessionWriter } from "../../sessions/writer.js";
 import { sessionsDir } from "../../store/layout.js";
@@ -44,11 +43,14 @@ export class FirstSaveFailed extends Error {
  * turns.md section 3's refusals, in order, each before anything is written: no attachment, no
  * usable selection (against a fresh catalog snapshot), no credentials, a live writer, a saved
  * history that no longer revalidates. On success the caller owns the writer (and its lock).
+ * Both reads of a saved history go through `memo`: each still reads every byte, but parses only
+ * the records appended since the last admission read it (history-memo.ts).
  */
 export async function admitTurn(
   state: ServerState,
   services: ModelServices,
   signal: AbortSignal,
+  memo: HistoryMemo,
   writerOptions: Pick<AcquireOptions, "fault"> = {},
 ): Promise<AdmittedTurn> {
   const attachment = state.attachment;
@@ -66,11 +68,12 @@ export async function admitTurn(
   // Judged before the lock too, so that these refusals write nothing (not even a lock made and
   // removed again: a lock is an inventory change, turns.md section 8), in their order; under the
   // lock below they are checked again. Every record is read here: one bad line or foreign cwd
-  // anywhere refuses the history, so no cheaper test decides these refusals.
+  // anywhere refuses the history, so no cheaper test decides these refusals (the memo reads
+  // every byte too, and parses only records it has not seen).
   if (attachment.saved) {
     if (await WriterLock.heldElsewhere(sessionsDir(state.home), id))
       throw new ProtocolError("session_locked");
-    await openExact(state.home, state.cwd, id, new Slicer(signal));
+    await memo.exact(state.home, state.cwd, id, new Slicer(signal));
   }
   const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
   const model = {
@@ -97,7 +100,7 @@ export async function admitTurn(
     // Revalidated under the lock (another writer may have appended since), and the replay
     // collected from the same pass over the history.
     const replay = attachment.saved
-      ? await openExactReplay(state.home, state.cwd, id, new Slicer(signal))
+      ? await memo.exactReplay(state.home, state.cwd, id, new Slicer(signal))
       : { records: [], truncated: false };
     return {
       sessionId: id,

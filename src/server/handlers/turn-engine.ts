@@ -14,6 +14,7 @@ import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
+import { HistoryMemo } from "../../sessions/history-memo.js";
 import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write-errors.js";
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
@@ -41,6 +42,8 @@ export interface TurnWorld {
   rules: ChildRules;
   checkpoints: ChildCheckpoints;
   credentialVariables: string[];
+  /** What the last turn's admission read of the history (made on the first turn). */
+  historyMemo?: HistoryMemo;
 }
 
 /** The turn after its registration: admission, the engine, the history closed. */
@@ -56,7 +59,8 @@ export async function admitAndRun(
   const { state, services, options, rules, checkpoints, credentialVariables } = world;
   let admitted: AdmittedTurn;
   try {
-    admitted = await admitTurn(state, services, ctx.signal, {
+    world.historyMemo ??= new HistoryMemo();
+    admitted = await admitTurn(state, services, ctx.signal, world.historyMemo, {
       fault: appendFault(state.env, options.testMethods),
     });
   } catch (error) {
