@@ -107,18 +107,19 @@ class MemoUse implements ScanResume {
       point && size >= point.length && point.cwds.values.every((c) => rule.matches(c))
         ? await samePrefix(fd, point, slicer)
         : null;
-    if (point && hash) {
-      this.collector = this.collects ? point.replay.copy() : null;
-      this.hash = hash;
-      return {
-        start: point.length,
-        from: { summary: SummaryBuilder.restore(point.summary), cwds: point.cwds.copy() },
-        ...this.reading(hash),
-      };
+    const resumed = point && hash ? point : null;
+    if (this.collects) {
+      this.collector = resumed ? resumed.replay.copy() : new ReplayCollector(this.maxBytes);
+      this.hash = hash ?? createHash("sha256");
     }
-    this.collector = this.collects ? new ReplayCollector(this.maxBytes) : null;
-    this.hash = createHash("sha256");
-    return { start: 0, ...this.reading(this.hash) };
+    const reading =
+      this.collector && this.hash ? { digest: this.hash, sink: this.collector.add } : {};
+    if (!resumed) return { start: 0, ...reading };
+    return {
+      start: resumed.length,
+      from: { summary: SummaryBuilder.restore(resumed.summary), cwds: resumed.cwds.copy() },
+      ...reading,
+    };
   }
 
   end(scan: HistoryScan, length: number): void {
@@ -146,12 +147,6 @@ class MemoUse implements ScanResume {
 
   replay(): Replay {
     return (this.collector as ReplayCollector).result();
-  }
-
-  /** A pass that only checks hashes nothing further: no point is kept from it. */
-  private reading(hash: Hash): Pick<ScanBegin, "digest" | "sink"> {
-    if (!this.collects || !this.collector) return {};
-    return { digest: hash, sink: this.collector.add };
   }
 }
 

@@ -102,16 +102,17 @@ export async function validateHistory(
     );
     const scan = new HistoryScan(reader, cwd, begin.sink, begin.from);
     // One byte past the ceiling: reading it proves the file grew beyond the limit.
-    const budget = { ...unboundedBudget(), bytes: maxBytes + 1 };
+    const budget = { ...unboundedBudget(), bytes: maxBytes + 1 - begin.start };
     const stop = await scan.advance(budget, slicer);
-    if (stop === "bytes" || scan.bytesRead > maxBytes) return { kind: "over_history_limit" };
+    const length = begin.start + scan.bytesRead;
+    if (stop === "bytes" || length > maxBytes) return { kind: "over_history_limit" };
     // Cached only when the file is still what lstat saw: the verdict is then of those bytes.
     if (cache && seen && sameFile(fstatSync(opened.fd, { bigint: true }), seen))
       cache.session.remember(id, seen, scan, cache.checkedAtNs);
     if (scan.verdict === "invalid") return { kind: "invalid" };
     if (scan.verdict === "mismatch") return { kind: "mismatch" };
     if (scan.verdict === "over_limit") return { kind: "over_record_limit" };
-    resume?.end(scan, begin.start + scan.bytesRead);
+    resume?.end(scan, length);
     const signature = fileSignature(fstatSync(opened.fd, { bigint: true }));
     return { kind: "eligible", summary: scan.summary, signature };
   } catch (error) {
