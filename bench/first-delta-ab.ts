@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
 import { median, percentile } from "./report.js";
 import { RESPONSES } from "./turn-formats.js";
@@ -7,7 +8,7 @@ import { startBenchServer } from "./turn-server.js";
 import { childStreamer, type Streamer } from "./turn-world.js";
 
 /**
- * `node dist/bench/first-delta-ab.js [samples]`: where the first-delta tail of the peer bench
+ * `node dist/bench/first-delta-ab.js [samples] [name=root ...]`: where the first-delta tail of the peer bench
  * went (docs/benchmarks.md, "First-delta p99 against Codex"). The peer bench's latency sample
  * (bench/turn-measure firstDeltaMs: a new turn, the server's first byte to the first delta
  * read) on four readers in one interleaved run, each sample's order rotated:
@@ -15,11 +16,18 @@ import { childStreamer, type Streamer } from "./turn-world.js";
  * - ours as shipped (the checkpoint before the turn through the git spawner, niced);
  * - ours with `MC_AGENT_GIT_SPAWN=direct` (git forked from the child itself, as before);
  * - ours under `read_only` permissions (no checkpoint at all);
- * - Codex app-server (bench/turn-peer-codex), when it installs.
+ * - Codex app-server (bench/turn-peer-codex), when it installs;
+ * - each `name=root` given: ours as shipped from another built checkout at `root` (an A/B of
+ *   two builds, e.g. `prev=/tmp/prev` for a worktree of the last commit, built).
  *
  * Not a *.bench.ts: it writes nothing into docs/benchmarks.md, it prints the percentiles.
  */
 const samples = Number(process.argv[2] ?? 200);
+const builds = process.argv.slice(3).map((arg) => {
+  const at = arg.indexOf("=");
+  if (at < 1) throw new Error(`a build is name=root, not ${arg}`);
+  return { name: arg.slice(0, at), root: arg.slice(at + 1) };
+});
 
 const server = await startBenchServer();
 const readers: { name: string; streamer: Streamer }[] = [
@@ -33,6 +41,13 @@ const readers: { name: string; streamer: Streamer }[] = [
     streamer: await childStreamer(RESPONSES, server, { permissions: "read_only" }),
   },
 ];
+for (const { name, root } of builds)
+  readers.push({
+    name,
+    streamer: await childStreamer(RESPONSES, server, {
+      command: [process.execPath, join(root, "bin", "mc-agent.js"), "stdio"],
+    }),
+  });
 const install = await installCodex();
 if ("skipped" in install) process.stderr.write(`Codex left out: ${install.skipped}\n`);
 else
