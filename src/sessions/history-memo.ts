@@ -58,7 +58,7 @@ export class HistoryMemo {
     await openExact(home, canonicalCwd, id, slicer, { resume: use });
   }
 
-  /** Exact open and the replay (replay.ts `openExactReplay`), remembering what it read. */
+  /** Exact open and the replay (replay.ts) from one pass, remembering what it read. */
   async exactReplay(
     home: string,
     canonicalCwd: string,
