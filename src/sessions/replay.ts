@@ -56,17 +56,18 @@ const ANY_CWD: CwdRule = { matches: () => true };
 
 /** Builds the replay record by record, from the records a history scan accepts, in file order. */
 export class ReplayCollector {
-  private readonly window: ReplayWindow;
+  private window: ReplayWindow;
   /** The latest turn input: a compaction in its turn keeps it after the summary. */
   private input: { record: ReplayRecord; bytes: number } | null = null;
 
-  constructor(maxBytes = REPLAY_BYTES, window?: ReplayWindow) {
-    this.window = window ?? new ReplayWindow(maxBytes);
+  constructor(maxBytes = REPLAY_BYTES) {
+    this.window = new ReplayWindow(maxBytes);
   }
 
   /** A collector in this one's state, that later adds leave this one without. */
   copy(): ReplayCollector {
-    const collector = new ReplayCollector(0, this.window.copy());
+    const collector = new ReplayCollector();
+    collector.window = this.window.copy();
     collector.input = this.input;
     return collector;
   }

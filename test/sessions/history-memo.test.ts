@@ -56,6 +56,12 @@ function overwrite(id: string, at: number, text: string): void {
 
 const refusedWith = (code: string) => (e: unknown) => e instanceof ProtocolError && e.code === code;
 
+/** Both of an admission's passes (before the lock, and the replay under it) refuse with `code`. */
+async function bothPassesRefuse(memo: HistoryMemo, id: string, code: string): Promise<void> {
+  await assert.rejects(memo.exact(home, cwd, id, slicer()), refusedWith(code));
+  await assert.rejects(memo.exactReplay(home, cwd, id, slicer()), refusedWith(code));
+}
+
 describe("the history memo of a turn's admission", () => {
   it("holds what a replay pass read, and resumes past it for appended records", async () => {
     const memo = new HistoryMemo();
@@ -84,11 +90,7 @@ describe("the history memo of a turn's admission", () => {
     assert.equal((replay.records[0] as { text: string }).text, "zzzz");
     // Same length, now not JSON: both passes refuse it, as a full read does.
     overwrite("edited", 0, "#");
-    await assert.rejects(memo.exact(home, cwd, "edited", slicer()), refusedWith("session_invalid"));
-    await assert.rejects(
-      memo.exactReplay(home, cwd, "edited", slicer()),
-      refusedWith("session_invalid"),
-    );
+    await bothPassesRefuse(memo, "edited", "session_invalid");
   });
 
   it("reads a history cut shorter, or replaced by another file, from the start", async () => {
@@ -117,11 +119,7 @@ describe("the history memo of a turn's admission", () => {
     assert.ok(memo.heldBytes > 0);
     rmSync(link);
     mkdirSync(link);
-    await assert.rejects(memo.exact(home, cwd, "linked", slicer()), refusedWith("cwd_mismatch"));
-    await assert.rejects(
-      memo.exactReplay(home, cwd, "linked", slicer()),
-      refusedWith("cwd_mismatch"),
-    );
+    await bothPassesRefuse(memo, "linked", "cwd_mismatch");
   });
 
   it("parses appended records with every rule: a bad line or a foreign cwd after the prefix", async () => {
