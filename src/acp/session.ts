@@ -120,6 +120,13 @@ export class AcpSession {
     await this.update(running.updates.terminal(itemId, terminalId));
   }
 
+  /** A call of the running prompt starts running (approved, or needing no approval). */
+  async showRunning(itemId: string): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    await this.update(running.updates.started(itemId));
+  }
+
   /** session/cancel: our turn.interrupt. The prompt then answers `cancelled`. */
   cancel(): void {
     const running = this.running;

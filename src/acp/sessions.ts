@@ -58,14 +58,13 @@ export class Sessions {
       home: this.options.home,
       env: this.options.env,
       ...(mcpServers ? { mcpServers } : {}),
-      ...(factory
-        ? {
-            toolHost: (turn) =>
-              factory(client, this.clientCapabilities, turn.sessionId, async (item, terminal) =>
-                this.open.get(turn.sessionId)?.showTerminal(item, terminal),
-              ),
-          }
-        : {}),
+      // The client's own I/O when offered, and always the moment a call starts running.
+      toolHost: (turn) => ({
+        ...factory?.(client, this.clientCapabilities, turn.sessionId, async (item, terminal) =>
+          this.open.get(turn.sessionId)?.showTerminal(item, terminal),
+        ),
+        callStarted: async (itemId) => this.open.get(turn.sessionId)?.showRunning(itemId),
+      }),
     });
     await link.start();
     return link;

@@ -11,6 +11,7 @@ import {
   type ToolName,
   type ToolResult,
 } from "../../../src/agent/tools/tool.js";
+import { credentialVariableNames } from "../../../src/agent/tools/shell-env.js";
 import { TURN_EXTENSION } from "../../../src/protocol/schemas/turns.js";
 
 /** A real temp folder as the canonical workspace, beside an `outside` folder, both removed after. */
@@ -45,6 +46,7 @@ export function context(
     workspace,
     signal: new AbortController().signal,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    credentialVariables: credentialVariableNames([]),
     limits: {
       tool_output_bytes: TURN_EXTENSION.tool_output_bytes,
       tool_stream_bytes: TURN_EXTENSION.tool_stream_bytes,
