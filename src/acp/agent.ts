@@ -164,7 +164,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     .onRequest("session/set_mode", ({ params }) =>
       answering(async () => {
         const session = sessions.get(params.sessionId);
-        session.mode = checkedMode(params.modeId, session.engine.sandbox !== null);
+        await session.setMode(checkedMode(params.modeId, session.engine.sandbox !== null));
         return {};
       }),
     )
@@ -174,10 +174,12 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         return { configOptions: await setOption(session, params.configId, params.value) };
       }),
     )
-    .onRequest("session/prompt", ({ params }) =>
+    .onRequest("session/prompt", ({ params, signal }) =>
       answering(async () => {
         const session = sessions.get(params.sessionId);
-        return { stopReason: await session.prompt(promptText(params.prompt)) };
+        // `signal`: the SDK aborts it on `$/cancel_request` of this request (or the
+        // connection's end), which is taken as session/cancel (docs/acp.md).
+        return { stopReason: await session.prompt(promptText(params.prompt), signal) };
       }),
     )
     .onNotification("session/cancel", ({ params }) => {

@@ -1,6 +1,12 @@
-import type { AgentContext, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type {
+  AgentContext,
+  SessionConfigOption,
+  SessionUpdate,
+  StopReason,
+} from "@agentclientprotocol/sdk";
 import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/record-facts.js";
+import { applyPendingSelection, currentOptions } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
@@ -20,8 +26,16 @@ interface RunningPrompt {
  * ID), its mode, and the prompt running in it, if any. Every update of a prompt is sent before
  * its response, and none after it.
  */
+/** A model and effort chosen while the session was busy, applied when that work ends. */
+export interface PendingSelection {
+  model: string;
+  effort: string | null;
+}
+
 export class AcpSession {
   mode: Permissions = DEFAULT_MODE;
+  /** set_config_option of the model or effort during a prompt (config-options.ts). */
+  pendingSelection: PendingSelection | null = null;
   private running: RunningPrompt | null = null;
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
@@ -64,7 +78,24 @@ export class AcpSession {
     return this.sent;
   }
 
-  async prompt(input: string): Promise<StopReason> {
+  /** One prompt; `cancelled` (the request's `$/cancel_request`) interrupts it as session/cancel. */
+  /**
+   * The permission level of the next prompts (set_mode, or the `mode` option). A change is told
+   * to the editor as `current_mode_update` and `config_option_update`, whichever path made it.
+   */
+  async setMode(mode: Permissions): Promise<void> {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    void this.update({ sessionUpdate: "current_mode_update", currentModeId: mode });
+    this.optionsChanged(await currentOptions(this));
+  }
+
+  /** The config options' values changed: the editor gets them all (`config_option_update`). */
+  optionsChanged(configOptions: SessionConfigOption[]): void {
+    void this.update({ sessionUpdate: "config_option_update", configOptions });
+  }
+
+  async prompt(input: string, cancelled?: AbortSignal): Promise<StopReason> {
     if (this.busy) throw acpError("busy", "A prompt is already running in this session.");
     const undo = undoCommand(input);
     if (undo) return this.undo(undo.force);
@@ -80,6 +111,9 @@ export class AcpSession {
     const turn = this.engine.startTurn({ input, permissions: this.mode }, sink);
     const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
     this.running = running;
+    const cancel = () => this.interrupt(running);
+    if (cancelled?.aborted) cancel();
+    else cancelled?.addEventListener("abort", cancel, { once: true });
     try {
       const result = await turn.result;
       if (title !== null)
@@ -93,7 +127,10 @@ export class AcpSession {
       if (reason === null && result.error) throw acpError(result.error.code, result.error.message);
       return reason ?? "end_turn";
     } finally {
+      cancelled?.removeEventListener("abort", cancel);
       permissions.abort();
+      // Still busy: a model chosen during the turn is applied before anything else can start.
+      await applyPendingSelection(this);
       this.running = null;
     }
   }
@@ -106,6 +143,7 @@ export class AcpSession {
       await this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
       return "end_turn";
     } finally {
+      await applyPendingSelection(this);
       this.undoing = false;
     }
   }
