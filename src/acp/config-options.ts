@@ -134,3 +134,25 @@ export async function applyPendingSelection(session: AcpSession): Promise<void> 
     // The engine is gone (the session closed): there is nothing left to apply it to.
   }
 }
+
+/**
+ * A reopened session's model and effort as they were when it was evicted (sessions.ts): our
+ * model.select against a fresh catalog read when the new engine's selection differs. Refused
+ * (the model left the catalog since), the engine's stays and the editor is told the values in
+ * force (`config_option_update`).
+ */
+export async function restoreSelection(session: AcpSession, wanted: Selection): Promise<void> {
+  const catalog = await readCatalog(session);
+  const current = catalog.selection;
+  if (wanted.model === null || (current.model === wanted.model && current.effort === wanted.effort))
+    return;
+  try {
+    await session.engine.request("model.select", {
+      model: wanted.model,
+      effort: wanted.effort,
+      catalog_revision: catalog.revision,
+    });
+  } catch {
+    session.optionsChanged(optionsOf(session, catalog, current));
+  }
+}

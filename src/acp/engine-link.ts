@@ -1,5 +1,6 @@
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { McpManager } from "../agent/mcp/manager.js";
+import { SessionRules } from "../agent/rules/rule-book.js";
 import type { ToolHostSource } from "../agent/tools/tool-host.js";
 import { TURN_FRONTEND_CAPABILITIES } from "../protocol/capabilities.js";
 import type { ErrorCode } from "../protocol/codes.js";
@@ -36,6 +37,8 @@ export interface EngineOptions {
    * `mcpServers`); a listing engine has none and starts no server.
    */
   mcpServers?: readonly McpServer[];
+  /** The ACP session's `allow_session` rules, kept across its engine's close and reopen. */
+  sessionRules?: SessionRules;
 }
 
 interface Waiter {
@@ -72,13 +75,18 @@ export class EngineLink {
   /** Whether the editor named servers of its own for this session: its start waits for them. */
   private readonly ownServers: boolean;
 
+  /** The session's `allow_session` rules: given (kept across a reopen) or its own. */
+  readonly sessionRules: SessionRules;
+
   constructor(options: EngineOptions) {
     this.cwd = options.cwd;
+    this.sessionRules = options.sessionRules ?? new SessionRules();
     this.ownServers = (options.mcpServers?.length ?? 0) > 0;
     const state = createState(options.cwd, options.home, options.env);
     const handlers = buildHandlers(state, {
       testMethods: false,
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
+      sessionRules: this.sessionRules,
       ...(options.mcpServers
         ? {
             mcp: mcpFactory(options.mcpServers, options.cwd, state.env, (manager) => {

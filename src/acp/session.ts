@@ -1,12 +1,15 @@
 import type {
   AgentContext,
+  McpServer,
   SessionConfigOption,
   SessionUpdate,
   StopReason,
 } from "@agentclientprotocol/sdk";
+import type { SessionRules } from "../agent/rules/rule-book.js";
+import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/record-facts.js";
-import { applyPendingSelection, currentOptions } from "./config-options.js";
+import { applyPendingSelection, currentOptions, restoreSelection } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
@@ -32,10 +35,28 @@ export interface PendingSelection {
   effort: string | null;
 }
 
+export interface SessionOrigin {
+  /** Saved on disk (loaded, resumed, forked): a new session is lazy until its first turn. */
+  saved: boolean;
+  /** The editor's `mcpServers` for it, kept for a reopen. */
+  mcpServers: readonly McpServer[];
+}
+
 export class AcpSession {
   mode: Permissions = DEFAULT_MODE;
   /** set_config_option of the model or effort during a prompt (config-options.ts). */
   pendingSelection: PendingSelection | null = null;
+  /** Whether its history exists on disk: only then can its engine be closed and reopened. */
+  saved: boolean;
+  readonly mcpServers: readonly McpServer[];
+  /** Its `allow_session` rules, kept across an eviction (engine-link.ts). */
+  readonly sessionRules: SessionRules;
+  /** The engine while live; null once evicted (sessions.ts) or closed. */
+  private link: EngineLink | null;
+  /** The model and effort in force when it was evicted, restored when it is reopened. */
+  private evictedSelection: Selection | null = null;
+  private evicting: Promise<void> | null = null;
+  private reopening: Promise<void> | null = null;
   private running: RunningPrompt | null = null;
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
@@ -45,12 +66,78 @@ export class AcpSession {
   constructor(
     readonly id: string,
     readonly cwd: string,
-    readonly engine: EngineLink,
-    private readonly client: AgentContext,
-  ) {}
+    engine: EngineLink,
+    readonly client: AgentContext,
+    origin: SessionOrigin,
+  ) {
+    this.link = engine;
+    this.sessionRules = engine.sessionRules;
+    this.saved = origin.saved;
+    this.mcpServers = origin.mcpServers;
+  }
+
+  /** The live engine; every use goes through `Sessions.use`, which reopens an evicted one. */
+  get engine(): EngineLink {
+    if (!this.link) throw acpError("internal_error", "The session's engine is not open.");
+    return this.link;
+  }
+
+  get live(): boolean {
+    return this.link !== null;
+  }
 
   get busy(): boolean {
     return this.running !== null || this.undoing;
+  }
+
+  /** Whether its engine may be closed now: live, idle, saved, not being reopened. */
+  get evictable(): boolean {
+    return this.live && !this.busy && this.saved && this.reopening === null;
+  }
+
+  /**
+   * Closes the engine of an idle, saved session (its history closed, its lock released, its MCP
+   * servers stopped), keeping what the session is: mode, pending choice and session rules here,
+   * and the model and effort in force, read now and restored on reopen.
+   */
+  async evict(): Promise<void> {
+    const link = this.link;
+    if (!link) return;
+    this.link = null;
+    this.evicting = (async () => {
+      try {
+        this.evictedSelection = (await link.request("model.catalog", {})).selection;
+      } catch {
+        this.evictedSelection = null;
+      }
+      await link.close();
+    })();
+    await this.evicting;
+  }
+
+  /** Gives an evicted session its engine again (`open`: a new engine with its history open). */
+  async reopened(open: () => Promise<EngineLink>): Promise<void> {
+    if (this.link) return;
+    this.reopening ??= (async () => {
+      await this.evicting;
+      const engine = await open();
+      this.link = engine;
+      const selection = this.evictedSelection;
+      this.evictedSelection = null;
+      if (selection) await restoreSelection(this, selection);
+    })().finally(() => {
+      this.reopening = null;
+    });
+    await this.reopening;
+  }
+
+  /** Closes the engine for good (session/close, a second load, EOF). */
+  async closeEngine(): Promise<void> {
+    await this.reopening?.catch(() => {});
+    const link = this.link;
+    this.link = null;
+    await this.evicting;
+    await link?.close();
   }
 
   /**
@@ -104,7 +191,11 @@ export class AcpSession {
     let title: string | null = null;
     const sink = async (params: TurnEventParams) => {
       const event = params.event;
-      if (event.type === "turn_started" && event.created_session) title = firstLineCut(input);
+      if (event.type === "turn_started") {
+        // Its first turn saves a lazy session: from now on it can be evicted and reopened.
+        this.saved = true;
+        if (event.created_session) title = firstLineCut(input);
+      }
       if (event.type === "approval_requested") this.approve(event, running, permissions.signal);
       for (const update of updates.map(event)) await this.update(update);
     };
@@ -173,7 +264,7 @@ export class AcpSession {
   }
 
   private interrupt(running: RunningPrompt): void {
-    this.engine.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
+    this.link?.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
       // turn_missing: the turn ended between the two, and nothing is left to interrupt.
     });
   }

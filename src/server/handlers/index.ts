@@ -1,4 +1,5 @@
 import type { McpManager } from "../../agent/mcp/manager.js";
+import type { SessionRules } from "../../agent/rules/rule-book.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { LoadedSettings } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
@@ -29,6 +30,11 @@ export interface HandlerOptions {
    */
   mcp?: (settings: LoadedSettings) => McpManager;
   /**
+   * In-process use only (`mc-agent acp`): the session rules of the one ACP session this server
+   * serves, kept by the ACP side across a close and reopen of the server (rules.ts ChildRules).
+   */
+  sessionRules?: SessionRules;
+  /**
    * Start the sandbox's probe before anything else (child-sandbox.ts): when an `initialize`
    * that may negotiate `turn` is still to be answered. Otherwise it starts in the loop's first
    * check phase (turns.ts), behind the frames already waiting.
@@ -40,7 +46,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const sandbox = childSandbox(state, options.probeSandboxFirst === true);
   const models = createModelServices(state);
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
-  const rules = new ChildRules(state);
+  const rules = new ChildRules(state, options.sessionRules);
   const mcp = options.mcp?.(models.settings);
   return {
     ...sessionHandlers(state, options.testMethods),
