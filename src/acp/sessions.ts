@@ -6,6 +6,7 @@ import type { ToolHost } from "../agent/tools/tool-host.js";
 import { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import type { AcpSession } from "./session.js";
+import { SharedMcpServers } from "./shared-mcp.js";
 
 /**
  * The seam for the client's own file and terminal I/O (src/acp/client-tools.ts): given the
@@ -46,6 +47,8 @@ export class Sessions {
   private readonly open = new Map<string, AcpSession>();
   /** Engines being started for sessions, not yet attached: they count against the bound. */
   private starting = 0;
+  /** config.json's MCP servers, one set per workspace for all its sessions' engines. */
+  private readonly sharedMcp = new SharedMcpServers();
   /** Engines that only list (session/list), by cwd: their cursors live there. */
   private readonly listers = new Map<string, Promise<EngineLink>>();
 
@@ -81,7 +84,7 @@ export class Sessions {
       cwd,
       home: this.options.home,
       env: this.options.env,
-      ...(session ?? {}),
+      ...(session ? { ...session, sharedMcp: this.sharedMcp } : {}),
       // The client's own I/O when offered, and always the moment a call starts running.
       toolHost: (turn) => ({
         ...factory?.(client, this.clientCapabilities, turn.sessionId, async (item, terminal) =>
