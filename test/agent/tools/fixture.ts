@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
 import { TOOLS } from "../../../src/agent/tools/index.js";
+import { credentialVariableNames } from "../../../src/agent/tools/shell-env.js";
 import {
   type PlannedCall,
   type ToolContext,
@@ -11,7 +12,6 @@ import {
   type ToolName,
   type ToolResult,
 } from "../../../src/agent/tools/tool.js";
-import { credentialVariableNames } from "../../../src/agent/tools/shell-env.js";
 import { TURN_EXTENSION } from "../../../src/protocol/schemas/turns.js";
 
 /** A real temp folder as the canonical workspace, beside an `outside` folder, both removed after. */
