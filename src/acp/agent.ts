@@ -59,7 +59,10 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       await engine.close();
       throw error;
     }
-    const session = new AcpSession(id, engine.cwd, engine, client);
+    const session = new AcpSession(id, engine.cwd, engine, client, {
+      saved: true,
+      mcpServers: mcpServers ?? [],
+    });
     await sessions.add(session);
     return session;
   };
@@ -101,7 +104,10 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           await engine.close();
           throw error;
         }
-        const session = new AcpSession(created.id, engine.cwd, engine, client);
+        const session = new AcpSession(created.id, engine.cwd, engine, client, {
+          saved: false,
+          mcpServers: params.mcpServers,
+        });
         await sessions.add(session);
         return advertised(session, { sessionId: session.id, ...(await described(session)) });
       }),
@@ -109,7 +115,8 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     .onRequest("session/fork", ForkParams, ({ params, client }) =>
       answering(async () => {
         // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
-        const engine = await sessions.engine(canonicalCwd(params.cwd), client, params.mcpServers);
+        const mcpServers = params.mcpServers ?? [];
+        const engine = await sessions.engine(canonicalCwd(params.cwd), client, mcpServers);
         let forked: { id: string };
         try {
           forked = (await engine.request("session.fork", { id: params.sessionId })).session;
@@ -117,7 +124,10 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           await engine.close();
           throw error;
         }
-        const session = new AcpSession(forked.id, engine.cwd, engine, client);
+        const session = new AcpSession(forked.id, engine.cwd, engine, client, {
+          saved: true,
+          mcpServers,
+        });
         await sessions.add(session);
         return advertised(session, { sessionId: session.id, ...(await described(session)) });
       }),
@@ -163,21 +173,23 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     )
     .onRequest("session/set_mode", ({ params }) =>
       answering(async () => {
-        const session = sessions.get(params.sessionId);
-        session.mode = checkedMode(params.modeId, session.engine.sandbox !== null);
+        const session = await sessions.use(params.sessionId);
+        await session.setMode(checkedMode(params.modeId, session.engine.sandbox !== null));
         return {};
       }),
     )
     .onRequest("session/set_config_option", ({ params }) =>
       answering(async () => {
-        const session = sessions.get(params.sessionId);
+        const session = await sessions.use(params.sessionId);
         return { configOptions: await setOption(session, params.configId, params.value) };
       }),
     )
-    .onRequest("session/prompt", ({ params }) =>
+    .onRequest("session/prompt", ({ params, signal }) =>
       answering(async () => {
-        const session = sessions.get(params.sessionId);
-        return { stopReason: await session.prompt(promptText(params.prompt)) };
+        const session = await sessions.use(params.sessionId);
+        // `signal`: the SDK aborts it on `$/cancel_request` of this request (or the
+        // connection's end), which is taken as session/cancel (docs/acp.md).
+        return { stopReason: await session.prompt(promptText(params.prompt), signal) };
       }),
     )
     .onNotification("session/cancel", ({ params }) => {

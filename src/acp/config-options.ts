@@ -5,6 +5,7 @@ import type { AcpSession } from "./session.js";
 import { checkedMode, configOptions, NO_MODEL, PROVIDER_DEFAULT } from "./session-config.js";
 
 type Catalog = ResultOf<"model.catalog">;
+type Selection = Catalog["selection"];
 
 /** Pages of the catalog read for one answer: more choices than this are not shown. */
 const CATALOG_PAGES = 16;
@@ -22,21 +23,31 @@ async function readCatalog(session: AcpSession): Promise<Catalog> {
   return { ...first, choices };
 }
 
-/** The session's config options, from a fresh catalog read. */
+/**
+ * The session's config options, from a fresh catalog read. A model or effort chosen while the
+ * session was busy shows as its value already (it applies from the next turn).
+ */
 export async function currentOptions(session: AcpSession): Promise<SessionConfigOption[]> {
   const catalog = await readCatalog(session);
-  return configOptions(
-    session.mode,
-    session.engine.sandbox !== null,
-    catalog.choices,
-    catalog.selection,
-  );
+  return optionsOf(session, catalog, session.pendingSelection ?? catalog.selection);
+}
+
+function optionsOf(
+  session: AcpSession,
+  catalog: Catalog,
+  selection: Selection,
+): SessionConfigOption[] {
+  return configOptions(session.mode, session.engine.sandbox !== null, catalog.choices, selection);
 }
 
 /**
  * session/set_config_option: `mode` sets the permission level of the next prompts; `model` and
  * `thought_level` go through our model.select, guarded by the revision of a catalog read just
  * now (never a remembered one), so a model that left the catalog is refused, not replaced.
+ * While a prompt (or an /undo) runs, the engine's selection cannot change (a switch inside a
+ * turn would break the replay of the provider's state): the choice, checked against the
+ * catalog, is kept as pending, shown as the value, and applied when that work ends
+ * (`applyPendingSelection`).
  */
 export async function setOption(
   session: AcpSession,
@@ -45,13 +56,13 @@ export async function setOption(
 ): Promise<SessionConfigOption[]> {
   if (typeof value !== "string") throw acpError("invalid_params", "The value must be a string.");
   if (configId === "mode") {
-    session.mode = checkedMode(value, session.engine.sandbox !== null);
+    await session.setMode(checkedMode(value, session.engine.sandbox !== null));
     return currentOptions(session);
   }
   if (configId !== "model" && configId !== "thought_level")
     throw acpError("invalid_params", "No such config option.");
   const catalog = await readCatalog(session);
-  const selection = catalog.selection;
+  const selection = session.pendingSelection ?? catalog.selection;
   let model: string;
   let effort: string | null;
   if (configId === "model") {
@@ -65,18 +76,83 @@ export async function setOption(
         : null;
   } else {
     if (selection.model === null) throw acpError("model_unavailable");
+    const choice = catalog.choices.find((c) => c.id === selection.model);
+    if (value !== PROVIDER_DEFAULT && choice && !choice.efforts.includes(value))
+      throw acpError("invalid_params", "The model does not offer that effort.");
     model = selection.model;
     effort = value === PROVIDER_DEFAULT ? null : value;
   }
-  const selected = await session.engine.request("model.select", {
-    model,
-    effort,
-    catalog_revision: catalog.revision,
-  });
-  return configOptions(
-    session.mode,
-    session.engine.sandbox !== null,
-    catalog.choices,
-    selected.selection,
-  );
+  const before = optionsOf(session, catalog, selection);
+  let chosen: Selection;
+  if (session.busy) {
+    // Checked as model.select checks it; applied once the session's work ends.
+    session.pendingSelection = { model, effort };
+    chosen = session.pendingSelection;
+  } else {
+    session.pendingSelection = null;
+    chosen = (
+      await session.engine.request("model.select", {
+        model,
+        effort,
+        catalog_revision: catalog.revision,
+      })
+    ).selection;
+  }
+  const options = optionsOf(session, catalog, chosen);
+  if (JSON.stringify(options) !== JSON.stringify(before)) session.optionsChanged(options);
+  return options;
+}
+
+/**
+ * Applies the model and effort chosen while the session was busy, now that it is not: our
+ * model.select against a fresh catalog read. A model that left the catalog since is refused and
+ * the selection stays as it was; either way the editor is told the values now in force
+ * (`config_option_update`) when they differ from what it was shown.
+ */
+export async function applyPendingSelection(session: AcpSession): Promise<void> {
+  const pending = session.pendingSelection;
+  if (!pending) return;
+  session.pendingSelection = null;
+  try {
+    const catalog = await readCatalog(session);
+    const shown = optionsOf(session, catalog, pending);
+    let selection = catalog.selection;
+    try {
+      selection = (
+        await session.engine.request("model.select", {
+          model: pending.model,
+          effort: pending.effort,
+          catalog_revision: catalog.revision,
+        })
+      ).selection;
+    } catch {
+      // Refused (the model left the catalog, or the engine is closing): nothing changed.
+    }
+    const now = optionsOf(session, catalog, selection);
+    if (JSON.stringify(now) !== JSON.stringify(shown)) session.optionsChanged(now);
+  } catch {
+    // The engine is gone (the session closed): there is nothing left to apply it to.
+  }
+}
+
+/**
+ * A reopened session's model and effort as they were when it was evicted (sessions.ts): our
+ * model.select against a fresh catalog read when the new engine's selection differs. Refused
+ * (the model left the catalog since), the engine's stays and the editor is told the values in
+ * force (`config_option_update`).
+ */
+export async function restoreSelection(session: AcpSession, wanted: Selection): Promise<void> {
+  const catalog = await readCatalog(session);
+  const current = catalog.selection;
+  if (wanted.model === null || (current.model === wanted.model && current.effort === wanted.effort))
+    return;
+  try {
+    await session.engine.request("model.select", {
+      model: wanted.model,
+      effort: wanted.effort,
+      catalog_revision: catalog.revision,
+    });
+  } catch {
+    session.optionsChanged(optionsOf(session, catalog, current));
+  }
 }

@@ -1,5 +1,6 @@
 import type { McpServer } from "@agentclientprotocol/sdk";
-import { McpManager } from "../agent/mcp/manager.js";
+import type { McpManager } from "../agent/mcp/manager.js";
+import { SessionRules } from "../agent/rules/rule-book.js";
 import type { ToolHostSource } from "../agent/tools/tool-host.js";
 import { TURN_FRONTEND_CAPABILITIES } from "../protocol/capabilities.js";
 import type { ErrorCode } from "../protocol/codes.js";
@@ -7,10 +8,9 @@ import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import type { SandboxKind, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { Dispatcher } from "../server/dispatcher.js";
 import { buildHandlers } from "../server/handlers/index.js";
-import { log, logEnabled } from "../server/log.js";
 import { createState } from "../server/state.js";
 import type { LoadedSettings } from "../store/settings.js";
-import { sessionMcpServers } from "./mcp-servers.js";
+import type { SharedMcpServers } from "./shared-mcp.js";
 
 /** A request our engine refused: its wire code and its (path-free) message. */
 /** The longest a session start waits for its servers: the largest `startup_timeout_ms`. */
@@ -36,6 +36,10 @@ export interface EngineOptions {
    * `mcpServers`); a listing engine has none and starts no server.
    */
   mcpServers?: readonly McpServer[];
+  /** The connection's servers of config.json, shared per workspace (a session's engine only). */
+  sharedMcp?: SharedMcpServers;
+  /** The ACP session's `allow_session` rules, kept across its engine's close and reopen. */
+  sessionRules?: SessionRules;
 }
 
 interface Waiter {
@@ -67,23 +71,35 @@ export class EngineLink {
   sandbox: SandboxKind | null = null;
   /** Whether turns record checkpoints (git on PATH): `/undo` is offered only then. */
   checkpoints = false;
-  /** The session's MCP manager, when it has servers (config.json's or its own `mcpServers`). */
+  /** The manager of the editor's own `mcpServers` for this session, when it named any. */
   private mcp: McpManager | null = null;
   /** Whether the editor named servers of its own for this session: its start waits for them. */
   private readonly ownServers: boolean;
 
+  /** The session's `allow_session` rules: given (kept across a reopen) or its own. */
+  readonly sessionRules: SessionRules;
+
   constructor(options: EngineOptions) {
     this.cwd = options.cwd;
+    this.sessionRules = options.sessionRules ?? new SessionRules();
     this.ownServers = (options.mcpServers?.length ?? 0) > 0;
     const state = createState(options.cwd, options.home, options.env);
     const handlers = buildHandlers(state, {
       testMethods: false,
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
-      ...(options.mcpServers
+      sessionRules: this.sessionRules,
+      ...(options.mcpServers && options.sharedMcp
         ? {
-            mcp: mcpFactory(options.mcpServers, options.cwd, state.env, (manager) => {
-              this.mcp = manager;
-            }),
+            mcpSource: (settings: LoadedSettings) => {
+              const mcp = (options.sharedMcp as SharedMcpServers).forSession(
+                options.cwd,
+                state.env,
+                settings,
+                options.mcpServers ?? [],
+              );
+              this.mcp = mcp.own;
+              return mcp;
+            },
           }
         : {}),
     });
@@ -196,28 +212,4 @@ export class EngineLink {
     }
     return Promise.resolve();
   }
-}
-
-/**
- * The engine's MCP manager, as `mc-agent stdio` makes its own (src/server/stdio.ts), over
- * config.json's servers and the session's. Throws an ACP `invalid_params` for a bad entry of
- * the session's, before anything starts; the engine's shutdown closes the manager.
- */
-function mcpFactory(
-  servers: readonly McpServer[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  made: (manager: McpManager) => void,
-) {
-  return (settings: LoadedSettings): McpManager => {
-    const manager = new McpManager({
-      servers: sessionMcpServers(servers, settings.global.mcp_servers),
-      env,
-      workspace: cwd,
-      debug: logEnabled("debug") ? (line) => log("debug", line) : null,
-    });
-    if (manager.configured) setImmediate(() => manager.begin());
-    made(manager);
-    return manager;
-  };
 }

@@ -7,6 +7,7 @@ import { childEnvironment } from "../server/secret-env.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
 import { clientToolHostFactory } from "./client-tools.js";
+import { boundedLines, SDK_LINE_BYTES } from "./line-bound.js";
 import { stdoutSink } from "./stdout-sink.js";
 
 /**
@@ -32,10 +33,10 @@ export function runAcp(handedOver: string | null = null): void {
     const deadline = Date.now() + LIMITS.cleanup_ms;
     void sessions.closeAll().then(() => exitBy(deadline));
   };
-  const stream = ndJsonStream(
-    stdoutSink(stop),
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  const input = (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>).pipeThrough(
+    boundedLines(),
   );
+  const stream = ndJsonStream(stdoutSink(stop), input, { maxMessageBytes: SDK_LINE_BYTES });
   const connection = app.connect(stream);
   void connection.closed.then(stop);
 }

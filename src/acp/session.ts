@@ -1,6 +1,15 @@
-import type { AgentContext, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type {
+  AgentContext,
+  McpServer,
+  SessionConfigOption,
+  SessionUpdate,
+  StopReason,
+} from "@agentclientprotocol/sdk";
+import type { SessionRules } from "../agent/rules/rule-book.js";
+import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/record-facts.js";
+import { applyPendingSelection, currentOptions, restoreSelection } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
@@ -20,8 +29,34 @@ interface RunningPrompt {
  * ID), its mode, and the prompt running in it, if any. Every update of a prompt is sent before
  * its response, and none after it.
  */
+/** A model and effort chosen while the session was busy, applied when that work ends. */
+export interface PendingSelection {
+  model: string;
+  effort: string | null;
+}
+
+export interface SessionOrigin {
+  /** Saved on disk (loaded, resumed, forked): a new session is lazy until its first turn. */
+  saved: boolean;
+  /** The editor's `mcpServers` for it, kept for a reopen. */
+  mcpServers: readonly McpServer[];
+}
+
 export class AcpSession {
   mode: Permissions = DEFAULT_MODE;
+  /** set_config_option of the model or effort during a prompt (config-options.ts). */
+  pendingSelection: PendingSelection | null = null;
+  /** Whether its history exists on disk: only then can its engine be closed and reopened. */
+  saved: boolean;
+  readonly mcpServers: readonly McpServer[];
+  /** Its `allow_session` rules, kept across an eviction (engine-link.ts). */
+  readonly sessionRules: SessionRules;
+  /** The engine while live; null once evicted (sessions.ts) or closed. */
+  private link: EngineLink | null;
+  /** The model and effort in force when it was evicted, restored when it is reopened. */
+  private evictedSelection: Selection | null = null;
+  private evicting: Promise<void> | null = null;
+  private reopening: Promise<void> | null = null;
   private running: RunningPrompt | null = null;
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
@@ -31,12 +66,78 @@ export class AcpSession {
   constructor(
     readonly id: string,
     readonly cwd: string,
-    readonly engine: EngineLink,
-    private readonly client: AgentContext,
-  ) {}
+    engine: EngineLink,
+    readonly client: AgentContext,
+    origin: SessionOrigin,
+  ) {
+    this.link = engine;
+    this.sessionRules = engine.sessionRules;
+    this.saved = origin.saved;
+    this.mcpServers = origin.mcpServers;
+  }
+
+  /** The live engine; every use goes through `Sessions.use`, which reopens an evicted one. */
+  get engine(): EngineLink {
+    if (!this.link) throw acpError("internal_error", "The session's engine is not open.");
+    return this.link;
+  }
+
+  get live(): boolean {
+    return this.link !== null;
+  }
 
   get busy(): boolean {
     return this.running !== null || this.undoing;
+  }
+
+  /** Whether its engine may be closed now: live, idle, saved, not being reopened. */
+  get evictable(): boolean {
+    return this.live && !this.busy && this.saved && this.reopening === null;
+  }
+
+  /**
+   * Closes the engine of an idle, saved session (its history closed, its lock released, its MCP
+   * servers stopped), keeping what the session is: mode, pending choice and session rules here,
+   * and the model and effort in force, read now and restored on reopen.
+   */
+  async evict(): Promise<void> {
+    const link = this.link;
+    if (!link) return;
+    this.link = null;
+    this.evicting = (async () => {
+      try {
+        this.evictedSelection = (await link.request("model.catalog", {})).selection;
+      } catch {
+        this.evictedSelection = null;
+      }
+      await link.close();
+    })();
+    await this.evicting;
+  }
+
+  /** Gives an evicted session its engine again (`open`: a new engine with its history open). */
+  async reopened(open: () => Promise<EngineLink>): Promise<void> {
+    if (this.link) return;
+    this.reopening ??= (async () => {
+      await this.evicting;
+      const engine = await open();
+      this.link = engine;
+      const selection = this.evictedSelection;
+      this.evictedSelection = null;
+      if (selection) await restoreSelection(this, selection);
+    })().finally(() => {
+      this.reopening = null;
+    });
+    await this.reopening;
+  }
+
+  /** Closes the engine for good (session/close, a second load, EOF). */
+  async closeEngine(): Promise<void> {
+    await this.reopening?.catch(() => {});
+    const link = this.link;
+    this.link = null;
+    await this.evicting;
+    await link?.close();
   }
 
   /**
@@ -64,7 +165,24 @@ export class AcpSession {
     return this.sent;
   }
 
-  async prompt(input: string): Promise<StopReason> {
+  /** One prompt; `cancelled` (the request's `$/cancel_request`) interrupts it as session/cancel. */
+  /**
+   * The permission level of the next prompts (set_mode, or the `mode` option). A change is told
+   * to the editor as `current_mode_update` and `config_option_update`, whichever path made it.
+   */
+  async setMode(mode: Permissions): Promise<void> {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    void this.update({ sessionUpdate: "current_mode_update", currentModeId: mode });
+    this.optionsChanged(await currentOptions(this));
+  }
+
+  /** The config options' values changed: the editor gets them all (`config_option_update`). */
+  optionsChanged(configOptions: SessionConfigOption[]): void {
+    void this.update({ sessionUpdate: "config_option_update", configOptions });
+  }
+
+  async prompt(input: string, cancelled?: AbortSignal): Promise<StopReason> {
     if (this.busy) throw acpError("busy", "A prompt is already running in this session.");
     const undo = undoCommand(input);
     if (undo) return this.undo(undo.force);
@@ -73,13 +191,20 @@ export class AcpSession {
     let title: string | null = null;
     const sink = async (params: TurnEventParams) => {
       const event = params.event;
-      if (event.type === "turn_started" && event.created_session) title = firstLineCut(input);
+      if (event.type === "turn_started") {
+        // Its first turn saves a lazy session: from now on it can be evicted and reopened.
+        this.saved = true;
+        if (event.created_session) title = firstLineCut(input);
+      }
       if (event.type === "approval_requested") this.approve(event, running, permissions.signal);
       for (const update of updates.map(event)) await this.update(update);
     };
     const turn = this.engine.startTurn({ input, permissions: this.mode }, sink);
     const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
     this.running = running;
+    const cancel = () => this.interrupt(running);
+    if (cancelled?.aborted) cancel();
+    else cancelled?.addEventListener("abort", cancel, { once: true });
     try {
       const result = await turn.result;
       if (title !== null)
@@ -93,7 +218,10 @@ export class AcpSession {
       if (reason === null && result.error) throw acpError(result.error.code, result.error.message);
       return reason ?? "end_turn";
     } finally {
+      cancelled?.removeEventListener("abort", cancel);
       permissions.abort();
+      // Still busy: a model chosen during the turn is applied before anything else can start.
+      await applyPendingSelection(this);
       this.running = null;
     }
   }
@@ -106,6 +234,7 @@ export class AcpSession {
       await this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
       return "end_turn";
     } finally {
+      await applyPendingSelection(this);
       this.undoing = false;
     }
   }
@@ -120,6 +249,13 @@ export class AcpSession {
     await this.update(running.updates.terminal(itemId, terminalId));
   }
 
+  /** A call of the running prompt starts running (approved, or needing no approval). */
+  async showRunning(itemId: string): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    await this.update(running.updates.started(itemId));
+  }
+
   /** session/cancel: our turn.interrupt. The prompt then answers `cancelled`. */
   cancel(): void {
     const running = this.running;
@@ -128,7 +264,7 @@ export class AcpSession {
   }
 
   private interrupt(running: RunningPrompt): void {
-    this.engine.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
+    this.link?.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
       // turn_missing: the turn ended between the two, and nothing is left to interrupt.
     });
   }

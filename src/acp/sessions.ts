@@ -1,10 +1,12 @@
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { AgentContext, ClientCapabilities, McpServer } from "@agentclientprotocol/sdk";
+import { SessionRules } from "../agent/rules/rule-book.js";
 import type { ToolHost } from "../agent/tools/tool-host.js";
 import { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import type { AcpSession } from "./session.js";
+import { SharedMcpServers } from "./shared-mcp.js";
 
 /**
  * The seam for the client's own file and terminal I/O (src/acp/client-tools.ts): given the
@@ -25,57 +27,96 @@ export interface SessionsOptions {
   toolHost?: ClientToolHostFactory;
 }
 
-/** Open sessions per connection; a client opening more gets `busy` until it closes some. */
+/**
+ * Live engines of sessions per connection. Past it, the least recently used idle, saved session
+ * is evicted (its engine closed, reopened on its next use); a client whose sessions are all
+ * running or unsaved gets `busy` until it closes one (docs/acp.md, "Many sessions").
+ */
 export const MAX_SESSIONS = 64;
+/** Sessions remembered per connection, evicted ones included; past it the oldest evicted is forgotten. */
+export const MAX_KNOWN_SESSIONS = 1024;
 const LISTERS = 4;
 
 /**
- * The connection's open ACP sessions, each with its own engine (our server for its cwd), and
- * what the client offered at initialize.
+ * The connection's ACP sessions, each with its own engine (our server for its cwd) while live,
+ * in the order of their last use, and what the client offered at initialize.
  */
 export class Sessions {
   clientCapabilities: ClientCapabilities | undefined;
+  /** Every known session, least recently used first (a use moves it to the end). */
   private readonly open = new Map<string, AcpSession>();
+  /** Engines being started for sessions, not yet attached: they count against the bound. */
+  private starting = 0;
+  /** config.json's MCP servers, one set per workspace for all its sessions' engines. */
+  private readonly sharedMcp = new SharedMcpServers();
   /** Engines that only list (session/list), by cwd: their cursors live there. */
   private readonly listers = new Map<string, Promise<EngineLink>>();
 
   constructor(private readonly options: SessionsOptions) {}
 
   /**
-   * An engine for a cwd (canonical), started; the caller attaches it or closes it. A session's
-   * engine gets its `mcpServers` (with config.json's); a listing engine passes none.
+   * An engine for a session of a cwd (canonical), started; the caller attaches it or closes it.
+   * It gets the session's `mcpServers` (with config.json's) and its kept session rules. Makes
+   * room first: at the bound, the least recently used idle, saved session is evicted.
    */
   async engine(
     cwd: string,
     client: AgentContext,
-    mcpServers?: readonly McpServer[],
+    mcpServers: readonly McpServer[],
+    sessionRules = new SessionRules(),
   ): Promise<EngineLink> {
-    if (this.open.size >= MAX_SESSIONS)
-      throw acpError("busy", `At most ${MAX_SESSIONS} sessions can be open; close one first.`);
+    this.starting += 1;
+    try {
+      await this.makeRoom();
+      return await this.startEngine(cwd, client, { mcpServers, sessionRules });
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  private async startEngine(
+    cwd: string,
+    client: AgentContext,
+    session?: { mcpServers: readonly McpServer[]; sessionRules: SessionRules },
+  ): Promise<EngineLink> {
     const factory = this.options.toolHost;
     const link = new EngineLink({
       cwd,
       home: this.options.home,
       env: this.options.env,
-      ...(mcpServers ? { mcpServers } : {}),
-      ...(factory
-        ? {
-            toolHost: (turn) =>
-              factory(client, this.clientCapabilities, turn.sessionId, async (item, terminal) =>
-                this.open.get(turn.sessionId)?.showTerminal(item, terminal),
-              ),
-          }
-        : {}),
+      ...(session ? { ...session, sharedMcp: this.sharedMcp } : {}),
+      // The client's own I/O when offered, and always the moment a call starts running.
+      toolHost: (turn) => ({
+        ...factory?.(client, this.clientCapabilities, turn.sessionId, async (item, terminal) =>
+          this.open.get(turn.sessionId)?.showTerminal(item, terminal),
+        ),
+        callStarted: async (itemId) => this.open.get(turn.sessionId)?.showRunning(itemId),
+      }),
     });
     await link.start();
     return link;
+  }
+
+  /** Evicts least recently used idle, saved sessions until one more engine fits. */
+  private async makeRoom(): Promise<void> {
+    for (;;) {
+      const live = [...this.open.values()].filter((s) => s.live).length;
+      if (live + this.starting <= MAX_SESSIONS) return;
+      const victim = [...this.open.values()].find((s) => s.evictable);
+      if (!victim)
+        throw acpError(
+          "busy",
+          `At most ${MAX_SESSIONS} sessions can be open while each runs or is unsaved; close one first.`,
+        );
+      await victim.evict();
+    }
   }
 
   /** The listing engine of a cwd, kept for its cursors; the oldest of more than a few is closed. */
   lister(cwd: string, client: AgentContext): Promise<EngineLink> {
     let link = this.listers.get(cwd);
     if (!link) {
-      link = this.engine(cwd, client);
+      link = this.startEngine(cwd, client);
       this.listers.set(cwd, link);
       link.catch(() => this.listers.delete(cwd));
       if (this.listers.size > LISTERS) {
@@ -93,15 +134,50 @@ export class Sessions {
     return link;
   }
 
-  /** Registers a session; one already open under that ID is closed first (a second load). */
+  /**
+   * Registers a session; one already open under that ID is closed first (a second load). Past
+   * the bound of known sessions the least recently used evicted one is forgotten.
+   */
   async add(session: AcpSession): Promise<void> {
     await this.close(session.id);
     this.open.set(session.id, session);
+    while (this.open.size > MAX_KNOWN_SESSIONS) {
+      const forgotten = [...this.open.values()].find((s) => !s.live);
+      if (!forgotten) break;
+      this.open.delete(forgotten.id);
+    }
   }
 
+  /** A known session, evicted or not; not a use (session/cancel, session/close). */
   get(id: string): AcpSession {
     const session = this.open.get(id);
     if (!session) throw acpError("session_missing", "No open session has that ID.");
+    return session;
+  }
+
+  /**
+   * A session about to be used: it becomes the most recently used, and an evicted one gets its
+   * engine again (session.open of its history, then its model and effort restored).
+   */
+  async use(id: string): Promise<AcpSession> {
+    const session = this.get(id);
+    this.open.delete(id);
+    this.open.set(id, session);
+    await session.reopened(async () => {
+      const engine = await this.engine(
+        session.cwd,
+        session.client,
+        session.mcpServers,
+        session.sessionRules,
+      );
+      try {
+        await engine.request("session.open", { id });
+      } catch (error) {
+        await engine.close();
+        throw error;
+      }
+      return engine;
+    });
     return session;
   }
 
@@ -111,7 +187,7 @@ export class Sessions {
     if (!session) return;
     this.open.delete(id);
     session.cancel();
-    await session.engine.close();
+    await session.closeEngine();
   }
 
   /** Every session, as at EOF. */

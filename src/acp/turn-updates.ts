@@ -61,6 +61,11 @@ export class TurnUpdates {
     }
   }
 
+  /** A call starts running: `pending` (announced, maybe awaiting approval) becomes `in_progress`. */
+  started(itemId: string): SessionUpdate {
+    return { sessionUpdate: "tool_call_update", toolCallId: itemId, status: "in_progress" };
+  }
+
   /** A call's command runs in the client's terminal `terminalId` (client-tools.ts). */
   terminal(itemId: string, terminalId: string): SessionUpdate {
     this.terminals.set(itemId, terminalId);

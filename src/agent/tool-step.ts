@@ -234,6 +234,14 @@ async function execute(
   item_id: string,
   deps: ToolStepDeps,
 ): Promise<ToolResult> {
+  // Approved (or needing no approval): the frontend may show the call running from here on (an
+  // ACP editor's `in_progress`, tool-host.ts). Awaited as an event is; never fails the call.
+  const started = deps.toolContext.host?.callStarted?.(item_id);
+  if (started)
+    await settledOrAbandoned(
+      started.catch(() => {}),
+      deps.toolContext.signal,
+    );
   try {
     // A call still running `TOOL_SETTLE_MS` after the interrupt is given up (abort-bound.ts).
     const running = call.execute(withOutput(deps, item_id));

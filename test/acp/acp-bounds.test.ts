@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { MAX_SESSIONS } from "../../src/acp/sessions.js";
+import { text, toolCall } from "../../src/conformance/chat-server.js";
 import { LIMITS } from "../../src/protocol/constants.js";
 import { AcpWorld } from "./acp-world.js";
+import { twoModelWorld } from "./two-models.js";
 
 /** Saved histories of `cwd`, the i-th one updated at minute i (so the newest is the last). */
 function writeSessions(home: string, cwd: string, count: number, prefix: string): string[] {
@@ -58,11 +60,12 @@ describe("mc-agent acp: bounds", () => {
     );
   });
 
-  it(`at most ${MAX_SESSIONS} open sessions: the next is busy until one is closed`, async () => {
+  it(`${MAX_SESSIONS} unsaved sessions: the next is busy until one is closed`, async () => {
     world = await AcpWorld.start();
     const w = world;
     await w.initialize();
     const opened: string[] = [];
+    // New sessions are lazy (nothing on disk before their first prompt): never evicted.
     for (let i = 0; i < MAX_SESSIONS; i++) opened.push((await w.newSession()).sessionId);
     await assert.rejects(
       w.newSession(),
@@ -70,5 +73,61 @@ describe("mc-agent acp: bounds", () => {
     );
     await w.agent.request("session/close", { sessionId: opened[0] as string });
     assert.match((await w.newSession()).sessionId, /\S/);
+  });
+
+  it("past the bound the least recently used idle saved session is evicted and reopened as it was", async () => {
+    world = await twoModelWorld();
+    const w = world;
+    await w.initialize();
+    const cwd = w.box.workspace;
+    const fillers = writeSessions(w.box.home, cwd, MAX_SESSIONS, "f");
+    // L: lazy, never prompted. A: an allow_session rule, kit-2 at effort high. B: full_access.
+    const lazy = (await w.newSession()).sessionId;
+    const a = (await w.newSession()).sessionId;
+    w.permission = () => ({ outcome: { outcome: "selected", optionId: "allow_session" } });
+    w.server.reply(toolCall("write_file", { path: "a1.txt", content: "1\n" }), text("ok"));
+    await w.prompt(a, "write a1");
+    await w.agent.request("session/set_config_option", {
+      sessionId: a,
+      configId: "model",
+      value: "kit/kit-2",
+    });
+    await w.agent.request("session/set_config_option", {
+      sessionId: a,
+      configId: "thought_level",
+      value: "high",
+    });
+    const b = (await w.newSession()).sessionId;
+    await w.agent.request("session/set_mode", { sessionId: b, modeId: "full_access" });
+    w.server.reply(text("ok"));
+    await w.prompt(b, "hello");
+    w.permission = () => assert.fail("asked after eviction");
+
+    // Loading every filler takes more engines than the bound: A, then B, then the oldest
+    // fillers are evicted; the lazy L is passed over.
+    for (const id of fillers)
+      await w.agent.request("session/load", { sessionId: id, cwd, mcpServers: [] });
+    const locks = () =>
+      readdirSync(join(w.box.home, "sessions")).filter((n) => n.endsWith(".lock"));
+    assert.ok(locks().length <= MAX_SESSIONS, "no more engines hold histories than the bound");
+    assert.ok(!locks().includes(`${a}.lock`), "A's engine was closed");
+
+    // A reopens with its rule (the edit is not asked), its model and its effort.
+    w.server.reply(toolCall("write_file", { path: "a2.txt", content: "2\n" }), text("ok"));
+    assert.equal((await w.prompt(a, "write a2")).stopReason, "end_turn");
+    assert.ok(existsSync(join(cwd, "a2.txt")));
+    const body = w.server.requests.at(-1)?.body;
+    assert.equal(body.model, "kit-2");
+    assert.equal(body.reasoning_effort, "high");
+    // B reopens at full_access: its command runs unasked.
+    w.server.reply(toolCall("shell", { command: "touch b.txt" }), text("ok"));
+    assert.equal((await w.prompt(b, "touch")).stopReason, "end_turn");
+    assert.ok(existsSync(join(cwd, "b.txt")));
+    // The lazy L was never evicted (a reopen would find no history): it still prompts.
+    w.server.reply(text("still here"));
+    assert.equal((await w.prompt(lazy, "hello")).stopReason, "end_turn");
+    // An evicted filler reopens on use too.
+    w.server.reply(text("back"));
+    assert.equal((await w.prompt(fillers[0] as string, "hello")).stopReason, "end_turn");
   });
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { held, stall } from "../../src/conformance/chat-server.js";
+import { held, stall, text } from "../../src/conformance/chat-server.js";
 import { AcpWorld } from "./acp-world.js";
 
 function door(): { wait: Promise<void>; open: () => void } {
@@ -41,6 +41,30 @@ describe("mc-agent acp: cancel and end of input", () => {
     assert.equal(history.length, 1);
     const records = readFileSync(join(w.box.home, "sessions", history[0] as string), "utf8");
     assert.match(records, /"type":"turn_end".*"status":"interrupted"/);
+  });
+
+  it("$/cancel_request of the prompt (the SDK's request cancellation) is taken as session/cancel", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    await w.initialize();
+    const { sessionId } = await w.newSession();
+    w.server.reply(stall({ text: "Never finished." }, 3));
+    const cancellation = new AbortController();
+    // The SDK's client sends `$/cancel_request {requestId}` when the signal aborts and, without
+    // `stopWaitingOnCancel`, still waits for the agent's answer.
+    const answer = w.agent.request(
+      "session/prompt",
+      { sessionId, prompt: [{ type: "text", text: "talk" }] },
+      { cancellationSignal: cancellation.signal },
+    );
+    await w.until(() => w.agentText().length > 0, "a first chunk");
+    cancellation.abort();
+    assert.equal((await answer).stopReason, "cancelled");
+    const records = readFileSync(join(w.box.home, "sessions", `${sessionId}.jsonl`), "utf8");
+    assert.match(records, /"type":"turn_end".*"status":"interrupted"/);
+    // The session goes on.
+    w.server.reply(text("Again."));
+    assert.equal((await w.prompt(sessionId, "again")).stopReason, "end_turn");
   });
 
   it("stdin closed mid-turn: the turn is saved interrupted, the lock is gone, the agent exits", async () => {

@@ -11,6 +11,7 @@ import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { text, toolCall } from "../../src/conformance/chat-server.js";
+import { KIT_KEY } from "../../src/conformance/turn-world.js";
 import { AcpWorld } from "./acp-world.js";
 import { type Offer, TestEditor } from "./test-editor.js";
 
@@ -83,6 +84,13 @@ describe("mc-agent acp: the client's file system and terminals", () => {
         (update) =>
           update.sessionUpdate === "tool_call_update" && update.toolCallId === shellCall.toolCallId,
       );
+    // First the call starts running (no content yet), then it shows the terminal to the end.
+    const started = terminalUpdates.shift();
+    assert.deepEqual(started, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: shellCall.toolCallId,
+      status: "in_progress",
+    });
     assert.ok(terminalUpdates.length >= 2);
     for (const update of terminalUpdates) {
       assert.ok(update.sessionUpdate === "tool_call_update");
@@ -137,5 +145,25 @@ describe("mc-agent acp: the client's file system and terminals", () => {
     assert.equal(editor.buffers.get(file), "buffer\n");
     assert.equal(editor.created.length, 1);
     assert.equal(toolResult(current, 1), "allowed\n[exit code 0]");
+  });
+
+  it("a configured api_key_env the editor has is blanked in its terminal, as shell removes it", async () => {
+    // The editor started the agent with the key in its own environment (MC_KIT_KEY is the kit
+    // provider's api_key_env in config.json, not one of the standard variables), so its
+    // terminals inherit it unless the agent blanks it.
+    editor = new TestEditor({ terminal: true }, { ...process.env, MC_KIT_KEY: KIT_KEY });
+    world = await AcpWorld.start({ editor });
+    world.server.reply(
+      toolCall("shell", { command: 'echo "[$MC_KIT_KEY][$OPENAI_API_KEY]"' }),
+      text("Done."),
+    );
+    await world.initialize();
+    const { sessionId } = await world.newSession();
+    await world.agent.request("session/set_mode", { sessionId, modeId: "full_access" });
+    assert.equal((await world.prompt(sessionId, "Show the key")).stopReason, "end_turn");
+    assert.equal(editor.created.length, 1);
+    assert.equal(editor.envOf(0).get("MC_KIT_KEY"), "");
+    assert.equal(editor.envOf(0).get("OPENAI_API_KEY"), "");
+    assert.equal(toolResult(world, 0), "[][]\n[exit code 0]");
   });
 });

@@ -1,41 +1,12 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { SessionConfigOption } from "@agentclientprotocol/sdk";
-import { startChatServer, text, toolCall } from "../../src/conformance/chat-server.js";
-import { writeTurnHome } from "../../src/conformance/turn-world.js";
-import { sandbox } from "../helpers/child.js";
+import { held, text, toolCall } from "../../src/conformance/chat-server.js";
 import { AcpWorld } from "./acp-world.js";
-
-/** The turn world with a second model, `kit/kit-2`, that has efforts. */
-async function twoModelWorld(): Promise<AcpWorld> {
-  const box = sandbox("mc-acp-");
-  const server = await startChatServer();
-  writeTurnHome(box, server.baseUrl);
-  const provider = { type: "openai-compatible", base_url: server.baseUrl };
-  const config = {
-    providers: { kit: { ...provider, api_key_env: "MC_KIT_KEY" } },
-    enabled_models: ["kit/kit-1", "kit/kit-2"],
-    model: "kit/kit-1",
-  };
-  writeFileSync(join(box.home, "config.json"), JSON.stringify(config));
-  const cache = {
-    format: "mc-model-cache",
-    version: 1,
-    provider: "kit",
-    fingerprint: createHash("sha256").update(JSON.stringify(provider)).digest("hex"),
-    fetched_at: "2026-11-29T10:00:00.000Z",
-    models: [
-      { id: "kit-1", name: "Kit 1" },
-      { id: "kit-2", name: "Kit 2", efforts: ["low", "medium", "high"], default_effort: "medium" },
-    ],
-  };
-  writeFileSync(join(box.home, "cache", "models", "kit.json"), JSON.stringify(cache));
-  return AcpWorld.start({ box, server });
-}
+import { twoModelWorld } from "./two-models.js";
 
 function option(options: SessionConfigOption[], id: string) {
   const found = options.find((o) => o.id === id);
@@ -187,5 +158,111 @@ describe("mc-agent acp: modes and config options", () => {
     } finally {
       rmSync(bin, { recursive: true, force: true });
     }
+  });
+
+  it("every change of a mode or option is told: current_mode_update and config_option_update", async () => {
+    world = await twoModelWorld();
+    const w = world;
+    await w.initialize();
+    const { sessionId } = await w.newSession();
+    const modeUpdates = () => w.updates("current_mode_update");
+    const optionUpdates = () => w.updates("config_option_update");
+    const lastOptions = () => {
+      const last = optionUpdates().at(-1);
+      return last?.sessionUpdate === "config_option_update" ? last.configOptions : [];
+    };
+
+    await w.agent.request("session/set_mode", { sessionId, modeId: "full_access" });
+    await w.until(() => optionUpdates().length === 1, "the options after set_mode");
+    assert.deepEqual(modeUpdates(), [
+      { sessionUpdate: "current_mode_update", currentModeId: "full_access" },
+    ]);
+    assert.equal(option(lastOptions(), "mode")?.currentValue, "full_access");
+
+    await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "mode",
+      value: "read_only",
+    });
+    await w.until(() => optionUpdates().length === 2, "the options after the mode option");
+    assert.deepEqual(modeUpdates().at(-1), {
+      sessionUpdate: "current_mode_update",
+      currentModeId: "read_only",
+    });
+
+    await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "model",
+      value: "kit/kit-2",
+    });
+    await w.until(() => optionUpdates().length === 3, "the options after the model");
+    assert.equal(option(lastOptions(), "model")?.currentValue, "kit/kit-2");
+    assert.equal(option(lastOptions(), "thought_level")?.currentValue, "medium");
+    assert.equal(modeUpdates().length, 2, "the mode did not change");
+
+    // Setting what is already set changes nothing and tells nothing.
+    await w.agent.request("session/set_mode", { sessionId, modeId: "read_only" });
+    await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "model",
+      value: "kit/kit-2",
+    });
+    w.server.reply(text("Hi."));
+    await w.prompt(sessionId, "hello");
+    assert.equal(modeUpdates().length, 2);
+    assert.equal(optionUpdates().length, 3);
+  });
+
+  it("the model set during a prompt is accepted, shown, and used from the next turn", async () => {
+    world = await twoModelWorld();
+    const w = world;
+    await w.initialize();
+    const { sessionId } = await w.newSession();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    w.server.reply(held({ text: "A reply from kit 1." }, 2, gate));
+    const running = w.prompt(sessionId, "talk");
+    await w.until(() => w.agentText().length > 0, "a first chunk");
+    const set = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "model",
+      value: "kit/kit-2",
+    });
+    assert.equal(option(set.configOptions, "model")?.currentValue, "kit/kit-2");
+    assert.equal(option(set.configOptions, "thought_level")?.currentValue, "medium");
+    const effort = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "thought_level",
+      value: "low",
+    });
+    assert.equal(option(effort.configOptions, "model")?.currentValue, "kit/kit-2");
+    assert.equal(option(effort.configOptions, "thought_level")?.currentValue, "low");
+    await assert.rejects(
+      w.agent.request("session/set_config_option", {
+        sessionId,
+        configId: "thought_level",
+        value: "extreme",
+      }),
+      (error: { code: number }) => error.code === -32602,
+    );
+    release();
+    assert.equal((await running).stopReason, "end_turn");
+    assert.equal(w.server.requests.length, 1);
+    assert.equal(w.server.requests[0]?.body.model, "kit-1", "the running turn kept its model");
+
+    w.server.reply(text("From kit 2."));
+    assert.equal((await w.prompt(sessionId, "again")).stopReason, "end_turn");
+    const body = w.server.requests.at(-1)?.body;
+    assert.equal(body.model, "kit-2");
+    assert.equal(body.reasoning_effort, "low");
+    const now = await w.agent.request("session/set_config_option", {
+      sessionId,
+      configId: "mode",
+      value: "ask",
+    });
+    assert.equal(option(now.configOptions, "model")?.currentValue, "kit/kit-2");
+    assert.equal(option(now.configOptions, "thought_level")?.currentValue, "low");
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import { startChatServer } from "../../src/conformance/chat-server.js";
@@ -32,6 +32,10 @@ class RawAgent {
 
   send(line: string): void {
     this.proc.stdin.write(`${line}\n`);
+  }
+
+  async until(check: () => boolean): Promise<void> {
+    while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   async answer(id: number): Promise<Record<string, unknown>> {
@@ -181,4 +185,56 @@ describe("mc-agent acp: bad frames and refusals", () => {
       await server.close();
     }
   });
+
+  it("a line over 32 MiB is a parse error, and the agent goes on with its memory bounded", async () => {
+    box = sandbox("mc-acp-");
+    agent = new RawAgent(box);
+    const a = agent;
+    a.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: 1 },
+      }),
+    );
+    assert.ok((await a.answer(1)).result);
+    const pid = a.proc.pid as number;
+    // 33 MiB, then 256 MiB: each a JSON-looking request the agent must not hold whole.
+    const peaks: number[] = [];
+    for (const mib of [33, 256]) {
+      const head = '{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"';
+      const line = Buffer.alloc(mib * 1024 * 1024 + 1, "a");
+      line.write(head, 0);
+      line.write('"}}\n', line.length - 4);
+      await new Promise<void>((resolve, reject) =>
+        a.proc.stdin.write(line, (e) => (e ? reject(e) : resolve())),
+      );
+      await a.until(() => a.lines.filter((l) => l.id === null).length === peaks.length + 1);
+      peaks.push(peakRss(pid));
+    }
+    a.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/list", params: {} }));
+    assert.ok((await a.answer(2)).result, "the agent read on");
+    const errors = a.lines.filter((l) => l.id === null);
+    assert.equal(errors.length, 2);
+    for (const line of errors)
+      assert.deepEqual(line.error, {
+        code: -32700,
+        message: "Parse error",
+        data: { code: "invalid_request" },
+      });
+    assert.ok(!a.lines.some((l) => l.id === 9), "the cut request was never run");
+    // The 256 MiB line was never held whole: the peak grew by far less than its size (the
+    // SDK's one line of at most 32 MiB, decoded once; about 66 MiB measured).
+    const grown = (peaks[1] as number) - (peaks[0] as number);
+    assert.ok(grown < 128 * 1024 * 1024, `peak RSS grew by ${grown} bytes`);
+  });
 });
+
+/** The process's peak resident set (VmHWM), in bytes. */
+function peakRss(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  assert.ok(kib, "VmHWM in /proc");
+  return Number(kib) * 1024;
+}

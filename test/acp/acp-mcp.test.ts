@@ -5,10 +5,18 @@
  * server's process. A bad entry is refused on session/new, and nothing starts.
  */
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { text, toolCall } from "../../src/conformance/chat-server.js";
-import { allGone, descendants, EVERYTHING, startEverythingHttp } from "../mcp/mcp-world.js";
+import {
+  allGone,
+  descendants,
+  EVERYTHING,
+  everythingStdio,
+  startEverythingHttp,
+} from "../mcp/mcp-world.js";
 import { AcpWorld } from "./acp-world.js";
 
 const stdioServer = (name: string): McpServer => ({
@@ -93,6 +101,38 @@ describe("mc-agent acp: a session's mcpServers", () => {
     await w.agent.request("session/close", { sessionId: first.sessionId });
     await allGone([own.pid]);
     assert.equal(servers(w).length, 1);
+  });
+
+  it("config.json's servers: one process per workspace for 10 sessions, stopped with the last", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    const configFile = join(w.box.home, "config.json");
+    const config = JSON.parse(readFileSync(configFile, "utf8"));
+    config.mcp_servers = { shared: everythingStdio() };
+    writeFileSync(configFile, JSON.stringify(config));
+    await w.initialize();
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push((await w.newSession()).sessionId);
+    // A first call waits for the server still starting (docs/mcp.md); later turns are offered it.
+    await w.agent.request("session/set_mode", {
+      sessionId: ids[0] as string,
+      modeId: "full_access",
+    });
+    w.server.reply(toolCall("mcp__shared__echo", { message: "warm" }), text("Warm."));
+    assert.equal((await w.prompt(ids[0] as string, "warm up")).stopReason, "end_turn");
+    // Every session's turn reaches the one server.
+    for (const id of [ids[0], ids[9]] as string[])
+      await echoTurn(w, id, "mcp__shared__echo", `shared-${id.slice(-6)}`);
+    const pids = servers(w).map((p) => p.pid);
+    assert.equal(pids.length, 1, "10 sessions of one workspace share one server process");
+    for (const id of ids.slice(0, 9)) await w.agent.request("session/close", { sessionId: id });
+    assert.deepEqual(
+      servers(w).map((p) => p.pid),
+      pids,
+      "the server stays while a session of the workspace is open",
+    );
+    await w.agent.request("session/close", { sessionId: ids[9] as string });
+    await allGone(pids);
   });
 
   it("an http server (headers sent as given)", async () => {

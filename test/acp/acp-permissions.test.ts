@@ -6,6 +6,24 @@ import { text, toolCall } from "../../src/conformance/chat-server.js";
 import { AcpWorld } from "./acp-world.js";
 
 /**
+ * What the client saw of one tool call, in order: its `tool_call` and `tool_call_update`
+ * statuses and the permission request about it.
+ */
+function callTrail(world: AcpWorld, toolCallId: string): string[] {
+  return world.seen.flatMap((s) => {
+    if (s.kind === "permission")
+      return s.request.toolCall.toolCallId === toolCallId ? ["permission"] : [];
+    if (s.kind !== "update") return [];
+    const update = s.notification.update;
+    if (update.sessionUpdate === "tool_call" && update.toolCallId === toolCallId)
+      return [`call:${update.status}`];
+    if (update.sessionUpdate === "tool_call_update" && update.toolCallId === toolCallId)
+      return [`update:${update.status}`];
+    return [];
+  });
+}
+
+/**
  * Our approvals as session/request_permission, answered by the SDK's client: allow_once, then
  * allow_session (the next edit of this session is not asked about, another session's is),
  * reject_once (the command does not run); allow_always and deny_always keep a workspace rule a
@@ -62,6 +80,13 @@ describe("mc-agent acp: permissions", () => {
     assert.equal(done.toolCallId, call.toolCallId);
     assert.equal(done.status, "completed");
     assert.equal(done.content?.[0]?.type, "diff");
+    // Pending while asked; in progress once allowed and running; then done.
+    assert.deepEqual(callTrail(world, call.toolCallId), [
+      "call:pending",
+      "permission",
+      "update:in_progress",
+      "update:completed",
+    ]);
 
     world.permission = () => ({ outcome: { outcome: "selected", optionId: "allow_session" } });
     world.server.reply(
@@ -81,6 +106,13 @@ describe("mc-agent acp: permissions", () => {
     assert.equal((await world.prompt(sessionId, "write c")).stopReason, "end_turn");
     assert.equal(permissions(), 2);
     assert.ok(existsSync(join(ws, "c.txt")));
+    const unasked = world.updates("tool_call").at(-1);
+    assert.ok(unasked?.sessionUpdate === "tool_call");
+    assert.deepEqual(callTrail(world, unasked.toolCallId), [
+      "call:pending",
+      "update:in_progress",
+      "update:completed",
+    ]);
     assert.equal(existsSync(join(world.box.home, "rules")), false, "a session rule is not saved");
 
     // Another ACP session is another attachment: it has no session rule and asks again.
@@ -106,6 +138,12 @@ describe("mc-agent acp: permissions", () => {
     const shellCall = world.updates("tool_call").at(-1);
     assert.ok(shellCall?.sessionUpdate === "tool_call");
     assert.equal(shellCall.kind, "execute");
+    // Rejected: it never ran, so it was never in progress.
+    assert.deepEqual(callTrail(world, shellCall.toolCallId), [
+      "call:pending",
+      "permission",
+      "update:failed",
+    ]);
   });
 
   it("allow_always keeps a workspace rule: a new acp process runs the command unasked", async () => {

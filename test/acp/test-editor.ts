@@ -38,7 +38,14 @@ export class TestEditor {
   private readonly terminals = new Map<string, Terminal>();
   private nextId = 1;
 
-  constructor(readonly offer: Offer) {}
+  /**
+   * `environment`: the editor's own, which its terminals start from (the test's by default): an
+   * editor that started the agent with a key in its environment has that key too.
+   */
+  constructor(
+    readonly offer: Offer,
+    private readonly environment: NodeJS.ProcessEnv = process.env,
+  ) {}
 
   capabilities(): acp.ClientCapabilities {
     return {
@@ -108,7 +115,7 @@ export class TestEditor {
 
   private create(params: acp.CreateTerminalRequest): acp.CreateTerminalResponse {
     this.created.push(params);
-    const env = { ...process.env };
+    const env = { ...this.environment };
     for (const { name, value } of params.env ?? []) env[name] = value;
     const child = spawn(params.command, params.args ?? [], {
       cwd: params.cwd ?? undefined,

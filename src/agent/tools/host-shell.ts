@@ -6,7 +6,6 @@
  * and feeds the model's head-and-tail capture. A timeout or an interrupt kills the command
  * (`terminal/kill`); the terminal is always released, whatever happened.
  */
-import { PROVIDER_CREDENTIAL_VARIABLES } from "../../protocol/secret-handoff.js";
 import type { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { type ShellEnd, shellProgram } from "./shell-process.js";
 import { type ToolContext, ToolError } from "./tool.js";
@@ -41,7 +40,7 @@ export async function runInHostTerminal(
       program: shellProgram(ctx.env),
       args: ["-c", command],
       cwd: ctx.workspace,
-      env: terminalEnv(ctx.env),
+      env: terminalEnv(ctx.env, ctx.credentialVariables),
       // At least what may stream: then the stream never misses output the editor dropped.
       outputByteLimit: Math.max(ctx.limits.tool_stream_bytes, ctx.limits.tool_output_bytes),
     });
@@ -178,10 +177,15 @@ class OutputFollower {
 /**
  * Our environment for the command, and every credential it lacks set to "": ACP can only add
  * variables to the editor's environment, so a key the editor has must be blanked to stay out.
+ * `credentials`: every credential variable the child knows (the standard ones and each
+ * configured `api_key_env`), as `shell` removes them (shell-env.ts).
  */
-export function terminalEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+export function terminalEnv(
+  env: NodeJS.ProcessEnv,
+  credentials: readonly string[],
+): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const name of [...PROVIDER_CREDENTIAL_VARIABLES, ...Object.keys(process.env)])
+  for (const name of [...credentials, ...Object.keys(process.env)])
     if (env[name] === undefined) result[name] = "";
   for (const [name, value] of Object.entries(env)) if (value !== undefined) result[name] = value;
   return result;

@@ -5,11 +5,19 @@
 
 import { PROVIDER_CREDENTIAL_VARIABLES } from "../../protocol/secret-handoff.js";
 
+/**
+ * Every credential variable the child knows: the standard ones and `configured` (each configured
+ * provider's `api_key_env`). What `shellEnvironment` removes, and what a client's terminal blanks.
+ */
+export function credentialVariableNames(configured: readonly string[]): string[] {
+  return [...new Set<string>([...PROVIDER_CREDENTIAL_VARIABLES, ...configured])];
+}
+
 /** `env` without `credentialVariables` (every configured `api_key_env`) and the standard ones. */
 export function shellEnvironment(
   env: NodeJS.ProcessEnv,
-  credentialVariables: string[],
+  credentialVariables: readonly string[],
 ): NodeJS.ProcessEnv {
-  const removed = new Set<string>([...PROVIDER_CREDENTIAL_VARIABLES, ...credentialVariables]);
+  const removed = new Set<string>(credentialVariableNames(credentialVariables));
   return Object.fromEntries(Object.entries(env).filter(([name]) => !removed.has(name)));
 }

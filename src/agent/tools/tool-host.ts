@@ -20,6 +20,12 @@ export interface ToolHost {
    * editor made after an interrupt must still be killed and released, which needs its id.
    */
   createTerminal?(command: HostCommand): Promise<HostTerminal>;
+  /**
+   * The call `itemId` starts running now: approved when it needed an approval, planned, about
+   * to execute. No I/O of the tool's: a frontend that shows a call's progress (ACP's
+   * `in_progress`, which our turn events have no event for) learns it here.
+   */
+  callStarted?(itemId: string): Promise<void>;
 }
 
 export interface LineRange {

@@ -22,6 +22,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The environment for `shell`, provider credentials already removed. */
   env: NodeJS.ProcessEnv;
+  /**
+   * Every credential variable name removed from `env` (shell-env.ts `credentialVariableNames`):
+   * a command in the client's terminal gets each set to "" (host-shell.ts).
+   */
+  credentialVariables: readonly string[];
   /** `turn.extensions.turn` bounds. */
   limits: { tool_output_bytes: number; tool_stream_bytes: number; shell_timeout_ms: number };
   /**

@@ -1,4 +1,6 @@
 import type { McpManager } from "../../agent/mcp/manager.js";
+import type { McpToolSource } from "../../agent/mcp-tools/source.js";
+import type { SessionRules } from "../../agent/rules/rule-book.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { LoadedSettings } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
@@ -29,6 +31,17 @@ export interface HandlerOptions {
    */
   mcp?: (settings: LoadedSettings) => McpManager;
   /**
+   * In-process use only (`mc-agent acp`), instead of `mcp`: the MCP tools of the one ACP session
+   * this server serves (servers shared with the workspace's other sessions, and its own), and
+   * how to let go of them at shutdown (src/acp/shared-mcp.ts).
+   */
+  mcpSource?: (settings: LoadedSettings) => { source: McpToolSource; close(): Promise<void> };
+  /**
+   * In-process use only (`mc-agent acp`): the session rules of the one ACP session this server
+   * serves, kept by the ACP side across a close and reopen of the server (rules.ts ChildRules).
+   */
+  sessionRules?: SessionRules;
+  /**
    * Start the sandbox's probe before anything else (child-sandbox.ts): when an `initialize`
    * that may negotiate `turn` is still to be answered. Otherwise it starts in the loop's first
    * check phase (turns.ts), behind the frames already waiting.
@@ -40,8 +53,11 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const sandbox = childSandbox(state, options.probeSandboxFirst === true);
   const models = createModelServices(state);
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
-  const rules = new ChildRules(state);
+  const rules = new ChildRules(state, options.sessionRules);
   const mcp = options.mcp?.(models.settings);
+  const sessionMcp = options.mcpSource?.(models.settings);
+  if (sessionMcp) state.closers.push(() => sessionMcp.close());
+  const mcpTools = mcp ?? sessionMcp?.source;
   return {
     ...sessionHandlers(state, options.testMethods),
     ...forkHandlers(state),
@@ -50,7 +66,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...turnHandlers(
       state,
       models,
-      { ...options, ...(mcp ? { mcpTools: mcp } : {}) },
+      { ...options, ...(mcpTools ? { mcpTools } : {}) },
       rules,
       sandbox,
     ),

@@ -18,12 +18,21 @@ export class ChildRules {
   private attachment: Attachment | null = null;
   private current = new SessionRules();
 
-  constructor(private readonly state: ServerState) {
+  /**
+   * `kept`: session rules that outlive this server (the in-process ACP engine of one ACP session,
+   * which may be closed while idle and reopened: src/acp/sessions.ts). That server serves one
+   * session for its whole life, so its rules are these whatever the attachment.
+   */
+  constructor(
+    private readonly state: ServerState,
+    private readonly kept?: SessionRules,
+  ) {
     this.book = new RuleBook(state.home, state.cwd, (line) => log("warn", line));
   }
 
   /** The session rules of the attachment in force now. */
   session(): SessionRules {
+    if (this.kept) return this.kept;
     const attachment = this.state.attachment;
     if (attachment !== this.attachment) this.current = new SessionRules();
     this.attachment = attachment;

@@ -9,7 +9,7 @@ import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import type { Sandbox } from "../../agent/sandbox/index.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
-import { shellEnvironment } from "../../agent/tools/shell-env.js";
+import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
@@ -103,6 +103,7 @@ export async function admitAndRun(
       toolContext: {
         workspace: state.cwd,
         env: shellEnvironment(state.env, credentialVariables),
+        credentialVariables: credentialVariableNames(credentialVariables),
         limits: TURN_EXTENSION,
         ...(inSandbox ? { sandbox: inSandbox } : {}),
         ...(host ? { host } : {}),

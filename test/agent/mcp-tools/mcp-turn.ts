@@ -168,7 +168,7 @@ export async function mcpTurn(options: TurnOptions): Promise<TurnRun> {
       approvals,
       rules: { book: new RuleBook(home, workspace, () => {}), session: new SessionRules() },
       record: async () => {},
-      toolContext: { workspace, env: {}, limits: TURN_EXTENSION },
+      toolContext: { workspace, env: {}, credentialVariables: [], limits: TURN_EXTENSION },
       mcp: options.source,
       signal: abort.signal,
     });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
 import { TOOLS } from "../../../src/agent/tools/index.js";
+import { credentialVariableNames } from "../../../src/agent/tools/shell-env.js";
 import {
   type PlannedCall,
   type ToolContext,
@@ -45,6 +46,7 @@ export function context(
     workspace,
     signal: new AbortController().signal,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    credentialVariables: credentialVariableNames([]),
     limits: {
       tool_output_bytes: TURN_EXTENSION.tool_output_bytes,
       tool_stream_bytes: TURN_EXTENSION.tool_stream_bytes,
