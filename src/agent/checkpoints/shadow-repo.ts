@@ -10,7 +10,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
-import { onDisk, rawBytes, rawOf, splitZ, zJoin } from "./raw-paths.js";
+import { keptOut } from "./keep-out.js";
+import { onDisk, rawBytes, rawOf, shown, splitZ, zJoin } from "./raw-paths.js";
 
 /** Files larger than this are left out of a checkpoint (and listed). */
 export const FILE_BYTES = 8 * 1024 * 1024;
@@ -57,6 +58,11 @@ export interface ShadowOptions {
   workspace: string;
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /**
+   * Raw workspace-relative paths never recorded and never touched (keep-out.ts: mc's stores
+   * inside the workspace), whatever an older checkpoint holds.
+   */
+  keepOut?: readonly string[];
 }
 
 export class ShadowRepo {
@@ -69,6 +75,11 @@ export class ShadowRepo {
 
   get workspace(): string {
     return this.options.workspace;
+  }
+
+  /** Whether a raw path is one a checkpoint never records and a revert never touches. */
+  keptOut(path: string): boolean {
+    return keptOut(path, this.options.keepOut ?? []);
   }
 
   /** `git <args>` against the shadow repository. */
@@ -137,12 +148,23 @@ export class ShadowRepo {
         if (error.code !== "ENOENT") throw error;
       });
       const run = { indexFile, background, ...(signal ? { signal } : {}) };
+      const keepOut = this.options.keepOut ?? [];
+      // mc's own stores are excluded from the first scan on (exclude file below the workspace's
+      // own rules: a `!` there could not bring them back, since nothing of them is tracked).
+      const storeLines = keepOut.map(excludePattern).join("");
+      await writeFile(excludesFile, rawBytes(storeLines));
+      const config = [`core.excludesFile=${excludesFile}`];
       const listed = splitZ(
-        await this.git(["ls-files", "-z", "-m", "-o", "--exclude-standard"], run),
+        await this.git(["ls-files", "-z", "-m", "-o", "--exclude-standard"], { ...run, config }),
       );
       // Tracked files a changed `.gitignore` now ignores leave the index (`add -A` keeps them).
       const ignored = listed.some((path) => path === ".gitignore" || path.endsWith("/.gitignore"))
-        ? splitZ(await this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], run))
+        ? splitZ(
+            await this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], {
+              ...run,
+              config,
+            }),
+          )
         : [];
       const ignoredSet = new Set(ignored);
       const { excluded, unexpressible } = await this.leftOut(
@@ -154,13 +176,23 @@ export class ShadowRepo {
           ...run,
           input: zJoin(drop),
         });
-      await writeFile(excludesFile, rawBytes(excluded.map(excludePattern).join("")));
-      const config = [`core.excludesFile=${excludesFile}`];
+      await writeFile(excludesFile, rawBytes(storeLines + excluded.map(excludePattern).join("")));
       await this.git(["add", "-A"], { ...run, config });
-      if (unexpressible.length > 0)
+      // What the exclude file could not keep out: a store's files an older index tracked (they
+      // stay tracked whatever the excludes say), names with a line break.
+      const stores =
+        keepOut.length > 0
+          ? splitZ(
+              await this.git(
+                ["ls-files", "-z", "-c", "--", ...keepOut.map((p) => `:(literal,top)${shown(p)}`)],
+                run,
+              ),
+            )
+          : [];
+      if (unexpressible.length > 0 || stores.length > 0)
         await this.git(["update-index", "-z", "--force-remove", "--stdin"], {
           ...run,
-          input: zJoin(unexpressible),
+          input: zJoin([...unexpressible, ...stores]),
         });
       const [emptyOut, treeOut] = await Promise.all([
         this.git(["ls-files", "-z", "-o", "--directory", "--exclude-standard"], {
@@ -169,9 +201,9 @@ export class ShadowRepo {
         }),
         this.git(["write-tree"], run),
       ]);
-      const emptyDirs = await this.foldersUnder(
-        splitZ(emptyOut).filter((path) => path.endsWith("/")),
-      );
+      const emptyDirs = (
+        await this.foldersUnder(splitZ(emptyOut).filter((path) => path.endsWith("/")))
+      ).filter((dir) => !this.keptOut(dir.replace(/\/$/, "")));
       await rename(indexFile, shared);
       return {
         tree: treeOut.toString("utf8").trim(),
@@ -280,7 +312,11 @@ export class ShadowRepo {
         !Array.isArray(stored.empty_dirs)
       )
         return null;
-      const raw = (names: string[]) => (stored.v === 1 ? names.map(rawOf) : names);
+      // A checkpoint taken before the stores were kept out may hold them: never touched.
+      const raw = (names: string[]) =>
+        (stored.v === 1 ? names.map(rawOf) : names).filter(
+          (name) => !this.keptOut(name.replace(/\/$/, "")),
+        );
       const meta: SnapshotMeta = {
         v: 2,
         excluded: raw(stored.excluded),
@@ -300,7 +336,9 @@ export class ShadowRepo {
     for (const line of splitZ(out)) {
       const tab = line.indexOf("\t");
       const [mode, type, object] = line.slice(0, tab).split(" ");
-      if (mode && type === "blob" && object) entries.set(line.slice(tab + 1), { mode, object });
+      const path = line.slice(tab + 1);
+      if (mode && type === "blob" && object && !this.keptOut(path))
+        entries.set(path, { mode, object });
     }
     return entries;
   }
