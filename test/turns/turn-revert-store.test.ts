@@ -4,6 +4,7 @@
  * either of them (their size stays bounded turn after turn), a revert is not `workspace_changed`
  * because they changed, and a forced revert of the session's first turn restores the files and
  * leaves another session's history, every checkpoint ref and the shadow repository intact.
+ * Meanwhile the child reaps every git call it ran (no zombie under it after five turns).
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -14,6 +15,7 @@ import { afterEach, test } from "node:test";
 import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { sandbox, TestChild } from "../helpers/child.js";
 import { treeDigest } from "../helpers/tree-digest.js";
+import { zombiesAfter } from "../helpers/zombies.js";
 import { recordsOf, runApproving } from "./tool-turns.js";
 import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
@@ -106,6 +108,8 @@ test("MC_HOME and the cache root inside the workspace are never checkpointed nor
     writeFileSync(join(cacheRoot, "cached.bin"), `cache ${n}\n`);
     objects.push(Number(/^count: (\d+)$/m.exec(git(shadow, "count-objects", "-v"))?.[1]));
   }
+  // Every git call of those checkpoints was reaped (issue 35, item 9): no zombie is left.
+  assert.deepEqual(await zombiesAfter(world.child.pid as number), []);
   for (const ref of refsOf(shadow))
     for (const path of recorded(shadow, ref))
       assert.ok(!path.startsWith(".mc/") && !path.startsWith(".cache/"), `${ref} has ${path}`);
