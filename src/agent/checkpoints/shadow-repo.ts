@@ -228,8 +228,9 @@ export class ShadowRepo {
   }
 
   /**
-   * Which listed paths a checkpoint leaves out: regular files over FILE_BYTES, and folders
-   * holding a nested repository (listed `dir/`). Names an exclude file cannot express (a line
+   * Which listed paths a checkpoint leaves out: regular files over FILE_BYTES, entries that are
+   * neither file, link nor folder (a FIFO, a socket, a device), and folders holding a nested
+   * repository (listed `dir/`). Names an exclude file cannot express (a line
    * break in them) are removed from the index after the add instead.
    */
   private async leftOut(paths: string[]): Promise<{ excluded: string[]; unexpressible: string[] }> {
@@ -241,7 +242,12 @@ export class ShadowRepo {
         return;
       }
       const stat = await lstat(onDisk(this.options.workspace, path)).catch(() => null);
-      if (stat?.isFile() && stat.size > FILE_BYTES) {
+      // A FIFO, socket or device where a tracked file was (git lists it changed): git cannot
+      // add it (its add fails, and the checkpoint with it), so it is left out, like a large
+      // file; a revert to a checkpoint that has a file there replaces it (restore.ts renames).
+      const special =
+        stat !== null && !stat.isFile() && !stat.isSymbolicLink() && !stat.isDirectory();
+      if (special || (stat?.isFile() && stat.size > FILE_BYTES)) {
         excluded.push(path);
         if (/[\n\r]/.test(path)) unexpressible.push(path);
       }
