@@ -11,10 +11,10 @@ import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
 import { keptOut } from "./keep-out.js";
+import { isIgnoreFile, leftOut } from "./left-out.js";
 import { onDisk, rawBytes, rawOf, shown, splitZ, zJoin } from "./raw-paths.js";
 
-/** Files larger than this are left out of a checkpoint (and listed). */
-export const FILE_BYTES = 8 * 1024 * 1024;
+export { FILE_BYTES } from "./left-out.js";
 /** One git call's bound: past it the checkpoint fails (`timeout`). */
 export const GIT_TIMEOUT_MS = 60_000;
 
@@ -138,7 +138,7 @@ export class ShadowRepo {
    */
   async snapshot(signal?: AbortSignal, background = false): Promise<Snapshot> {
     await this.ensure(signal);
-    await this.ignoreFileReadable();
+    const rootIgnore = await this.ignoreFileReadable();
     const shared = join(this.dir, "index");
     const tag = `${process.pid}.${randomBytes(6).toString("hex")}`;
     const indexFile = `${shared}.${tag}`;
@@ -166,11 +166,13 @@ export class ShadowRepo {
             }),
           )
         : [];
-      const ignoredSet = new Set(ignored);
-      const { excluded, unexpressible } = await this.leftOut(
+      // Never an ignore file itself, whatever it says (ignore-files.ts).
+      const ignoredSet = new Set(ignored.filter((path) => !isIgnoreFile(path)));
+      const { excluded, unexpressible } = await leftOut(
+        this.options.workspace,
         listed.filter((path) => !ignoredSet.has(path)),
       );
-      const drop = [...ignored, ...excluded.map((p) => p.replace(/\/$/, ""))];
+      const drop = [...ignoredSet, ...excluded.map((p) => p.replace(/\/$/, ""))];
       if (drop.length > 0)
         await this.git(["update-index", "-z", "--force-remove", "--stdin"], {
           ...run,
@@ -178,6 +180,10 @@ export class ShadowRepo {
         });
       await writeFile(excludesFile, rawBytes(storeLines + excluded.map(excludePattern).join("")));
       await this.git(["add", "-A"], { ...run, config });
+      // The root `.gitignore` is recorded even when it ignores itself (`*`): `add -A` would skip
+      // it, and with it the one change a revert must undo first. (Listed: `add -A` had it.)
+      if (rootIgnore && !listed.includes(".gitignore"))
+        await this.git(["update-index", "--add", "--", ".gitignore"], run);
       // What the exclude file could not keep out: a store's files an older index tracked (they
       // stay tracked whatever the excludes say), names with a line break.
       const stores =
@@ -219,42 +225,14 @@ export class ShadowRepo {
    * git opens the workspace's `.gitignore` blocking: a FIFO there would hold the checkpoint for
    * its whole bound, and the turn's first tool with it. Anything but a regular file (through a
    * link) fails the checkpoint at once instead. (A FIFO `.gitignore` deeper down still costs the
-   * bound: docs/checkpoints.md.)
+   * bound: docs/checkpoints.md.) True when it is a regular file (not a link): recorded always.
    */
-  private async ignoreFileReadable(): Promise<void> {
+  private async ignoreFileReadable(): Promise<boolean> {
     const found = await stat(join(this.options.workspace, ".gitignore")).catch(() => null);
     if (found && !found.isFile())
       throw new Error("the workspace's .gitignore is not a regular file");
-  }
-
-  /**
-   * Which listed paths a checkpoint leaves out: regular files over FILE_BYTES, entries that are
-   * neither file, link nor folder (a FIFO, a socket, a device), and folders holding a nested
-   * repository (listed `dir/`). Names an exclude file cannot express (a line
-   * break in them) are removed from the index after the add instead.
-   */
-  private async leftOut(paths: string[]): Promise<{ excluded: string[]; unexpressible: string[] }> {
-    const excluded: string[] = [];
-    const unexpressible: string[] = [];
-    const check = async (path: string) => {
-      if (path.endsWith("/")) {
-        if (await exists(onDisk(this.options.workspace, `${path}.git`))) excluded.push(path);
-        return;
-      }
-      const stat = await lstat(onDisk(this.options.workspace, path)).catch(() => null);
-      // A FIFO, socket or device where a tracked file was (git lists it changed): git cannot
-      // add it (its add fails, and the checkpoint with it), so it is left out, like a large
-      // file; a revert to a checkpoint that has a file there replaces it (restore.ts renames).
-      const special =
-        stat !== null && !stat.isFile() && !stat.isSymbolicLink() && !stat.isDirectory();
-      if (special || (stat?.isFile() && stat.size > FILE_BYTES)) {
-        excluded.push(path);
-        if (/[\n\r]/.test(path)) unexpressible.push(path);
-      }
-    };
-    for (let at = 0; at < paths.length; at += 256)
-      await Promise.all(paths.slice(at, at + 256).map(check));
-    return { excluded, unexpressible };
+    const entry = await lstat(join(this.options.workspace, ".gitignore")).catch(() => null);
+    return entry?.isFile() === true;
   }
 
   /**
