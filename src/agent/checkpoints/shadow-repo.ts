@@ -68,6 +68,8 @@ export interface ShadowOptions {
 export class ShadowRepo {
   readonly dir: string;
   private ready: Promise<void> | null = null;
+  /** The root `.gitignore`'s stat key when this child last added it to the shadow index. */
+  private rootIgnoreAdded: string | null = null;
 
   constructor(private readonly options: ShadowOptions) {
     this.dir = shadowDir(options.home, options.workspace);
@@ -182,7 +184,8 @@ export class ShadowRepo {
       await this.git(["add", "-A"], { ...run, config });
       // The root `.gitignore` is recorded even when it ignores itself (`*`): `add -A` would skip
       // it, and with it the one change a revert must undo first. (Listed: `add -A` had it.)
-      if (rootIgnore && !listed.includes(".gitignore"))
+      // Once added, a file unchanged since (the same stat) is still in the index: no call then.
+      if (rootIgnore && rootIgnore !== this.rootIgnoreAdded && !listed.includes(".gitignore"))
         await this.git(["update-index", "--add", "--", ".gitignore"], run);
       // What the exclude file could not keep out: a store's files an older index tracked (they
       // stay tracked whatever the excludes say), names with a line break.
@@ -211,6 +214,7 @@ export class ShadowRepo {
         await this.foldersUnder(splitZ(emptyOut).filter((path) => path.endsWith("/")))
       ).filter((dir) => !this.keptOut(dir.replace(/\/$/, "")));
       await rename(indexFile, shared);
+      this.rootIgnoreAdded = rootIgnore;
       return {
         tree: treeOut.toString("utf8").trim(),
         meta: { v: 2, excluded: excluded.sort(), empty_dirs: emptyDirs.sort() },
@@ -225,14 +229,15 @@ export class ShadowRepo {
    * git opens the workspace's `.gitignore` blocking: a FIFO there would hold the checkpoint for
    * its whole bound, and the turn's first tool with it. Anything but a regular file (through a
    * link) fails the checkpoint at once instead. (A FIFO `.gitignore` deeper down still costs the
-   * bound: docs/checkpoints.md.) True when it is a regular file (not a link): recorded always.
+   * bound: docs/checkpoints.md.) When it is a regular file (not a link), recorded always: its
+   * stat, as a key.
    */
-  private async ignoreFileReadable(): Promise<boolean> {
+  private async ignoreFileReadable(): Promise<string | null> {
     const found = await stat(join(this.options.workspace, ".gitignore")).catch(() => null);
     if (found && !found.isFile())
       throw new Error("the workspace's .gitignore is not a regular file");
     const entry = await lstat(join(this.options.workspace, ".gitignore")).catch(() => null);
-    return entry?.isFile() === true;
+    return entry?.isFile() ? `${entry.ino}:${entry.size}:${entry.mtimeMs}:${entry.ctimeMs}` : null;
   }
 
   /**
