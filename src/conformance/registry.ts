@@ -19,6 +19,7 @@ import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { TURN_CASES } from "./cases/turns.js";
 import { TURN_REVERT_CASES } from "./cases/turns-revert.js";
+import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -44,7 +45,7 @@ export const CASE_LISTS: Record<string, ConformanceCase[]> = {
   turns: TURN_CASES,
   mcp: MCP_CASES,
   "sessions-fork": SESSION_FORK_CASES,
-  "turns-revert": TURN_REVERT_CASES,
+  "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
 };
 
 export function allCases(): ConformanceCase[] {

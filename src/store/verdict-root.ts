@@ -23,7 +23,7 @@ export interface VerdictPlace {
 
 /** The place for `home` under `env`, or null: the cache is off for this operation. */
 export function verdictPlace(env: NodeJS.ProcessEnv, home: string): VerdictPlace | null {
-  const root = cacheRoot(env);
+  const root = verdictCacheRoot(env);
   if (root === null) return null;
   const identity = identityAt(home);
   if (identity === null) return null; // no MC_HOME yet: nothing to list, nothing to cache
@@ -38,7 +38,8 @@ export function verdictPlace(env: NodeJS.ProcessEnv, home: string): VerdictPlace
   return { root, folder: join(root, `sessions-${identityDigest(identity)}`), identity };
 }
 
-function cacheRoot(env: NodeJS.ProcessEnv): string | null {
+/** The per-user cache root (MC_AGENT_CACHE_DIR, XDG, ~/.cache), or null: none. */
+export function verdictCacheRoot(env: NodeJS.ProcessEnv): string | null {
   const explicit = env.MC_AGENT_CACHE_DIR;
   if (explicit) return isAbsolute(explicit) ? resolve(explicit) : null;
   const xdg = env.XDG_CACHE_HOME;
@@ -49,7 +50,7 @@ function cacheRoot(env: NodeJS.ProcessEnv): string | null {
 }
 
 /** `path` with its longest existing prefix resolved through symlinks. */
-function realish(path: string): string {
+export function realish(path: string): string {
   const rest: string[] = [];
   let current = path;
   for (;;) {

@@ -10,6 +10,7 @@ import {
   shellSpawnerUsable,
 } from "../../src/agent/checkpoints/git-spawner.js";
 import { ShadowRepo } from "../../src/agent/checkpoints/shadow-repo.js";
+import { zombiesAfter } from "../helpers/zombies.js";
 
 /**
  * The checkpoints' shell spawner (src/agent/checkpoints/git-spawner.ts) runs a command as
@@ -137,3 +138,9 @@ test("a checkpoint through the shell is the same commit tree as one through exec
 });
 
 test.after(() => rmSync(cwd, { recursive: true, force: true }));
+
+test("every call's background job is reaped: no zombie is left behind", async () => {
+  for (let round = 0; round < 3; round++)
+    await Promise.all(Array.from({ length: 8 }, () => call({ command: "true", args: [] })));
+  assert.deepEqual(await zombiesAfter(process.pid), []);
+});

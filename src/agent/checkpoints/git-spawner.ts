@@ -13,10 +13,12 @@
  *
  * The protocol, one line each way per call: the child writes a command that runs in the
  * background (`{ cd DIR && sh -c 'echo "p $0 $$" >&3; exec "$@" 3>&-' N env -i VARS... git
- * ARGS... 3>&1 <IN >OUT 2>ERR; echo "d N $?"; } &`), so calls run side by side as before; the
- * shell answers `p N PID` (the process that becomes git: `sh -c` execs `env`, which execs git,
- * one pid throughout, so a timeout or an abort kills git itself) and `d N STATUS` once it
- * exited. Every value is single-quoted (no expansion); stdin and stdout go through files in a
+ * ARGS... 3>&1 <IN >OUT 2>ERR; echo "d N $?"; } & echo "b N $!"`), so calls run side by side as
+ * before; the shell answers `b N JOB` (the background job's pid), `p N PID` (the process that
+ * becomes git: `sh -c` execs `env`, which execs git, one pid throughout, so a timeout or an
+ * abort kills git itself) and `d N STATUS` once it exited. Once both `b` and `d` came, the child
+ * writes `wait JOB`: the shell reaps the job (a shell reading commands never waits for a
+ * background job by itself, and each would stay a zombie). Every value is single-quoted (no expansion); stdin and stdout go through files in a
  * private temp folder (mode 0700), unlinked after each call. The shell ends when the child's
  * end of its stdin closes (the child exiting, however it exits); a git still running then
  * finishes on its own, within its bound. If the shell dies, the calls in flight fail (a
@@ -30,6 +32,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sweepStaleDirs } from "./stale-dirs.js";
 
 export interface ShellCall {
   command: string;
@@ -59,6 +62,8 @@ export type ShellOutcome =
     };
 
 const SHELL = "/bin/sh";
+/** The spawner's temp folder: `<tmpdir>/mc-agent-git-<pid>-XXXXXX` (stale-dirs.ts sweeps them). */
+const DIR_PREFIX = "mc-agent-git-";
 /**
  * What runs the command: it tells its pid on fd 3 (the spawner shell's stdout), then becomes
  * the command (`exec`: the same pid, so a kill reaches it). The nice one runs it through
@@ -87,12 +92,18 @@ class ShellSpawner {
   private readonly shell: ChildProcess;
   private readonly dir: string;
   private readonly pending = new Map<string, Pending>();
+  /**
+   * Background jobs to reap, by call: the job's pid (its `b` line came first) or `done` (its
+   * `d` line came first). A non-interactive shell never waits for a background job on its own:
+   * each would stay a zombie for the child's life (issue 35, item 9).
+   */
+  private readonly jobs = new Map<string, number | "done">();
   private next = 0;
   private buffer = "";
   gone = false;
 
   constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), "mc-agent-git-"));
+    this.dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
     this.shell = spawn(SHELL, [], { stdio: ["pipe", "pipe", "ignore"] });
     // Neither the shell nor its pipes keep the child's loop alive, but for a call in flight
     // its stdout does (`holdLoop`): the call's answer comes on it.
@@ -165,7 +176,8 @@ class ShellSpawner {
         quote(call.command),
         ...call.args.map(quote),
         `3>&1 <${hasInput ? quote(`${base}.in`) : "/dev/null"} >${quote(`${base}.out`)}`,
-        `2>${call.keepStderr ? quote(`${base}.err`) : "/dev/null"}; echo "d ${id} $?"; } &\n`,
+        `2>${call.keepStderr ? quote(`${base}.err`) : "/dev/null"}; echo "d ${id} $?"; } &`,
+        `echo "b ${id} $!"\n`,
       ].join(" ");
       this.shell.stdin?.write(line);
     });
@@ -187,9 +199,28 @@ class ShellSpawner {
       if (entry && kind === "p") {
         entry.pid = Number(value);
         if (entry.kill) killPid(entry.pid);
-      } else if (entry && kind === "d") entry.done(Number(value));
+      } else if (kind === "d") {
+        entry?.done(Number(value));
+        this.reap(id ?? "", "done");
+      } else if (kind === "b") this.reap(id ?? "", Number(value));
       lf = this.buffer.indexOf("\n");
     }
+  }
+
+  /**
+   * Once a job both said its pid (`b`) and that it is done (`d`, its last word), the shell waits
+   * for it: a wait of microseconds, since the job is exiting.
+   */
+  private reap(id: string, seen: number | "done"): void {
+    const other = this.jobs.get(id);
+    if (other === undefined) {
+      this.jobs.set(id, seen);
+      return;
+    }
+    this.jobs.delete(id);
+    const pid = seen === "done" ? other : seen;
+    if (typeof pid === "number" && Number.isInteger(pid) && pid > 0)
+      this.shell.stdin?.write(`wait ${pid}\n`);
   }
 
   /** The shell went away: every call in flight fails, the next call starts another shell. */
@@ -208,10 +239,16 @@ class ShellSpawner {
 }
 
 let spawner: ShellSpawner | null = null;
+let swept = false;
 
 /** Runs one call through the child's shell, started on the first call. */
 export function runThroughShell(call: ShellCall): Promise<ShellOutcome> {
   if (!spawner) {
+    // Folders of children killed with SIGKILL (no exit handler ran) go at the next start.
+    if (!swept) {
+      swept = true;
+      void sweepStaleDirs(tmpdir(), DIR_PREFIX);
+    }
     const made = new ShellSpawner();
     spawner = made;
     // The temp folder goes with the child (its files are unlinked call by call).

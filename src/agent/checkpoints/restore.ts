@@ -7,6 +7,8 @@
  * 2. every file to restore or recreate is written to a temp file beside it (fsynced, its mode
  *    set), then renamed over its name; a symlink is made under a temp name and renamed too;
  * 3. the checkpoint's empty folders are made again.
+ * A FIFO, socket or device (never recorded) where the checkpoint has a file or a folder is
+ * replaced like any changed file: the rename goes over it, a folder's `mkdir` unlinks it.
  * Temp files are named `.mc-revert.<tag>.<hex>.tmp`, the tag the revert's journal holds with the
  * folders they are made in: a temp file a kill left behind may be hidden from the checkpoints
  * by the workspace's `.gitignore` (`*.tmp`), so the next run finds it by that name instead
@@ -86,7 +88,30 @@ export async function applyPlan(repo: ShadowRepo, plan: RevertPlan, tag: string)
       await writeOne(root, entry.path, target.mode, data, tag);
     }
   }
-  for (const dir of plan.makeDirs) await mkdir(onDisk(root, dir), { recursive: true });
+  for (const dir of plan.makeDirs) await makeDir(root, dir);
+}
+
+/**
+ * `mkdir -p` of a workspace folder, replacing on its way a FIFO, socket or device that stands
+ * where the checkpoint has a folder (a checkpoint never records such an entry: it is replaced
+ * as any changed file is). A regular file or a link there was removed by the plan already.
+ */
+async function makeDir(root: string, dir: string): Promise<void> {
+  try {
+    await mkdir(onDisk(root, dir), { recursive: true });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
+  }
+  const parts = dir.split("/");
+  for (let at = 1; at <= parts.length; at++) {
+    const path = onDisk(root, parts.slice(0, at).join("/"));
+    const found = await lstat(path).catch(() => null);
+    if (found === null) break;
+    if (!found.isDirectory() && !found.isFile() && !found.isSymbolicLink()) await unlink(path);
+  }
+  await mkdir(onDisk(root, dir), { recursive: true });
 }
 
 async function writeOne(
@@ -99,7 +124,7 @@ async function writeOne(
   const target = onDisk(root, path);
   const dir = parentOf(path);
   const parent = onDisk(root, dir);
-  await mkdir(parent, { recursive: true });
+  await makeDir(root, dir);
   // Never through a symlinked folder (one the checkpoint does not see, an ignored one) out of
   // the workspace.
   const real = await realpath(parent, { encoding: "buffer" });

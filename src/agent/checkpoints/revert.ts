@@ -12,11 +12,12 @@ import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { TurnRevertParams, TurnRevertResult } from "../../protocol/schemas/checkpoints.js";
 import { writeFileAtomic } from "../../store/atomic-write.js";
+import { hiddenIgnoreFiles, isIgnoreFile } from "./ignore-files.js";
 import { type PlannedPath, planRevert, type RevertPlan } from "./plan.js";
 import { applyPlan, newTempTag, removeTemps, tempDirsOf } from "./restore.js";
 import { pageFiles } from "./revert-page.js";
 import type { SessionTurns } from "./session-turns.js";
-import type { ShadowRepo } from "./shadow-repo.js";
+import type { ShadowRepo, Snapshot, TreeEntry } from "./shadow-repo.js";
 
 export interface RevertInputs {
   repo: ShadowRepo;
@@ -51,22 +52,77 @@ export async function prepareRevert(inputs: RevertInputs): Promise<PreparedRever
   if (!target) throw new ProtocolError("checkpoint_missing");
   const baselineId = turns.baseline();
   const baseline = baselineId ? await repo.resolve(baselineId) : null;
-  const now = await repo.snapshot(inputs.signal);
-  const plan = planRevert({
-    target: { ...target, entries: await repo.entries(target.tree) },
-    now: { ...now, entries: await repo.entries(now.tree) },
-    baseline: baseline ? { ...baseline, entries: await repo.entries(baseline.tree) } : null,
-  });
+  const { plan, nowTree } = await planNow(
+    repo,
+    { ...target, entries: await repo.entries(target.tree) },
+    baseline ? { ...baseline, entries: await repo.entries(baseline.tree) } : null,
+    inputs.signal,
+  );
   if (resuming) plan.workspaceChanged = false;
   if (inputs.signal.aborted) throw new ProtocolError("operation_cancelled");
   return {
     plan,
     checkpoint,
     turnsReverted: resuming ? (journal?.turns_reverted ?? 1) : (undone?.length ?? 1),
-    nowTree: now.tree,
+    nowTree,
     resuming,
     journal,
   };
+}
+
+type Entries = Map<string, TreeEntry>;
+
+/**
+ * The plan against the workspace now: a snapshot, and the ignore files that hide themselves
+ * (ignore-files.ts) as the snapshot could not see them.
+ */
+async function planNow(
+  repo: ShadowRepo,
+  target: Snapshot & { entries: Entries },
+  baseline: (Snapshot & { entries: Entries }) | null,
+  signal?: AbortSignal,
+): Promise<{ plan: RevertPlan; nowTree: string }> {
+  const now = await repo.snapshot(signal);
+  const entries = await repo.entries(now.tree);
+  for (const [path, entry] of await hiddenIgnoreFiles(repo, signal))
+    if (!entries.has(path)) entries.set(path, entry);
+  return { plan: planRevert({ target, now: { ...now, entries }, baseline }), nowTree: now.tree };
+}
+
+/** At most this many passes after the first: one per level of nested ignore files, in practice. */
+const IGNORE_PASSES = 8;
+
+/**
+ * A revert that changed an ignore file looks again: files the turn's ignore rules hid (a `*`
+ * it wrote hides the files it made) show under the restored rules, and are reverted too. Their
+ * entries join the result, so it never says `reverted` of a workspace that still holds them.
+ */
+async function afterIgnoreFiles(
+  repo: ShadowRepo,
+  prepared: PreparedRevert,
+  tag: string,
+  beforeWrite: (plan: RevertPlan) => Promise<void>,
+): Promise<void> {
+  const touchesIgnore = (plan: RevertPlan) =>
+    plan.paths.some((p) => isIgnoreFile(p.path) && p.change !== "kept" && p.change !== "skipped");
+  let last = prepared.plan;
+  for (let pass = 0; pass < IGNORE_PASSES && touchesIgnore(last); pass++) {
+    const target = await repo.resolve(prepared.checkpoint);
+    if (!target) return;
+    const { plan } = await planNow(
+      repo,
+      { ...target, entries: await repo.entries(target.tree) },
+      null,
+    );
+    await beforeWrite(plan);
+    await applyPlan(repo, plan, tag);
+    const known = new Set(prepared.plan.paths.map((p) => p.path));
+    const fresh = plan.paths.filter((p) => !known.has(p.path) && p.change !== "kept");
+    prepared.plan.paths = [...prepared.plan.paths, ...fresh].sort((a, b) =>
+      a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+    );
+    last = plan;
+  }
 }
 
 /** A dry run's page: the files with their diffs, from the cursor on. */
@@ -113,6 +169,13 @@ export async function applyRevert(
   };
   await writeFileAtomic(journalPath, Buffer.from(`${JSON.stringify(journal)}\n`));
   await applyPlan(repo, prepared.plan, journal.temp_tag as string);
+  await afterIgnoreFiles(repo, prepared, journal.temp_tag as string, async (plan) => {
+    // This pass's temp folders join the journal first, so that a kill mid-pass leaves none.
+    const dirs = new Set([...(journal.temp_dirs ?? []), ...tempDirsOf(plan)]);
+    if (dirs.size === journal.temp_dirs?.length) return;
+    journal.temp_dirs = [...dirs].sort();
+    await writeFileAtomic(journalPath, Buffer.from(`${JSON.stringify(journal)}\n`));
+  });
   if (!prepared.resuming || inputs.turns.from(params.turn_id) !== null)
     await appendRecord(prepared.checkpoint, prepared.turnsReverted);
   await rm(journalPath, { force: true });

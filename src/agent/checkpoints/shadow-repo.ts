@@ -10,10 +10,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitPlace, type GitRun, runGit } from "./git.js";
-import { onDisk, rawBytes, rawOf, splitZ, zJoin } from "./raw-paths.js";
+import { keptOut } from "./keep-out.js";
+import { isIgnoreFile, leftOut } from "./left-out.js";
+import { onDisk, rawBytes, rawOf, shown, splitZ, zJoin } from "./raw-paths.js";
 
-/** Files larger than this are left out of a checkpoint (and listed). */
-export const FILE_BYTES = 8 * 1024 * 1024;
+export { FILE_BYTES } from "./left-out.js";
 /** One git call's bound: past it the checkpoint fails (`timeout`). */
 export const GIT_TIMEOUT_MS = 60_000;
 
@@ -57,11 +58,18 @@ export interface ShadowOptions {
   workspace: string;
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /**
+   * Raw workspace-relative paths never recorded and never touched (keep-out.ts: mc's stores
+   * inside the workspace), whatever an older checkpoint holds.
+   */
+  keepOut?: readonly string[];
 }
 
 export class ShadowRepo {
   readonly dir: string;
   private ready: Promise<void> | null = null;
+  /** The root `.gitignore`'s stat key when this child last added it to the shadow index. */
+  private rootIgnoreAdded: string | null = null;
 
   constructor(private readonly options: ShadowOptions) {
     this.dir = shadowDir(options.home, options.workspace);
@@ -69,6 +77,11 @@ export class ShadowRepo {
 
   get workspace(): string {
     return this.options.workspace;
+  }
+
+  /** Whether a raw path is one a checkpoint never records and a revert never touches. */
+  keptOut(path: string): boolean {
+    return keptOut(path, this.options.keepOut ?? []);
   }
 
   /** `git <args>` against the shadow repository. */
@@ -127,7 +140,7 @@ export class ShadowRepo {
    */
   async snapshot(signal?: AbortSignal, background = false): Promise<Snapshot> {
     await this.ensure(signal);
-    await this.ignoreFileReadable();
+    const rootIgnore = await this.ignoreFileReadable();
     const shared = join(this.dir, "index");
     const tag = `${process.pid}.${randomBytes(6).toString("hex")}`;
     const indexFile = `${shared}.${tag}`;
@@ -137,30 +150,58 @@ export class ShadowRepo {
         if (error.code !== "ENOENT") throw error;
       });
       const run = { indexFile, background, ...(signal ? { signal } : {}) };
+      const keepOut = this.options.keepOut ?? [];
+      // mc's own stores are excluded from the first scan on (exclude file below the workspace's
+      // own rules: a `!` there could not bring them back, since nothing of them is tracked).
+      const storeLines = keepOut.map(excludePattern).join("");
+      await writeFile(excludesFile, rawBytes(storeLines));
+      const config = [`core.excludesFile=${excludesFile}`];
       const listed = splitZ(
-        await this.git(["ls-files", "-z", "-m", "-o", "--exclude-standard"], run),
+        await this.git(["ls-files", "-z", "-m", "-o", "--exclude-standard"], { ...run, config }),
       );
       // Tracked files a changed `.gitignore` now ignores leave the index (`add -A` keeps them).
       const ignored = listed.some((path) => path === ".gitignore" || path.endsWith("/.gitignore"))
-        ? splitZ(await this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], run))
+        ? splitZ(
+            await this.git(["ls-files", "-z", "-c", "-i", "--exclude-standard"], {
+              ...run,
+              config,
+            }),
+          )
         : [];
-      const ignoredSet = new Set(ignored);
-      const { excluded, unexpressible } = await this.leftOut(
+      // Never an ignore file itself, whatever it says (ignore-files.ts).
+      const ignoredSet = new Set(ignored.filter((path) => !isIgnoreFile(path)));
+      const { excluded, unexpressible } = await leftOut(
+        this.options.workspace,
         listed.filter((path) => !ignoredSet.has(path)),
       );
-      const drop = [...ignored, ...excluded.map((p) => p.replace(/\/$/, ""))];
+      const drop = [...ignoredSet, ...excluded.map((p) => p.replace(/\/$/, ""))];
       if (drop.length > 0)
         await this.git(["update-index", "-z", "--force-remove", "--stdin"], {
           ...run,
           input: zJoin(drop),
         });
-      await writeFile(excludesFile, rawBytes(excluded.map(excludePattern).join("")));
-      const config = [`core.excludesFile=${excludesFile}`];
+      await writeFile(excludesFile, rawBytes(storeLines + excluded.map(excludePattern).join("")));
       await this.git(["add", "-A"], { ...run, config });
-      if (unexpressible.length > 0)
+      // The root `.gitignore` is recorded even when it ignores itself (`*`): `add -A` would skip
+      // it, and with it the one change a revert must undo first. (Listed: `add -A` had it.)
+      // Once added, a file unchanged since (the same stat) is still in the index: no call then.
+      if (rootIgnore && rootIgnore !== this.rootIgnoreAdded && !listed.includes(".gitignore"))
+        await this.git(["update-index", "--add", "--", ".gitignore"], run);
+      // What the exclude file could not keep out: a store's files an older index tracked (they
+      // stay tracked whatever the excludes say), names with a line break.
+      const stores =
+        keepOut.length > 0
+          ? splitZ(
+              await this.git(
+                ["ls-files", "-z", "-c", "--", ...keepOut.map((p) => `:(literal,top)${shown(p)}`)],
+                run,
+              ),
+            )
+          : [];
+      if (unexpressible.length > 0 || stores.length > 0)
         await this.git(["update-index", "-z", "--force-remove", "--stdin"], {
           ...run,
-          input: zJoin(unexpressible),
+          input: zJoin([...unexpressible, ...stores]),
         });
       const [emptyOut, treeOut] = await Promise.all([
         this.git(["ls-files", "-z", "-o", "--directory", "--exclude-standard"], {
@@ -169,10 +210,11 @@ export class ShadowRepo {
         }),
         this.git(["write-tree"], run),
       ]);
-      const emptyDirs = await this.foldersUnder(
-        splitZ(emptyOut).filter((path) => path.endsWith("/")),
-      );
+      const emptyDirs = (
+        await this.foldersUnder(splitZ(emptyOut).filter((path) => path.endsWith("/")))
+      ).filter((dir) => !this.keptOut(dir.replace(/\/$/, "")));
       await rename(indexFile, shared);
+      this.rootIgnoreAdded = rootIgnore;
       return {
         tree: treeOut.toString("utf8").trim(),
         meta: { v: 2, excluded: excluded.sort(), empty_dirs: emptyDirs.sort() },
@@ -187,36 +229,15 @@ export class ShadowRepo {
    * git opens the workspace's `.gitignore` blocking: a FIFO there would hold the checkpoint for
    * its whole bound, and the turn's first tool with it. Anything but a regular file (through a
    * link) fails the checkpoint at once instead. (A FIFO `.gitignore` deeper down still costs the
-   * bound: docs/checkpoints.md.)
+   * bound: docs/checkpoints.md.) When it is a regular file (not a link), recorded always: its
+   * stat, as a key.
    */
-  private async ignoreFileReadable(): Promise<void> {
+  private async ignoreFileReadable(): Promise<string | null> {
     const found = await stat(join(this.options.workspace, ".gitignore")).catch(() => null);
     if (found && !found.isFile())
       throw new Error("the workspace's .gitignore is not a regular file");
-  }
-
-  /**
-   * Which listed paths a checkpoint leaves out: regular files over FILE_BYTES, and folders
-   * holding a nested repository (listed `dir/`). Names an exclude file cannot express (a line
-   * break in them) are removed from the index after the add instead.
-   */
-  private async leftOut(paths: string[]): Promise<{ excluded: string[]; unexpressible: string[] }> {
-    const excluded: string[] = [];
-    const unexpressible: string[] = [];
-    const check = async (path: string) => {
-      if (path.endsWith("/")) {
-        if (await exists(onDisk(this.options.workspace, `${path}.git`))) excluded.push(path);
-        return;
-      }
-      const stat = await lstat(onDisk(this.options.workspace, path)).catch(() => null);
-      if (stat?.isFile() && stat.size > FILE_BYTES) {
-        excluded.push(path);
-        if (/[\n\r]/.test(path)) unexpressible.push(path);
-      }
-    };
-    for (let at = 0; at < paths.length; at += 256)
-      await Promise.all(paths.slice(at, at + 256).map(check));
-    return { excluded, unexpressible };
+    const entry = await lstat(join(this.options.workspace, ".gitignore")).catch(() => null);
+    return entry?.isFile() ? `${entry.ino}:${entry.size}:${entry.mtimeMs}:${entry.ctimeMs}` : null;
   }
 
   /**
@@ -280,7 +301,11 @@ export class ShadowRepo {
         !Array.isArray(stored.empty_dirs)
       )
         return null;
-      const raw = (names: string[]) => (stored.v === 1 ? names.map(rawOf) : names);
+      // A checkpoint taken before the stores were kept out may hold them: never touched.
+      const raw = (names: string[]) =>
+        (stored.v === 1 ? names.map(rawOf) : names).filter(
+          (name) => !this.keptOut(name.replace(/\/$/, "")),
+        );
       const meta: SnapshotMeta = {
         v: 2,
         excluded: raw(stored.excluded),
@@ -300,7 +325,9 @@ export class ShadowRepo {
     for (const line of splitZ(out)) {
       const tab = line.indexOf("\t");
       const [mode, type, object] = line.slice(0, tab).split(" ");
-      if (mode && type === "blob" && object) entries.set(line.slice(tab + 1), { mode, object });
+      const path = line.slice(tab + 1);
+      if (mode && type === "blob" && object && !this.keptOut(path))
+        entries.set(path, { mode, object });
     }
     return entries;
   }

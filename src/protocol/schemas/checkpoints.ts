@@ -18,8 +18,12 @@ export const CheckpointId = lazy(() => z.string().regex(CHECKPOINT_ID_PATTERN));
 export const CheckpointRef = lazy(() => z.strictObject({ id: CheckpointId() }));
 export type CheckpointRef = Infer<typeof CheckpointRef>;
 
-/** Why checkpoints are unavailable in this child (`extensions.turn.checkpoints.reason`). */
-export const CHECKPOINT_UNAVAILABLE_REASONS = ["git_missing"] as const;
+/**
+ * Why checkpoints are unavailable in this child (`extensions.turn.checkpoints.reason`): no git
+ * on its PATH, or a workspace that is (or lies inside) one of mc's stores (MC_HOME, a cache
+ * root), which no checkpoint may record.
+ */
+export const CHECKPOINT_UNAVAILABLE_REASONS = ["git_missing", "workspace_in_store"] as const;
 
 /** `initialize.extensions.turn.checkpoints`: whether this child records checkpoints. */
 export const CheckpointsAvailability = lazy(() =>

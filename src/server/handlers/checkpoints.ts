@@ -1,4 +1,5 @@
 import { checkpointsAvailability } from "../../agent/checkpoints/availability.js";
+import { keepOutOf } from "../../agent/checkpoints/keep-out.js";
 import { claimPruning, PRUNE_POLICY, pruneClaimed } from "../../agent/checkpoints/prune.js";
 import { ShadowRepo } from "../../agent/checkpoints/shadow-repo.js";
 import {
@@ -7,6 +8,7 @@ import {
 } from "../../agent/checkpoints/turn-checkpoints.js";
 import type { CheckpointsAvailability } from "../../protocol/schemas/checkpoints.js";
 import type { Permissions } from "../../protocol/schemas/turns.js";
+import { storePaths } from "../../store/store-paths.js";
 import type { ServerState } from "../state.js";
 
 /** This child's checkpoints: git found on PATH once, one shadow repository of its workspace. */
@@ -22,9 +24,15 @@ const cache = new WeakMap<ServerState, ChildCheckpoints>();
 export function childCheckpoints(state: ServerState): ChildCheckpoints {
   const known = cache.get(state);
   if (known) return known;
-  const availability = checkpointsAvailability(state.env);
+  const keepOut = keepOutOf(state.cwd, storePaths(state.home, state.env));
+  const availability = checkpointsAvailability(state.env, keepOut);
   const repo = availability.available
-    ? new ShadowRepo({ home: state.home, workspace: state.cwd, env: state.env })
+    ? new ShadowRepo({
+        home: state.home,
+        workspace: state.cwd,
+        env: state.env,
+        keepOut: keepOut.paths,
+      })
     : null;
   const prune = repo ? pruner(state, repo) : async () => {};
   const made: ChildCheckpoints = {
