@@ -56,3 +56,25 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     });
   });
 }
+
+describe("turns: kill -9 of the child", () => {
+  test("the watchdog ends a running command's whole group, background processes included", async () => {
+    world = await turnWorld();
+    const { child, box, server } = world;
+    await child.call("session.create", {});
+    const ws = box.workspace;
+    server.reply(
+      toolCall("shell", { command: "sleep 120 & echo $! > bg.pid; echo $$ > sh.pid; sleep 120" }),
+    );
+    startTurn(child, "run it", "full_access");
+    await waitUntil(() => existsSync(join(ws, "sh.pid")), "the command to start");
+    const pgid = Number(readFileSync(join(ws, "sh.pid"), "utf8"));
+    const background = Number(readFileSync(join(ws, "bg.pid"), "utf8"));
+    assert.ok(groupRuns(pgid) && alive(background), "the command runs");
+    child.kill("SIGKILL");
+    await child.exited;
+    // Nobody is left to signal the group: the watchdog in it sees its pipe close and kills it.
+    await waitUntil(() => !groupRuns(pgid), "the command's group to be gone");
+    assert.equal(alive(background), false, "the background sleep is gone too");
+  });
+});
