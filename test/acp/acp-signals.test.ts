@@ -2,7 +2,7 @@
  * Issue 35, item 12: SIGTERM, SIGINT and SIGHUP to `mc-agent acp` (editors stop agents with
  * SIGTERM: Neovim's `jobstop`) while a shell command runs end it as stdin's EOF does: the prompt
  * is interrupted and saved (`turn_end`), the command's process group is killed, the lock is
- * removed, and the agent exits 0 within `cleanup_ms` (docs/acp.md, "Lifecycle").
+ * removed, and the agent exits 0 within `cleanup_ms` (docs/acp.md, "Mapping").
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
