@@ -4,11 +4,15 @@ import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { LIMITS } from "../protocol/constants.js";
 import { exitBy } from "../server/exit.js";
 import { childEnvironment } from "../server/secret-env.js";
+import { onStopSignal, type StopSignal, stopExitCode } from "../server/stop-signals.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
 import { clientToolHostFactory } from "./client-tools.js";
 import { boundedLines, SDK_LINE_BYTES } from "./line-bound.js";
 import { stdoutSink } from "./stdout-sink.js";
+
+/** The part of cleanup_ms left for the exit after the sessions' close (as the child's drain). */
+const CLOSE_MARGIN_MS = 150;
 
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
@@ -25,14 +29,29 @@ export function runAcp(handedOver: string | null = null): void {
     toolHost: clientToolHostFactory,
   });
   let stopping = false;
-  // EOF (the editor gone or closing us), or stdout closed: every running prompt is interrupted
-  // and saved, every lock released, then the process exits, within cleanup_ms as a child does.
+  let stoppedBy: StopSignal | null = null;
+  // EOF (the editor gone or closing us), stdout closed, or a stop signal: every running prompt
+  // is interrupted and saved, every lock released, every MCP server stopped, then the process
+  // exits, within cleanup_ms as a child does (after a signal, 128 + its number if the cleanup
+  // overran: stop-signals.ts).
   const stop = () => {
     if (stopping) return;
     stopping = true;
     const deadline = Date.now() + LIMITS.cleanup_ms;
-    void sessions.closeAll().then(() => exitBy(deadline));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), LIMITS.cleanup_ms - CLOSE_MARGIN_MS);
+    });
+    const closed = sessions.closeAll().then(() => true);
+    void Promise.race([closed, bound]).then((finished) => {
+      clearTimeout(timer);
+      exitBy(deadline, stopExitCode(stoppedBy, finished));
+    });
   };
+  onStopSignal((signal) => {
+    stoppedBy = signal;
+    stop();
+  });
   const input = (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>).pipeThrough(
     boundedLines(),
   );

@@ -16,6 +16,7 @@ const MEANING: Record<McpError, string> = {
   exited: "it stopped after it was ready (started again on next use)",
   restart_limit: "it exited again after 3 restarts within 5 minutes",
   tool_limit: "it lists more than 1,024 tools",
+  flooding: "it kept sending more than the bound allows unasked (stopped, not restarted)",
 };
 
 export const NO_MCP_SERVERS =

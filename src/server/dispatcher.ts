@@ -28,9 +28,10 @@ export interface DispatcherOptions {
   testMethods: boolean;
   /**
    * Called once, after the shutdown answer (if any) was written, with the time (epoch ms) by
-   * which the child must be gone: `cleanup_ms` after the shutdown began.
+   * which the child must be gone (`cleanup_ms` after the shutdown began), and whether the
+   * cleanup finished within its bound (every request ended, every closer done).
    */
-  onStopped: (deadline: number) => void;
+  onStopped: (deadline: number, finished: boolean) => void;
   /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
   childRequests?: number;
 }
@@ -298,9 +299,13 @@ export class Dispatcher {
       this.state.phase = "shutting_down";
       this.ops.cancelAll();
       const closing = this.state.closers.map((close) => close().catch(() => {}));
-      this.stopping = this.drain(closing).then(() => this.answerOverdue());
+      let finished = false;
+      this.stopping = this.drain(closing).then((drained) => {
+        finished = drained;
+        this.answerOverdue();
+      });
       // Deferred past the microtasks that write the shutdown answers below.
-      void this.stopping.then(() => setImmediate(() => this.options.onStopped(deadline)));
+      void this.stopping.then(() => setImmediate(() => this.options.onStopped(deadline, finished)));
     }
     if (id !== null) {
       this.pendingShutdowns.add(id);
@@ -326,15 +331,17 @@ export class Dispatcher {
     }
   }
 
-  private async drain(closing: Promise<void>[]): Promise<void> {
+  /** Waits for every request and closer, within the bound; whether all of them ended. */
+  private async drain(closing: Promise<void>[]): Promise<boolean> {
     const pending = [...this.ops.list().map((op) => op.done), ...closing];
-    if (pending.length === 0) return;
+    if (pending.length === 0) return true;
     let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, LIMITS.cleanup_ms - DRAIN_MARGIN_MS);
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), LIMITS.cleanup_ms - DRAIN_MARGIN_MS);
     });
-    await Promise.race([Promise.all(pending), bound]);
+    const drained = await Promise.race([Promise.all(pending).then(() => true), bound]);
     clearTimeout(timer);
+    return drained;
   }
 }
 

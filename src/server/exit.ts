@@ -28,9 +28,12 @@ export function threadpoolBusy(): boolean {
   return process.getActiveResourcesInfo().some((name) => THREADPOOL_WORK.test(name));
 }
 
-/** Exits 0 once no threadpool work is pending; at `deadline` (epoch ms), SIGKILL instead. */
-export function exitBy(deadline: number): void {
-  if (!threadpoolBusy()) return process.exit(0);
+/**
+ * Exits with `code` (0 unless a stop signal's cleanup overran: stop-signals.ts) once no
+ * threadpool work is pending; at `deadline` (epoch ms), SIGKILL instead.
+ */
+export function exitBy(deadline: number, code = 0): void {
+  if (!threadpoolBusy()) return process.exit(code);
   if (Date.now() >= deadline - KILL_MARGIN_MS) {
     // Synchronous: nothing asynchronous gets out before the signal.
     try {
@@ -42,5 +45,5 @@ export function exitBy(deadline: number): void {
     process.kill(process.pid, "SIGKILL");
     return;
   }
-  setTimeout(() => exitBy(deadline), POLL_MS);
+  setTimeout(() => exitBy(deadline, code), POLL_MS);
 }

@@ -14,6 +14,7 @@ import { log, logEnabled } from "./log.js";
 import { childEnvironment } from "./secret-env.js";
 import type { Handover } from "./starter.js";
 import { createState, type ServerState } from "./state.js";
+import { onStopSignal, type StopSignal, stopExitCode } from "./stop-signals.js";
 import { FrameWriter } from "./writer.js";
 
 /**
@@ -81,19 +82,25 @@ export function serveStdio(server: StdioServer, handover?: Handover): void {
   const writer = new FrameWriter(process.stdout, (paused) =>
     paused ? input.pause() : input.resume(),
   );
+  let stoppedBy: StopSignal | null = null;
   const dispatcher = new Dispatcher({
     ...server,
     write: (line, kind) => writer.write(line, kind),
-    onStopped: (deadline) => {
+    onStopped: (deadline, finished) => {
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, Math.max(0, deadline - FLUSH_MARGIN_MS - Date.now()));
       });
       void Promise.race([writer.flush(), bound]).then(() => {
         clearTimeout(timer);
-        exitBy(deadline);
+        exitBy(deadline, stopExitCode(stoppedBy, finished));
       });
     },
+  });
+  // SIGTERM, SIGINT, SIGHUP: a shutdown without an answer, as at EOF (stop-signals.ts).
+  onStopSignal((signal) => {
+    stoppedBy = signal;
+    dispatcher.endOfInput();
   });
   // The starter's initialize first: it came before anything this dispatcher sees.
   if (handover?.initialized) {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, opendir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -125,9 +125,33 @@ export async function writeFileAtomicIn(
 /**
  * `.<target name>.<writer pid>.<12 hex>.tmp`: the pid says whose temp file it is, so an orphan
  * (left by a writer killed between creating and renaming it) can be told from a live write.
+ * A target name too long for that to fit NAME_MAX (255 bytes) is shortened (`tempBase`).
  */
 export function tempName(target: string, pid: number): string {
-  return `.${target}.${pid}.${randomBytes(6).toString("hex")}.tmp`;
+  return `.${tempBase(target)}.${pid}.${randomBytes(6).toString("hex")}.tmp`;
+}
+
+/** NAME_MAX, and what a temp name adds to its base: `.`, `.<7-digit pid>.<12 hex>.tmp`. */
+const NAME_MAX = 255;
+const TEMP_ADDED_BYTES = 1 + 1 + 7 + 1 + 12 + 4;
+const LONGEST_WHOLE_BASE = NAME_MAX - TEMP_ADDED_BYTES;
+/** A shortened base ends in `~` and 8 hex digits of the SHA-256 of the whole name. */
+const HASH_SUFFIX_BYTES = 9;
+
+/**
+ * The part of a temp name that names its target: the target itself when the temp name then fits
+ * NAME_MAX, else its head (cut between UTF-8 characters), `~` and 8 hex digits of its SHA-256,
+ * so that any valid name up to 255 bytes can be written (issue 35: names over 229 bytes could
+ * not) and two long names sharing a head still have temp names of their own.
+ */
+export function tempBase(target: string): string {
+  const bytes = Buffer.from(target, "utf8");
+  if (bytes.length <= LONGEST_WHOLE_BASE) return target;
+  let end = LONGEST_WHOLE_BASE - HASH_SUFFIX_BYTES;
+  // Never in the middle of a character: a continuation byte is 0b10xxxxxx.
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  const hash = createHash("sha256").update(bytes).digest("hex").slice(0, 8);
+  return `${bytes.subarray(0, end).toString("utf8")}~${hash}`;
 }
 
 /** Linux's largest pid; names claiming a larger (or zero) pid are not ours to judge. */
@@ -140,7 +164,7 @@ const PID_MAX = 4_194_304;
  * Streams the folder, so memory stays bounded whatever its size.
  */
 async function removeOrphans(folder: string, target: string): Promise<void> {
-  const prefix = `.${target}.`;
+  const prefix = `.${tempBase(target)}.`;
   try {
     const dir = await opendir(folder);
     for await (const entry of dir) {

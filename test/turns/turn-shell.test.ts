@@ -181,6 +181,28 @@ describe("turns: shell", () => {
     assert.equal(streamed(1), `${"a".repeat(half)}${"b".repeat(half + 1)}`);
   });
 
+  test("invalid bytes count as the U+FFFD the model receives: whole at the bound, cut one past it", async () => {
+    world = await turnWorld();
+    // Each 0xff byte reaches the model as U+FFFD, three bytes: the bound counts those.
+    const invalid = (n: number) => `head -c ${n} /dev/zero | tr '\\0' '\\377'`;
+    const atBound = OUTPUT_CAPACITY / 3;
+    const half = OUTPUT_CAPACITY / 2 / 3;
+    const { seen } = await shellTurn(world, [
+      shell(invalid(atBound), "c_at"),
+      shell(invalid(atBound + 1), "c_past"),
+      shell(invalid(100_000), "c_flood"),
+    ]);
+    const bad = "\uFFFD";
+    assert.equal(seen("c_at"), `${bad.repeat(atBound)}\n[exit code 0]`);
+    assert.equal(
+      seen("c_past"),
+      `${bad.repeat(half)}\n[... 3 bytes of output omitted ...]\n${bad.repeat(half)}\n[exit code 0]`,
+    );
+    for (const id of ["c_at", "c_past", "c_flood"])
+      assert.ok(Buffer.byteLength(seen(id)) <= OUTPUT_BYTES, `${id} within tool_output_bytes`);
+    assert.match(seen("c_flood"), /\[\.\.\. 283776 bytes of output omitted \.\.\.\]/);
+  });
+
   test("at most tool_stream_bytes stream as events, the command runs on and the model sees its tail", async () => {
     world = await turnWorld();
     const { child } = world;

@@ -6,7 +6,7 @@
  * stops asking.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import {
@@ -156,6 +156,44 @@ describe("turns: each tool end to end", () => {
     assert.match(run.done.diff as string, /^--- a\/app\.ts\n\+\+\+ b\/app\.ts\n/);
     assert.match(run.done.diff as string, /\n-const b = 2;\n\+const b = 3;\n/);
     assert.equal(run.seen, "Edited app.ts: 1 replacement (+1 -1)");
+  });
+
+  test("write_file and edit_file: a name of 255 bytes (NAME_MAX) works, 256 is a tool error", async () => {
+    world = await turnWorld();
+    const { child, server } = world;
+    const ascii = `${"a".repeat(251)}.txt`;
+    // 84 three-byte characters and 3 bytes more: the temp name is cut between characters.
+    const wide = `${"語".repeat(84)}.md`;
+    const past = `${"b".repeat(252)}.txt`;
+    assert.deepEqual(
+      [ascii, wide, past].map((name) => Buffer.byteLength(name)),
+      [255, 255, 256],
+    );
+    await child.call("session.create", {});
+    server.reply(
+      answer({
+        calls: [
+          call("write_file", { path: ascii, content: "one\n" }, "c_ascii"),
+          call("edit_file", { path: ascii, old_text: "one", new_text: "two" }, "c_edit"),
+          call("write_file", { path: `sub/${wide}`, content: "wide\n" }, "c_wide"),
+          call("write_file", { path: past, content: "x\n" }, "c_past"),
+        ],
+      }),
+      text("Done."),
+    );
+    const run = await runApproving(child, "long names", "full_access", []);
+    assert.equal(run.result.status, "completed");
+    const seen = (id: string) => resultText(server.requests[1], id);
+    assert.match(seen("c_ascii"), /^Created a{251}\.txt/);
+    assert.match(seen("c_edit"), /^Edited a{251}\.txt: 1 replacement/);
+    assert.match(seen("c_wide"), /^Created sub\/(語){84}\.md/);
+    const ws = world.box.workspace;
+    assert.equal(readFileSync(join(ws, ascii), "utf8"), "two\n");
+    assert.equal(readFileSync(join(ws, "sub", wide), "utf8"), "wide\n");
+    // One past NAME_MAX: no file system takes it; a clear tool error, nothing written.
+    assert.doesNotMatch(seen("c_past"), /^Created/);
+    assert.ok(!readdirSync(ws).some((name) => name.startsWith("b") || name.endsWith(".tmp")));
+    assert.ok(!readdirSync(join(ws, "sub")).some((name) => name.endsWith(".tmp")));
   });
 
   test("shell: runs in the workspace, output streamed, exit code to the model", async () => {

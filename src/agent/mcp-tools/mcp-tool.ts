@@ -147,6 +147,8 @@ export function failureText(server: string, error: unknown): string {
       return `${named} stopped during the call; it is started again on next use, so the call may be retried`;
     case "call_failed":
       return `${named} refused the call (a protocol error); check the arguments against the tool's schema`;
+    case "result_too_large":
+      return `${named} returned a result over 10 MiB, which was dropped; ask it for less (a narrower query, a page)`;
     default:
       return `${named} failed the call`;
   }

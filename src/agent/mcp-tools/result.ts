@@ -15,7 +15,7 @@ export function resultText(result: CallToolResult, toolOutputBytes: number): str
   if (parts.length === 0 && result.structuredContent !== undefined)
     parts.push(JSON.stringify(result.structuredContent));
   const capture = new HeadTailCapture(toolOutputBytes);
-  capture.push(Buffer.from(parts.join("\n"), "utf8"));
+  capture.push(parts.join("\n"));
   const text = capture.render(result.isError === true ? "[the tool reported an error]" : "");
   return text.endsWith("\n") ? text.slice(0, -1) : text;
 }

@@ -1,4 +1,5 @@
 import type { McpError, McpServerStatus, McpState } from "../../protocol/schemas/mcp.js";
+import { RESULT_TOO_LARGE } from "./oversized-answer.js";
 import { type McpServerPlan, toolAllowed } from "./plan.js";
 import { ToolRelist } from "./relist.js";
 import { type OpenedSession, openSession, StartFailure } from "./session.js";
@@ -157,12 +158,18 @@ export class McpConnection {
   private async start(): Promise<void> {
     let opened: OpenedSession | null = null;
     const relist = new ToolRelist(() => (opened ? this.relistTools(opened) : Promise.resolve()));
+    // A server that floods during its start ends the start (as `flooding`).
+    const abort = new AbortController();
     try {
       const session = await openSession(
         this.plan,
         this.host,
-        { lost: (lost) => this.lost(lost), toolsChanged: () => relist.request() },
-        this.closing.signal,
+        {
+          lost: (lost) => this.lost(lost),
+          toolsChanged: () => relist.request(),
+          flooded: (session) => this.flooded(session, abort),
+        },
+        AbortSignal.any([this.closing.signal, abort.signal]),
       );
       if (this.closed) {
         relist.stop();
@@ -216,6 +223,20 @@ export class McpConnection {
     void session.stop();
   }
 
+  /**
+   * A stdio server sent too much unasked (flood-guard.ts): it is stopped and stays `failed` with
+   * `flooding` for the child's life, not restarted (it would flood again). During its start
+   * (`session` null) the start is ended, and fails with that code.
+   */
+  private flooded(session: OpenedSession | null, start: AbortController): void {
+    this.host.debug?.(`mcp ${this.plan.name}: it sent too much unasked; stopped`);
+    if (session === null) return start.abort();
+    if (this.session !== session) return;
+    this.end(session);
+    this.tools = [];
+    if (!this.closed) this.set("failed", "flooding");
+  }
+
   /** The session's connection closed: its process exited, or the HTTP session ended. */
   private lost(session: OpenedSession): void {
     if (this.session !== session) return;
@@ -258,5 +279,6 @@ function callFailure(
   const code = (error as { code?: unknown } | null)?.code;
   if (code === REQUEST_TIMEOUT) return "call_timeout";
   if (code === CONNECTION_CLOSED || current !== session) return "server_exited";
+  if (code === RESULT_TOO_LARGE) return "result_too_large";
   return "call_failed";
 }

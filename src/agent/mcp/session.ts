@@ -38,10 +38,12 @@ export interface OpenedSession {
   stop(): Promise<void>;
 }
 
-/** What the connection hears of a session: its end, and the server's list_changed. */
+/** What the connection hears of a session: its end, the server's list_changed, its flood. */
 export interface SessionHooks {
   lost(session: OpenedSession): void;
   toolsChanged(): void;
+  /** A stdio server sent too much unasked (flood-guard.ts); `session` null during the start. */
+  flooded(session: OpenedSession | null): void;
 }
 
 /**
@@ -59,6 +61,12 @@ export async function openSession(
   const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
   const { ToolListChangedNotificationSchema } = await import("@modelcontextprotocol/sdk/types.js");
   const transport = await createTransport(plan, host);
+  let flooded = false;
+  if ("onflood" in transport)
+    transport.onflood = () => {
+      flooded = true;
+      hooks.flooded(opened);
+    };
   const client = new Client({ name: SERVER_INFO.name, version: SERVER_INFO.version });
   let opened: OpenedSession | null = null;
   let closed!: () => void;
@@ -99,7 +107,7 @@ export async function openSession(
     return opened;
   } catch (error) {
     await stop();
-    throw startFailure(error, signal);
+    throw flooded ? new StartFailure("flooding") : startFailure(error, signal);
   }
 }
 

@@ -4,14 +4,20 @@
  * our group and knows only its pid, so a server started through a wrapper (`npx`, `sh -c`, a
  * launcher script) left its grandchildren running when the wrapper was signalled; its spawn
  * takes no `detached`. This one spawns `detached` and otherwise does what the SDK's does, with
- * the SDK's own framing (ReadBuffer, serializeMessage): no JSON-RPC of ours. Stopping the group
- * is stop.ts's. It is imported only when a stdio server starts (it loads the SDK).
+ * the SDK's own messages (deserializeMessage, serializeMessage): no JSON-RPC of ours. Its lines
+ * are read in bounded memory (line-reader.ts): an answer past the line bound fails its request
+ * alone (oversized-answer.ts) instead of dropping the server, and a server that keeps sending
+ * unasked lines is cut off (flood-guard.ts, `onflood`). Stopping the group is stop.ts's. It is
+ * imported only when a stdio server starts (it loads the SDK).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { FloodGuard } from "./flood-guard.js";
+import { BoundedLineReader, type ReadLine } from "./line-reader.js";
+import { oversizedAnswer } from "./oversized-answer.js";
 
 export interface GroupStdioParams {
   command: string;
@@ -25,12 +31,16 @@ export class GroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** The server sent too much unasked (flood-guard.ts): what it sends from now on is dropped. */
+  onflood?: () => void;
   /** The server's stderr, readable before the spawn (like the SDK's `stderr: "pipe"`). */
   readonly stderr = new PassThrough();
   private process: ChildProcess | null = null;
   private spawnedPid: number | null = null;
   private started = false;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines = new BoundedLineReader();
+  private readonly guard = new FloodGuard();
+  private flooded = false;
 
   constructor(private readonly params: GroupStdioParams) {}
 
@@ -71,33 +81,50 @@ export class GroupStdioTransport implements Transport {
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => {
-        try {
-          this.buffer.append(chunk);
-        } catch (error) {
-          // Past the SDK's buffer bound (a line of 10 MB without an end): the server is dropped.
-          this.onerror?.(error as Error);
-          void this.close();
-          return;
+        if (this.flooded) return;
+        for (const line of this.lines.push(chunk)) {
+          if (this.flooded) return;
+          this.handle(line);
         }
-        this.drain();
       });
       child.stderr?.pipe(this.stderr);
     });
   }
 
-  /** Every complete line as a message; a line that is not one is an error, and skipped. */
-  private drain(): void {
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
+  /**
+   * One line: a message delivered, a line that is not one an error (skipped), an oversized answer
+   * replaced by an error answer to its request; every unasked line counted against the guard.
+   */
+  private handle(line: ReadLine): void {
+    if (line.kind === "oversized") {
+      const answer = oversizedAnswer(line.head, line.tail, line.bytes);
+      if (answer) return this.onmessage?.(answer);
+      if (this.unasked(line.bytes)) return;
+      this.onerror?.(new Error(`a line of ${line.bytes} bytes, over the bound, was dropped`));
+      return;
     }
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line.text);
+    } catch (error) {
+      if (this.unasked(Buffer.byteLength(line.text))) return;
+      this.onerror?.(error as Error);
+      return;
+    }
+    if (!isAnswer(message) && this.unasked(Buffer.byteLength(line.text))) return;
+    this.onmessage?.(message);
+  }
+
+  /** Counts an unasked line; true (and the server cut off) once it sent too much. */
+  private unasked(bytes: number): boolean {
+    if (!this.guard.unasked(bytes)) return false;
+    if (!this.flooded) {
+      this.flooded = true;
+      this.lines.clear();
+      // Read on and dropped until its stop (a paused pipe would hide the server's exit).
+      this.onflood?.();
+    }
+    return true;
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -118,6 +145,11 @@ export class GroupStdioTransport implements Transport {
     try {
       this.process?.stdin?.end();
     } catch {}
-    this.buffer.clear();
+    this.lines.clear();
   }
+}
+
+/** An answer to a request of ours: an id with a result or an error, no method. */
+function isAnswer(message: JSONRPCMessage): boolean {
+  return "id" in message && !("method" in message) && ("result" in message || "error" in message);
 }

@@ -61,7 +61,9 @@ export interface McpToolInfo {
  * - `call_timeout`: no answer within the call timeout (the request is cancelled);
  * - `cancelled`: the caller's signal was aborted (the request is cancelled);
  * - `server_exited`: the server went away during the call;
- * - `call_failed`: the server answered with a protocol error (invalid arguments included).
+ * - `call_failed`: the server answered with a protocol error (invalid arguments included);
+ * - `result_too_large`: the server's answer was over the stdio line bound (10 MiB); that call
+ *   alone fails, the server is kept (src/agent/mcp/oversized-answer.ts).
  */
 export const MCP_CALL_ERRORS = [
   "unknown_server",
@@ -71,6 +73,7 @@ export const MCP_CALL_ERRORS = [
   "cancelled",
   "server_exited",
   "call_failed",
+  "result_too_large",
 ] as const;
 export type McpCallErrorCode = (typeof MCP_CALL_ERRORS)[number];
 

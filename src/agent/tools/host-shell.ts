@@ -163,14 +163,14 @@ class OutputFollower {
     const added = output.output.slice(this.seen.length);
     this.seen = output.output;
     if (added === "") return;
-    this.capture.push(Buffer.from(added, "utf8"));
+    this.capture.push(added);
     const streamed = this.budget.take(added);
     if (streamed !== "") await this.ctx.onOutput("stdout", streamed);
   }
 
   async finish(output: HostTerminalOutput): Promise<void> {
     await this.see(output);
-    if (this.lost) this.capture.endWith(Buffer.from(output.output, "utf8"));
+    if (this.lost) this.capture.endWith(output.output);
   }
 }
 

@@ -3,6 +3,9 @@
  * all, then nothing more) and what the model is shown (`tool_output_bytes` in all: the head and
  * the tail of the output with an omission line between, and a closing status line). Both keep
  * stdout and stderr interleaved in the order they arrived, and memory stays within the bounds.
+ * Both count the output as the client and the model receive it: decoded, each invalid byte a
+ * U+FFFD of three bytes (issue 35: raw `\xff` bytes, counted before decoding, reached the
+ * model three times as long as its bound).
  */
 import { utf8Length } from "../../protocol/raw-json.js";
 import { headBytes, tailBytes } from "../../protocol/text-cut.js";
@@ -32,7 +35,9 @@ export class HeadTailCapture {
     this.tailLimit = capacity - this.headLimit;
   }
 
-  push(bytes: Buffer): void {
+  /** More output, as decoded text (never raw bytes: those are counted after decoding). */
+  push(text: string): void {
+    const bytes = Buffer.from(text, "utf8");
     this.total += bytes.length;
     const toHead = Math.min(bytes.length, this.headLimit - this.headLength);
     if (toHead > 0) {
@@ -54,7 +59,8 @@ export class HeadTailCapture {
    * The output's end is `bytes`, and what came between the pushed output and it is unknown (an
    * editor's terminal kept only the tail of a long output; host-shell.ts): the head stays.
    */
-  endWith(bytes: Buffer): void {
+  endWith(text: string): void {
+    const bytes = Buffer.from(text, "utf8");
     this.gap = true;
     this.tail = [bytes];
     this.tailLength = bytes.length;

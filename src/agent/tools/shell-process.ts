@@ -3,14 +3,17 @@
  * makes sure no process of the group outlives the call: on a timeout or an abort the group gets
  * SIGTERM, then SIGKILL 1 s later; when the shell exits by itself, whatever it left in the group
  * is killed once the output pipes have drained (or after a short grace if a leftover holds them).
- * A process that leaves the group (setsid) is beyond reach, as with any shell.
+ * A process that leaves the group (setsid) is beyond reach, as with any shell. If the child
+ * itself dies (kill -9), a watchdog in the group ends it (group-watchdog.ts).
  * Output still in the pipes when that grace ends is read first: the grace only gives up on
  * pipes that stay silent, so a late event loop (a loaded machine) loses nothing written.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import { watchedShell } from "./group-watchdog.js";
 import { signalGroup, waitGroupGone } from "./process-group.js";
 
 export const KILL_GRACE_MS = 1000;
@@ -72,19 +75,24 @@ export function shellProgram(env: NodeJS.ProcessEnv): string {
 export function runShell(run: ShellRun): Promise<ShellEnd> {
   if (run.signal.aborted) return Promise.resolve({ kind: "interrupted" });
   const argv = [shellProgram(run.env), "-c", run.command];
+  // Unsandboxed, under the watchdog that ends the group if we die (group-watchdog.ts): its
+  // stdin is the pipe it watches. Sandboxed, bwrap's --die-with-parent does that.
   const launch = run.wrap?.(argv, run.env) ?? {
-    file: argv[0] as string,
-    args: argv.slice(1),
+    ...watchedShell(argv[0] as string, run.command),
     env: run.env,
     done() {},
   };
+  const watched = !run.wrap;
   return new Promise<ShellEnd>((resolve, reject) => {
     const child = spawn(launch.file, launch.args, {
       cwd: run.cwd,
       env: launch.env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+      stdio: [watched ? "pipe" : "ignore", "pipe", "pipe"],
+    }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+    child.stdin?.on("error", () => {});
+    /** Our end of the watchdog's pipe, closed once the group is gone (or never started). */
+    const unwatch = () => child.stdin?.destroy();
     const pgid = child.pid;
     const timers: NodeJS.Timeout[] = [];
     let stopped: "timed_out" | "interrupted" | null = null;
@@ -114,11 +122,13 @@ export function runShell(run: ShellRun): Promise<ShellEnd> {
       // the call ends when nothing of the group runs any more.
       kill("SIGKILL");
       if (pgid !== undefined) await waitGroupGone(pgid, GROUP_GONE_MS);
+      unwatch();
       if (stopped) resolve({ kind: stopped });
       else resolve({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null });
     };
 
     child.on("error", (error) => {
+      unwatch();
       for (const timer of timers) clearTimeout(timer);
       run.signal.removeEventListener("abort", onAbort);
       reject(error);

@@ -165,8 +165,9 @@ function runLocal(
     timeoutMs,
     signal: ctx.signal,
     ...(sandbox ? { wrap: sandbox.launch } : {}),
-    async onChunk(stream, bytes, text) {
-      capture.push(bytes);
+    async onChunk(stream, _bytes, text) {
+      // The decoded text, as the model will read it: its bound counts the U+FFFD replacements.
+      capture.push(text);
       denials?.push(text);
       const streamed = budget.take(text);
       if (streamed !== "") await ctx.onOutput(stream, streamed);

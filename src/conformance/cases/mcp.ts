@@ -61,6 +61,38 @@ export const MCP_CASES: ConformanceCase[] = [
     },
   },
   {
+    id: "mcp.status.flooding",
+    tier: "MUST",
+    clause:
+      "docs/mcp.md, Bounds on what a server sends: a server that keeps sending unasked lines is stopped and reported failed with flooding.",
+    title: "a server flooding stdout with non-JSON lines is failed: flooding, and stopped",
+    async run({ spawn, box }) {
+      // Noise without end from its first moment, before any handshake.
+      const noise =
+        "const l='not JSON-RPC, just noise\\n'.repeat(200);" +
+        "const go=()=>process.stdout.write(l,()=>setImmediate(go));go();" +
+        "process.stdin.resume();";
+      writeFileSync(
+        join(box.home, "config.json"),
+        JSON.stringify({
+          mcp_servers: {
+            noisy: { command: process.execPath, args: ["-e", noise], startup_timeout_ms: 60_000 },
+          },
+        }),
+      );
+      const child = spawn();
+      await child.initialize(["mcp"]);
+      const isFailure = (f: object) =>
+        (f as { method?: string }).method === "mcp.changed" &&
+        (f as { params?: { server?: { state?: string } } }).params?.server?.state === "failed";
+      if (!child.frames.some(isFailure)) await child.waitFor(isFailure, 60_000);
+      const answer = await child.call("mcp.status", {});
+      assert.deepEqual(McpStatusResult().parse(answer).servers, [
+        { name: "noisy", transport: "stdio", state: "failed", tools: 0, error: "flooding" },
+      ]);
+    },
+  },
+  {
     id: "mcp.status.capability",
     tier: "MUST",
     clause: CLAUSE,

@@ -4,6 +4,7 @@ import { TURN_AUDIT_FRAMES_CASES } from "./turns-audit-frames.js";
 import { TURN_AUDIT_KILL_CASES } from "./turns-audit-kill.js";
 import { TURN_AUDIT_LIFECYCLE_CASES } from "./turns-audit-lifecycle.js";
 import { TURN_AUDIT_PATH_CASES } from "./turns-audit-paths.js";
+import { TURN_AUDIT_PROCESS_CASES } from "./turns-audit-process.js";
 import { TURN_AUDIT_RESULT_CASES } from "./turns-audit-results.js";
 import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
 import { TURN_FLOW_CASES } from "./turns-flow.js";
@@ -26,6 +27,7 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_AUDIT_LIFECYCLE_CASES,
   ...TURN_AUDIT_FRAMES_CASES,
   ...TURN_AUDIT_KILL_CASES,
+  ...TURN_AUDIT_PROCESS_CASES,
   ...TURN_SANDBOXED_CASES,
   ...TURN_RULES_CASES,
 ];

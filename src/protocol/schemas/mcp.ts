@@ -29,7 +29,9 @@ export const MCP_STATES = ["starting", "ready", "failed", "disabled"] as const;
  * - `exited`: it was ready and then its process ended or its connection closed (restarted on next
  *   use);
  * - `restart_limit`: it exited again after 3 restarts within 5 minutes (stays failed);
- * - `tool_limit`: it lists more tools than a server may offer.
+ * - `tool_limit`: it lists more tools than a server may offer;
+ * - `flooding`: it kept sending more unasked (lines that are not answers) than the bound allows
+ *   (docs/mcp.md, "Bounds on what a server sends"); stopped, and not restarted.
  */
 export const MCP_ERRORS = [
   "variable_missing",
@@ -39,6 +41,7 @@ export const MCP_ERRORS = [
   "exited",
   "restart_limit",
   "tool_limit",
+  "flooding",
 ] as const;
 
 export const McpServerStatus = lazy(() =>
