@@ -40,9 +40,14 @@ export interface ShellRun {
   signal: AbortSignal;
   /**
    * Starts the shell's argv some other way (inside the OS sandbox, src/agent/sandbox/); `done`
-   * runs once the command's processes are gone, or it failed to start.
+   * runs once the command's processes are gone, or it failed to start. It may reject: then
+   * nothing runs and the call rejects with its error (an abort: the call is interrupted).
    */
-  wrap?: (argv: readonly string[], env: NodeJS.ProcessEnv) => WrappedLaunch;
+  wrap?: (
+    argv: readonly string[],
+    env: NodeJS.ProcessEnv,
+    signal: AbortSignal,
+  ) => Promise<WrappedLaunch>;
   /** Called in arrival order, one call at a time; the pipes pause while it runs. */
   onChunk(stream: "stdout" | "stderr", bytes: Buffer, text: string): Promise<void>;
 }
@@ -69,15 +74,27 @@ export function shellProgram(env: NodeJS.ProcessEnv): string {
   return "/bin/sh";
 }
 
-export function runShell(run: ShellRun): Promise<ShellEnd> {
-  if (run.signal.aborted) return Promise.resolve({ kind: "interrupted" });
+export async function runShell(run: ShellRun): Promise<ShellEnd> {
+  if (run.signal.aborted) return { kind: "interrupted" };
   const argv = [shellProgram(run.env), "-c", run.command];
-  const launch = run.wrap?.(argv, run.env) ?? {
-    file: argv[0] as string,
-    args: argv.slice(1),
-    env: run.env,
-    done() {},
-  };
+  let launch: WrappedLaunch;
+  try {
+    launch = run.wrap
+      ? await run.wrap(argv, run.env, run.signal)
+      : { file: argv[0] as string, args: argv.slice(1), env: run.env, done() {} };
+  } catch (error) {
+    if (run.signal.aborted) return { kind: "interrupted" };
+    throw error;
+  }
+  // Interrupted while the sandbox looked at the workspace: nothing starts.
+  if (run.signal.aborted) {
+    launch.done();
+    return { kind: "interrupted" };
+  }
+  return spawnShell(run, launch);
+}
+
+function spawnShell(run: ShellRun, launch: WrappedLaunch): Promise<ShellEnd> {
   return new Promise<ShellEnd>((resolve, reject) => {
     const child = spawn(launch.file, launch.args, {
       cwd: run.cwd,

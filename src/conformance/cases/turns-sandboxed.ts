@@ -46,6 +46,13 @@ function shown(request: SeenRequest | undefined, callId: string): string {
   return String(found.content);
 }
 
+/** Host /proc files a sandboxed command must not be able to write (none is ever written). */
+const HOST_PROC_FILES = [
+  "/proc/sys/vm/overcommit_ratio",
+  "/proc/sys/kernel/core_pattern",
+  "/proc/sysrq-trigger",
+];
+
 const shell = (command: string, id: string, extra: Record<string, unknown> = {}) =>
   call("shell", { command, ...extra }, id);
 
@@ -87,6 +94,37 @@ export const TURN_SANDBOXED_CASES: ConformanceCase[] = [
         assert.ok(!existsSync(join(ctx.box.workspace, ".git", "kit-evil")));
         assert.ok(!existsSync(join(ctx.box.home, "kit-evil")));
         assert.ok(!existsSync("/etc/mc-kit-evil"));
+      });
+    },
+  },
+  {
+    id: "turns.sandboxed.host_proc",
+    tier: "MUST",
+    clause:
+      "docs/turns.md, the sandboxed level: the host's /proc is read-only inside the sandbox, even for a command running as root: /proc/sys and /proc/sysrq-trigger cannot be opened for writing.",
+    title: "sandboxed: /proc/sys and /proc/sysrq-trigger cannot be opened for writing",
+    async run(ctx) {
+      await withTurnWorld(ctx, async (world) => {
+        sandboxOrSkip(world);
+        const { child, server } = world;
+        // Only opened (`>>`: O_WRONLY|O_APPEND, nothing written): the kit never changes a host
+        // value, even against a child whose sandbox lets the open through.
+        const command = HOST_PROC_FILES.map(
+          (path) => `( exec 3>>${path} ) 2>&1 && echo '${path} OPENED'`,
+        ).join("; ");
+        await child.call("session.create", {});
+        server.reply(toolCalls([shell(command, "c_proc")]), text("Done."));
+        const { result } = await finishTurn(child, startTurn(child, "Look.", "sandboxed"));
+        assert.equal(result.status, "completed");
+        const seen = shown(server.requests[1], "c_proc");
+        assert.ok(!seen.includes("OPENED"), `a /proc file opened for writing: ${seen}`);
+        for (const path of HOST_PROC_FILES) {
+          // Absent from the host's kernel (no SysRq, say): nothing to protect.
+          if (!existsSync(path)) continue;
+          const line = seen.split("\n").find((l) => l.includes(`${path}:`)) ?? "";
+          // EROFS as root; another user's open is refused by the file's mode first.
+          assert.match(line, /Read-only file system|Permission denied/, path);
+        }
       });
     },
   },
