@@ -49,7 +49,10 @@ export interface PolicyInputs {
   network: boolean;
 }
 
-/** The workspace's own folders a command may read but never change. */
+/**
+ * The workspace's own folders a command may read but never change, at its top (the probe's
+ * run uses these; each command adds every `.git` below, git-dirs.ts).
+ */
 export const READ_ONLY_NAMES = [".git", ".mc"] as const;
 
 export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
@@ -57,8 +60,8 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
   const readOnly: string[] = [];
   for (const name of READ_ONLY_NAMES) {
     const path = join(workspace, name);
-    // A symlink is left alone: its target is either outside the workspace (read-only anyway)
-    // or inside it, where it is an ordinary writable folder the user chose to link.
+    // A symlink is left alone here (a mount would land on its target): the walk before each
+    // command (git-dirs.ts) keeps its target read-only when that lies in the workspace.
     if (kindOf(path, false) !== null) readOnly.push(path);
   }
   const credentials = credentialPaths(inputs.home, inputs.env);
