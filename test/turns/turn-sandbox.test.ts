@@ -10,75 +10,16 @@
  * under the host's /tmp would be missing inside rather than read-only.
  */
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { sandboxAvailability } from "../../src/agent/sandbox/index.js";
 import { findOnPath } from "../../src/agent/sandbox/probe.js";
 import { CHILD_BIN } from "../../src/conformance/harness.js";
 import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
-import type { Sandbox } from "../helpers/child.js";
 import { until } from "../helpers/fakes.js";
+import { type Box, CODEX_SECRET, skipReason, userEnv, varTmpBox } from "./sandbox-box.js";
 import { bodiesOf, itemEvent, resultText, runApproving } from "./tool-turns.js";
 import { startTurn, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-const CODEX_SECRET = "codex-refresh-token-do-not-leak";
-
-interface Box extends Sandbox {
-  userHome: string;
-}
-
-function varTmpBox(): Box {
-  const root = realpathSync(mkdtempSync("/var/tmp/mc-sandbox-test-"));
-  const box = {
-    root,
-    home: join(root, "mc-home"),
-    workspace: join(root, "workspace"),
-    userHome: join(root, "user-home"),
-    cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
-  };
-  mkdirSync(box.home, { mode: 0o700 });
-  mkdirSync(join(box.workspace, ".git"), { recursive: true });
-  writeFileSync(join(box.workspace, ".git", "HEAD"), "ref: refs/heads/main\n");
-  mkdirSync(join(box.userHome, ".codex"), { recursive: true });
-  writeFileSync(
-    join(box.userHome, ".codex", "auth.json"),
-    JSON.stringify({ tokens: { refresh_token: CODEX_SECRET } }),
-  );
-  return box;
-}
-
-/** The child's environment: HOME is the user's, Codex and Claude found at their defaults. */
-function userEnv(box: Box) {
-  return { HOME: box.userHome, CODEX_HOME: undefined, CLAUDE_CONFIG_DIR: undefined };
-}
-
-/** Why this machine cannot run the tests, or null. */
-function skipReason(): string | null {
-  if (process.platform !== "linux") return "bubblewrap runs on Linux only";
-  const probeBox = varTmpBox();
-  try {
-    const found = sandboxAvailability(probeBox.workspace, probeBox.home, {
-      ...process.env,
-      HOME: probeBox.userHome,
-    });
-    return found.sandbox === "bubblewrap"
-      ? null
-      : `no bubblewrap sandbox starts here: ${found.reason}; ${found.fix} (${found.detail ?? "no detail"})`;
-  } finally {
-    probeBox.cleanup();
-  }
-}
 
 const reason = skipReason();
 

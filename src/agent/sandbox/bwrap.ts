@@ -32,6 +32,13 @@ const BASE_FLAGS = [
   "/dev",
   "--proc",
   "/proc",
+  // All of that /proc read-only: its non-process files are the host's own. A root command
+  // keeps root's file permissions on them in its user namespace, and bwrap itself covers
+  // /proc/sys only when it looks writable, which its 0555 mode hides: without this, root
+  // inside writes host sysctls (/proc/sys), triggers SysRq, and can chmod any /proc entry for
+  // every host user. Per process files go read-only too (a debugger falls back to ptrace).
+  "--remount-ro",
+  "/proc",
   "--tmpfs",
   "/tmp",
 ] as const;

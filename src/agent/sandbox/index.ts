@@ -7,17 +7,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadSettings } from "../../store/settings.js";
 import { bwrapArgs } from "./bwrap.js";
-import { type PolicyInputs, sandboxPolicy } from "./policy.js";
+import { GitDirFinder, outermost } from "./git-dirs.js";
+import { type PolicyInputs, type SandboxPolicy, sandboxPolicy } from "./policy.js";
 import {
   probeSandbox,
   probeSandboxAsync,
   type SandboxAvailability,
   type SandboxKind,
+  unavailable,
+  unavailableMessage,
 } from "./probe.js";
+import { SandboxRefusal } from "./refusal.js";
 import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
 
 export type { SandboxAvailability, SandboxKind, SandboxProblem } from "./probe.js";
 export { unavailableMessage } from "./probe.js";
+export { SandboxRefusal } from "./refusal.js";
 
 /** How a command's argv is started inside the sandbox. */
 export interface SandboxLaunch {
@@ -31,7 +36,16 @@ export interface SandboxLaunch {
 export interface Sandbox {
   kind: SandboxKind;
   network: boolean;
-  launch(argv: readonly string[], env: NodeJS.ProcessEnv): SandboxLaunch;
+  /**
+   * How to start `argv` in the sandbox, once what it keeps read-only is found (git-dirs.ts):
+   * rejects with a SandboxRefusal when it will not start it (nothing ran), or with the
+   * signal's reason once that is aborted.
+   */
+  launch(
+    argv: readonly string[],
+    env: NodeJS.ProcessEnv,
+    signal?: AbortSignal,
+  ): Promise<SandboxLaunch>;
 }
 
 /**
@@ -108,15 +122,23 @@ export function sandboxAvailability(
 function sandboxOf(availability: SandboxAvailability, inputs: PolicyInputs): Sandbox | null {
   const program = availability.program;
   if (availability.sandbox === null || program === null) return null;
-  // The policy is taken again per command: a `.git` made since the probe is protected too.
-  const policy = () => sandboxPolicy(inputs);
+  const finder = new GitDirFinder(inputs.workspace);
+  // The policy is taken again per command: a `.git` made since the last one is protected too.
+  const policy = async (signal?: AbortSignal): Promise<SandboxPolicy> => {
+    const base = sandboxPolicy(inputs);
+    // The probe refused such a workspace; its paths are looked at again all the same.
+    if (base.tooWide)
+      throw new SandboxRefusal(unavailableMessage(unavailable("workspace_too_wide", null)));
+    const nested = await finder.find(signal);
+    return { ...base, readOnly: outermost([...base.readOnly, ...nested]) };
+  };
   if (availability.sandbox === "bubblewrap") {
     return {
       kind: "bubblewrap",
       network: inputs.network,
-      launch: (argv, env) => ({
+      launch: async (argv, env, signal) => ({
         file: program,
-        args: bwrapArgs(policy(), argv, availability.bwrap),
+        args: bwrapArgs(await policy(signal), argv, availability.bwrap),
         env,
         done() {},
       }),
@@ -125,12 +147,13 @@ function sandboxOf(availability: SandboxAvailability, inputs: PolicyInputs): San
   return {
     kind: "seatbelt",
     network: inputs.network,
-    launch(argv, env) {
+    async launch(argv, env, signal) {
+      const confined = await policy(signal);
       // No mount namespace on macOS: the private temp folder is a fresh one per command.
       const privateTmp = mkdtempSync(join(tmpdir(), "mc-sandbox-"));
       return {
         file: program,
-        args: seatbeltArgs(seatbeltProfile(policy(), privateTmp), argv),
+        args: seatbeltArgs(seatbeltProfile(confined, privateTmp), argv),
         env: { ...env, TMPDIR: privateTmp },
         done() {
           try {

@@ -5,7 +5,8 @@
  * is on. Both backends (bwrap.ts, seatbelt.ts) build their arguments from this one value.
  */
 import { lstatSync, realpathSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { homedir } from "node:os";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { credentialPaths } from "../../store/credentials.js";
 
 export interface SandboxPolicy {
@@ -26,6 +27,15 @@ export interface SandboxPolicy {
   /** Folders under those kept (read-only): the resolver's, when the network is on. */
   keptUnderSockets: string[];
   network: boolean;
+  /**
+   * The workspace is `/`, or is or holds the user's home folder, MC_HOME or a credential
+   * folder: no sandbox is offered for it (probe.ts), since the one writable tree would hold
+   * what the sandbox exists to keep: the shell's start-up files, the store's config (which
+   * names the commands of MCP servers), the credential folders' own config. Hiding a folder
+   * below the workspace is no answer: a command may rename a folder above it and make a new
+   * one in its place.
+   */
+  tooWide: boolean;
 }
 
 export interface PolicyInputs {
@@ -39,7 +49,10 @@ export interface PolicyInputs {
   network: boolean;
 }
 
-/** The workspace's own folders a command may read but never change. */
+/**
+ * The workspace's own folders a command may read but never change, at its top (the probe's
+ * run uses these; each command adds every `.git` below, git-dirs.ts).
+ */
 export const READ_ONLY_NAMES = [".git", ".mc"] as const;
 
 export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
@@ -47,8 +60,8 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
   const readOnly: string[] = [];
   for (const name of READ_ONLY_NAMES) {
     const path = join(workspace, name);
-    // A symlink is left alone: its target is either outside the workspace (read-only anyway)
-    // or inside it, where it is an ordinary writable folder the user chose to link.
+    // A symlink is left alone here (a mount would land on its target): the walk before each
+    // command (git-dirs.ts) keeps its target read-only when that lies in the workspace.
     if (kindOf(path, false) !== null) readOnly.push(path);
   }
   const credentials = credentialPaths(inputs.home, inputs.env);
@@ -81,7 +94,37 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
     socketFolders,
     keptUnderSockets: inputs.network ? resolverFolder(socketFolders) : [],
     network: inputs.network,
+    tooWide: holdsWhatItHides(workspace, [
+      inputs.env.HOME || homedir(),
+      inputs.home,
+      dirname(credentials.codexAuth),
+      dirname(credentials.claudeCredentials),
+    ]),
   };
+}
+
+/** Whether `workspace` is `/` or any of `folders` lies in it (where they exist or would). */
+function holdsWhatItHides(workspace: string, folders: string[]): boolean {
+  if (workspace === sep) return true;
+  return folders.some((folder) => within(placeOf(folder), workspace));
+}
+
+/**
+ * Where `path` is, symlinks resolved, whether or not it exists yet: its nearest existing
+ * folder's canonical path with the rest of it appended (a credential folder a command could
+ * make counts where it would be made).
+ */
+function placeOf(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    const real = canonical(existing);
+    if (real !== null) return join(real, ...rest);
+    const parent = dirname(existing);
+    if (parent === existing) return resolve(path);
+    rest.unshift(basename(existing));
+    existing = parent;
+  }
 }
 
 /** With the network on, DNS still needs /etc/resolv.conf, often a link into /run. */

@@ -19,6 +19,7 @@ export type SandboxProblem =
   | "user_namespaces"
   | "no_privileges"
   | "unsupported_platform"
+  | "workspace_too_wide"
   | "failed";
 
 export interface SandboxAvailability {
@@ -71,6 +72,13 @@ const TEXT: Record<SandboxProblem, { reason: string; fix: string }> = {
   unsupported_platform: {
     reason: "mc-agent has no OS sandbox for this platform (only Linux and macOS)",
     fix: "choose another permission level (ask, accept_edits or full_access)",
+  },
+  workspace_too_wide: {
+    reason:
+      "the workspace is the filesystem root, the home folder, or a folder holding the home " +
+      "folder, MC_HOME or a credential folder; the sandbox keeps only the workspace writable, " +
+      "so it would leave those writable too",
+    fix: "open a project folder inside it as the workspace, or choose another permission level",
   },
   failed: {
     reason: "the OS sandbox failed to start",
@@ -132,6 +140,9 @@ function* probeSteps(
     cwd: policy.workspace,
     env,
   });
+  // Refused before anything runs: no sandbox can keep what such a workspace holds.
+  if ((platform === "linux" || platform === "darwin") && policy.tooWide)
+    return unavailable("workspace_too_wide", null);
   if (platform === "linux") {
     const bwrap = findOnPath("bwrap", env);
     if (bwrap === null) return unavailable("not_installed", null);

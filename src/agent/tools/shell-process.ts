@@ -43,9 +43,14 @@ export interface ShellRun {
   signal: AbortSignal;
   /**
    * Starts the shell's argv some other way (inside the OS sandbox, src/agent/sandbox/); `done`
-   * runs once the command's processes are gone, or it failed to start.
+   * runs once the command's processes are gone, or it failed to start. It may reject: then
+   * nothing runs and the call rejects with its error (an abort: the call is interrupted).
    */
-  wrap?: (argv: readonly string[], env: NodeJS.ProcessEnv) => WrappedLaunch;
+  wrap?: (
+    argv: readonly string[],
+    env: NodeJS.ProcessEnv,
+    signal: AbortSignal,
+  ) => Promise<WrappedLaunch>;
   /** Called in arrival order, one call at a time; the pipes pause while it runs. */
   onChunk(stream: "stdout" | "stderr", bytes: Buffer, text: string): Promise<void>;
 }
@@ -72,16 +77,29 @@ export function shellProgram(env: NodeJS.ProcessEnv): string {
   return "/bin/sh";
 }
 
-export function runShell(run: ShellRun): Promise<ShellEnd> {
-  if (run.signal.aborted) return Promise.resolve({ kind: "interrupted" });
+export async function runShell(run: ShellRun): Promise<ShellEnd> {
+  if (run.signal.aborted) return { kind: "interrupted" };
   const argv = [shellProgram(run.env), "-c", run.command];
-  // Unsandboxed, under the watchdog that ends the group if we die (group-watchdog.ts): its
-  // stdin is the pipe it watches. Sandboxed, bwrap's --die-with-parent does that.
-  const launch = run.wrap?.(argv, run.env) ?? {
-    ...watchedShell(argv[0] as string, run.command),
-    env: run.env,
-    done() {},
-  };
+  let launch: WrappedLaunch;
+  try {
+    // Unsandboxed, under the watchdog that ends the group if we die (group-watchdog.ts): its
+    // stdin is the pipe it watches. Sandboxed, bwrap's --die-with-parent does that.
+    launch = run.wrap
+      ? await run.wrap(argv, run.env, run.signal)
+      : { ...watchedShell(argv[0] as string, run.command), env: run.env, done() {} };
+  } catch (error) {
+    if (run.signal.aborted) return { kind: "interrupted" };
+    throw error;
+  }
+  // Interrupted while the sandbox looked at the workspace: nothing starts.
+  if (run.signal.aborted) {
+    launch.done();
+    return { kind: "interrupted" };
+  }
+  return spawnShell(run, launch);
+}
+
+function spawnShell(run: ShellRun, launch: WrappedLaunch): Promise<ShellEnd> {
   const watched = !run.wrap;
   return new Promise<ShellEnd>((resolve, reject) => {
     const child = spawn(launch.file, launch.args, {

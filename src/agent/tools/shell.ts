@@ -13,6 +13,7 @@ import { TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { clipChars } from "../../protocol/text-cut.js";
 import { DENIAL_NOTE_BYTES, DenialScan } from "../sandbox/denials.js";
 import type { Sandbox } from "../sandbox/index.js";
+import { SandboxRefusal } from "../sandbox/refusal.js";
 import { runInHostTerminal, type TerminalHost } from "./host-shell.js";
 import { HeadTailCapture, StreamBudget } from "./shell-output.js";
 import { runShell, type ShellEnd } from "./shell-process.js";
@@ -136,6 +137,8 @@ async function execute(
     else end = await runLocal(command, timeoutMs, ctx, capture, budget, sandbox, denials);
   } catch (error) {
     if (error instanceof ToolError) throw error;
+    // The sandbox would not start it (a bound on what it keeps read-only): its words say why.
+    if (error instanceof SandboxRefusal) throw new ToolError(error.message);
     throw new ToolError("the shell could not be started");
   }
   const outcome = describe(end, timeoutMs);

@@ -7,7 +7,12 @@ import { call, text, toolCalls } from "../chat-server.js";
 import type { TestChild } from "../harness.js";
 import { CaseSkipped } from "../skip.js";
 import { bodiesOf, finishTurn, startTurn } from "../turn-driver.js";
-import { type TurnWorld, withTurnWorld } from "../turn-world.js";
+import {
+  TURN_CAPABILITIES,
+  type TurnWorld,
+  turnChildOptions,
+  withTurnWorld,
+} from "../turn-world.js";
 
 /**
  * The `sandboxed` permission level (docs/turns.md "The sandboxed level", docs/tools.md "The
@@ -45,6 +50,13 @@ function shown(request: SeenRequest | undefined, callId: string): string {
   assert.ok(found, `the model saw the result of ${callId}`);
   return String(found.content);
 }
+
+/** Host /proc files a sandboxed command must not be able to write (none is ever written). */
+const HOST_PROC_FILES = [
+  "/proc/sys/vm/overcommit_ratio",
+  "/proc/sys/kernel/core_pattern",
+  "/proc/sysrq-trigger",
+];
 
 const shell = (command: string, id: string, extra: Record<string, unknown> = {}) =>
   call("shell", { command, ...extra }, id);
@@ -87,6 +99,116 @@ export const TURN_SANDBOXED_CASES: ConformanceCase[] = [
         assert.ok(!existsSync(join(ctx.box.workspace, ".git", "kit-evil")));
         assert.ok(!existsSync(join(ctx.box.home, "kit-evil")));
         assert.ok(!existsSync("/etc/mc-kit-evil"));
+      });
+    },
+  },
+  {
+    id: "turns.sandboxed.host_proc",
+    tier: "MUST",
+    clause:
+      "docs/turns.md, the sandboxed level: the host's /proc is read-only inside the sandbox, even for a command running as root: /proc/sys and /proc/sysrq-trigger cannot be opened for writing.",
+    title: "sandboxed: /proc/sys and /proc/sysrq-trigger cannot be opened for writing",
+    async run(ctx) {
+      await withTurnWorld(ctx, async (world) => {
+        sandboxOrSkip(world);
+        const { child, server } = world;
+        // Only opened (`>>`: O_WRONLY|O_APPEND, nothing written): the kit never changes a host
+        // value, even against a child whose sandbox lets the open through.
+        const command = HOST_PROC_FILES.map(
+          (path) => `( exec 3>>${path} ) 2>&1 && echo '${path} OPENED'`,
+        ).join("; ");
+        await child.call("session.create", {});
+        server.reply(toolCalls([shell(command, "c_proc")]), text("Done."));
+        const { result } = await finishTurn(child, startTurn(child, "Look.", "sandboxed"));
+        assert.equal(result.status, "completed");
+        const seen = shown(server.requests[1], "c_proc");
+        assert.ok(!seen.includes("OPENED"), `a /proc file opened for writing: ${seen}`);
+        for (const path of HOST_PROC_FILES) {
+          // Absent from the host's kernel (no SysRq, say): nothing to protect.
+          if (!existsSync(path)) continue;
+          const line = seen.split("\n").find((l) => l.includes(`${path}:`)) ?? "";
+          // EROFS as root; another user's open is refused by the file's mode first.
+          assert.match(line, /Read-only file system|Permission denied/, path);
+        }
+      });
+    },
+  },
+  {
+    id: "turns.sandboxed.nested_git",
+    tier: "MUST",
+    clause:
+      "docs/turns.md, the sandboxed level: every .git of the workspace, at any depth (folder or file), is read-only inside the sandbox; the rest of a nested repository is writable.",
+    title: "sandboxed: a nested repository's .git/hooks and a nested .git file cannot be written",
+    async run(ctx) {
+      await withTurnWorld(ctx, async (world) => {
+        sandboxOrSkip(world);
+        const { child, server } = world;
+        const ws = ctx.box.workspace;
+        mkdirSync(join(ws, "vendor", "lib", ".git", "hooks"), { recursive: true });
+        mkdirSync(join(ws, "mod"));
+        writeFileSync(join(ws, "mod", ".git"), "gitdir: ../.git/modules/mod\n");
+        await child.call("session.create", {});
+        server.reply(
+          toolCalls([
+            shell("echo evil > vendor/lib/.git/hooks/pre-commit", "c_hook"),
+            shell("echo 'gitdir: ../evil' > mod/.git", "c_file"),
+            shell("echo ok > vendor/lib/kit.txt && echo written", "c_lib"),
+          ]),
+          text("Done."),
+        );
+        const { result, events } = await finishTurn(child, startTurn(child, "Work.", "sandboxed"));
+        assert.equal(result.status, "completed");
+        assert.deepEqual(bodiesOf(events, "approval_requested"), [], "nothing asked");
+        assert.deepEqual(
+          bodiesOf(events, "tool_done").map((d) => d.status),
+          ["failed", "failed", "completed"],
+        );
+        assert.ok(!existsSync(join(ws, "vendor", "lib", ".git", "hooks", "pre-commit")));
+        assert.equal(
+          readFileSync(join(ws, "mod", ".git"), "utf8"),
+          "gitdir: ../.git/modules/mod\n",
+        );
+        assert.equal(readFileSync(join(ws, "vendor", "lib", "kit.txt"), "utf8"), "ok\n");
+      });
+    },
+  },
+  {
+    id: "turns.sandboxed.wide_workspace",
+    tier: "MUST",
+    clause:
+      "docs/turns.md, the sandboxed level: no sandbox is offered for a workspace that is / or the home folder or holds MC_HOME or a credential folder: extensions.turn.sandbox is null there and turn.start with sandboxed is sandbox_unavailable, nothing run.",
+    title: "a workspace that is $HOME or holds MC_HOME: no sandbox advertised, sandboxed refused",
+    async run(ctx) {
+      await withTurnWorld(ctx, async ({ child, server }) => {
+        // Refused before any model call or command: nothing is queued on the server, nothing
+        // could run. Only meaningful where the child has a sandbox for an ordinary workspace.
+        if (advertised(child) === null)
+          throw new CaseSkipped(
+            "the child advertises no OS sandbox even for an ordinary workspace",
+          );
+        const wide: { cwd: string; env?: Record<string, string> }[] = [
+          // The home folder is the workspace.
+          { cwd: ctx.box.workspace, env: { HOME: ctx.box.workspace } },
+          // The workspace holds MC_HOME (and the home folder, here the same folder).
+          { cwd: ctx.box.root },
+        ];
+        for (const where of wide) {
+          const other = await ctx.ready(TURN_CAPABILITIES, {
+            ...turnChildOptions(),
+            cwd: where.cwd,
+            env: { ...turnChildOptions().env, ...where.env },
+          });
+          assert.equal(advertised(other), null, "no sandbox advertised for that workspace");
+          await other.call("session.create", {});
+          const before = server.requests.length;
+          const reply = await other.request("turn.start", {
+            input: "Go.",
+            permissions: "sandboxed",
+          });
+          assert.equal(reply.error?.code, "sandbox_unavailable");
+          assert.equal(server.requests.length, before, "no model call");
+          await other.close();
+        }
       });
     },
   },

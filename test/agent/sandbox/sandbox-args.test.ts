@@ -34,6 +34,8 @@ const BASE = [
   "/dev",
   "--proc",
   "/proc",
+  "--remount-ro",
+  "/proc",
   "--tmpfs",
   "/tmp",
   "--disable-userns",
@@ -47,6 +49,7 @@ const POLICY: SandboxPolicy = {
   socketFolders: ["/run"],
   keptUnderSockets: [],
   network: false,
+  tooWide: false,
 };
 
 afterEach(cleanTrees);
@@ -98,6 +101,7 @@ describe("bwrap arguments", () => {
         socketFolders: ["/run", "/var/run"],
         keptUnderSockets: ["/run/systemd/resolve"],
         network: true,
+        tooWide: false,
       },
       ["sh", "-c", ":"],
     );
@@ -157,12 +161,13 @@ describe("the policy from real folders", () => {
       hiddenFolders: [t.home, join(t.user, ".codex")],
       hiddenFiles: [],
       network: false,
+      tooWide: false,
     });
     if (existsSync("/run")) assert.ok(socketFolders.includes("/run"));
     assert.deepEqual(keptUnderSockets, [], "no resolver kept without the network");
   });
 
-  test("a credential folder that is the workspace hides only its file; a .git symlink is left alone", () => {
+  test("a credential folder that is the workspace hides only its file (and is too wide); a .git symlink is left alone", () => {
     const t = tree();
     rmSync(join(t.workspace, ".git"), { recursive: true });
     symlinkSync(join(t.root, "elsewhere"), join(t.workspace, ".git"));
@@ -177,6 +182,8 @@ describe("the policy from real folders", () => {
     assert.deepEqual(policy.hiddenFolders, [t.home]);
     assert.deepEqual(policy.hiddenFiles, [join(t.workspace, "auth.json")]);
     assert.equal(policy.network, true);
+    // No sandbox is offered for it: the folder's own config would be writable.
+    assert.equal(policy.tooWide, true);
   });
 });
 
@@ -223,6 +230,7 @@ describe("the Seatbelt profile (text only: macOS is not on these machines)", () 
         socketFolders: [],
         keptUnderSockets: [],
         network: true,
+        tooWide: false,
       },
       "/t",
     );

@@ -90,6 +90,89 @@ describe("the arguments run", { skip: BWRAP ? false : "no bwrap on PATH here" },
   });
 });
 
+/**
+ * A script that only opens each path for writing (O_WRONLY, nothing written: no test changes a
+ * host value) and prints the outcome: `OPENED` or the error code.
+ */
+const OPEN_FOR_WRITING =
+  "const fs = require('node:fs');" +
+  "for (const p of process.argv.slice(1)) {" +
+  "  try { fs.closeSync(fs.openSync(p, fs.constants.O_WRONLY)); console.log(p, 'OPENED'); }" +
+  "  catch (e) { console.log(p, e.code); } }";
+
+/** The paths of the host's /proc a command must not write, and what opening them gives. */
+const HOST_PROC_FILES = [
+  "/proc/sys/vm/overcommit_ratio",
+  "/proc/sys/kernel/core_pattern",
+  "/proc/sysrq-trigger",
+];
+
+describe("the host's /proc, read-only inside", {
+  skip: BWRAP ? false : "no bwrap on PATH here",
+}, () => {
+  const policyOf = (t: ReturnType<typeof tree>) =>
+    sandboxPolicy({ workspace: t.workspace, home: t.home, env: { HOME: t.user }, network: false });
+  const opened = (stdout: string) =>
+    new Map(
+      stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(" ") as [string, string]),
+    );
+
+  test("as this user: /proc/sys and /proc/sysrq-trigger cannot be opened for writing; /proc is mounted read-only", () => {
+    const t = tree();
+    const node = `'${process.execPath}' -e "${OPEN_FOR_WRITING}" ${HOST_PROC_FILES.join(" ")}`;
+    const run = inSandbox(BWRAP as string, policyOf(t), node);
+    assert.equal(run.status, 0, String(run.stderr));
+    const outcome = opened(String(run.stdout));
+    // As root the file modes let the open through to the mount, which refuses: EROFS. As
+    // another user the mode refuses first.
+    const refusal = process.getuid?.() === 0 ? "EROFS" : "EACCES";
+    for (const path of HOST_PROC_FILES) {
+      // A kernel without SysRq has no trigger file, inside or out.
+      const expected = existsSync(path) ? refusal : "ENOENT";
+      assert.equal(outcome.get(path), expected, path);
+    }
+    const mounts = inSandbox(BWRAP as string, policyOf(t), "cat /proc/self/mountinfo");
+    const proc = String(mounts.stdout)
+      .split("\n")
+      .map((line) => line.split(" "))
+      .filter((fields) => fields[4] === "/proc")
+      .at(-1);
+    assert.ok(proc, "a /proc mount inside");
+    assert.match(proc[5] ?? "", /^ro,/, "the /proc the command sees is mounted read-only");
+  });
+
+  test("as an unprivileged user: still not opened", {
+    skip:
+      process.getuid?.() !== 0
+        ? "not root here: the test above already ran unprivileged"
+        : SETPRIV
+          ? false
+          : "no setpriv to drop to an unprivileged user",
+  }, (context) => {
+    const t = tree();
+    for (const path of [t.root, t.workspace, join(t.workspace, ".git"), t.home])
+      chmodSync(path, 0o777);
+    const node = `'${process.execPath}' -e "${OPEN_FOR_WRITING}" ${HOST_PROC_FILES.join(" ")}`;
+    const prefix = [
+      SETPRIV as string,
+      `--reuid=${NOBODY_UID}`,
+      `--regid=${NOBODY_UID}`,
+      "--clear-groups",
+    ];
+    const run = inSandbox(BWRAP as string, policyOf(t), node, prefix);
+    if (run.status !== 0 && classifyBwrapError(String(run.stderr)) === "user_namespaces") {
+      context.skip(`unprivileged user namespaces are off here: ${String(run.stderr).trim()}`);
+      return;
+    }
+    assert.equal(run.status, 0, String(run.stderr));
+    for (const [path, code] of opened(String(run.stdout)))
+      assert.ok(["EROFS", "EACCES", "ENOENT"].includes(code), `${path}: ${code}`);
+  });
+});
+
 describe("the sandbox setting", () => {
   test('"sandbox": {"network": true} is the only shape; anything else makes the file invalid', () => {
     const t = tree();
