@@ -1,5 +1,6 @@
 import type { Permissions } from "../protocol/schemas/turns.js";
 import { headChars } from "../protocol/text-cut.js";
+import { showHidden } from "../protocol/visible-text.js";
 import { parseJson } from "../protocol/well-formed.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
@@ -217,8 +218,9 @@ async function approve(
     approval_id,
     item_id,
     kind: request.kind,
-    title: call.title,
-    command: request.command,
+    // Shown as it is: invisible and reordering characters escaped (protocol/visible-text.ts).
+    title: showHidden(call.title),
+    command: request.command === null ? null : showHidden(request.command),
     path: request.path,
     diff: request.diff,
     truncated: false,

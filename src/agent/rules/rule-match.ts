@@ -7,6 +7,7 @@
  */
 import { utf8Length } from "../../protocol/paging.js";
 import { RULE_TEXT_BYTES, type RuleOffer } from "../../protocol/schemas/rules.js";
+import { hasHidden } from "../../protocol/visible-text.js";
 import type { ApprovalRequest } from "../tools/tool.js";
 import { type SimpleCommand, simpleCommand } from "./simple-command.js";
 
@@ -135,9 +136,29 @@ export function prefixWords(words: string[]): string[] {
   return kept;
 }
 
-/** A word as bash would read it back: bare when plain, else single-quoted. */
+/**
+ * A word as bash would read it back: bare when plain, else single-quoted; with an invisible or
+ * reordering character (visible-text.ts), ANSI-C quoted with that character as `\uXXXX`, so the
+ * text shows it and bash still reads the same word.
+ */
 function wordText(word: string): string {
+  if (hasHidden(word)) return ansiC(word);
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+function ansiC(word: string): string {
+  let out = "";
+  for (const c of word) {
+    const code = c.codePointAt(0) as number;
+    if (c === "\\" || c === "'") out += `\\${c}`;
+    else if (hasHidden(c)) out += code > 0xffff ? `\\U${hex(code, 8)}` : `\\u${hex(code, 4)}`;
+    else out += c;
+  }
+  return `$'${out}'`;
+}
+
+function hex(code: number, digits: number): string {
+  return code.toString(16).padStart(digits, "0");
 }
 
 /** `NAME=value` with the value quoted: a quoted name would not be an assignment. */
