@@ -21,7 +21,14 @@ import {
   WorkspaceRulesFile,
 } from "../../store/rules-file.js";
 import { runsWorkspaceCode } from "./code-runners.js";
-import { editRule, mcpRule, type RuleSubject, ruleMatches, shellRule } from "./rule-match.js";
+import {
+  allowCovers,
+  editRule,
+  mcpRule,
+  type RuleSubject,
+  ruleMatches,
+  shellRule,
+} from "./rule-match.js";
 
 export type Effect = "allow" | "deny";
 export type Verdict = { effect: Effect; rule: KeptRule } | null;
@@ -143,7 +150,7 @@ export class RuleBook {
     const allow = all.find(
       (rule) =>
         rule.effect === "allow" &&
-        ruleMatches(rule, subject) &&
+        allowCovers(rule, subject) &&
         session.mayAllow(rule, call, runner),
     );
     return allow ? { effect: "allow", rule: allow } : null;
