@@ -200,7 +200,11 @@ async function approve(
   // A deny rule refuses at every level, without a question; an allow rule spares one.
   const verdict = await deps.rules.book.verdict(session, subject, context);
   if (verdict?.effect === "deny") return "rule_denied";
-  if (!needsApproval(deps.permissions, tool.kind, call.sandboxed === true)) {
+  // A deny rule may match what an unreadable command runs: asked even where nothing asks.
+  if (
+    verdict?.effect !== "unsure" &&
+    !needsApproval(deps.permissions, tool.kind, call.sandboxed === true)
+  ) {
     // What runs unasked may change the workspace behind the user's back: a code runner's old
     // allow rule stops sparing questions (docs/tools.md, "Escalations and code runners").
     if (tool.kind !== "read" && deps.permissions !== "read_only") session.noteUnseenChange();

@@ -21,17 +21,12 @@ import {
   WorkspaceRulesFile,
 } from "../../store/rules-file.js";
 import { runsWorkspaceCode } from "./code-runners.js";
-import {
-  allowCovers,
-  editRule,
-  mcpRule,
-  type RuleSubject,
-  ruleMatches,
-  shellRule,
-} from "./rule-match.js";
+import { denyVerdict } from "./deny-match.js";
+import { allowCovers, editRule, mcpRule, type RuleSubject, shellRule } from "./rule-match.js";
 
 export type Effect = "allow" | "deny";
-export type Verdict = { effect: Effect; rule: KeptRule } | null;
+/** `unsure`: a deny rule may match what the command runs; the call asks, at every level. */
+export type Verdict = { effect: Effect; rule: KeptRule } | { effect: "unsure" } | null;
 
 /** What a call is judged for besides its subject (tool-step.ts). */
 export interface CallContext {
@@ -144,7 +139,8 @@ export class RuleBook {
     call: CallContext = { escalation: false },
   ): Promise<Verdict> {
     const all = [...session.list(), ...(await this.workspaceRules()).rules];
-    const deny = all.find((rule) => rule.effect === "deny" && ruleMatches(rule, subject));
+    const deny = denyVerdict(all, subject);
+    if (deny === "unsure") return { effect: "unsure" };
     if (deny) return { effect: "deny", rule: deny };
     const runner = runsWorkspaceCode(subject);
     const allow = all.find(

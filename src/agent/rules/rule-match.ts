@@ -74,7 +74,13 @@ export const EXACT_PROGRAMS = new Set([
 
 /** What a call is, for rules: a `shell` command (simple or not) or an edit of a path. */
 export type RuleSubject =
-  | { tool: "shell"; command: SimpleCommand | null }
+  | {
+      tool: "shell";
+      /** The command when it is one simple command (what allow rules match), else null. */
+      command: SimpleCommand | null;
+      /** The whole text (what deny rules read through), or null. */
+      text: string | null;
+    }
   | { tool: "edit"; path: string | null }
   | { tool: "mcp"; name: string };
 
@@ -84,6 +90,7 @@ export function subjectOf(request: ApprovalRequest): RuleSubject {
   return {
     tool: "shell",
     command: request.command === null ? null : simpleCommand(request.command),
+    text: request.command,
   };
 }
 
