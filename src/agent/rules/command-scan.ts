@@ -126,7 +126,9 @@ export function commandsOfWords(
   const program = words[0];
   if (program === undefined) return { commands: [], unsure: false };
   // A program word an expansion, a glob or a brace expansion makes: which program runs is unknown.
-  if (program.includes(EXPANSION) || /[*?[{]/.test(program)) return { commands: [], unsure: true };
+  // (`[` alone is the test command, not a glob.)
+  if (program.includes(EXPANSION) || (program !== "[" && /[*?[{]/.test(program)))
+    return { commands: [], unsure: true };
   const scan: CommandScan = { commands: [{ env: assignments, words }], unsure: false };
   if (depth >= MAX_DEPTH) return { ...scan, unsure: true };
   merge(scan, wrappedCommands(words, assignments, depth + 1, READER));

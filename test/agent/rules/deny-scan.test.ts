@@ -123,6 +123,8 @@ const RM_TABLE: [string, Verdict][] = [
   ["echo $HOME", "none"],
   ['echo "$' + '{HOME}"', "none"],
   ["ls $(pwd)", "none"],
+  ["[ -f x ]", "none"],
+  ["[ -f x ] && rm x", "deny"],
   // where the program cannot be told: asked
   ["$X -rf x", "unsure"],
   ["r$X x", "unsure"],
