@@ -6,6 +6,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import type { RuleOffer } from "../protocol/schemas/rules.js";
 import type { Decision, TurnEventBody } from "../protocol/schemas/turns.js";
+import { showHidden } from "../protocol/visible-text.js";
 import { diffContent, textContent, toolLocations } from "./tool-calls.js";
 
 type ApprovalRequested = Extract<TurnEventBody, { type: "approval_requested" }>;
@@ -15,8 +16,8 @@ type ApprovalRequested = Extract<TurnEventBody, { type: "approval_requested" }>;
  * (its own text says "in the workspace", which the workspace option's name already says).
  */
 function ruleName(rule: RuleOffer): string {
-  if (rule.tool === "shell") return `\`${rule.text}\``;
-  if (rule.tool === "mcp") return rule.text;
+  if (rule.tool === "shell") return `\`${showHidden(rule.text)}\``;
+  if (rule.tool === "mcp") return showHidden(rule.text);
   return rule.path_glob === null ? "every edit" : `edits of ${rule.path_glob}`;
 }
 
@@ -70,11 +71,12 @@ export function decisionFor(
 /** The tool call an approval is about: the diff it would apply or the command it would run. */
 export function permissionToolCall(cwd: string, event: ApprovalRequested): ToolCallUpdate {
   const content = event.diff ? diffContent(cwd, event.diff) : [];
-  if (event.command !== null) content.push(textContent(event.command));
+  // Escaped whatever sent the event: no reordered or hidden text in the editor's dialog.
+  if (event.command !== null) content.push(textContent(showHidden(event.command)));
   if (event.truncated) content.push(textContent("(shown cut to the event bound)"));
   return {
     toolCallId: event.item_id,
-    title: event.title,
+    title: showHidden(event.title),
     kind: event.kind === "edit" ? "edit" : "execute",
     status: "pending",
     content,

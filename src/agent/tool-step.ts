@@ -1,5 +1,6 @@
 import type { Permissions } from "../protocol/schemas/turns.js";
 import { headChars } from "../protocol/text-cut.js";
+import { showHidden } from "../protocol/visible-text.js";
 import { parseJson } from "../protocol/well-formed.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
@@ -193,11 +194,27 @@ async function approve(
   const request = call.approval;
   if (!request) return "allow";
   const subject = subjectOf(request);
+  // `"sandbox": false` always asks, but for an allow_session given to an escalation before.
+  const context = { escalation: call.sandboxed === false };
+  const session = deps.rules.session;
   // A deny rule refuses at every level, without a question; an allow rule spares one.
-  const verdict = await deps.rules.book.verdict(deps.rules.session, subject);
+  const verdict = await deps.rules.book.verdict(session, subject, context);
   if (verdict?.effect === "deny") return "rule_denied";
-  if (!needsApproval(deps.permissions, tool.kind, call.sandboxed === true)) return "allow";
-  if (verdict?.effect === "allow") return "allow";
+  // A deny rule may match what an unreadable command runs: asked even where nothing asks.
+  if (
+    verdict?.effect !== "unsure" &&
+    !needsApproval(deps.permissions, tool.kind, call.sandboxed === true)
+  ) {
+    // What runs unasked may change the workspace behind the user's back: a code runner's old
+    // allow rule stops sparing questions (docs/tools.md, "Escalations and code runners").
+    if (tool.kind !== "read" && deps.permissions !== "read_only") session.noteUnseenChange();
+    return "allow";
+  }
+  if (verdict?.effect === "allow") {
+    // A command a rule allows is the user's own; an edit or MCP call it allows is unseen.
+    if (tool.kind !== "command") session.noteUnseenChange();
+    return "allow";
+  }
   const approval_id = deps.approvals.newId();
   const rule = offerFor(subject);
   await deps.events.approvalRequested({
@@ -205,8 +222,9 @@ async function approve(
     approval_id,
     item_id,
     kind: request.kind,
-    title: call.title,
-    command: request.command,
+    // Shown as it is: invisible and reordering characters escaped (protocol/visible-text.ts).
+    title: showHidden(call.title),
+    command: request.command === null ? null : showHidden(request.command),
     path: request.path,
     diff: request.diff,
     truncated: false,
@@ -224,7 +242,7 @@ async function approve(
     decision !== "allow_once" &&
     decision !== "deny"
   )
-    await deps.rules.book.keep(deps.rules.session, decision, answer.rule);
+    await deps.rules.book.keep(session, decision, answer.rule, context);
   if (decision === "cancelled") return "cancelled";
   return decision === "deny" || decision === "deny_always" ? "deny" : "allow";
 }

@@ -20,20 +20,41 @@ import {
   type StoredRule,
   WorkspaceRulesFile,
 } from "../../store/rules-file.js";
-import { editRule, mcpRule, type RuleSubject, ruleMatches, shellRule } from "./rule-match.js";
+import { runsWorkspaceCode } from "./code-runners.js";
+import { denyVerdict } from "./deny-match.js";
+import { allowCovers, editRule, mcpRule, type RuleSubject, shellRule } from "./rule-match.js";
 
 export type Effect = "allow" | "deny";
-export type Verdict = { effect: Effect; rule: KeptRule } | null;
+/** `unsure`: a deny rule may match what the command runs; the call asks, at every level. */
+export type Verdict = { effect: Effect; rule: KeptRule } | { effect: "unsure" } | null;
 
-/** The rules of one attachment: gone with it (a new session.create or session.open). */
+/** What a call is judged for besides its subject (tool-step.ts). */
+export interface CallContext {
+  /** A `shell` call with `"sandbox": false` under `sandboxed`: it leaves the sandbox. */
+  escalation: boolean;
+}
+
+/**
+ * The rules of one attachment: gone with it (a new session.create or session.open). Besides the
+ * rules themselves it remembers which of them an escalation was granted by, and how many unseen
+ * changes the model made to the workspace (docs/tools.md, "Escalations and code runners").
+ */
 export class SessionRules {
   private readonly rules: KeptRule[] = [];
   private next = 0;
+  /** IDs of session rules kept by an allow_session given to an escalation. */
+  private readonly escalating = new Set<string>();
+  /** Unseen changes so far; per rule kept in this attachment, the count when it was kept. */
+  private unseenChanges = 0;
+  private readonly keptAt = new Map<string, number>();
 
   add(effect: Effect, offer: RuleOffer, now = new Date()): KeptRule {
     const same = this.rules.find((r) => r.effect === effect && sameOffer(r, offer));
-    if (same) return same;
-    if (this.rules.length >= RULES_PER_WORKSPACE) this.rules.shift();
+    if (same) {
+      this.noteKept(same.id);
+      return same;
+    }
+    if (this.rules.length >= RULES_PER_WORKSPACE) this.forget(this.rules.shift()?.id);
     this.next += 1;
     const kept = {
       ...offer,
@@ -43,6 +64,7 @@ export class SessionRules {
       created_at: now.toISOString(),
     } as KeptRule;
     this.rules.push(kept);
+    this.noteKept(kept.id);
     return kept;
   }
 
@@ -50,7 +72,40 @@ export class SessionRules {
     const at = this.rules.findIndex((r) => r.id === id);
     if (at < 0) return false;
     this.rules.splice(at, 1);
+    this.forget(id);
     return true;
+  }
+
+  /** The rule `id` (kept by allow_session) now also grants the escalation it was given to. */
+  grantEscalation(id: string): void {
+    this.escalating.add(id);
+  }
+
+  /** The model changed (or may have changed) the workspace without the user seeing it. */
+  noteUnseenChange(): void {
+    this.unseenChanges += 1;
+  }
+
+  /** A rule (of either scope) was kept, or kept again, by a decision in this attachment. */
+  noteKept(id: string): void {
+    this.keptAt.set(id, this.unseenChanges);
+  }
+
+  /**
+   * Whether an allow rule that matches may spare this call's question: an escalation only by a
+   * rule granted to an escalation; a code runner only by a rule kept since the last unseen
+   * change (a rule from before this attachment counts as kept at its start).
+   */
+  mayAllow(rule: KeptRule, call: CallContext, runsWorkspaceCode: boolean): boolean {
+    if (call.escalation && !this.escalating.has(rule.id)) return false;
+    if (!runsWorkspaceCode) return true;
+    return (this.keptAt.get(rule.id) ?? 0) >= this.unseenChanges;
+  }
+
+  private forget(id: string | undefined): void {
+    if (id === undefined) return;
+    this.escalating.delete(id);
+    this.keptAt.delete(id);
   }
 
   list(): KeptRule[] {
@@ -74,14 +129,26 @@ export class RuleBook {
     this.file = new WorkspaceRulesFile(home, workspace, (rule) => toKept(rule) !== null);
   }
 
-  /** The first deny rule that matches, else the first allow rule, else null. */
-  async verdict(session: SessionRules, subject: RuleSubject): Promise<Verdict> {
+  /**
+   * The first deny rule that matches, else the first allow rule that matches and may spare this
+   * call's question (SessionRules.mayAllow), else null.
+   */
+  async verdict(
+    session: SessionRules,
+    subject: RuleSubject,
+    call: CallContext = { escalation: false },
+  ): Promise<Verdict> {
     const all = [...session.list(), ...(await this.workspaceRules()).rules];
-    const first = (effect: Effect) =>
-      all.find((rule) => rule.effect === effect && ruleMatches(rule, subject));
-    const deny = first("deny");
+    const deny = denyVerdict(all, subject);
+    if (deny === "unsure") return { effect: "unsure" };
     if (deny) return { effect: "deny", rule: deny };
-    const allow = first("allow");
+    const runner = runsWorkspaceCode(subject);
+    const allow = all.find(
+      (rule) =>
+        rule.effect === "allow" &&
+        allowCovers(rule, subject) &&
+        session.mayAllow(rule, call, runner),
+    );
     return allow ? { effect: "allow", rule: allow } : null;
   }
 
@@ -94,11 +161,17 @@ export class RuleBook {
     session: SessionRules,
     decision: "allow_session" | "allow_always" | "deny_always",
     offer: RuleOffer,
+    call: CallContext = { escalation: false },
   ): Promise<KeptRule> {
     const effect: Effect = decision === "deny_always" ? "deny" : "allow";
-    if (decision === "allow_session") return session.add(effect, offer);
+    if (decision === "allow_session") {
+      const kept = session.add(effect, offer);
+      if (call.escalation) session.grantEscalation(kept.id);
+      return kept;
+    }
     try {
       const stored = await this.file.add(newRule(effect, offer));
+      session.noteKept(stored.id);
       return toKept(stored) as KeptRule;
     } catch (error) {
       const reason = error instanceof RulesUnavailable ? error.reason : "write_failed";

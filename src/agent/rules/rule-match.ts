@@ -1,13 +1,17 @@
 /**
  * The rule an approval offers, and whether a rule matches a call (docs/tools.md, "Approval
  * rules"). A `shell` rule is the program plus its subcommand words, up to the first word that is
- * an option or a path argument, and matches every simple command that starts with those words;
- * for a program that runs other programs (a shell, `env`, `sudo`, an interpreter, ...) it is the
- * whole command, matched exactly. An edit rule is a path glob, or the whole workspace.
+ * an option or a path argument, and covers every simple command that starts with those words
+ * and whose further options the option table lists (rule-arguments.ts); when that would not
+ * cover the command itself, or for a program that runs other programs (a shell, `env`, `sudo`,
+ * an interpreter, ...), it is the whole command, matched exactly. An edit rule is a path glob,
+ * or the whole workspace.
  */
 import { utf8Length } from "../../protocol/paging.js";
 import { RULE_TEXT_BYTES, type RuleOffer } from "../../protocol/schemas/rules.js";
+import { hasHidden } from "../../protocol/visible-text.js";
 import type { ApprovalRequest } from "../tools/tool.js";
+import { argumentsCovered, programName, SUBCOMMAND_WORD } from "./rule-arguments.js";
 import { type SimpleCommand, simpleCommand } from "./simple-command.js";
 
 /**
@@ -68,16 +72,15 @@ export const EXACT_PROGRAMS = new Set([
   "zsh",
 ]);
 
-/**
- * A subcommand word: 1 to 64 letters, digits and `_ : @ + -`, not starting with `-`. Anything else ends
- * the prefix: an option (`-x`, `--x`, `--`), a path argument (a `/`, a `.`, a leading `~`, or a
- * glob), an assignment-like `key=value`, or any other character (a space, a quote, a comma).
- */
-const SUBCOMMAND_WORD = /^[A-Za-z0-9_][A-Za-z0-9_:@+-]{0,63}$/;
-
 /** What a call is, for rules: a `shell` command (simple or not) or an edit of a path. */
 export type RuleSubject =
-  | { tool: "shell"; command: SimpleCommand | null }
+  | {
+      tool: "shell";
+      /** The command when it is one simple command (what allow rules match), else null. */
+      command: SimpleCommand | null;
+      /** The whole text (what deny rules read through), or null. */
+      text: string | null;
+    }
   | { tool: "edit"; path: string | null }
   | { tool: "mcp"; name: string };
 
@@ -87,6 +90,7 @@ export function subjectOf(request: ApprovalRequest): RuleSubject {
   return {
     tool: "shell",
     command: request.command === null ? null : simpleCommand(request.command),
+    text: request.command,
   };
 }
 
@@ -96,9 +100,12 @@ export function offerFor(subject: RuleSubject): RuleOffer | null {
   if (subject.tool === "mcp") return mcpRule(subject.name);
   if (subject.command === null) return null;
   const { env, words } = subject.command;
-  const exact = EXACT_PROGRAMS.has(programName(words[0] as string));
-  const kept = exact ? words : prefixWords(words);
-  return shellRule(exact ? "exact" : "prefix", env, kept);
+  if (EXACT_PROGRAMS.has(programName(words[0] as string))) return shellRule("exact", env, words);
+  // Never broader than the command the user saw: when the prefix would not cover this very
+  // command's options (`git -C . status`, `git diff --output=x`), the rule is the exact command.
+  const prefix = prefixWords(words);
+  if (argumentsCovered(words, prefix.length)) return shellRule("prefix", env, prefix);
+  return shellRule("exact", env, words);
 }
 
 /** A shell rule of these words, or null when its text is over RULE_TEXT_BYTES. */
@@ -135,9 +142,29 @@ export function prefixWords(words: string[]): string[] {
   return kept;
 }
 
-/** A word as bash would read it back: bare when plain, else single-quoted. */
+/**
+ * A word as bash would read it back: bare when plain, else single-quoted; with an invisible or
+ * reordering character (visible-text.ts), ANSI-C quoted with that character as `\uXXXX`, so the
+ * text shows it and bash still reads the same word.
+ */
 function wordText(word: string): string {
+  if (hasHidden(word)) return ansiC(word);
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+function ansiC(word: string): string {
+  let out = "";
+  for (const c of word) {
+    const code = c.codePointAt(0) as number;
+    if (c === "\\" || c === "'") out += `\\${c}`;
+    else if (hasHidden(c)) out += code > 0xffff ? `\\U${hex(code, 8)}` : `\\u${hex(code, 4)}`;
+    else out += c;
+  }
+  return `$'${out}'`;
+}
+
+function hex(code: number, digits: number): string {
+  return code.toString(16).padStart(digits, "0");
 }
 
 /** `NAME=value` with the value quoted: a quoted name would not be an assignment. */
@@ -147,11 +174,20 @@ function assignmentText(assignment: string): string {
   return `${assignment.slice(0, at + 1)}${value === "" ? "" : wordText(value)}`;
 }
 
-function programName(program: string): string {
-  return program.slice(program.lastIndexOf("/") + 1);
+/**
+ * Whether an allow rule spares `subject`'s question: it matches, and a prefix rule covers the
+ * options and operands past its words (rule-arguments.ts).
+ */
+export function allowCovers(rule: RuleOffer, subject: RuleSubject): boolean {
+  if (!ruleMatches(rule, subject)) return false;
+  if (rule.tool !== "shell" || rule.match === "exact" || subject.tool !== "shell") return true;
+  return argumentsCovered(subject.command?.words ?? [], rule.words.length);
 }
 
-/** Whether `rule` covers `subject`. A command that is not simple matches no rule. */
+/**
+ * Whether `rule`'s words match `subject` (a prefix rule: the command starts with them). A
+ * command that is not simple matches no rule.
+ */
 export function ruleMatches(rule: RuleOffer, subject: RuleSubject): boolean {
   if (rule.tool === "mcp") return subject.tool === "mcp" && subject.name === rule.name;
   if (rule.tool === "edit") {

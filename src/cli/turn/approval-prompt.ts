@@ -1,4 +1,5 @@
 import type { ApprovalRequest, Decision } from "../../client/index.js";
+import { showHidden } from "../../protocol/visible-text.js";
 import type { Terminal } from "../terminal.js";
 import { diffLines } from "./diff-lines.js";
 import type { LineReader } from "./reader-types.js";
@@ -86,16 +87,17 @@ async function ask(
 }
 
 function describe(term: Terminal, request: ApprovalRequest, titled: boolean): void {
-  if (titled) note(term, `? ${request.title}`, "33");
-  if (request.command !== null) note(term, `  $ ${request.command}`, "1");
+  // Escaped here too, whatever backend sent it: no reordered or hidden text on the terminal.
+  if (titled) note(term, `? ${showHidden(request.title)}`, "33");
+  if (request.command !== null) note(term, `  $ ${showHidden(request.command)}`, "1");
   if (request.diff !== null)
     for (const line of diffLines(request.diff)) note(term, line.text, line.color);
   if (request.truncated) note(term, "  (shortened: the whole change is larger)", "2");
   if (request.rule?.tool === "shell") {
     const what = request.rule.match === "prefix" ? "commands" : "exactly, again";
-    note(term, `  [a] allows \`${request.rule.text}\` ${what} for this session`, "2");
+    note(term, `  [a] allows \`${showHidden(request.rule.text)}\` ${what} for this session`, "2");
   } else if (request.rule?.tool === "mcp") {
-    note(term, `  [a] allows ${request.rule.text} for this session`, "2");
+    note(term, `  [a] allows ${showHidden(request.rule.text)} for this session`, "2");
   } else if (request.kind === "command") {
     note(term, "  (not a simple command: [a] allows it this once)", "2");
   }

@@ -17,13 +17,13 @@ import { TURN_CAPABILITIES, turnChildOptions, writeTurnHome } from "../turn-worl
  * `_always` decisions is skipped, with the reason.
  */
 
-interface RulesWorld {
+export interface RulesWorld {
   server: ChatServer;
   child: TestChild;
   respawn(): Promise<TestChild>;
 }
 
-async function withRulesWorld(ctx: CaseContext, body: (world: RulesWorld) => Promise<void>) {
+export async function withRulesWorld(ctx: CaseContext, body: (world: RulesWorld) => Promise<void>) {
   const { startChatServer } = await import("../chat-server.js");
   const server = await startChatServer();
   try {
@@ -59,7 +59,7 @@ const touch = (file: string, id: string): CallSpec =>
   call("shell", { command: `touch ${file}` }, id);
 
 /** A turn of one model step per command, answering its approvals with `decisions` in order. */
-async function commandsTurn(
+export async function commandsTurn(
   world: RulesWorld,
   commands: CallSpec[],
   decisions: string[],

@@ -10,6 +10,7 @@ import { TURN_COMPACTION_CASES } from "./turns-compaction.js";
 import { TURN_FLOW_CASES } from "./turns-flow.js";
 import { TURN_PERSISTENCE_CASES } from "./turns-persistence.js";
 import { TURN_RULES_CASES } from "./turns-rules.js";
+import { TURN_RULES_AUDIT_CASES } from "./turns-rules-audit.js";
 import { TURN_RUNNING_CASES } from "./turns-running.js";
 import { TURN_SANDBOXED_CASES } from "./turns-sandboxed.js";
 import { TURN_WIRE_CASES } from "./turns-wire.js";
@@ -30,4 +31,5 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_AUDIT_PROCESS_CASES,
   ...TURN_SANDBOXED_CASES,
   ...TURN_RULES_CASES,
+  ...TURN_RULES_AUDIT_CASES,
 ];
