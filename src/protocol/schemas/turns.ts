@@ -197,8 +197,23 @@ const DeltaText = lazy(() =>
     .string()
     .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes"),
 );
-/** A call's tool: a built-in, `mcp_search`, or an MCP server's tool (docs/mcp.md). */
-const CalledTool = lazy(() => z.string().regex(calledToolPattern(TOOL_NAMES)));
+/**
+ * A call's tool: a built-in, `mcp_search`, an MCP server's tool (docs/mcp.md), or the name a
+ * model gave a tool it does not have (at most 64 bytes, control characters escaped: turns.md 4).
+ */
+const CalledTool = lazy(() =>
+  z.union([
+    z.string().regex(calledToolPattern(TOOL_NAMES)),
+    z
+      .string()
+      .regex(UNKNOWN_TOOL_NAME)
+      .refine((name) => utf8Length(name) <= UNKNOWN_TOOL_BYTES, "a tool name over 64 bytes"),
+  ]),
+);
+/** The longest name of a tool the model called that we do not have, as `tool_call` shows it. */
+export const UNKNOWN_TOOL_BYTES = 64;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const UNKNOWN_TOOL_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/;
 
 /** Every event a turn streams, by `type`. */
 export const TurnEventBody = lazy(() =>
@@ -217,7 +232,13 @@ export const TurnEventBody = lazy(() =>
     }),
     CheckpointFailedEvent(),
     z.strictObject({ type: z.literal("message_delta"), item_id: ItemId(), text: DeltaText() }),
-    z.strictObject({ type: z.literal("message_done"), item_id: ItemId(), text: Text() }),
+    z.strictObject({
+      type: z.literal("message_done"),
+      item_id: ItemId(),
+      text: Text(),
+      /** What the message is for, when the provider says (OpenAI's `phase`); null otherwise. */
+      phase: z.enum(["commentary", "final_answer"]).nullable(),
+    }),
     z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId(), text: DeltaText() }),
     z.strictObject({
       type: z.literal("tool_call"),
