@@ -64,13 +64,13 @@ export async function runToolCall(
     done: Partial<ToolResult> = {},
   ) => {
     await deps.events.toolDone({
-        type: "tool_done",
-        item_id,
-        status: result.status,
-        summary: done.summary ?? result.output,
-        exit_code: done.exit_code ?? null,
-        diff: done.diff || null,
-      });
+      type: "tool_done",
+      item_id,
+      status: result.status,
+      summary: done.summary ?? result.output,
+      exit_code: done.exit_code ?? null,
+      diff: done.diff || null,
+    });
     await deps.record({
       type: "tool_result",
       item_id,
@@ -280,12 +280,14 @@ function knownName(name: string, offered: ReadonlyMap<string, Tool>): ToolName |
  * A name the model gave a tool we do not have, as `tool_call` shows it: control characters
  * escaped (`\u0007`), at most UNKNOWN_TOOL_BYTES bytes (cut at a character), "(no name)" for none.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are escaped
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
 export function shownToolName(name: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are escaped
   // Escaping only lengthens: 64 code units of the name are more than the bound keeps.
-  const escaped = name.slice(0, UNKNOWN_TOOL_BYTES).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) =>
-    `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  const escaped = name
+    .slice(0, UNKNOWN_TOOL_BYTES)
+    .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const cut = splitUtf8(escaped, UNKNOWN_TOOL_BYTES)[0] ?? "";
   return cut === "" ? "(no name)" : cut;
 }

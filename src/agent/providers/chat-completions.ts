@@ -42,9 +42,11 @@ export class ChatCompletionsProvider implements ModelProvider {
       const client = await openAiClient(guard, { baseUrl, apiKey: this.options.apiKey });
       const assembler = new ChatStreamAssembler(this.owner.type);
       const messages = guard.events(() =>
-        client.chat.completions.create(requestBody(request, this.owner), {
-          signal: guard.signal,
-        }).asResponse(),
+        client.chat.completions
+          .create(requestBody(request, this.owner), {
+            signal: guard.signal,
+          })
+          .asResponse(),
       );
       let done = false;
       for await (const { data } of messages) {

@@ -3,7 +3,11 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import { type ChatReplayOwner, replayedReasoning, wantsReasoningContent } from "./chat-reasoning.js";
+import {
+  type ChatReplayOwner,
+  replayedReasoning,
+  wantsReasoningContent,
+} from "./chat-reasoning.js";
 import type { ContextItem, ToolSpec } from "./provider.js";
 
 /** Frames a compaction summary for the model: it stands for the conversation before it. */
@@ -40,7 +44,8 @@ export function toChatMessages(
         openItem = null;
         messages.push(open);
       }
-      if (!open.tool_calls && owner) Object.assign(open, replayedReasoning(openItem, owner, fillEmpty));
+      if (!open.tool_calls && owner)
+        Object.assign(open, replayedReasoning(openItem, owner, fillEmpty));
       open.tool_calls ??= [];
       open.tool_calls.push({
         id: item.call_id,

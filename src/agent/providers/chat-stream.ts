@@ -101,7 +101,8 @@ export class ChatStreamAssembler {
     for (const choice of chunk.choices) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
-      if (delta?.reasoning_content) this.addReasoning("reasoning_content", delta.reasoning_content, events);
+      if (delta?.reasoning_content)
+        this.addReasoning("reasoning_content", delta.reasoning_content, events);
       else if (delta?.reasoning) this.addReasoning("reasoning", delta.reasoning, events);
       this.addContent(delta?.content, events);
       for (const fragment of delta?.tool_calls ?? []) this.addFragment(fragment);
@@ -130,7 +131,11 @@ export class ChatStreamAssembler {
       this.calls.length > 0 && this.reasoningField
         ? reasoningState(this.providerType, this.reasoningField, this.reasoning.toString())
         : undefined;
-    events.push({ type: "done", stop: this.stopReason(), ...(state ? { provider_state: state } : {}) });
+    events.push({
+      type: "done",
+      stop: this.stopReason(),
+      ...(state ? { provider_state: state } : {}),
+    });
     return events;
   }
 
@@ -148,7 +153,8 @@ export class ChatStreamAssembler {
       return;
     }
     for (const chunk of content) {
-      if (chunk.type === "text" && chunk.text) events.push({ type: "text_delta", text: chunk.text });
+      if (chunk.type === "text" && chunk.text)
+        events.push({ type: "text_delta", text: chunk.text });
       if (chunk.type === "thinking")
         for (const part of chunk.thinking ?? [])
           if (part.type === "text" && part.text)

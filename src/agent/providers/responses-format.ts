@@ -213,7 +213,10 @@ export class ResponsesReader {
       }
       case "error": {
         const error = parse(ErrorEvent, event);
-        throw saying(errorCodeFailure(error.code ?? error.error?.code ?? error.error?.type ?? null), event);
+        throw saying(
+          errorCodeFailure(error.code ?? error.error?.code ?? error.error?.type ?? null),
+          event,
+        );
       }
       default:
         return [];
@@ -248,7 +251,9 @@ export class ResponsesReader {
 
   private itemAdded(event: ResponseStreamEvent): StreamEvent[] {
     const { item } = parse(ItemAdded, event);
-    return item.type === "message" ? [{ type: "message_start", phase: messagePhase(item.phase) }] : [];
+    return item.type === "message"
+      ? [{ type: "message_start", phase: messagePhase(item.phase) }]
+      : [];
   }
 
   private end(event: ResponseStreamEvent, stop: StopReason): StreamEvent[] {
