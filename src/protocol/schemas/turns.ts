@@ -7,7 +7,6 @@ import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
-import { calledToolPattern } from "./mcp-tool-names.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
@@ -198,22 +197,20 @@ const DeltaText = lazy(() =>
     .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes"),
 );
 /**
- * A call's tool: a built-in, `mcp_search`, an MCP server's tool (docs/mcp.md), or the name a
- * model gave a tool it does not have (at most 64 bytes, control characters escaped: turns.md 4).
+ * A call's tool: a built-in, `mcp_search`, an MCP server's tool (`mcp__<server>__<tool>`,
+ * docs/mcp.md), or the name a model gave a tool it does not have, as shown (control characters
+ * escaped, at most 64 bytes: turns.md 4). One pattern takes them all: every known name is one.
  */
 const CalledTool = lazy(() =>
-  z.union([
-    z.string().regex(calledToolPattern(TOOL_NAMES)),
-    z
-      .string()
-      .regex(UNKNOWN_TOOL_NAME)
-      .refine((name) => utf8Length(name) <= UNKNOWN_TOOL_BYTES, "a tool name over 64 bytes"),
-  ]),
+  z
+    .string()
+    .regex(SHOWN_TOOL_NAME)
+    .refine((name) => utf8Length(name) <= UNKNOWN_TOOL_BYTES, "a tool name over 64 bytes"),
 );
 /** The longest name of a tool the model called that we do not have, as `tool_call` shows it. */
 export const UNKNOWN_TOOL_BYTES = 64;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
-const UNKNOWN_TOOL_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/;
+const SHOWN_TOOL_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/;
 
 /** Every event a turn streams, by `type`. */
 export const TurnEventBody = lazy(() =>
