@@ -7,7 +7,7 @@ import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-r
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
-import { callModel } from "./model-call.js";
+import { callModel, type ReplyMessage } from "./model-call.js";
 import {
   type ContextItem,
   type ModelProvider,
@@ -234,10 +234,7 @@ class TurnRun {
         this.lastInputTokens = outcome.usage.input_tokens;
         await this.addUsage(outcome.usage);
       }
-      if (outcome.text || outcome.toolCalls.length > 0 || outcome.provider_state)
-        await this.recordAssistant(outcome.text, {
-          ...(outcome.provider_state ? { provider_state: outcome.provider_state } : {}),
-        });
+      await this.recordReply(outcome.messages, outcome.toolCalls.length > 0);
       // Calls are run whatever the stop reason says: some compatible servers end a step that
       // asks for tools with "stop", and every recorded call must get its result.
       if (outcome.toolCalls.length === 0)
@@ -374,6 +371,19 @@ class TurnRun {
     if (window !== null && tokensAfter > window)
       return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
     return null;
+  }
+
+  /**
+   * Each message of a reply is its own record, with its replay state; a reply of tool calls
+   * alone still gets one (empty) record before them.
+   */
+  private async recordReply(messages: ReplyMessage[], calls: boolean): Promise<void> {
+    const kept = messages.filter((m) => m.text !== "" || m.provider_state);
+    if (kept.length === 0 && calls) kept.push({ text: "", phase: null });
+    for (const message of kept)
+      await this.recordAssistant(message.text, {
+        ...(message.provider_state ? { provider_state: message.provider_state } : {}),
+      });
   }
 
   private async recordAssistant(text: string, extra: Record<string, unknown>): Promise<void> {

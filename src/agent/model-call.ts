@@ -2,6 +2,7 @@ import { jsonTextBytes, splitUtf8 } from "../protocol/text-cut.js";
 import { RECORD_BYTES } from "../sessions/validate.js";
 import { EVENT_TEXT_BYTES } from "./event-bounds.js";
 import {
+  type MessagePhase,
   type ModelProvider,
   type ModelRequest,
   ProviderFailure,
@@ -30,10 +31,22 @@ export interface ToolCallRequest {
   arguments: string;
 }
 
+/** One assistant message of a call: its own history record (and replayed as its own). */
+export interface ReplyMessage {
+  text: string;
+  phase: MessagePhase | null;
+  provider_state?: ProviderState;
+}
+
 export type CallOutcome =
   | {
       kind: "done";
       text: string;
+      /**
+       * The reply's messages in order, the last one with the call's own `provider_state`
+       * (`text` is them joined); one for a provider that streams one message per call.
+       */
+      messages: ReplyMessage[];
       /** The reply passed the record bound: its text was streamed but not kept (`text` is ""). */
       overflow: boolean;
       toolCalls: ToolCallRequest[];
@@ -133,6 +146,10 @@ class StreamedReply {
   private itemBytes = 0;
   private itemId: string | null = null;
   private reasoningId: string | null = null;
+  /** The message streaming now: its phase, and its text so far (`keep`'s bound applies). */
+  private phase: MessagePhase | null = null;
+  private messageText = new TextBuilder();
+  private readonly messages: ReplyMessage[] = [];
   /** Text received but not yet sent: it leaves as one `message_delta` (`flush`). */
   private pending = "";
   private pendingBytes = 0;
@@ -149,6 +166,13 @@ class StreamedReply {
     for await (const event of provider.stream({ ...request, signal })) {
       if (signal.aborted) break;
       switch (event.type) {
+        case "message_start":
+          await this.endMessage(this.phase);
+          this.phase = event.phase;
+          break;
+        case "message_end":
+          await this.endMessage(event.phase ?? this.phase, event.provider_state);
+          break;
         case "text_delta":
           await this.addText(event.text);
           break;
@@ -168,9 +192,15 @@ class StreamedReply {
           break;
         case "done": {
           const text = await this.finish();
+          this.messages.push({
+            text: this.overflow ? "" : this.messageText.toString(),
+            phase: this.phase,
+            ...(event.provider_state ? { provider_state: event.provider_state } : {}),
+          });
           return {
             kind: "done",
             text,
+            messages: this.messages,
             overflow: this.overflow,
             toolCalls,
             stop: event.stop,
@@ -182,6 +212,20 @@ class StreamedReply {
     }
     if (signal.aborted) throw new Error("aborted");
     throw new ProviderFailure("invalid_response", "The model's stream ended without a finish.");
+  }
+
+  /**
+   * Closes the message streaming now: its item (`message_done` with its phase), and its record
+   * when it has text or state. The next text starts a new item, whatever its size.
+   */
+  private async endMessage(phase: MessagePhase | null, state?: ProviderState): Promise<void> {
+    this.phase = phase;
+    await this.closeItem();
+    const text = this.overflow ? "" : this.messageText.toString();
+    if (text !== "" || state)
+      this.messages.push({ text, phase, ...(state ? { provider_state: state } : {}) });
+    this.messageText = new TextBuilder();
+    this.phase = null;
   }
 
   /** Like `finish`, but a reply past the record bound keeps nothing (it cannot be recorded). */
@@ -253,8 +297,13 @@ class StreamedReply {
     if (this.overflow) return;
     this.textBytes += bytes;
     this.overflow = this.textBytes > REPLY_TEXT_BYTES;
-    if (this.overflow) this.text = new TextBuilder();
-    else this.text.add(text);
+    if (this.overflow) {
+      this.text = new TextBuilder();
+      this.messageText = new TextBuilder();
+    } else {
+      this.text.add(text);
+      this.messageText.add(text);
+    }
   }
 
   private async closeItem(): Promise<void> {
@@ -265,6 +314,6 @@ class StreamedReply {
     this.itemId = null;
     this.itemText = new TextBuilder();
     this.itemBytes = 0;
-    await this.options.events.emit({ type: "message_done", item_id, text });
+    await this.options.events.emit({ type: "message_done", item_id, text, phase: this.phase });
   }
 }

@@ -1,5 +1,5 @@
-import type { Permissions } from "../protocol/schemas/turns.js";
-import { headChars } from "../protocol/text-cut.js";
+import { type Permissions, UNKNOWN_TOOL_BYTES } from "../protocol/schemas/turns.js";
+import { headChars, splitUtf8 } from "../protocol/text-cut.js";
 import { showHidden } from "../protocol/visible-text.js";
 import { parseJson } from "../protocol/well-formed.js";
 import type { TurnRecordBody } from "../sessions/turn-records.js";
@@ -64,15 +64,14 @@ export async function runToolCall(
     result: Omit<ToolStepResult, "call_id">,
     done: Partial<ToolResult> = {},
   ) => {
-    if (known)
-      await deps.events.toolDone({
-        type: "tool_done",
-        item_id,
-        status: result.status,
-        summary: done.summary ?? result.output,
-        exit_code: done.exit_code ?? null,
-        diff: done.diff || null,
-      });
+    await deps.events.toolDone({
+      type: "tool_done",
+      item_id,
+      status: result.status,
+      summary: done.summary ?? result.output,
+      exit_code: done.exit_code ?? null,
+      diff: done.diff || null,
+    });
     await deps.record({
       type: "tool_result",
       item_id,
@@ -85,16 +84,21 @@ export async function runToolCall(
   };
   const fail = (output: string) => settle({ output, is_error: true, status: "failed" });
 
-  if (!known) return fail(`Unknown tool "${safeName(call.name)}".`);
+  // A tool we do not have is still shown under the model's name, so the user sees it was tried.
+  const shown = known ?? shownToolName(call.name);
   const announce = (title: string, sandboxed?: boolean) =>
     deps.events.toolCall({
       type: "tool_call",
       item_id,
-      tool: known,
+      tool: shown,
       title,
       input,
       ...(sandboxed !== undefined ? { sandboxed } : {}),
     });
+  if (!known) {
+    await announce(`Use ${shown}`);
+    return fail(`Unknown tool "${safeName(call.name)}".`);
+  }
   if (!tool) {
     await announce(`Use ${known}`);
     return fail(
@@ -296,6 +300,22 @@ function knownName(name: string, offered: ReadonlyMap<string, Tool>): ToolName |
   if (Object.hasOwn(TOOLS, name)) return name as ToolName;
   if (offered.has(name) || name === MCP_SEARCH || MCP_TOOL_NAME.test(name)) return name as ToolName;
   return null;
+}
+
+/**
+ * A name the model gave a tool we do not have, as `tool_call` shows it: control characters
+ * escaped (`\u0007`), at most UNKNOWN_TOOL_BYTES bytes (cut at a character), "(no name)" for none.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are escaped
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+export function shownToolName(name: string): string {
+  // Escaping only lengthens: 64 code units of the name are more than the bound keeps.
+  const escaped = name
+    .slice(0, UNKNOWN_TOOL_BYTES)
+    .replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const cut = splitUtf8(escaped, UNKNOWN_TOOL_BYTES)[0] ?? "";
+  return cut === "" ? "(no name)" : cut;
 }
 
 function safeName(name: string): string {

@@ -62,6 +62,8 @@ export interface ChatServer {
   otherwise(script: Script): void;
   /** Scripts not yet used. */
   pending(): number;
+  /** Drops the scripts not yet used. */
+  clear(): void;
   close(): Promise<void>;
 }
 
@@ -78,6 +80,9 @@ export async function startChatServer(): Promise<ChatServer> {
       fallback = script;
     },
     pending: () => queue.length,
+    clear: () => {
+      queue.length = 0;
+    },
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();

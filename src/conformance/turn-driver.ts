@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { utf8Length } from "../protocol/raw-json.js";
 import type { SessionHistoryResult } from "../protocol/schemas/sessions.js";
-import { TURN_EXTENSION, type TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+import {
+  TURN_EXTENSION,
+  TurnEventBody,
+  type TurnEventParams,
+  TurnResult,
+} from "../protocol/schemas/turns.js";
 import { headChars } from "../protocol/text-cut.js";
 import { strictJsonProblem } from "../protocol/well-formed.js";
 import { type Frame, nextId, type TestChild } from "./harness.js";
@@ -101,7 +106,8 @@ export function runTurn(
 /**
  * turns.md sections 3-4: the result inside its schema, every event before it, `turn_started`
  * first, `seq` gapless from 0 in arrival order, one `turn_id`, `message_done` equal to its
- * deltas joined, every approval resolved.
+ * deltas joined, every approval resolved, every event but the deltas (the bulk, checked by their
+ * bounds) inside its schema (`message_done` with its `phase`, `tool_call`'s `tool`).
  */
 export function assertTurnInvariants(
   child: TestChild,
@@ -129,6 +135,11 @@ export function assertTurnInvariants(
       deltas.set(event.item_id, (deltas.get(event.item_id) ?? "") + event.text);
     if (event.type === "message_done")
       assert.equal(event.text, deltas.get(event.item_id) ?? "", "message_done = its deltas");
+    if (!event.type.endsWith("_delta"))
+      assert.ok(
+        TurnEventBody().safeParse(event).success,
+        `a ${event.type} event outside its schema: ${headChars(JSON.stringify(event), 300)}`,
+      );
     if (event.type === "approval_requested") requested.add(event.approval_id);
     if (event.type === "approval_resolved") requested.delete(event.approval_id);
   }

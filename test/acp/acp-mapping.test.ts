@@ -174,7 +174,10 @@ describe("acp mapping", () => {
     assert.deepEqual(updates.map({ type: "reasoning_delta", item_id: "r", text: "hmm" }), [
       { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } },
     ]);
-    assert.deepEqual(updates.map({ type: "message_done", item_id: "m", text: "Hi" }), []);
+    assert.deepEqual(
+      updates.map({ type: "message_done", item_id: "m", text: "Hi", phase: null }),
+      [],
+    );
     const first = updates.map({
       type: "tool_output_delta",
       item_id: "s",

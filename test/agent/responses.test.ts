@@ -134,7 +134,12 @@ describe("openai: the Responses API", () => {
     assert.equal(textOf(events, "reasoning_delta"), "First I look.\n\nThen I answer.");
     const usage = events.find((e) => e.type === "usage");
     assert.equal(usage?.type === "usage" && usage.usage.reasoning_tokens, 32);
-    const state = doneOf(events).provider_state;
+    // The message's own state (the reasoning before it, its phase) ends the message; the call's
+    // `done` has nothing left over.
+    const end = events.find((e) => e.type === "message_end");
+    assert.equal(doneOf(events).provider_state, undefined);
+    assert.equal(end?.type === "message_end" && end.phase, "final_answer");
+    const state = end?.type === "message_end" ? end.provider_state : undefined;
     assert.deepEqual(state, {
       provider: "openai",
       reasoning: [

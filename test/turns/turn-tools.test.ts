@@ -258,16 +258,16 @@ describe("turns: tool errors go back to the model, the turn goes on", () => {
     assert.equal(seen("c_zero"), "old_text was not found in twice.txt");
     assert.match(seen("c_two"), /^old_text occurs 2 times in twice\.txt; add context/);
     assert.match(seen("c_invalid"), /invalid input/);
-    // The known tools were announced and failed; the unknown name sends no tool event at all.
+    // Every call was announced and failed, the unknown one under the model's name (issue 36).
     const calls = bodiesOf(run.events, "tool_call");
     assert.deepEqual(
       calls.map((c) => c.tool),
-      ["read_file", "read_file", "edit_file", "edit_file", "read_file"],
+      ["read_file", "launch_rockets", "read_file", "edit_file", "edit_file", "read_file"],
     );
     const dones = bodiesOf(run.events, "tool_done");
     assert.deepEqual(
       dones.map((d) => d.status),
-      ["failed", "failed", "failed", "failed", "failed"],
+      ["failed", "failed", "failed", "failed", "failed", "failed"],
     );
     assert.deepEqual(
       dones.map((d) => d.item_id),

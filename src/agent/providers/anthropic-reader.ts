@@ -19,6 +19,8 @@ const InputUsage = z.looseObject({
   output_tokens: Count.nullish(),
   cache_read_input_tokens: Count.nullish(),
   cache_creation_input_tokens: Count.nullish(),
+  // Newer models report their thinking apart (claude-sonnet-5 streams): part of output_tokens.
+  output_tokens_details: z.looseObject({ thinking_tokens: Count.nullish() }).nullish(),
 });
 const MessageStart = z.looseObject({ message: z.looseObject({ usage: InputUsage.nullish() }) });
 const BlockStart = z.looseObject({
@@ -62,7 +64,7 @@ export class MessagesReader {
   /** Every finished block of this call, all segments, in order (a pause sends them back). */
   private readonly content: ContentBlockParam[] = [];
   private readonly thinking: ThinkingBlock[] = [];
-  private usage = { input: 0, cached: 0, output: 0 };
+  private usage = { input: 0, cached: 0, output: 0, reasoning: 0 };
 
   constructor(private readonly providerType: string) {}
 
@@ -70,7 +72,7 @@ export class MessagesReader {
     this.stopped = false;
     this.stopReason = null;
     this.blocks = new Map();
-    this.usage = { input: 0, cached: 0, output: 0 };
+    this.usage = { input: 0, cached: 0, output: 0, reasoning: 0 };
   }
 
   read(event: { type: string }): StreamEvent[] {
@@ -189,6 +191,8 @@ export class MessagesReader {
       this.usage.cached = cacheRead;
     }
     if (usage.output_tokens != null) this.usage.output = usage.output_tokens;
+    const thinking = usage.output_tokens_details?.thinking_tokens;
+    if (thinking != null) this.usage.reasoning = thinking;
   }
 
   /** This segment's usage on top of earlier ones: input is the latest (the context's size). */
@@ -197,7 +201,7 @@ export class MessagesReader {
       input_tokens: this.usage.input,
       cached_input_tokens: this.usage.cached,
       output_tokens: (previous?.output_tokens ?? 0) + this.usage.output,
-      reasoning_tokens: 0,
+      reasoning_tokens: (previous?.reasoning_tokens ?? 0) + this.usage.reasoning,
     };
   }
 

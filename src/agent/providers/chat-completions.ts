@@ -18,6 +18,8 @@ export interface ChatCompletionsOptions {
   /** null: keyless (local servers); no `Authorization` header at all. */
   apiKey: string | null;
   bounds: TransportBounds;
+  /** The provider's type and ID: they tag the reasoning kept for replay (chat-reasoning.ts). */
+  owner?: { type: string; id: string };
 }
 
 /**
@@ -26,7 +28,10 @@ export interface ChatCompletionsOptions {
  * their fragments and emitted whole at the end, before the usage and `done`.
  */
 export class ChatCompletionsProvider implements ModelProvider {
-  constructor(private readonly options: ChatCompletionsOptions) {}
+  private readonly owner: { type: string; id: string };
+  constructor(private readonly options: ChatCompletionsOptions) {
+    this.owner = options.owner ?? { type: "openai-compatible", id: "" };
+  }
 
   async *stream(request: ModelRequest): AsyncGenerator<StreamEvent> {
     if (request.signal.aborted) return;
@@ -35,9 +40,13 @@ export class ChatCompletionsProvider implements ModelProvider {
     const guard = new CallGuard(this.options.bounds, request.signal);
     try {
       const client = await openAiClient(guard, { baseUrl, apiKey: this.options.apiKey });
-      const assembler = new ChatStreamAssembler();
+      const assembler = new ChatStreamAssembler(this.owner.type);
       const messages = guard.events(() =>
-        client.chat.completions.create(requestBody(request), { signal: guard.signal }).asResponse(),
+        client.chat.completions
+          .create(requestBody(request, this.owner), {
+            signal: guard.signal,
+          })
+          .asResponse(),
       );
       let done = false;
       for await (const { data } of messages) {
@@ -70,10 +79,13 @@ function errorObjectFailure(body: unknown): ProviderFailure {
   return failure("provider_error");
 }
 
-function requestBody(request: ModelRequest): ChatCompletionCreateParamsStreaming {
+function requestBody(
+  request: ModelRequest,
+  owner: { type: string; id: string },
+): ChatCompletionCreateParamsStreaming {
   const body: ChatCompletionCreateParamsStreaming = {
     model: request.model,
-    messages: toChatMessages(request.system, request.context),
+    messages: toChatMessages(request.system, request.context, { ...owner, model: request.model }),
     stream: true,
     stream_options: { include_usage: true },
   };

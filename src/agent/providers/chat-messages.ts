@@ -3,6 +3,11 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import {
+  type ChatReplayOwner,
+  replayedReasoning,
+  wantsReasoningContent,
+} from "./chat-reasoning.js";
 import type { ContextItem, ToolSpec } from "./provider.js";
 
 /** Frames a compaction summary for the model: it stands for the conversation before it. */
@@ -18,22 +23,29 @@ export const SUMMARY_PREFIX =
  *   the output's text says what failed);
  * - a summary is a `user` message: local chat templates often reject a `system` message anywhere
  *   but first, and a user turn is how other agents bridge a compaction.
- * Provider replay state is dropped: Chat Completions has none to replay.
+ * - an assistant message with tool calls carries the step's reasoning back where the server needs
+ *   it (chat-reasoning.ts); no other replay state exists here.
  */
 export function toChatMessages(
   system: string,
   context: ContextItem[],
+  owner: ChatReplayOwner | null = null,
 ): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [];
   if (system !== "") messages.push({ role: "system", content: system });
+  const fillEmpty = owner !== null && wantsReasoningContent(context, owner);
   // The assistant message the next tool calls join, while nothing else came in between.
   let open: ChatCompletionAssistantMessageParam | null = null;
+  let openItem: Extract<ContextItem, { kind: "assistant" }> | null = null;
   for (const item of context) {
     if (item.kind === "tool_call") {
       if (!open) {
         open = { role: "assistant", content: null };
+        openItem = null;
         messages.push(open);
       }
+      if (!open.tool_calls && owner)
+        Object.assign(open, replayedReasoning(openItem, owner, fillEmpty));
       open.tool_calls ??= [];
       open.tool_calls.push({
         id: item.call_id,
@@ -45,6 +57,7 @@ export function toChatMessages(
     open = null;
     if (item.kind === "assistant") {
       open = { role: "assistant", content: item.text };
+      openItem = item;
       messages.push(open);
     } else if (item.kind === "user") {
       messages.push({ role: "user", content: item.text });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { TextBuilder } from "../text-builder.js";
+import { type ReasoningField, reasoningState } from "./chat-reasoning.js";
 import { failure } from "./failures.js";
 import type { StopReason, StreamEvent, Usage } from "./provider.js";
 
@@ -18,11 +20,23 @@ const ToolCallDelta = z.looseObject({
     .nullish(),
 });
 
+/**
+ * Mistral's reasoning format (Magistral, and its models with `reasoning_effort`): `content` is a
+ * list of typed chunks, `{"type":"text","text"}` and `{"type":"thinking","thinking":[chunks]}`.
+ * Chunk types we do not know are skipped, as unknown events are.
+ */
+const ThinkingPart = z.looseObject({ type: z.string(), text: z.string().optional() });
+const ContentChunk = z.looseObject({
+  type: z.string(),
+  text: z.string().optional(),
+  thinking: z.array(ThinkingPart).optional(),
+});
+
 const Choice = z.looseObject({
   index: z.number().int().nonnegative().optional(),
   delta: z
     .looseObject({
-      content: z.string().nullish(),
+      content: z.union([z.string(), z.array(ContentChunk)]).nullish(),
       // Reasoning text as vLLM, DeepSeek and llama.cpp (`reasoning_content`) or Ollama and
       // OpenRouter (`reasoning`) stream it.
       reasoning_content: z.string().nullish(),
@@ -40,6 +54,8 @@ const ChunkUsage = z.looseObject({
   prompt_tokens_details: z.looseObject({ cached_tokens: Count }).nullish(),
   completion_tokens_details: z.looseObject({ reasoning_tokens: Count }).nullish(),
 });
+
+type Delta = NonNullable<z.infer<typeof Choice>["delta"]>;
 
 export const ChatChunk = z.looseObject({
   // Absent in some servers' usage-only chunk.
@@ -67,6 +83,12 @@ export class ChatStreamAssembler {
   private argumentBytes = 0;
   private finish: string | null = null;
   private usage: Usage | null = null;
+  /** The reasoning text and the field it came in: some servers need it back (chat-reasoning.ts). */
+  private readonly reasoning = new TextBuilder();
+  private reasoningField: ReasoningField | null = null;
+
+  /** `providerType` tags the replay state (`provider_state.provider`). */
+  constructor(private readonly providerType = "openai-compatible") {}
 
   /** The events one chunk yields at once (text and reasoning; tool calls wait for the end). */
   accept(raw: unknown): StreamEvent[] {
@@ -79,9 +101,10 @@ export class ChatStreamAssembler {
     for (const choice of chunk.choices) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta;
-      const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-      if (reasoning) events.push({ type: "reasoning_delta", text: reasoning });
-      if (delta?.content) events.push({ type: "text_delta", text: delta.content });
+      if (delta?.reasoning_content)
+        this.addReasoning("reasoning_content", delta.reasoning_content, events);
+      else if (delta?.reasoning) this.addReasoning("reasoning", delta.reasoning, events);
+      this.addContent(delta?.content, events);
       for (const fragment of delta?.tool_calls ?? []) this.addFragment(fragment);
       if (choice.finish_reason) this.finish = choice.finish_reason;
     }
@@ -103,8 +126,40 @@ export class ChatStreamAssembler {
       arguments: call.arguments === "" ? "{}" : call.arguments,
     }));
     events.push({ type: "usage", usage: this.usage ?? toUsage({}) });
-    events.push({ type: "done", stop: this.stopReason() });
+    // Only a step with tool calls needs its reasoning back (DeepSeek's rule; chat-reasoning.ts).
+    const state =
+      this.calls.length > 0 && this.reasoningField
+        ? reasoningState(this.providerType, this.reasoningField, this.reasoning.toString())
+        : undefined;
+    events.push({
+      type: "done",
+      stop: this.stopReason(),
+      ...(state ? { provider_state: state } : {}),
+    });
     return events;
+  }
+
+  private addReasoning(field: ReasoningField, text: string, events: StreamEvent[]): void {
+    this.reasoningField ??= field;
+    this.reasoning.add(text);
+    events.push({ type: "reasoning_delta", text });
+  }
+
+  /** Plain text, or Mistral's typed chunks: text as text, thinking as reasoning. */
+  private addContent(content: Delta["content"], events: StreamEvent[]): void {
+    if (!content) return;
+    if (typeof content === "string") {
+      events.push({ type: "text_delta", text: content });
+      return;
+    }
+    for (const chunk of content) {
+      if (chunk.type === "text" && chunk.text)
+        events.push({ type: "text_delta", text: chunk.text });
+      if (chunk.type === "thinking")
+        for (const part of chunk.thinking ?? [])
+          if (part.type === "text" && part.text)
+            events.push({ type: "reasoning_delta", text: part.text });
+    }
   }
 
   /** Tool calls with a plain `stop` (as some local servers finish them) are still tool use. */

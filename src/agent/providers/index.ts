@@ -48,6 +48,7 @@ function chatCompletions({ provider, credential, bounds }: ProviderOptions): Mod
     baseUrl: provider.base_url,
     apiKey: credential.kind === "api_key" ? credential.key : null,
     bounds,
+    owner: { type: provider.type, id: provider.id },
   });
 }
 

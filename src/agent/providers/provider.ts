@@ -58,8 +58,19 @@ export interface Usage {
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "refusal";
 
+/** What an assistant message is for (OpenAI's Responses `phase`): an aside, or the answer. */
+export type MessagePhase = "commentary" | "final_answer";
+
 /** What a model call streams, in order; `done` is always last on success. */
 export type StreamEvent =
+  /**
+   * A provider that streams several assistant messages in one call (Responses output items)
+   * brackets each: the engine keeps each its own item and history record. Text outside them
+   * (every other provider) is one message.
+   */
+  | { type: "message_start"; phase: MessagePhase | null }
+  /** The message ends; `provider_state` is its replay state (reasoning before it, its phase). */
+  | { type: "message_end"; phase: MessagePhase | null; provider_state?: ProviderState }
   | { type: "text_delta"; text: string }
   | { type: "reasoning_delta"; text: string }
   /** One whole tool call; `arguments` is the raw JSON text the model produced. */

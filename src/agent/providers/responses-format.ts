@@ -7,6 +7,7 @@ import { z } from "zod";
 import { failure, saying } from "./failures.js";
 import type {
   ContextItem,
+  MessagePhase,
   ModelRequest,
   ProviderFailure,
   ProviderState,
@@ -131,6 +132,9 @@ export function responsesBody(
 }
 
 const TextDelta = z.looseObject({ delta: z.string() });
+const ItemAdded = z.looseObject({
+  item: z.looseObject({ type: z.string(), phase: z.string().nullable().optional() }),
+});
 const SummaryPart = z.looseObject({ summary_index: z.number() });
 const ItemDone = z.looseObject({
   item: z.looseObject({
@@ -157,7 +161,10 @@ const ResponseEnd = z.looseObject({
     error: z.looseObject({ code: z.string().nullish() }).nullish(),
   }),
 });
-const ErrorEvent = z.looseObject({ code: z.string().nullish() });
+const ErrorEvent = z.looseObject({
+  code: z.string().nullish(),
+  error: z.looseObject({ code: z.string().nullish(), type: z.string().nullish() }).nullish(),
+});
 
 /**
  * Reads one Responses stream: feed each event to `read`, which returns what to stream now;
@@ -167,8 +174,8 @@ export class ResponsesReader {
   finished = false;
   private sawToolCall = false;
   private refused = false;
-  private readonly reasoning: ReasoningItem[] = [];
-  private phase: string | null = null;
+  /** Reasoning items since the last message ended: they go back before what followed them. */
+  private reasoning: ReasoningItem[] = [];
 
   constructor(private readonly providerType: string) {}
 
@@ -181,6 +188,12 @@ export class ResponsesReader {
         return [{ type: "text_delta", text: parse(TextDelta, event).delta }];
       case "response.reasoning_summary_text.delta":
         return [{ type: "reasoning_delta", text: parse(TextDelta, event).delta }];
+      // Raw reasoning, as open-weight models' servers stream it (LM Studio, DeepSeek, vLLM):
+      // not in the SDK's event union, so matched by its name.
+      case "response.reasoning_text.delta" as ResponseStreamEvent["type"]:
+        return [{ type: "reasoning_delta", text: parse(TextDelta, event).delta }];
+      case "response.output_item.added":
+        return this.itemAdded(event);
       case "response.reasoning_summary_part.added":
         // Summary parts are paragraphs: keep them apart in the reasoning text.
         return parse(SummaryPart, event).summary_index > 0
@@ -198,8 +211,13 @@ export class ResponsesReader {
         const error = parse(ResponseEnd, event).response.error;
         throw saying(errorCodeFailure(error?.code ?? null), { error });
       }
-      case "error":
-        throw saying(errorCodeFailure(parse(ErrorEvent, event).code ?? null), event);
+      case "error": {
+        const error = parse(ErrorEvent, event);
+        throw saying(
+          errorCodeFailure(error.code ?? error.error?.code ?? error.error?.type ?? null),
+          event,
+        );
+      }
       default:
         return [];
     }
@@ -221,9 +239,21 @@ export class ResponsesReader {
     }
     if (item.type === "message") {
       if (item.content?.some((c) => c.type === "refusal")) this.refused = true;
-      if (item.phase) this.phase = item.phase;
+      // Each message is its own, with its phase, and goes back so (OpenAI: "preserve and resend
+      // phase on all assistant messages"), after the reasoning that came before it.
+      const phase = messagePhase(item.phase);
+      const state = this.state(phase);
+      this.reasoning = [];
+      return [{ type: "message_end", phase, ...(state ? { provider_state: state } : {}) }];
     }
     return [];
+  }
+
+  private itemAdded(event: ResponseStreamEvent): StreamEvent[] {
+    const { item } = parse(ItemAdded, event);
+    return item.type === "message"
+      ? [{ type: "message_start", phase: messagePhase(item.phase) }]
+      : [];
   }
 
   private end(event: ResponseStreamEvent, stop: StopReason): StreamEvent[] {
@@ -232,18 +262,24 @@ export class ResponsesReader {
     const events: StreamEvent[] = [];
     if (usage) events.push({ type: "usage", usage: usageOf(usage) });
     const finalStop = this.refused && stop === "end_turn" ? "refusal" : stop;
-    events.push({ type: "done", stop: finalStop, provider_state: this.state() });
+    const state = this.state(null);
+    events.push({ type: "done", stop: finalStop, ...(state ? { provider_state: state } : {}) });
     return events;
   }
 
-  private state(): ProviderState | undefined {
-    if (this.reasoning.length === 0 && !this.phase) return undefined;
+  private state(phase: MessagePhase | null): ProviderState | undefined {
+    if (this.reasoning.length === 0 && !phase) return undefined;
     return {
       provider: this.providerType,
       ...(this.reasoning.length > 0 ? { reasoning: this.reasoning } : {}),
-      ...(this.phase ? { phase: this.phase } : {}),
+      ...(phase ? { phase } : {}),
     };
   }
+}
+
+/** The phases the API documents; anything else is none. */
+function messagePhase(phase: string | null | undefined): MessagePhase | null {
+  return phase === "commentary" || phase === "final_answer" ? phase : null;
 }
 
 function usageOf(usage: NonNullable<z.infer<typeof ResponseEnd>["response"]["usage"]>): Usage {

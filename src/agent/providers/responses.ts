@@ -49,9 +49,16 @@ export async function* responsesCall(
     );
     for await (const { data } of messages) {
       if (data.startsWith("[DONE]")) break;
-      const event = parseJson(data) as ResponseStreamEvent & { error?: { code?: unknown } };
-      // An `error` object at the top of an event, as the SDK's own reader treats it.
-      if (event?.error) throw saying(errorCodeFailure(stringCode(event.error.code)), event);
+      const event = parseJson(data) as ResponseStreamEvent & {
+        error?: { code?: unknown; type?: unknown };
+      };
+      // An `error` object at the top of an event, as the SDK's own reader treats it: its code,
+      // else its type (a 5xx is `{"type":"server_error","code":null}`).
+      if (event?.error)
+        throw saying(
+          errorCodeFailure(stringCode(event.error.code) ?? stringCode(event.error.type)),
+          event,
+        );
       yield* reader.read(event);
       if (reader.finished) return;
     }

@@ -67,6 +67,32 @@ function toolResultShown(request: SeenRequest | undefined): Message {
 
 export const TURN_FLOW_CASES: ConformanceCase[] = [
   {
+    id: "turns.tool.unknown_tool_shown",
+    tier: "MUST",
+    clause:
+      "docs/turns.md §4: a call of a tool that does not exist is still a tool_call, under the model's name (control characters escaped, at most 64 bytes), and ends tool_done failed; the model is told and the turn goes on.",
+    title: "a call of a tool we do not have: tool_call under its name, tool_done failed",
+    async run(ctx) {
+      await withTurnWorld(ctx, async ({ child, server }) => {
+        await child.call("session.create", {});
+        server.reply(
+          toolCalls([call("get_weather", { city: "Paris" }, "call_kit_unknown")]),
+          text("I have no weather tool."),
+        );
+        const { result, events } = await runTurn(child, "Weather in Paris?", "read_only");
+        assert.equal(result.status, "completed");
+        const [shown] = bodiesOf(events, "tool_call");
+        assert.equal(shown?.tool, "get_weather", "the call is shown under the model's name");
+        assert.deepEqual(shown?.input, { city: "Paris" });
+        const [done] = bodiesOf(events, "tool_done");
+        assert.equal(done?.item_id, shown?.item_id);
+        assert.equal(done?.status, "failed");
+        const answered = messagesOf(server.requests[1]).find((m) => m.role === "tool");
+        assert.equal(answered?.tool_call_id, "call_kit_unknown", "the model is told, by call ID");
+      });
+    },
+  },
+  {
     id: "turns.text.streamed_and_saved",
     tier: "MUST",
     clause:
@@ -91,8 +117,9 @@ export const TURN_FLOW_CASES: ConformanceCase[] = [
         // Pieces that reach the child together may leave as one delta (turns.md section 4).
         assert.ok(bodiesOf(events, "message_delta").length >= 1, "the text arrives in deltas");
         assert.deepEqual(
-          bodiesOf(events, "message_done").map((d) => d.text),
-          [reply],
+          bodiesOf(events, "message_done").map((d) => [d.text, d.phase]),
+          [[reply, null]],
+          "message_done carries its phase: null from a provider that names none",
         );
         assert.ok(bodiesOf(events, "usage").length >= 1, "a usage event after the model call");
         const request = server.requests[0];

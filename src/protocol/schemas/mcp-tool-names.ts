@@ -9,8 +9,3 @@ import { lazy } from "../lazy.js";
 export const MCP_TOOL_NAME = /^mcp__[A-Za-z0-9_-]{1,59}$/;
 export const MCP_SEARCH = "mcp_search";
 export const McpToolName = lazy(() => z.string().regex(MCP_TOOL_NAME));
-
-/** `tool_call.tool`: a built-in's name (TOOL_NAMES), `mcp_search`, or an MCP tool's. */
-export function calledToolPattern(builtIns: readonly string[]): RegExp {
-  return new RegExp(`^(?:${[...builtIns, MCP_SEARCH].join("|")}|mcp__[A-Za-z0-9_-]{1,59})$`);
-}

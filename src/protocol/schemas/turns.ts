@@ -7,7 +7,6 @@ import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
-import { calledToolPattern } from "./mcp-tool-names.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
@@ -197,8 +196,21 @@ const DeltaText = lazy(() =>
     .string()
     .refine((text) => utf8Length(text) <= TURN_EXTENSION.event_bytes, "delta over event_bytes"),
 );
-/** A call's tool: a built-in, `mcp_search`, or an MCP server's tool (docs/mcp.md). */
-const CalledTool = lazy(() => z.string().regex(calledToolPattern(TOOL_NAMES)));
+/**
+ * A call's tool: a built-in, `mcp_search`, an MCP server's tool (`mcp__<server>__<tool>`,
+ * docs/mcp.md), or the name a model gave a tool it does not have, as shown (control characters
+ * escaped, at most 64 bytes: turns.md 4). One pattern takes them all: every known name is one.
+ */
+const CalledTool = lazy(() =>
+  z
+    .string()
+    .regex(SHOWN_TOOL_NAME)
+    .refine((name) => utf8Length(name) <= UNKNOWN_TOOL_BYTES, "a tool name over 64 bytes"),
+);
+/** The longest name of a tool the model called that we do not have, as `tool_call` shows it. */
+export const UNKNOWN_TOOL_BYTES = 64;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+const SHOWN_TOOL_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/;
 
 /** Every event a turn streams, by `type`. */
 export const TurnEventBody = lazy(() =>
@@ -217,7 +229,13 @@ export const TurnEventBody = lazy(() =>
     }),
     CheckpointFailedEvent(),
     z.strictObject({ type: z.literal("message_delta"), item_id: ItemId(), text: DeltaText() }),
-    z.strictObject({ type: z.literal("message_done"), item_id: ItemId(), text: Text() }),
+    z.strictObject({
+      type: z.literal("message_done"),
+      item_id: ItemId(),
+      text: Text(),
+      /** What the message is for, when the provider says (OpenAI's `phase`); null otherwise. */
+      phase: z.enum(["commentary", "final_answer"]).nullable(),
+    }),
     z.strictObject({ type: z.literal("reasoning_delta"), item_id: ItemId(), text: DeltaText() }),
     z.strictObject({
       type: z.literal("tool_call"),
