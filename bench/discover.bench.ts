@@ -8,6 +8,7 @@ import {
   type ProbeResult,
   peakRssMb,
   probe,
+  processCpuMs,
   schedulingNoise,
   withTempDir,
 } from "./bench-support.js";
@@ -31,6 +32,10 @@ const scale = Number(process.env.MC_BENCH_DISCOVER_SCALE ?? "1");
 export interface DiscoverRun {
   bytes: number;
   ms: number;
+  /** Date.now() when the listing started and ended (bench/loop-held.ts's clock). */
+  window: [number, number];
+  /** The child's CPU time during the listing: its main thread's, and all threads' together. */
+  cpu: { main: number; all: number };
   peakRss: number;
   statusMs: number[];
   idleStatusP50: number;
@@ -87,6 +92,8 @@ export async function discover(
     }
   })();
   const started = performance.now();
+  const cpuBefore = processCpuMs(child.pid);
+  const wallStart = Date.now();
   let steps = 0;
   let cursor: string | null | undefined;
   do {
@@ -101,11 +108,15 @@ export async function discover(
     cursor = (frame.result as { cursor: string | null }).cursor;
   } while (cursor);
   const ms = performance.now() - started;
+  const cpuAfter = processCpuMs(child.pid);
+  const window: [number, number] = [wallStart, Date.now()];
+  const cpu = { main: cpuAfter.main - cpuBefore.main, all: cpuAfter.all - cpuBefore.all };
   running = false;
   await poller;
   const peakRss = peakRssMb(child.pid);
   await child.close();
-  return { bytes, ms, peakRss, statusMs, idleStatusP50: pollStatus ? median(idle) : 0, steps };
+  const idleStatusP50 = pollStatus ? median(idle) : 0;
+  return { bytes, ms, window, cpu, peakRss, statusMs, idleStatusP50, steps };
 }
 
 /** `ROUNDS` alternating rounds of each, and one more scan polled by status. */
