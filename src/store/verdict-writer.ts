@@ -44,6 +44,8 @@ export class VerdictWriter {
   private holds = 0;
   /** Set after the last hold ends, until QUIET_MS later (no write starts meanwhile either). */
   private quiet: NodeJS.Timeout | null = null;
+  /** Set at shutdown: nothing is queued or written any more. */
+  private stopped = false;
   /** Writes that were committed (for tests and the bench's reports). */
   written = 0;
 
@@ -71,8 +73,22 @@ export class VerdictWriter {
     };
   }
 
+  /**
+   * The child is shutting down: the queue is dropped (those histories are read by the next
+   * listing) and nothing more is written, so that no write keeps the exit waiting (server/
+   * exit.ts waits for the thread pool). Resolves once the write running now, if any, ended.
+   */
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.stopQuiet();
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    return this.idle();
+  }
+
   /** Queues one verdict file; dropped when the queue is full or the writer gave up. */
   enqueue(place: VerdictPlace, id: string, bytes: Buffer): void {
+    if (this.stopped) return;
     if (this.failures >= FAILURE_LIMIT || this.queuedBytes + bytes.length > QUEUE_BYTES) return;
     this.queue.push({ place, id, bytes });
     this.queuedBytes += bytes.length;
@@ -99,7 +115,7 @@ export class VerdictWriter {
   pruneOnce(place: VerdictPlace): void {
     if (this.pruned) return;
     this.pruned = true;
-    this.pruning = pruneVerdicts(place, this.home)
+    this.pruning = pruneVerdicts(place, this.home, () => this.stopped)
       .then(() => pruneGoneHomes(place))
       .then(() => {});
   }
@@ -167,15 +183,22 @@ const TEMP_NAME = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.json\.(\d{1,7})\.[0-9a-f]{
  * Within this MC_HOME's cache folder only (never MC_HOME, never another home's folder): removes
  * `<id>.json` whose `sessions/<id>.jsonl` does not exist (lstat ENOENT), and temp files
  * whose writer pid is not a live process. Anything else is left alone. A history created again
- * between the check and the unlink loses only its verdict (one read). Best effort, never throws.
+ * between the check and the unlink loses only its verdict (one read). Best effort, never throws;
+ * stops early once `stopped` says so (a shutdown).
  */
-export async function pruneVerdicts(place: VerdictPlace, home: string): Promise<number> {
+export async function pruneVerdicts(
+  place: VerdictPlace,
+  home: string,
+  stopped: () => boolean = () => false,
+): Promise<number> {
   if (inspectVerdictPlace(place) !== "ready") return 0;
   const folder = place.folder;
   const sessions = sessionsDir(home);
   let removed = 0;
   try {
     for await (const entry of await opendir(folder)) {
+      // The child is shutting down: the rest waits for a later prune.
+      if (stopped()) break;
       const name = entry.name;
       const verdict = VERDICT_NAME.exec(name);
       const temp = verdict ? null : TEMP_NAME.exec(name);

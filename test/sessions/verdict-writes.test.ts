@@ -13,6 +13,7 @@ import { VerdictCache, type VerdictOptions } from "../../src/sessions/verdict-ca
 import { verdictPlace } from "../../src/store/verdict-root.js";
 import { StoreBuilder } from "../fixtures/store-builder.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
+import { discoverAll, inSandbox, startSessions } from "../helpers/sessions.js";
 
 /**
  * A first listing's verdict writes wait until the listing has read (store/verdict-writer.ts):
@@ -175,4 +176,48 @@ describe("verdict writes wait for the listing", () => {
       box.cleanup();
     }
   });
+
+  it("at shutdown the queue is dropped and nothing more is written (the exit waits for none)", async () => {
+    const box = sandbox();
+    try {
+      const { cache, folder } = await storeWithCache(box);
+      const release = cache.writer.hold();
+      const snapshot = await buildSnapshot(
+        box.home,
+        box.workspace,
+        new Slicer(new AbortController().signal),
+        cache,
+      );
+      assert.equal(snapshot.entries.length, COUNT);
+      release();
+      await cache.writer.stop();
+      await drainPool(box);
+      assert.equal(cache.writer.written, 0, "the queued verdicts were dropped");
+      assert.deepEqual(verdictFiles(folder), []);
+      // Nothing queued after the stop either, even by a completed listing.
+      await buildSnapshot(box.home, box.workspace, new Slicer(new AbortController().signal), cache);
+      await cache.writer.idle();
+      assert.equal(cache.writer.written, 0);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it("a child shut down right after its first listing exits 0 (no write holds its exit)", () =>
+    inSandbox(async (box, children) => {
+      const store = new StoreBuilder(box.home, box.workspace, 32);
+      for (let i = 0; i < 600; i += 1) store.sized(`h${i}`, 9000, 1000);
+      const env = {
+        MC_AGENT_CACHE_DIR: join(box.root, "user-cache"),
+        MC_AGENT_TEST_VERDICT_MARGIN_MS: "0",
+      };
+      const child = await startSessions(box, { testMethods: true, env });
+      children.push(child);
+      const found = await discoverAll(child);
+      assert.equal(found.error, null);
+      assert.equal(found.ids.length, 600);
+      const exit = await child.close();
+      assert.deepEqual(exit, { code: 0, signal: null }, child.stderr);
+      assert.doesNotMatch(child.stderr, /stuck/);
+    }));
 });
