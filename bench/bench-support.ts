@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,34 @@ export interface ProbeResult {
   bytes: number;
   records: number;
   ms: number;
+  /** The probe's CPU time for the work (user + system). */
+  cpu_ms: number;
   rss_mb: number;
+}
+
+/**
+ * CPU time of a running process (Linux), in ms: its main thread's, and all its threads' together
+ * (the thread pool's file work included), from /proc's schedstat; NaN elsewhere.
+ */
+export function processCpuMs(pid: number | undefined): { main: number; all: number } {
+  try {
+    let all = 0;
+    let main = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const ns = Number(
+          readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0],
+        );
+        all += ns / 1e6;
+        if (task === String(pid)) main = ns / 1e6;
+      } catch {
+        // A thread that ended meanwhile.
+      }
+    }
+    return { main, all };
+  } catch {
+    return { main: Number.NaN, all: Number.NaN };
+  }
 }
 
 /** Runs bench/sessions-probe in its own process (its own peak RSS). */

@@ -8,6 +8,7 @@ import {
   type ProbeResult,
   peakRssMb,
   probe,
+  processCpuMs,
   schedulingNoise,
   withTempDir,
 } from "./bench-support.js";
@@ -28,9 +29,13 @@ const READS_ALL = { MC_AGENT_VERDICTS: "off" };
 const MiB = 1024 * 1024;
 const scale = Number(process.env.MC_BENCH_DISCOVER_SCALE ?? "1");
 
-interface DiscoverRun {
+export interface DiscoverRun {
   bytes: number;
   ms: number;
+  /** Date.now() when the listing started and ended (bench/loop-held.ts's clock). */
+  window: [number, number];
+  /** The child's CPU time during the listing: its main thread's, and all threads' together. */
+  cpu: { main: number; all: number };
   peakRss: number;
   statusMs: number[];
   idleStatusP50: number;
@@ -54,13 +59,19 @@ const ROUNDS = 5;
  * One scan through a fresh child following cursors to completion. With `pollStatus`, a client
  * sends `status` every 5 ms meanwhile and the round trips are recorded.
  */
-async function discover(
+export async function discover(
   home: string,
   workspace: string,
   bytes: number,
   pollStatus: boolean,
+  options: { command?: string[]; env?: Record<string, string> } = {},
 ): Promise<DiscoverRun> {
-  const child = new TestChild({ cwd: workspace, home, env: READS_ALL });
+  const child = new TestChild({
+    cwd: workspace,
+    home,
+    env: options.env ?? READS_ALL,
+    ...(options.command ? { command: options.command } : {}),
+  });
   await child.initialize(["session.discover"]);
   // The whole child loaded (the starter answers the initialize first: "Fast start").
   await child.call("status", {});
@@ -81,6 +92,8 @@ async function discover(
     }
   })();
   const started = performance.now();
+  const cpuBefore = processCpuMs(child.pid);
+  const wallStart = Date.now();
   let steps = 0;
   let cursor: string | null | undefined;
   do {
@@ -95,11 +108,15 @@ async function discover(
     cursor = (frame.result as { cursor: string | null }).cursor;
   } while (cursor);
   const ms = performance.now() - started;
+  const cpuAfter = processCpuMs(child.pid);
+  const window: [number, number] = [wallStart, Date.now()];
+  const cpu = { main: cpuAfter.main - cpuBefore.main, all: cpuAfter.all - cpuBefore.all };
   running = false;
   await poller;
   const peakRss = peakRssMb(child.pid);
   await child.close();
-  return { bytes, ms, peakRss, statusMs, idleStatusP50: pollStatus ? median(idle) : 0, steps };
+  const idleStatusP50 = pollStatus ? median(idle) : 0;
+  return { bytes, ms, window, cpu, peakRss, statusMs, idleStatusP50, steps };
 }
 
 /** `ROUNDS` alternating rounds of each, and one more scan polled by status. */
@@ -185,6 +202,19 @@ function settle(): void {
   execFileSync("sync");
 }
 
+/** The store of `store` below (also bench/discover-ab.ts's), flushed to disk. */
+export function buildStore(root: string, workspace: string, total: number) {
+  const builder = new StoreBuilder(join(root, "home"), workspace, 77);
+  const large = 5;
+  const small = 1995;
+  const smallBytes = Math.floor(total / 2 / small);
+  const largeBytes = Math.floor(total / 2 / large);
+  for (let i = 0; i < small; i += 1) builder.sized(`s${i}`, smallBytes, 700);
+  for (let i = 0; i < large; i += 1) builder.sized(`big${i}`, largeBytes, 1500);
+  settle();
+  return { builder, written: smallBytes * small + largeBytes * large, smallBytes };
+}
+
 /**
  * 2,000 histories (1,995 small, five large) of `size` bytes in all, half of it in the large.
  * An informational store's throughput row carries no target.
@@ -194,16 +224,7 @@ async function store(size: number, informational = false): Promise<BenchRow[]> {
     const root = realpathSync(dir);
     const workspace = join(root, "workspace");
     mkdirSync(workspace);
-    const builder = new StoreBuilder(join(root, "home"), workspace, 77);
-    const total = Math.round(size * scale);
-    const large = 5;
-    const small = 1995;
-    const smallBytes = Math.floor(total / 2 / small);
-    const largeBytes = Math.floor(total / 2 / large);
-    for (let i = 0; i < small; i += 1) builder.sized(`s${i}`, smallBytes, 700);
-    for (let i = 0; i < large; i += 1) builder.sized(`big${i}`, largeBytes, 1500);
-    const written = smallBytes * small + largeBytes * large;
-    settle();
+    const { builder, written, smallBytes } = buildStore(root, workspace, Math.round(size * scale));
     const measured = await measure(builder.home, workspace, written, builder.root);
     const label = `store of 2,000 histories, ${(written / MiB).toFixed(0)} MiB`;
     const note = informational

@@ -1,9 +1,9 @@
 import { SERVER_INFO } from "../protocol/constants.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
-import { helpText, parseCommand, UsageError } from "./args.js";
+import { type CommandSpec, helpText, parseCommand, UsageError } from "./args.js";
 import type { Command } from "./command.js";
 import { configPolicy, IGNORE_CONFIG_ERRORS } from "./config-policy.js";
-import { reportFailure } from "./failure.js";
+import { failureOf, reportFailure } from "./failure.js";
 import { Terminal } from "./terminal.js";
 
 /**
@@ -23,6 +23,21 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
+};
+
+/** The backend commands: no options, no operands (only --help and the global flag). */
+const BACKENDS: Record<"stdio" | "acp", CommandSpec> = {
+  stdio: {
+    usage: "mc-agent stdio",
+    summary: "Speaks local-agent stdio v1 on stdin/stdout; logs to stderr (MC_LOG).",
+    help: "",
+  },
+  acp: {
+    usage: "mc-agent acp",
+    summary:
+      "An Agent Client Protocol (v1) agent on stdin/stdout for ACP editors (docs/acp.md); logs to stderr (MC_LOG).",
+    help: "",
+  },
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
@@ -68,25 +83,25 @@ export async function main(argv: string[], handedOver: string | null = null): Pr
     process.stdout.write(`mc-agent ${SERVER_INFO.version}\n`);
     return 0;
   }
-  if (command === "stdio") {
-    if (rest.includes("--help") || rest.includes("-h")) {
-      process.stdout.write(
-        "Usage: mc-agent stdio\n\nSpeaks local-agent stdio v1 on stdin/stdout; logs to stderr (MC_LOG).\n",
-      );
+  if (command === "stdio" || command === "acp") {
+    // Parsed as strictly as every other command: an unknown flag (`stdio --json`) is a usage
+    // error before anything starts, not a child that ignores it.
+    const spec = BACKENDS[command];
+    let help: boolean;
+    try {
+      help = parseCommand(spec, rest).help;
+    } catch (error) {
+      const failure = failureOf(error, command);
+      process.stderr.write(`mc-agent: ${failure.message} (${failure.code}). ${failure.advice}\n`);
+      return failure.exit;
+    }
+    if (help) {
+      process.stdout.write(`Usage: ${spec.usage}\n\n${spec.summary}\n`);
       return 0;
     }
-    (await import("../server/stdio.js")).runStdio(handedOver);
-    return -1; // keeps running until shutdown or EOF
-  }
-  if (command === "acp") {
-    if (rest.includes("--help") || rest.includes("-h")) {
-      process.stdout.write(
-        "Usage: mc-agent acp\n\nAn Agent Client Protocol (v1) agent on stdin/stdout for ACP editors (docs/acp.md); logs to stderr (MC_LOG).\n",
-      );
-      return 0;
-    }
-    (await import("../acp/main.js")).runAcp(handedOver);
-    return -1; // keeps running until the editor closes stdin
+    if (command === "stdio") (await import("../server/stdio.js")).runStdio(handedOver);
+    else (await import("../acp/main.js")).runAcp(handedOver);
+    return -1; // keeps running until shutdown, or until the frontend or editor closes stdin
   }
   if (command === "conformance") {
     return (await import("./conformance.js")).conformanceCommand(rest);

@@ -37,20 +37,26 @@ export async function buildSnapshot(
   const cwd = new CwdMatcher(canonicalCwd);
   const counts = emptyCounts();
   const entries: SessionEntry[] = [];
-  for (const id of ids) {
-    const cached = verdicts ? { session: verdicts, checkedAtNs } : undefined;
-    const checked = await validateHistory(root, id, cwd, slicer, {
-      maxBytes: LIMITS.history_bytes,
-      ...(cached ? { cache: cached } : {}),
-    });
-    if (checked.kind === "over_history_limit" || checked.kind === "over_record_limit")
-      throw new ProtocolError("discovery_limit");
-    if (checked.kind === "invalid") counts.invalid += 1;
-    if (checked.kind !== "eligible") continue;
-    if (checked.summary.oversize) throw new ProtocolError("discovery_page_bytes");
-    const entry = checked.summary.entry(id, isBusy(root, id));
-    if (entry.cwd === "unverified") counts.unverified += 1;
-    entries.push(entry);
+  // The cache's writes wait while the histories are read (verdict-writer.ts).
+  const release = verdicts?.hold();
+  try {
+    for (const id of ids) {
+      const cached = verdicts ? { session: verdicts, checkedAtNs } : undefined;
+      const checked = await validateHistory(root, id, cwd, slicer, {
+        maxBytes: LIMITS.history_bytes,
+        ...(cached ? { cache: cached } : {}),
+      });
+      if (checked.kind === "over_history_limit" || checked.kind === "over_record_limit")
+        throw new ProtocolError("discovery_limit");
+      if (checked.kind === "invalid") counts.invalid += 1;
+      if (checked.kind !== "eligible") continue;
+      if (checked.summary.oversize) throw new ProtocolError("discovery_page_bytes");
+      const entry = checked.summary.entry(id, isBusy(root, id));
+      if (entry.cwd === "unverified") counts.unverified += 1;
+      entries.push(entry);
+    }
+  } finally {
+    release?.(true);
   }
   entries.sort(newestFirst);
   await verdicts?.finish();

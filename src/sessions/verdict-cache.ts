@@ -58,6 +58,8 @@ export interface VerdictOptions {
   sync: boolean;
   /** VERDICT_MIN_BYTES (a test build may lower it, so that small kit histories use the cache). */
   minBytes: bigint;
+  /** How long writes wait after a listing's last step without its completion (QUIET_MS). */
+  quietMs?: number;
 }
 
 export class VerdictCache {
@@ -71,7 +73,7 @@ export class VerdictCache {
     private readonly env: NodeJS.ProcessEnv,
     readonly options: VerdictOptions,
   ) {
-    this.writer = new VerdictWriter(home);
+    this.writer = new VerdictWriter(home, options.quietMs);
   }
 
   /**
@@ -133,6 +135,14 @@ export class VerdictSession {
     };
     const bytes = encodeVerdict(record);
     if (bytes !== null) this.cache.writer.enqueue(this.place, id, bytes);
+  }
+
+  /**
+   * A listing step reads until the returned release: the writer starts no write meanwhile
+   * (store/verdict-writer.ts). Release with `true` once the listing is complete.
+   */
+  hold(): (completed?: boolean) => void {
+    return this.writable ? this.cache.writer.hold() : () => {};
   }
 
   /** After each answered step: a test build waits for the cache writes it queued. */

@@ -13,14 +13,23 @@ import { createVerdictPlace, inspectVerdictPlace, type VerdictPlace } from "./ve
  * which its digest turns into a miss (a cache needs no durability, only atomic visibility).
  *
  * Bounded: at most QUEUE_BYTES of verdicts wait (a verdict is a few hundred bytes, so about
- * 10,000 of them; more are dropped, costing a read next time), at most four writes run at once
- * (the thread pool's size: they run beside the scan), and after FAILURE_LIMIT failed writes the writer stops trying for the
- * rest of the child's life (a read-only cache folder costs a few failed calls, not one per
- * history).
+ * 10,000 of them; more are dropped, costing a read next time), and after FAILURE_LIMIT failed
+ * writes the writer stops trying for the rest of the child's life (a read-only cache folder
+ * costs a few failed calls, not one per history).
+ *
+ * Out of the listing's way: a file's creation is kernel work on a thread-pool thread, from 0.1
+ * to over 1 ms of CPU each on the development machine (docs/benchmarks.md, "Discovery against
+ * older builds"), and four at once beside a first listing took both cores of a 2-core machine
+ * from the scan and from the frontend waiting for its `status` answers. So writes run one at a
+ * time, and none starts while a listing reads (`hold`): the queue is written once the listing
+ * completed, or once no listing step has run for QUIET_MS (a frontend that stopped following
+ * cursors). A write already running when a step starts finishes beside it.
  */
 const QUEUE_BYTES = 4 * 1024 * 1024;
-const PARALLEL = 4;
+const PARALLEL = 1;
 const FAILURE_LIMIT = 8;
+/** How long after a listing's last step, without its completion, the queue waits. */
+export const QUIET_MS = 100;
 
 export class VerdictWriter {
   private readonly queue: { place: VerdictPlace; id: string; bytes: Buffer }[] = [];
@@ -31,23 +40,71 @@ export class VerdictWriter {
   private readyFolder: string | null = null;
   private pruned = false;
   private waiters: (() => void)[] = [];
+  /** Listing steps reading now: no write starts while there is one. */
+  private holds = 0;
+  /** Set after the last hold ends, until QUIET_MS later (no write starts meanwhile either). */
+  private quiet: NodeJS.Timeout | null = null;
+  /** Set at shutdown: nothing is queued or written any more. */
+  private stopped = false;
   /** Writes that were committed (for tests and the bench's reports). */
   written = 0;
 
-  constructor(private readonly home: string) {}
+  constructor(
+    private readonly home: string,
+    private readonly quietMs = QUIET_MS,
+  ) {}
+
+  /**
+   * A listing step reads from now until the returned release is called (once; later calls do
+   * nothing). `completed`: the listing is done, so the queue is written at once, not after
+   * QUIET_MS.
+   */
+  hold(): (completed?: boolean) => void {
+    this.holds += 1;
+    this.stopQuiet();
+    let released = false;
+    return (completed = false) => {
+      if (released) return;
+      released = true;
+      this.holds -= 1;
+      if (this.holds > 0) return;
+      if (completed) this.pump();
+      else this.startQuiet();
+    };
+  }
+
+  /**
+   * The child is shutting down: the queue is dropped (those histories are read by the next
+   * listing) and nothing more is written, so that no write keeps the exit waiting (server/
+   * exit.ts waits for the thread pool). Resolves once the write running now, if any, ended.
+   */
+  stop(): Promise<void> {
+    this.stopped = true;
+    this.stopQuiet();
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    return this.idle();
+  }
 
   /** Queues one verdict file; dropped when the queue is full or the writer gave up. */
   enqueue(place: VerdictPlace, id: string, bytes: Buffer): void {
+    if (this.stopped) return;
     if (this.failures >= FAILURE_LIMIT || this.queuedBytes + bytes.length > QUEUE_BYTES) return;
     this.queue.push({ place, id, bytes });
     this.queuedBytes += bytes.length;
     this.pump();
   }
 
-  /** Resolves once nothing is queued or being written. */
+  /**
+   * Resolves once nothing is queued or being written. Whoever waits wants the writes (a test
+   * build after each step): the queue is written from now on, a hold or not.
+   */
   idle(): Promise<void> {
     if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    const done = new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.stopQuiet();
+    this.pump(true);
+    return done;
   }
 
   /**
@@ -58,7 +115,7 @@ export class VerdictWriter {
   pruneOnce(place: VerdictPlace): void {
     if (this.pruned) return;
     this.pruned = true;
-    this.pruning = pruneVerdicts(place, this.home)
+    this.pruning = pruneVerdicts(place, this.home, () => this.stopped)
       .then(() => pruneGoneHomes(place))
       .then(() => {});
   }
@@ -66,7 +123,9 @@ export class VerdictWriter {
   /** The running prune (tests and test builds wait for it). */
   pruning: Promise<void> = Promise.resolve();
 
-  private pump(): void {
+  /** Starts the next writes, unless a listing reads or just read (`force`: someone waits). */
+  private pump(force = this.waiters.length > 0): void {
+    if (!force && (this.holds > 0 || this.quiet !== null)) return;
     while (this.running < PARALLEL && this.queue.length > 0) {
       const next = this.queue.shift() as { place: VerdictPlace; id: string; bytes: Buffer };
       this.queuedBytes -= next.bytes.length;
@@ -81,6 +140,22 @@ export class VerdictWriter {
         }
       });
     }
+  }
+
+  private startQuiet(): void {
+    this.stopQuiet();
+    this.quiet = setTimeout(() => {
+      this.quiet = null;
+      this.pump();
+    }, this.quietMs);
+    // Never what keeps the child alive: unwritten verdicts cost only a read next time.
+    this.quiet.unref();
+  }
+
+  private stopQuiet(): void {
+    if (this.quiet === null) return;
+    clearTimeout(this.quiet);
+    this.quiet = null;
   }
 
   private async write(place: VerdictPlace, id: string, bytes: Buffer): Promise<void> {
@@ -108,15 +183,22 @@ const TEMP_NAME = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.json\.(\d{1,7})\.[0-9a-f]{
  * Within this MC_HOME's cache folder only (never MC_HOME, never another home's folder): removes
  * `<id>.json` whose `sessions/<id>.jsonl` does not exist (lstat ENOENT), and temp files
  * whose writer pid is not a live process. Anything else is left alone. A history created again
- * between the check and the unlink loses only its verdict (one read). Best effort, never throws.
+ * between the check and the unlink loses only its verdict (one read). Best effort, never throws;
+ * stops early once `stopped` says so (a shutdown).
  */
-export async function pruneVerdicts(place: VerdictPlace, home: string): Promise<number> {
+export async function pruneVerdicts(
+  place: VerdictPlace,
+  home: string,
+  stopped: () => boolean = () => false,
+): Promise<number> {
   if (inspectVerdictPlace(place) !== "ready") return 0;
   const folder = place.folder;
   const sessions = sessionsDir(home);
   let removed = 0;
   try {
     for await (const entry of await opendir(folder)) {
+      // The child is shutting down: the rest waits for a later prune.
+      if (stopped()) break;
       const name = entry.name;
       const verdict = VERDICT_NAME.exec(name);
       const temp = verdict ? null : TEMP_NAME.exec(name);

@@ -103,9 +103,14 @@ describe("CLI against the scripted child", () => {
       ["show"],
       ["refresh"],
       ["refresh", "a", "b"],
+      // The backend commands too: an unknown flag must not start a child that ignores it.
+      ["stdio", "--json"],
+      ["stdio", "extra"],
+      ["acp", "--bogus"],
     ]) {
       const r = await run(...args);
       assert.equal(r.code, 2, args.join(" "));
+      assert.equal(r.stdout, "", args.join(" "));
       const help = args[0] === "bogus" ? "mc-agent --help" : `mc-agent ${args[0]} --help`;
       assert.equal(r.stderr.split("\n").length, 2, args.join(" "));
       assert.ok(r.stderr.startsWith("mc-agent: "), args.join(" "));
@@ -127,6 +132,7 @@ describe("CLI against the scripted child", () => {
       "exec",
       "chat",
       "stdio",
+      "acp",
     ]) {
       const r = await run(command, "--help");
       assert.equal(r.code, 0, command);

@@ -27,6 +27,8 @@ interface ListPosition {
  */
 export function sessionHandlers(state: ServerState, testMethods = false): HandlerTable {
   const verdicts = new VerdictCache(state.home, state.env, verdictOptions(state.env, testMethods));
+  // At shutdown the queued verdicts are dropped: writing them would hold the exit.
+  state.closers.push(() => verdicts.writer.stop());
   // Few live list cursors: each holds a snapshot of up to 256 entries.
   const listCursors = new CursorStore<ListPosition>("l", 8);
   const historyCursors = new CursorStore<HistoryPosition>("h", 64);

@@ -91,7 +91,14 @@ export class DiscoveryScan {
       bytes: DISCOVER_EXTENSION.step_bytes,
       deadline: this.clock() + DISCOVER_EXTENSION.step_ms,
     };
-    const progress = await this.work(page, budget, new Slicer(signal, this.clock));
+    // The cache's writes wait while the step reads (they competed with it for the cores).
+    const release = this.verdicts?.hold();
+    let progress: DiscoveryProgress | undefined;
+    try {
+      progress = await this.work(page, budget, new Slicer(signal, this.clock));
+    } finally {
+      release?.(progress === "complete");
+    }
     this.assertConsistent();
     return { sessions: page.items, counts: { ...this.counts }, progress };
   }
