@@ -139,14 +139,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** One attempt's stream: deltas to the client as they come, the whole reply at the end. */
 class StreamedReply {
   producedOutput = false;
-  private text = new TextBuilder();
   private textBytes = 0;
   private overflow = false;
   private itemText = new TextBuilder();
   private itemBytes = 0;
   private itemId: string | null = null;
   private reasoningId: string | null = null;
-  /** The message streaming now: its phase, and its text so far (`keep`'s bound applies). */
+  /**
+   * The message streaming now: its phase, and its text so far (`keep`'s bound applies). The
+   * reply's whole text is the ended messages' and this one's: kept once, not twice (a reply near
+   * the record bound would otherwise hold it twice).
+   */
   private phase: MessagePhase | null = null;
   private messageText = new TextBuilder();
   private readonly messages: ReplyMessage[] = [];
@@ -237,7 +240,7 @@ class StreamedReply {
   /** Closes the open message item (its `message_done`) and returns the whole text. */
   async finish(): Promise<string> {
     await this.closeItem();
-    return this.text.toString();
+    return this.messages.map((m) => m.text).join("") + this.messageText.toString();
   }
 
   private async addText(text: string): Promise<void> {
@@ -298,12 +301,9 @@ class StreamedReply {
     this.textBytes += bytes;
     this.overflow = this.textBytes > REPLY_TEXT_BYTES;
     if (this.overflow) {
-      this.text = new TextBuilder();
       this.messageText = new TextBuilder();
-    } else {
-      this.text.add(text);
-      this.messageText.add(text);
-    }
+      for (const message of this.messages) message.text = "";
+    } else this.messageText.add(text);
   }
 
   private async closeItem(): Promise<void> {
