@@ -128,7 +128,7 @@ export async function runCallsTurn(
   w: TurnWorld,
   permissions: string,
   calls: CallSpec[],
-  decisions: (string | { decision: string; path_glob?: string })[],
+  decisions: (string | { decision: string; path_glob?: string })[] = [],
 ): Promise<TurnRun> {
   for (const c of calls) w.server.reply(answer({ calls: [c] }));
   w.server.reply(text("Finished."));
