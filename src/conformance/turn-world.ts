@@ -25,14 +25,17 @@ export interface TurnHomeOptions {
   contextWindow?: number;
   /** The preferred model in config.json; null writes none (no selection). */
   model?: string | null;
+  /** More catalog entries of the provider `kit`, each enabled too (default none). */
+  moreModels?: ({ id: string } & Record<string, unknown>)[];
 }
 
 export function writeTurnHome(box: Sandbox, baseUrl: string, options: TurnHomeOptions = {}): void {
   const provider = { type: "openai-compatible", base_url: baseUrl };
   const model = options.model === undefined ? KIT_MODEL : options.model;
+  const moreModels = options.moreModels ?? [];
   const config = {
     providers: { kit: { ...provider, api_key_env: "MC_KIT_KEY" } },
-    enabled_models: [KIT_MODEL],
+    enabled_models: [KIT_MODEL, ...moreModels.map((entry) => `kit/${entry.id}`)],
     ...(model === null ? {} : { model }),
   };
   writeFileSync(join(box.home, "config.json"), JSON.stringify(config, null, 2));
@@ -48,7 +51,7 @@ export function writeTurnHome(box: Sandbox, baseUrl: string, options: TurnHomeOp
     // docs/store.md's recipe: SHA-256 of the compact {"type","base_url"} JSON, in that order.
     fingerprint: createHash("sha256").update(JSON.stringify(provider)).digest("hex"),
     fetched_at: "2026-11-29T10:00:00.000Z",
-    models: [entry],
+    models: [entry, ...moreModels],
   };
   const folder = join(box.home, "cache", "models");
   mkdirSync(folder, { recursive: true, mode: 0o700 });

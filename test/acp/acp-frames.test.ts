@@ -34,6 +34,11 @@ class RawAgent {
     this.proc.stdin.write(`${line}\n`);
   }
 
+  /** Sends a well-formed JSON-RPC request line. */
+  request(id: number, method: string, params: unknown): void {
+    this.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+  }
+
   async until(check: () => boolean): Promise<void> {
     while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -69,27 +74,13 @@ describe("mc-agent acp: bad frames and refusals", () => {
       writeTurnHome(box, server.baseUrl);
       agent = new RawAgent(box, { MC_KIT_KEY: "k" });
       const a = agent;
-      a.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: 1 },
-        }),
-      );
+      a.request(1, "initialize", { protocolVersion: 1 });
       assert.ok((await a.answer(1)).result);
-      a.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: 5 } }));
+      a.request(2, "session/new", { cwd: 5 });
       const wrongType = (await a.answer(2)).error as { code: number; data: unknown };
       assert.equal(wrongType.code, -32602);
       assert.deepEqual(wrongType.data, { code: "invalid_params" });
-      a.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 3,
-          method: "session/new",
-          params: { cwd: "relative", mcpServers: [] },
-        }),
-      );
+      a.request(3, "session/new", { cwd: "relative", mcpServers: [] });
       const relative = (await a.answer(3)).error as {
         code: number;
         message: string;
@@ -97,14 +88,7 @@ describe("mc-agent acp: bad frames and refusals", () => {
       };
       assert.equal(relative.code, -32602);
       assert.deepEqual(relative.data, { code: "invalid_params" });
-      a.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 4,
-          method: "session/new",
-          params: { cwd: join(box.root, "no-such-folder"), mcpServers: [] },
-        }),
-      );
+      a.request(4, "session/new", { cwd: join(box.root, "no-such-folder"), mcpServers: [] });
       const missing = (await a.answer(4)).error as { code: number; message: string };
       assert.equal(missing.code, -32602);
       assert.equal(missing.message.includes(box.root), false, "no path in the message");
@@ -137,14 +121,7 @@ describe("mc-agent acp: bad frames and refusals", () => {
       assert.deepEqual((parse.error as { data: unknown }).data, { code: "invalid_request" });
       assert.equal(existsSync(join(box.home, "sessions")), false, "nothing was written");
       // Still serving: a well-formed request works.
-      a.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 7,
-          method: "session/new",
-          params: { cwd: box.workspace, mcpServers: [] },
-        }),
-      );
+      a.request(7, "session/new", { cwd: box.workspace, mcpServers: [] });
       assert.ok((await a.answer(7)).result);
     } finally {
       await server.close();
@@ -157,27 +134,13 @@ describe("mc-agent acp: bad frames and refusals", () => {
     try {
       writeTurnHome(box, server.baseUrl);
       agent = new RawAgent(box);
-      agent.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: 1 },
-        }),
-      );
+      agent.request(1, "initialize", { protocolVersion: 1 });
       const result = (await agent.answer(1)).result as {
         authMethods: { id: string; description: string }[];
       };
       assert.equal(result.authMethods.length, 1);
       assert.match(result.authMethods[0]?.description ?? "", /No model provider has credentials/);
-      agent.send(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: 2,
-          method: "authenticate",
-          params: { methodId: "configure-credentials" },
-        }),
-      );
+      agent.request(2, "authenticate", { methodId: "configure-credentials" });
       const refused = (await agent.answer(2)).error as { code: number; data: unknown };
       assert.equal(refused.code, -32000);
       assert.deepEqual(refused.data, { code: "authentication_unavailable" });
@@ -190,14 +153,7 @@ describe("mc-agent acp: bad frames and refusals", () => {
     box = sandbox("mc-acp-");
     agent = new RawAgent(box);
     const a = agent;
-    a.send(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: 1 },
-      }),
-    );
+    a.request(1, "initialize", { protocolVersion: 1 });
     assert.ok((await a.answer(1)).result);
     const pid = a.proc.pid as number;
     // 33 MiB, then 256 MiB: each a JSON-looking request the agent must not hold whole.
@@ -213,7 +169,7 @@ describe("mc-agent acp: bad frames and refusals", () => {
       await a.until(() => a.lines.filter((l) => l.id === null).length === peaks.length + 1);
       peaks.push(peakRss(pid));
     }
-    a.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/list", params: {} }));
+    a.request(2, "session/list", {});
     assert.ok((await a.answer(2)).result, "the agent read on");
     const errors = a.lines.filter((l) => l.id === null);
     assert.equal(errors.length, 2);

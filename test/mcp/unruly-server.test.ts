@@ -67,6 +67,15 @@ test("an answer past the line bound fails that call alone; the same server answe
   }
 });
 
+/** The status of the unruly server once stopped for flooding. */
+const FAILED_FLOODING = {
+  name: "unruly",
+  transport: "stdio",
+  state: "failed",
+  tools: 0,
+  error: "flooding",
+};
+
 for (const kind of ["garbage", "notifications"] as const) {
   test(`a server flooding stdout with ${kind} is stopped and reported failed: flooding`, {
     timeout: 120_000,
@@ -77,13 +86,7 @@ for (const kind of ["garbage", "notifications"] as const) {
       const pid = Number(await callText(manager, "pid", {}));
       assert.equal(await callText(manager, "flood", { kind }), `flooding with ${kind}`);
       while (manager.status()[0]?.state === "ready") await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual(manager.status()[0], {
-        name: "unruly",
-        transport: "stdio",
-        state: "failed",
-        tools: 0,
-        error: "flooding",
-      });
+      assert.deepEqual(manager.status()[0], FAILED_FLOODING);
       assert.equal(seen.at(-1)?.error, "flooding", "the change is announced");
       await allGone([pid]);
       // Not restarted on next use: it would flood again.
@@ -105,13 +108,7 @@ test("a server flooding before its handshake fails its start with flooding", {
   const { manager } = unrulyManager({ MC_UNRULY_FLOOD_AT_START: "garbage" });
   try {
     assert.deepEqual(await manager.tools({ signal: signal() }), []);
-    assert.deepEqual(manager.status()[0], {
-      name: "unruly",
-      transport: "stdio",
-      state: "failed",
-      tools: 0,
-      error: "flooding",
-    });
+    assert.deepEqual(manager.status()[0], FAILED_FLOODING);
   } finally {
     await manager.close();
   }

@@ -7,10 +7,34 @@ import { describe, test } from "node:test";
 import { permissionOptions, permissionToolCall } from "../../src/acp/permission.js";
 import { Terminal } from "../../src/cli/terminal.js";
 import { approvalPrompt } from "../../src/cli/turn/approval-prompt.js";
+import type { ApprovalRequest } from "../../src/client/index.js";
 import type { RuleOffer } from "../../src/protocol/schemas/rules.js";
 import { hasHidden, showHidden } from "../../src/protocol/visible-text.js";
 
 const RLO = "\u202e";
+
+/** A command rule whose text hides a right-to-left override. */
+const RULE_WITH_RLO: RuleOffer = {
+  tool: "shell",
+  match: "exact",
+  env: [],
+  words: ["x"],
+  text: `x${RLO}y`,
+};
+
+/** A command's approval whose title, command and rule each hide a right-to-left override. */
+const APPROVAL_WITH_RLO: ApprovalRequest = {
+  type: "approval_requested",
+  approval_id: "t.a1",
+  item_id: "t.1",
+  kind: "command",
+  title: `Run touch a${RLO}txt.sh`,
+  command: `touch a${RLO}txt.sh`,
+  path: null,
+  diff: null,
+  truncated: false,
+  rule: RULE_WITH_RLO,
+};
 
 describe("approval text shown as it is", () => {
   test("each invisible or reordering character becomes \\u{hex}; everything else stays", () => {
@@ -51,18 +75,7 @@ describe("approval text shown as it is", () => {
     });
     const view = { showsTools: false, pause() {}, event() {}, result() {} };
     const ask = approvalPrompt(term, view, null, () => {});
-    const decision = await ask({
-      type: "approval_requested",
-      approval_id: "t.a1",
-      item_id: "t.1",
-      kind: "command",
-      title: `Run touch a${RLO}txt.sh`,
-      command: `touch a${RLO}txt.sh`,
-      path: null,
-      diff: null,
-      truncated: false,
-      rule: { tool: "shell", match: "exact", env: [], words: ["x"], text: `x${RLO}y` },
-    } as never);
+    const decision = await ask(APPROVAL_WITH_RLO);
     assert.equal(decision, "deny", "off a terminal nobody answers");
     assert.ok(!err.includes(RLO), err);
     assert.match(err, /\? Run touch a\\u\{202e\}txt\.sh\n/);
@@ -71,25 +84,8 @@ describe("approval text shown as it is", () => {
   });
 
   test("the ACP permission request escapes its title, command content and option names", () => {
-    const rule: RuleOffer = {
-      tool: "shell",
-      match: "exact",
-      env: [],
-      words: ["x"],
-      text: `x${RLO}y`,
-    };
-    const call = permissionToolCall("/w", {
-      type: "approval_requested",
-      approval_id: "t.a1",
-      item_id: "t.1",
-      kind: "command",
-      title: `Run touch a${RLO}txt.sh`,
-      command: `touch a${RLO}txt.sh`,
-      path: null,
-      diff: null,
-      truncated: false,
-      rule,
-    });
+    const rule = RULE_WITH_RLO;
+    const call = permissionToolCall("/w", APPROVAL_WITH_RLO);
     const shown = JSON.stringify(call) + JSON.stringify(permissionOptions(rule));
     assert.ok(!shown.includes(RLO), shown);
     assert.equal(call.title, "Run touch a\\u{202e}txt.sh");

@@ -4,12 +4,23 @@
  * asks them, and the session's records.
  */
 import assert from "node:assert/strict";
-import type { SeenRequest } from "../fixtures/chat-completions-server.js";
+import {
+  answer,
+  type CallSpec,
+  type SeenRequest,
+  text,
+} from "../fixtures/chat-completions-server.js";
 import type { TestChild } from "../helpers/child.js";
-import { finishTurn, startTurn, type TurnEvent, type TurnResultShape } from "./turn-harness.js";
+import {
+  finishTurn,
+  startTurn,
+  type TurnEvent,
+  type TurnResultShape,
+  type TurnWorld,
+} from "./turn-harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+export type Loose = any;
 
 /** The names of the tools a model request offered, in order. */
 export function offeredNames(request: SeenRequest | undefined): string[] {
@@ -107,6 +118,23 @@ export async function runApproving(
     "the turn asked exactly as often as expected",
   );
   return { result, events, approvals };
+}
+
+/**
+ * A turn at `permissions` whose model makes `calls`, one a step, then says "Finished.", its
+ * approvals answered with `decisions` (runApproving); it must complete.
+ */
+export async function runCallsTurn(
+  w: TurnWorld,
+  permissions: string,
+  calls: CallSpec[],
+  decisions: (string | { decision: string; path_glob?: string })[] = [],
+): Promise<TurnRun> {
+  for (const c of calls) w.server.reply(answer({ calls: [c] }));
+  w.server.reply(text("Finished."));
+  const run = await runApproving(w.child, "do the work", permissions, decisions);
+  assert.equal(run.result.status, "completed");
+  return run;
 }
 
 /** Every record of a session, through `session.history` (all pages). */

@@ -9,7 +9,8 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { RULE_DENIED_OUTPUT } from "../../src/agent/tool-step.js";
-import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
+import { answer, text } from "../fixtures/chat-completions-server.js";
+import { shellCall } from "./call-specs.js";
 import { bodiesOf, resultText, runApproving } from "./tool-turns.js";
 import { type TurnWorld, turnWorld } from "./turn-harness.js";
 
@@ -17,12 +18,6 @@ let world: TurnWorld | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
-});
-
-const shell = (command: string, id: string): CallSpec => ({
-  name: "shell",
-  input: { command },
-  id,
 });
 
 const RESPELLINGS = [
@@ -45,12 +40,12 @@ describe("turns: deny rules read through respellings", () => {
     const ws = world.box.workspace;
     writeFileSync(join(ws, "keep.txt"), "k\n");
     await world.child.call("session.create", {});
-    for (const c of [shell("rm keep.txt", "d0")]) world.server.reply(answer({ calls: [c] }));
+    for (const c of [shellCall("rm keep.txt", "d0")]) world.server.reply(answer({ calls: [c] }));
     world.server.reply(text("Asked."));
     await runApproving(world.child, "remove it", "ask", ["deny_always"]);
-    const calls = RESPELLINGS.map((command, i) => shell(command, `r${i}`));
+    const calls = RESPELLINGS.map((command, i) => shellCall(command, `r${i}`));
     for (const c of calls) world.server.reply(answer({ calls: [c] }));
-    world.server.reply(answer({ calls: [shell("R=rm; $R -f keep.txt", "u1")] }), text("Done."));
+    world.server.reply(answer({ calls: [shellCall("R=rm; $R -f keep.txt", "u1")] }), text("Done."));
     const run = await runApproving(world.child, "try them", "full_access", ["deny"]);
     assert.equal(run.result.status, "completed");
     assert.equal(run.approvals.length, 1, "only the unreadable command asked");

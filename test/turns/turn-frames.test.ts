@@ -9,9 +9,9 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
+import { answer, text } from "../fixtures/chat-completions-server.js";
 import { readHistory } from "./history-file.js";
-import { bodiesOf, resultText, runApproving, type TurnRun } from "./tool-turns.js";
+import { bodiesOf, resultText, runCallsTurn } from "./tool-turns.js";
 import { runTurn, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 const EVENT_BYTES = 65_536;
@@ -28,20 +28,6 @@ async function freshWorld(): Promise<{ w: TurnWorld; sessionId: string }> {
   world = await turnWorld();
   const { session } = await world.child.call("session.create", {});
   return { w: world, sessionId: session.id };
-}
-
-/** A turn of one step per call, then a closing text, answering approvals with `decisions`. */
-async function stepTurn(
-  w: TurnWorld,
-  permissions: string,
-  calls: CallSpec[],
-  decisions: string[] = [],
-): Promise<TurnRun> {
-  for (const c of calls) w.server.reply(answer({ calls: [c] }));
-  w.server.reply(text("Finished."));
-  const run = await runApproving(w.child, "do the work", permissions, decisions);
-  assert.equal(run.result.status, "completed");
-  return run;
 }
 
 /** The size of the frame that carried an event body, as the child wrote it. */
@@ -63,7 +49,7 @@ describe("turns: cuts fall between characters", () => {
     const { w, sessionId } = await freshWorld();
     const command = `echo ${"a".repeat(74)}${EMOJI}bbbbbbbbbb`;
     assert.equal(command.indexOf(EMOJI), 79);
-    const run = await stepTurn(
+    const run = await runCallsTurn(
       w,
       "ask",
       [{ name: "shell", input: { command }, id: "c1" }],
@@ -83,7 +69,9 @@ describe("turns: cuts fall between characters", () => {
     const line = `needle${"x".repeat(493)}${EMOJI}tail`;
     assert.equal(line.indexOf(EMOJI), 499);
     writeFileSync(join(w.box.workspace, "long.txt"), `${line}\n`);
-    await stepTurn(w, "read_only", [{ name: "search", input: { pattern: "needle" }, id: "c1" }]);
+    await runCallsTurn(w, "read_only", [
+      { name: "search", input: { pattern: "needle" }, id: "c1" },
+    ]);
     const seen = resultText(w.server.requests[1], "c1");
     assert.ok(!LONE.test(seen), "the model sees no lone surrogate");
     assert.ok(seen.includes(`${line.slice(0, 499)}${EMOJI}…`), seen);
@@ -135,7 +123,7 @@ describe("turns: every event's whole frame is within event_bytes", () => {
   test("a command of 11,000 control characters: approval_requested fits, truncated", async () => {
     const { w } = await freshWorld();
     const command = `printf '${"\u0001".repeat(11_000)}'`;
-    const run = await stepTurn(
+    const run = await runCallsTurn(
       w,
       "ask",
       [{ name: "shell", input: { command }, id: "c1" }],
@@ -177,7 +165,7 @@ describe("turns: every event's whole frame is within event_bytes", () => {
   test("a diff of control characters: tool_done fits, cut and marked", async () => {
     const { w } = await freshWorld();
     const content = `${"\u0003".repeat(12_000)}\n`;
-    const run = await stepTurn(w, "full_access", [
+    const run = await runCallsTurn(w, "full_access", [
       { name: "write_file", input: { path: "ctl.txt", content }, id: "c1" },
     ]);
     const [done] = bodiesOf(run.events, "tool_done");

@@ -19,6 +19,9 @@ export const TURN_CAPS = [
   "turn",
 ];
 
+/** TURN_CAPS and `turn.revert`: what the revert tests negotiate. */
+export const REVERT_CAPS = [...TURN_CAPS, "turn.revert"];
+
 export interface TurnWorld {
   box: Sandbox;
   server: ChatServer;

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
+import { shellCall, writeCall } from "./call-specs.js";
 import {
   bodiesOf,
   itemEvent,
@@ -58,17 +59,6 @@ function seenAfter(w: TurnWorld, id: string): string {
   return resultText(request, id);
 }
 
-const write = (path: string, content: string, id: string): CallSpec => ({
-  name: "write_file",
-  input: { path, content },
-  id,
-});
-const shell = (command: string, id: string): CallSpec => ({
-  name: "shell",
-  input: { command },
-  id,
-});
-
 describe("turns: the permission levels", () => {
   test("read_only offers only the readers; a write_file and a shell call anyway are tool errors", async () => {
     world = await turnWorld();
@@ -77,7 +67,7 @@ describe("turns: the permission levels", () => {
     const run = await stepTurn(
       world,
       "read_only",
-      [write("sneaky.txt", "x", "c_write"), shell("touch ran.txt", "c_shell")],
+      [writeCall("sneaky.txt", "x", "c_write"), shellCall("touch ran.txt", "c_shell")],
       [],
     );
     for (const request of world.server.requests)
@@ -119,7 +109,7 @@ describe("turns: the permission levels", () => {
     const run = await stepTurn(
       world,
       "ask",
-      [write("a.txt", "new\n", "c_edit"), shell("echo hi > hi.txt", "c_cmd")],
+      [writeCall("a.txt", "new\n", "c_edit"), shellCall("echo hi > hi.txt", "c_cmd")],
       ["allow_once", "allow_once"],
     );
     assert.deepEqual(offeredNames(world.server.requests[0]), ALL_TOOLS);
@@ -191,7 +181,7 @@ describe("turns: the permission levels", () => {
     const run = await stepTurn(
       world,
       "accept_edits",
-      [write("b.txt", "b\n", "c_edit"), shell("cat b.txt", "c_cmd")],
+      [writeCall("b.txt", "b\n", "c_edit"), shellCall("cat b.txt", "c_cmd")],
       ["allow_once"],
     );
     assert.deepEqual(offeredNames(world.server.requests[0]), ALL_TOOLS);
@@ -208,7 +198,7 @@ describe("turns: the permission levels", () => {
     await stepTurn(
       world,
       "full_access",
-      [write("c.txt", "c\n", "c_edit"), shell("cat c.txt", "c_cmd")],
+      [writeCall("c.txt", "c\n", "c_edit"), shellCall("cat c.txt", "c_cmd")],
       [],
     );
     assert.deepEqual(offeredNames(world.server.requests[0]), ALL_TOOLS);
@@ -222,7 +212,12 @@ describe("turns: the permission levels", () => {
     await world.child.call("session.create", {});
     // 78 KB: its diff alone takes the approval past event_bytes (a whole frame is 65536 bytes).
     const content = `${"line of text\n".repeat(6000)}`;
-    const run = await stepTurn(world, "ask", [write("big.txt", content, "c_big")], ["allow_once"]);
+    const run = await stepTurn(
+      world,
+      "ask",
+      [writeCall("big.txt", content, "c_big")],
+      ["allow_once"],
+    );
     const [asked] = run.approvals;
     assert.equal(asked.truncated, true);
     assert.match(asked.diff, /\n\[\.\.\. cut to fit the event size\]$/);
@@ -241,14 +236,14 @@ describe("turns: approval decisions", () => {
     const run = await stepTurn(
       world,
       "ask",
-      [write("one.txt", "1\n", "c1"), write("two.txt", "2\n", "c2")],
+      [writeCall("one.txt", "1\n", "c1"), writeCall("two.txt", "2\n", "c2")],
       ["allow_once", "allow_once"],
     );
     assert.deepEqual(
       run.approvals.map((a) => a.path),
       ["one.txt", "two.txt"],
     );
-    await stepTurn(world, "ask", [write("three.txt", "3\n", "c3")], ["allow_once"]);
+    await stepTurn(world, "ask", [writeCall("three.txt", "3\n", "c3")], ["allow_once"]);
     // A decided approval cannot be decided again (nor one of a finished turn).
     const again = await world.child.errorCode("turn.approve", {
       approval_id: run.approvals[0].approval_id,
@@ -268,7 +263,7 @@ describe("turns: approval decisions", () => {
       world,
       "ask",
       [
-        write("a.txt", "a\n", "c1"),
+        writeCall("a.txt", "a\n", "c1"),
         { name: "edit_file", input: { path: "a.txt", old_text: "a", new_text: "A" }, id: "c2" },
       ],
       ["allow_session"],
@@ -278,7 +273,7 @@ describe("turns: approval decisions", () => {
     const second = await stepTurn(
       world,
       "ask",
-      [write("b.txt", "b\n", "c3"), shell("touch nope.txt", "c4")],
+      [writeCall("b.txt", "b\n", "c3"), shellCall("touch nope.txt", "c4")],
       ["deny"],
     );
     assert.equal(second.approvals[0].kind, "command");
@@ -286,11 +281,11 @@ describe("turns: approval decisions", () => {
     assert.ok(!existsSync(join(ws, "nope.txt")));
     // Reopening (even the same session) is a new attachment: asked again.
     await child.call("session.open", { id: session.id });
-    await stepTurn(world, "ask", [write("c.txt", "c\n", "c5")], ["allow_once"]);
-    await stepTurn(world, "ask", [write("c.txt", "c2\n", "c6")], ["allow_session"]);
-    await stepTurn(world, "ask", [write("c.txt", "c3\n", "c7")], []);
+    await stepTurn(world, "ask", [writeCall("c.txt", "c\n", "c5")], ["allow_once"]);
+    await stepTurn(world, "ask", [writeCall("c.txt", "c2\n", "c6")], ["allow_session"]);
+    await stepTurn(world, "ask", [writeCall("c.txt", "c3\n", "c7")], []);
     await child.call("session.create", {});
-    await stepTurn(world, "ask", [write("d.txt", "d\n", "c8")], ["allow_once"]);
+    await stepTurn(world, "ask", [writeCall("d.txt", "d\n", "c8")], ["allow_once"]);
     assert.equal(readFileSync(join(ws, "c.txt"), "utf8"), "c3\n");
     assert.equal(readFileSync(join(ws, "d.txt"), "utf8"), "d\n");
   });
@@ -303,10 +298,10 @@ describe("turns: approval decisions", () => {
       world,
       "ask",
       [
-        shell("echo one >> log.txt", "c1"),
-        shell("echo one >> log.txt", "c2"),
-        shell("touch a.txt", "c3"),
-        shell("touch b.txt", "c4"),
+        shellCall("echo one >> log.txt", "c1"),
+        shellCall("echo one >> log.txt", "c2"),
+        shellCall("touch a.txt", "c3"),
+        shellCall("touch b.txt", "c4"),
       ],
       ["allow_session", "allow_once", "allow_session"],
     );
@@ -323,7 +318,11 @@ describe("turns: approval decisions", () => {
     const second = await stepTurn(
       world,
       "ask",
-      [shell("touch c.txt", "c5"), shell("echo one >> log.txt", "c6"), write("e.txt", "e\n", "c7")],
+      [
+        shellCall("touch c.txt", "c5"),
+        shellCall("echo one >> log.txt", "c6"),
+        writeCall("e.txt", "e\n", "c7"),
+      ],
       ["allow_once", "deny"],
     );
     assert.deepEqual(
@@ -344,13 +343,13 @@ describe("turns: approval decisions", () => {
       world,
       "ask",
       [
-        write("keep.txt", "overwritten\n", "c1"),
+        writeCall("keep.txt", "overwritten\n", "c1"),
         {
           name: "edit_file",
           input: { path: "keep.txt", old_text: "original", new_text: "x" },
           id: "c2",
         },
-        shell("touch made.txt", "c3"),
+        shellCall("touch made.txt", "c3"),
       ],
       ["deny", "deny", "deny"],
     );

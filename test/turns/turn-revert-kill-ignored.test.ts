@@ -12,11 +12,8 @@ import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { nextId, startReady } from "../helpers/child.js";
 import { treeDigest } from "../helpers/tree-digest.js";
 import { frozenWithTemp, MESS, seed, TEMP } from "./revert-kill-kit.js";
-import { recordsOf, runApproving } from "./tool-turns.js";
-import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+import { type Loose, recordsOf, runApproving } from "./tool-turns.js";
+import { REVERT_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -24,7 +21,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-const CAPS = [...TURN_CAPS, "turn.revert"];
 /** Tries at catching the child with a temp file (nearly always the first). */
 const TRIES = 5;
 
@@ -35,7 +31,7 @@ const IGNORES: Record<string, string> = {
 
 for (const [name, ignore] of Object.entries(IGNORES))
   test(`a revert killed with a temp file the .gitignore hides (${name}): the retry removes it`, async () => {
-    world = await turnWorld({ capabilities: CAPS });
+    world = await turnWorld({ capabilities: REVERT_CAPS });
     const w = world;
     const ws = w.box.workspace;
     writeFileSync(join(ws, ".gitignore"), ignore);
@@ -59,7 +55,10 @@ for (const [name, ignore] of Object.entries(IGNORES))
       await w.child.exited;
       reply.catch(() => {});
       if (caught !== null) assert.ok(existsSync(join(ws, caught)), "the kill left a temp file");
-      w.child = await startReady(w.box, CAPS, { testMethods: true, env: { DEMO_KEY: "sk-test" } });
+      w.child = await startReady(w.box, REVERT_CAPS, {
+        testMethods: true,
+        env: { DEMO_KEY: "sk-test" },
+      });
       const retry: Loose = await w.child.request("turn.revert", params, undefined, 120_000);
       if (caught !== null)
         assert.equal(retry.result?.state, "reverted", `${name}: ${JSON.stringify(retry.error)}`);

@@ -14,11 +14,8 @@ import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { nextId, startReady } from "../helpers/child.js";
 import { treeDigest } from "../helpers/tree-digest.js";
 import { MESS, seed, seen, TEMP } from "./revert-kill-kit.js";
-import { recordsOf, runApproving } from "./tool-turns.js";
-import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+import { type Loose, recordsOf, runApproving } from "./tool-turns.js";
+import { REVERT_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -26,7 +23,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-const CAPS = [...TURN_CAPS, "turn.revert"];
 type Trigger = { name: string; fires: (home: string, ws: string) => Promise<void> };
 
 function nthTemp(k: number): Trigger {
@@ -63,7 +59,7 @@ const TRIGGERS: Trigger[] = [
 ];
 
 test("a large revert killed at many moments is finished by a retry, byte for byte", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const w = world;
   const ws = w.box.workspace;
   seed(ws);
@@ -97,7 +93,10 @@ test("a large revert killed at many moments is finished by a retry, byte for byt
     const left = treeDigest(ws);
     if (!answered && JSON.stringify(left) !== JSON.stringify(messed)) midway++;
 
-    w.child = await startReady(w.box, CAPS, { testMethods: true, env: { DEMO_KEY: "sk-test" } });
+    w.child = await startReady(w.box, REVERT_CAPS, {
+      testMethods: true,
+      env: { DEMO_KEY: "sk-test" },
+    });
     const retry: Loose = await w.child.request("turn.revert", params, undefined, 120_000);
     if (answered) assert.equal(retry.error?.code, "turn_missing", trigger.name);
     else assert.equal(retry.result?.state, "reverted", `${trigger.name}: ${JSON.stringify(retry)}`);

@@ -9,11 +9,8 @@ import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterEach, test } from "node:test";
 import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { treeDigest } from "../helpers/tree-digest.js";
-import { runApproving } from "./tool-turns.js";
-import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+import { type Loose, runApproving } from "./tool-turns.js";
+import { REVERT_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
@@ -21,7 +18,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-const CAPS = [...TURN_CAPS, "turn.revert"];
 const BIG = 8 * 1024 * 1024 + 1;
 
 /** A workspace path from raw bytes (a `number[]` for each name that is not UTF-8). */
@@ -59,7 +55,7 @@ const MESS = [
 ].join(" && ");
 
 test("names that are not UTF-8 are checkpointed and reverted byte for byte", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const w = world;
   const ws = w.box.workspace;
   seed(ws);

@@ -11,19 +11,14 @@ import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { treeDigest } from "../helpers/tree-digest.js";
-import { bodiesOf, runApproving } from "./tool-turns.js";
-import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+import { bodiesOf, type Loose, runApproving } from "./tool-turns.js";
+import { REVERT_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const CAPS = [...TURN_CAPS, "turn.revert"];
 
 async function shellTurn(w: TurnWorld, command: string): Promise<string> {
   w.server.reply(answer({ calls: [call("shell", { command }, "s1")] }), text("Done."));
@@ -38,7 +33,7 @@ function revert(w: TurnWorld, params: Record<string, unknown>): Promise<Loose> {
 }
 
 test("a FIFO where a recorded file or folder was is replaced by the revert, forced or not", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const ws = world.box.workspace;
   writeFileSync(join(ws, "a.txt"), "original\n");
   mkdirSync(join(ws, "dir"));
@@ -62,7 +57,7 @@ test("a FIFO where a recorded file or folder was is replaced by the revert, forc
 });
 
 test("a turn that writes `*` to .gitignore is reverted whole, .gitignore included, twice", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const ws = world.box.workspace;
   writeFileSync(join(ws, "keep.txt"), "keep\n");
   writeFileSync(join(ws, "edit.txt"), "original\n");

@@ -16,19 +16,14 @@ import { answer, call, text } from "../fixtures/chat-completions-server.js";
 import { sandbox, TestChild } from "../helpers/child.js";
 import { treeDigest } from "../helpers/tree-digest.js";
 import { zombiesAfter } from "../helpers/zombies.js";
-import { recordsOf, runApproving } from "./tool-turns.js";
-import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+import { type Loose, recordsOf, runApproving } from "./tool-turns.js";
+import { REVERT_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const CAPS = [...TURN_CAPS, "turn.revert"];
 
 async function writingTurn(w: TurnWorld, n: number): Promise<string> {
   w.server.reply(
@@ -86,7 +81,11 @@ test("MC_HOME and the cache root inside the workspace are never checkpointed nor
   writeFileSync(join(ws, "a.txt"), "v0\n");
   writeFileSync(join(cacheRoot, "cached.bin"), "cache 0\n");
   const box = { ...outer, home };
-  world = await turnWorld({ box, capabilities: CAPS, env: { MC_AGENT_CACHE_DIR: cacheRoot } });
+  world = await turnWorld({
+    box,
+    capabilities: REVERT_CAPS,
+    env: { MC_AGENT_CACHE_DIR: cacheRoot },
+  });
   const initial = treeDigest(ws, [".mc", ".cache"]);
 
   // Another session's history, which no revert of this session may touch.
@@ -156,7 +155,7 @@ test("a workspace inside MC_HOME gets no checkpoints (workspace_in_store), and t
   const outer = sandbox("mc-ws-in-store-");
   const ws = join(outer.home, "projects", "p");
   mkdirSync(ws, { recursive: true });
-  world = await turnWorld({ box: { ...outer, workspace: ws }, capabilities: CAPS });
+  world = await turnWorld({ box: { ...outer, workspace: ws }, capabilities: REVERT_CAPS });
   // The same child again, to read its initialize result.
   await world.child.close();
   world.child = new TestChild({
@@ -165,7 +164,7 @@ test("a workspace inside MC_HOME gets no checkpoints (workspace_in_store), and t
     testMethods: true,
     env: { DEMO_KEY: "sk-test-secret-key" },
   });
-  const init: Loose = await world.child.initialize(CAPS);
+  const init: Loose = await world.child.initialize(REVERT_CAPS);
   assert.deepEqual(init.result.extensions.turn.checkpoints, {
     available: false,
     reason: "workspace_in_store",

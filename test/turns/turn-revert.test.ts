@@ -13,19 +13,14 @@ import { afterEach, test } from "node:test";
 import { answer, call, held, text } from "../fixtures/chat-completions-server.js";
 import { treeSnapshot } from "../helpers/tree.js";
 import { treeDigest } from "../helpers/tree-digest.js";
-import { bodiesOf, recordsOf, runApproving } from "./tool-turns.js";
-import { startTurn, TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: wire messages and records are read freely.
-type Loose = any;
+import { bodiesOf, type Loose, recordsOf, runApproving } from "./tool-turns.js";
+import { REVERT_CAPS, startTurn, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
 afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const CAPS = [...TURN_CAPS, "turn.revert"];
 
 function seed(ws: string, gitRepo: boolean) {
   writeFileSync(join(ws, "a.txt"), "one\ntwo\nthree\n");
@@ -69,7 +64,7 @@ async function revert(w: TurnWorld, params: Record<string, unknown>): Promise<Lo
 
 for (const gitRepo of [true, false]) {
   test(`a turn's shell and tool changes are reverted byte for byte (${gitRepo ? "git workspace" : "plain folder"})`, async () => {
-    world = await turnWorld({ capabilities: CAPS });
+    world = await turnWorld({ capabilities: REVERT_CAPS });
     const ws = world.box.workspace;
     seed(ws, gitRepo);
     const before = treeDigest(ws, [".git"]);
@@ -127,7 +122,7 @@ for (const gitRepo of [true, false]) {
 }
 
 test("two turns reverted to the first; workspace_changed after an outside edit, then force", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const ws = world.box.workspace;
   seed(ws, false);
   const before = treeDigest(ws);
@@ -165,7 +160,7 @@ test("two turns reverted to the first; workspace_changed after an outside edit, 
 });
 
 test("a dry run pages its diffs within page_bytes, with a cursor", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const ws = world.box.workspace;
   const line = (n: number) => `line ${n} ${"x".repeat(60)}\n`;
   for (let i = 0; i < 40; i++)
@@ -224,7 +219,7 @@ test("a dry run pages its diffs within page_bytes, with a cursor", async () => {
 });
 
 test("a revert is refused while a turn runs (busy)", async () => {
-  world = await turnWorld({ capabilities: CAPS });
+  world = await turnWorld({ capabilities: REVERT_CAPS });
   const { session } = await world.child.call("session.create", {});
   world.server.reply(text("First."));
   const first = await runApproving(world.child, "first", "full_access", []);
@@ -242,7 +237,7 @@ test("a revert is refused while a turn runs (busy)", async () => {
 });
 
 test("without git on PATH turns still run, with no checkpoint", async () => {
-  world = await turnWorld({ capabilities: CAPS, env: { PATH: "/nonexistent-bin" } });
+  world = await turnWorld({ capabilities: REVERT_CAPS, env: { PATH: "/nonexistent-bin" } });
   const { session } = await world.child.call("session.create", {});
   world.server.reply(text("No git here."));
   const run = await runApproving(world.child, "hello", "full_access", []);

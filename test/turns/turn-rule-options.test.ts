@@ -9,8 +9,8 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
-import { runApproving } from "./tool-turns.js";
+import { shellCall } from "./call-specs.js";
+import { runCallsTurn } from "./tool-turns.js";
 import { type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
@@ -18,20 +18,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const shell = (command: string, id: string): CallSpec => ({
-  name: "shell",
-  input: { command },
-  id,
-});
-
-async function turn(w: TurnWorld, calls: CallSpec[], decisions: string[]) {
-  for (const c of calls) w.server.reply(answer({ calls: [c] }));
-  w.server.reply(text("Finished."));
-  const run = await runApproving(w.child, "do the work", "ask", decisions);
-  assert.equal(run.result.status, "completed");
-  return run;
-}
 
 describe("turns: options a prefix rule does not cover", () => {
   test("npm test --script-shell, git -c after `git -C . status`, git diff --output: each asks", async () => {
@@ -45,16 +31,17 @@ describe("turns: options a prefix rule does not cover", () => {
     writeFileSync(join(ws, "evil.sh"), "#!/bin/sh\ntouch evil-ran\n");
     chmodSync(join(ws, "evil.sh"), 0o755);
     await world.child.call("session.create", {});
-    const run = await turn(
+    const run = await runCallsTurn(
       world,
+      "ask",
       [
-        shell("npm test", "c1"),
-        shell("npm test --silent", "c2"),
-        shell("npm test --script-shell=./evil.sh", "c3"),
-        shell("git -C . status", "c4"),
-        shell("git -c alias.x='!touch alias-ran' x", "c5"),
-        shell("git diff --stat", "c6"),
-        shell("git diff --output=made-by-diff.txt", "c7"),
+        shellCall("npm test", "c1"),
+        shellCall("npm test --silent", "c2"),
+        shellCall("npm test --script-shell=./evil.sh", "c3"),
+        shellCall("git -C . status", "c4"),
+        shellCall("git -c alias.x='!touch alias-ran' x", "c5"),
+        shellCall("git diff --stat", "c6"),
+        shellCall("git diff --output=made-by-diff.txt", "c7"),
       ],
       ["allow_session", "deny", "allow_session", "deny", "allow_session", "deny"],
     );

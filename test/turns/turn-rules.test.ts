@@ -20,9 +20,10 @@ import { afterEach, describe, test } from "node:test";
 import { RULE_DENIED_OUTPUT } from "../../src/agent/tool-step.js";
 import type { ApprovalRulesResult } from "../../src/protocol/schemas/rules.js";
 import { rulesFileName } from "../../src/store/rules-file.js";
-import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
+import { answer, text } from "../fixtures/chat-completions-server.js";
 import { startReady } from "../helpers/child.js";
-import { bodiesOf, resultText, runApproving, type TurnRun } from "./tool-turns.js";
+import { shellCall, writeCall } from "./call-specs.js";
+import { bodiesOf, resultText, runCallsTurn } from "./tool-turns.js";
 import { TURN_CAPS, type TurnWorld, turnWorld } from "./turn-harness.js";
 
 let world: TurnWorld | undefined;
@@ -30,30 +31,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const shell = (command: string, id: string): CallSpec => ({
-  name: "shell",
-  input: { command },
-  id,
-});
-const write = (path: string, content: string, id: string): CallSpec => ({
-  name: "write_file",
-  input: { path, content },
-  id,
-});
-
-async function stepTurn(
-  w: TurnWorld,
-  permissions: string,
-  calls: CallSpec[],
-  decisions: (string | { decision: string; path_glob?: string })[],
-): Promise<TurnRun> {
-  for (const c of calls) w.server.reply(answer({ calls: [c] }));
-  w.server.reply(text("Finished."));
-  const run = await runApproving(w.child, "do the work", permissions, decisions);
-  assert.equal(run.result.status, "completed");
-  return run;
-}
 
 /** The model-visible result of the call `id`. */
 function seen(w: TurnWorld, id: string): string {
@@ -90,14 +67,14 @@ describe("turns: approval rules", () => {
     const ws = world.box.workspace;
     npmPackage(ws);
     await world.child.call("session.create", {});
-    const first = await stepTurn(
+    const first = await runCallsTurn(
       world,
       "ask",
       [
-        shell("npm test", "c1"),
-        shell("npm test --silent", "c2"),
-        shell("npm test && echo sneaky >> log.txt", "c3"),
-        shell("npm testx", "c4"),
+        shellCall("npm test", "c1"),
+        shellCall("npm test --silent", "c2"),
+        shellCall("npm test && echo sneaky >> log.txt", "c3"),
+        shellCall("npm testx", "c4"),
       ],
       ["allow_session", "deny", "deny"],
     );
@@ -124,7 +101,7 @@ describe("turns: approval rules", () => {
       rule_id: listed.rules[0]?.id as string,
     });
     assert.deepEqual(removed.rules, []);
-    await stepTurn(world, "ask", [shell("npm test", "c5")], ["allow_once"]);
+    await runCallsTurn(world, "ask", [shellCall("npm test", "c5")], ["allow_once"]);
     assert.equal(
       await world.child.errorCode("approval.rules", { action: "remove", rule_id: "s-99" }),
       "rule_missing",
@@ -136,10 +113,10 @@ describe("turns: approval rules", () => {
     world = await turnWorld();
     const ws = world.box.workspace;
     await world.child.call("session.create", {});
-    const first = await stepTurn(
+    const first = await runCallsTurn(
       world,
       "ask",
-      [shell("ls -a", "c1"), write("notes/a.md", "a\n", "c2")],
+      [shellCall("ls -a", "c1"), writeCall("notes/a.md", "a\n", "c2")],
       ["allow_always", { decision: "allow_always", path_glob: "notes/**" }],
     );
     assert.equal(first.approvals[0].rule.text, "ls");
@@ -167,13 +144,13 @@ describe("turns: approval rules", () => {
       ],
     );
     await newChild(world);
-    const second = await stepTurn(
+    const second = await runCallsTurn(
       world,
       "ask",
       [
-        shell("ls -la notes", "c3"),
-        write("notes/deep/b.md", "b\n", "c4"),
-        write("c.txt", "c\n", "c5"),
+        shellCall("ls -la notes", "c3"),
+        writeCall("notes/deep/b.md", "b\n", "c4"),
+        writeCall("c.txt", "c\n", "c5"),
       ],
       ["deny"],
     );
@@ -198,7 +175,7 @@ describe("turns: approval rules", () => {
       action: "remove",
       rule_id: listed.rules[0]?.id as string,
     });
-    await stepTurn(world, "ask", [shell("ls", "c6")], ["deny"]);
+    await runCallsTurn(world, "ask", [shellCall("ls", "c6")], ["deny"]);
     assert.equal(JSON.parse(readFileSync(path, "utf8")).rules.length, 1);
   });
 
@@ -207,14 +184,14 @@ describe("turns: approval rules", () => {
     const ws = world.box.workspace;
     writeFileSync(join(ws, "keep.txt"), "k\n");
     await world.child.call("session.create", {});
-    await stepTurn(world, "ask", [shell("rm keep.txt", "c1")], ["deny_always"]);
+    await runCallsTurn(world, "ask", [shellCall("rm keep.txt", "c1")], ["deny_always"]);
     assert.ok(existsSync(join(ws, "keep.txt")));
     await newChild(world);
     for (const [level, id] of [
       ["ask", "c2"],
       ["full_access", "c3"],
     ] as const) {
-      const run = await stepTurn(world, level, [shell("rm -f keep.txt", id)], []);
+      const run = await runCallsTurn(world, level, [shellCall("rm -f keep.txt", id)], []);
       assert.equal(bodiesOf(run.events, "approval_requested").length, 0);
       const done = bodiesOf(run.events, "tool_done");
       assert.deepEqual(
@@ -229,8 +206,8 @@ describe("turns: approval rules", () => {
   test("turn.approve refuses a rule that cannot be kept, and the approval stays pending", async () => {
     world = await turnWorld();
     await world.child.call("session.create", {});
-    world.server.reply(answer({ calls: [shell("echo a | cat", "c1")] }));
-    world.server.reply(answer({ calls: [write("x/a.txt", "a\n", "c2")] }));
+    world.server.reply(answer({ calls: [shellCall("echo a | cat", "c1")] }));
+    world.server.reply(answer({ calls: [writeCall("x/a.txt", "a\n", "c2")] }));
     world.server.reply(text("Finished."));
     const { startTurn, finishTurn } = await import("./turn-harness.js");
     const turn = startTurn(world.child, "go", "ask");
@@ -286,7 +263,7 @@ describe("turns: approval rules", () => {
     world = await turnWorld();
     const ws = world.box.workspace;
     await world.child.call("session.create", {});
-    await stepTurn(world, "ask", [shell("ls", "c1")], ["allow_always"]);
+    await runCallsTurn(world, "ask", [shellCall("ls", "c1")], ["allow_always"]);
     const path = rulesPath(world);
     const good = readFileSync(path, "utf8");
     const bad = [
@@ -299,7 +276,12 @@ describe("turns: approval rules", () => {
     for (const bytes of bad) {
       writeFileSync(path, bytes);
       // Its allow rule no longer applies: asked again; allow_always falls back to the session.
-      await stepTurn(world, "ask", [shell("ls", "c2"), shell("ls -a", "c3")], ["allow_always"]);
+      await runCallsTurn(
+        world,
+        "ask",
+        [shellCall("ls", "c2"), shellCall("ls -a", "c3")],
+        ["allow_always"],
+      );
       assert.equal(readFileSync(path, "utf8"), bytes, "an invalid file is never rewritten");
       const listed: ApprovalRulesResult = await world.child.call("approval.rules", {
         action: "list",
@@ -328,7 +310,7 @@ describe("turns: approval rules", () => {
     writeFileSync(target, good);
     rmSync(path);
     symlinkSync(target, path);
-    await stepTurn(world, "ask", [shell("ls", "c4")], ["allow_once"]);
+    await runCallsTurn(world, "ask", [shellCall("ls", "c4")], ["allow_once"]);
     assert.equal((await world.child.call("approval.rules", { action: "list" })).file, "invalid");
     // clear replaces whatever is there with an empty file.
     const cleared = await world.child.call("approval.rules", { action: "clear" });
@@ -344,7 +326,7 @@ describe("turns: approval rules", () => {
       await world.child.errorCode("approval.rules", { action: "clear" }),
       "rules_unavailable",
     );
-    await stepTurn(world, "ask", [shell("ls", "c5")], ["allow_always"]);
+    await runCallsTurn(world, "ask", [shellCall("ls", "c5")], ["allow_always"]);
     assert.deepEqual(readdirSync(join(world.box.root, "real-rules")), []);
     assert.ok(existsSync(ws));
   });

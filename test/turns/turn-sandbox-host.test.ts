@@ -20,7 +20,8 @@ import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { GIT_WALK_FOLDERS } from "../../src/agent/sandbox/git-dirs.js";
 import { findOnPath } from "../../src/agent/sandbox/probe.js";
-import { answer, type CallSpec, text } from "../fixtures/chat-completions-server.js";
+import { answer, text } from "../fixtures/chat-completions-server.js";
+import { shellCall } from "./call-specs.js";
 import { type Box, skipReason, userEnv, varTmpBox } from "./sandbox-box.js";
 import { bodiesOf, resultText, runApproving } from "./tool-turns.js";
 import { type TurnWorld, turnWorld } from "./turn-harness.js";
@@ -54,12 +55,6 @@ async function sandboxWorld(
   return { w: world, b: box };
 }
 
-const shell = (command: string, id: string): CallSpec => ({
-  name: "shell",
-  input: { command },
-  id,
-});
-
 /** Opens each path for writing (O_WRONLY) and closes it, writing nothing; prints the outcome. */
 const OPEN_ONLY =
   "const fs = require('node:fs');" +
@@ -86,7 +81,7 @@ describe("the sandboxed level and the host", { skip: reason ?? false }, () => {
   test("/proc/sys and /proc/sysrq-trigger cannot be opened for writing, even as root", async () => {
     const { w } = await sandboxWorld();
     const command = `'${process.execPath}' -e "${OPEN_ONLY}" ${PROC_FILES.join(" ")}`;
-    w.server.reply(answer({ calls: [shell(command, "proc")] }), text("Done."));
+    w.server.reply(answer({ calls: [shellCall(command, "proc")] }), text("Done."));
     const run = await runApproving(w.child, "look", "sandboxed", []);
     assert.equal(run.result.status, "completed");
     const seen = resultText(w.server.requests[1], "proc");
@@ -109,13 +104,13 @@ describe("the sandboxed level and the host", { skip: reason ?? false }, () => {
       writeFileSync(join(ws, "mod", ".git"), "gitdir: ../gitdirs/mod\n");
     });
     const calls = [
-      shell("echo evil > vendor/lib/.git/hooks/pre-commit", "hook"),
-      shell("echo x > deep/a/b/c/.git/config", "deep"),
-      shell("echo 'gitdir: /var/tmp/elsewhere' > mod/.git", "pointer"),
-      shell("echo evil > gitdirs/mod/hooks/post-checkout", "gitdir"),
-      shell("echo ok > vendor/lib/file.txt && cat vendor/lib/file.txt", "lib"),
-      shell("mkdir -p later/.git/hooks && echo made", "make"),
-      shell("echo evil > later/.git/hooks/pre-commit", "later"),
+      shellCall("echo evil > vendor/lib/.git/hooks/pre-commit", "hook"),
+      shellCall("echo x > deep/a/b/c/.git/config", "deep"),
+      shellCall("echo 'gitdir: /var/tmp/elsewhere' > mod/.git", "pointer"),
+      shellCall("echo evil > gitdirs/mod/hooks/post-checkout", "gitdir"),
+      shellCall("echo ok > vendor/lib/file.txt && cat vendor/lib/file.txt", "lib"),
+      shellCall("mkdir -p later/.git/hooks && echo made", "make"),
+      shellCall("echo evil > later/.git/hooks/pre-commit", "later"),
     ];
     w.server.reply(answer({ calls }), text("Done."));
     const run = await runApproving(w.child, "work", "sandboxed", []);
@@ -166,8 +161,8 @@ describe("the sandboxed level and the host", { skip: reason ?? false }, () => {
       "no checkpoints without git",
     );
     const calls = [
-      shell("echo ran > first.txt && mkdir many/one-more && echo grown", "at"),
-      shell("echo ran > second.txt", "past"),
+      shellCall("echo ran > first.txt && mkdir many/one-more && echo grown", "at"),
+      shellCall("echo ran > second.txt", "past"),
     ];
     w.server.reply(answer({ calls }), text("Done."));
     const run = await runApproving(w.child, "work", "sandboxed", []);

@@ -37,6 +37,31 @@ function revert(child: TestChild, params: object): Promise<Frame> {
   return child.request("turn.revert", params, nextId("revert"), 60_000);
 }
 
+/**
+ * `a.txt` holds ORIGINAL; in a new session one turn makes `calls`, `meddle` then changes the
+ * workspace behind the child's back, that turn is reverted with `force`, and `check` reads the
+ * revert's answer while the world still stands.
+ */
+async function forceRevertOneTurn(
+  ctx: CaseContext,
+  calls: ReturnType<typeof call>[],
+  steps: { meddle?: () => void; check: (done: Frame) => void },
+): Promise<void> {
+  writeFileSync(join(ctx.box.workspace, "a.txt"), ORIGINAL);
+  await withTurnWorld(
+    ctx,
+    async (world) => {
+      const { session } = await world.child.call("session.create", {});
+      const turnId = await turnOf(world, calls);
+      steps.meddle?.();
+      steps.check(
+        await revert(world.child, { session_id: session.id, turn_id: turnId, force: true }),
+      );
+    },
+    { capabilities: CAPABILITIES },
+  );
+}
+
 /** The case's context with the child's workspace one folder up: MC_HOME lies inside it. */
 function homeInsideWorkspace(ctx: CaseContext): CaseContext {
   const cwd = ctx.box.root;
@@ -121,21 +146,13 @@ export const TURN_REVERT_EDGE_CASES: ConformanceCase[] = [
     title: "a turn that writes * to .gitignore is reverted whole, .gitignore included",
     async run(ctx) {
       const ws = ctx.box.workspace;
-      writeFileSync(join(ws, "a.txt"), ORIGINAL);
-      await withTurnWorld(
-        ctx,
-        async (world) => {
-          const { session } = await world.child.call("session.create", {});
-          const turnId = await turnOf(world, [
-            call("write_file", { path: ".gitignore", content: "*\n" }, "c_ignore"),
-            call("write_file", { path: "a.txt", content: "rewritten\n" }, "c_a"),
-            call("write_file", { path: "made.txt", content: "made\n" }, "c_made"),
-          ]);
-          const done = await revert(world.child, {
-            session_id: session.id,
-            turn_id: turnId,
-            force: true,
-          });
+      const calls = [
+        call("write_file", { path: ".gitignore", content: "*\n" }, "c_ignore"),
+        call("write_file", { path: "a.txt", content: "rewritten\n" }, "c_a"),
+        call("write_file", { path: "made.txt", content: "made\n" }, "c_made"),
+      ];
+      await forceRevertOneTurn(ctx, calls, {
+        check: (done) => {
           assert.ok(done.result, JSON.stringify(done.error));
           assert.equal(readFileSync(join(ws, "a.txt"), "utf8"), ORIGINAL);
           assert.equal(existsSync(join(ws, ".gitignore")), false, ".gitignore is removed");
@@ -143,8 +160,7 @@ export const TURN_REVERT_EDGE_CASES: ConformanceCase[] = [
           const listed = (done.result as { files: { path: string }[] }).files.map((f) => f.path);
           assert.ok(listed.includes("made.txt"), `the result lists made.txt: ${listed}`);
         },
-        { capabilities: CAPABILITIES },
-      );
+      });
     },
   },
   {
@@ -154,32 +170,23 @@ export const TURN_REVERT_EDGE_CASES: ConformanceCase[] = [
     title: "a FIFO where a recorded file was: the forced revert restores the file",
     async run(ctx) {
       const ws = ctx.box.workspace;
-      writeFileSync(join(ws, "a.txt"), ORIGINAL);
-      await withTurnWorld(
-        ctx,
-        async (world) => {
-          const { session } = await world.child.call("session.create", {});
-          const turnId = await turnOf(world, [
-            call("write_file", { path: "a.txt", content: "rewritten\n" }, "c_a"),
-          ]);
+      const calls = [call("write_file", { path: "a.txt", content: "rewritten\n" }, "c_a")];
+      await forceRevertOneTurn(ctx, calls, {
+        meddle: () => {
           rmSync(join(ws, "a.txt"));
           try {
             execFileSync("mkfifo", [join(ws, "a.txt")]);
           } catch {
             throw new CaseSkipped("no mkfifo on this machine");
           }
-          const done = await revert(world.child, {
-            session_id: session.id,
-            turn_id: turnId,
-            force: true,
-          });
+        },
+        check: (done) => {
           assert.notEqual(done.error?.code, "internal_error", JSON.stringify(done.error));
           assert.ok(done.result, JSON.stringify(done.error));
           assert.ok(lstatSync(join(ws, "a.txt")).isFile(), "a.txt is a file again");
           assert.equal(readFileSync(join(ws, "a.txt"), "utf8"), ORIGINAL);
         },
-        { capabilities: CAPABILITIES },
-      );
+      });
     },
   },
 ];

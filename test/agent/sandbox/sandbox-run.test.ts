@@ -3,7 +3,7 @@
  * user-namespace path an ordinary user takes); and the strict `sandbox` setting.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
@@ -25,6 +25,43 @@ const BWRAP = process.platform === "linux" ? findOnPath("bwrap", process.env) : 
 const SETPRIV = findOnPath("setpriv", process.env);
 /** An unprivileged user to run bwrap as: the user-namespace path, as a normal user has it. */
 const NOBODY_UID = 65534;
+
+/** Why the tests run as NOBODY_UID are skipped here, or false. */
+const AS_NOBODY_SKIP =
+  process.getuid?.() !== 0
+    ? "not root here: the test above already ran unprivileged"
+    : SETPRIV
+      ? false
+      : "no setpriv to drop to an unprivileged user";
+
+/** The sandbox policy of the tree `t`: its workspace and home, no network. */
+const policyOf = (t: ReturnType<typeof tree>) =>
+  sandboxPolicy({ workspace: t.workspace, home: t.home, env: { HOME: t.user }, network: false });
+
+/**
+ * Runs `script` in the sandbox of `t` as NOBODY_UID, the tree opened to that user first; null,
+ * the test skipped, where unprivileged user namespaces are off.
+ */
+function inSandboxAsNobody(
+  t: ReturnType<typeof tree>,
+  script: string,
+  context: { skip: (reason: string) => void },
+): SpawnSyncReturns<string> | null {
+  for (const path of [t.root, t.workspace, join(t.workspace, ".git"), t.home])
+    chmodSync(path, 0o777);
+  const prefix = [
+    SETPRIV as string,
+    `--reuid=${NOBODY_UID}`,
+    `--regid=${NOBODY_UID}`,
+    "--clear-groups",
+  ];
+  const run = inSandbox(BWRAP as string, policyOf(t), script, prefix);
+  if (run.status !== 0 && classifyBwrapError(String(run.stderr)) === "user_namespaces") {
+    context.skip(`unprivileged user namespaces are off here: ${String(run.stderr).trim()}`);
+    return null;
+  }
+  return run;
+}
 
 describe("the arguments run", { skip: BWRAP ? false : "no bwrap on PATH here" }, () => {
   const script =
@@ -48,45 +85,14 @@ describe("the arguments run", { skip: BWRAP ? false : "no bwrap on PATH here" },
   test("as this user", () => {
     const t = tree();
     writeFileSync(join(t.home, "secret"), "s");
-    const policy = sandboxPolicy({
-      workspace: t.workspace,
-      home: t.home,
-      env: { HOME: t.user },
-      network: false,
-    });
-    check(t, inSandbox(BWRAP as string, policy, script));
+    check(t, inSandbox(BWRAP as string, policyOf(t), script));
   });
 
-  test("as an unprivileged user (the user-namespace path)", {
-    skip:
-      process.getuid?.() !== 0
-        ? "not root here: the test above already ran unprivileged"
-        : SETPRIV
-          ? false
-          : "no setpriv to drop to an unprivileged user",
-  }, (context) => {
+  test("as an unprivileged user (the user-namespace path)", { skip: AS_NOBODY_SKIP }, (context) => {
     const t = tree();
     writeFileSync(join(t.home, "secret"), "s");
-    for (const path of [t.root, t.workspace, join(t.workspace, ".git"), t.home])
-      chmodSync(path, 0o777);
-    const policy = sandboxPolicy({
-      workspace: t.workspace,
-      home: t.home,
-      env: { HOME: t.user },
-      network: false,
-    });
-    const prefix = [
-      SETPRIV as string,
-      `--reuid=${NOBODY_UID}`,
-      `--regid=${NOBODY_UID}`,
-      "--clear-groups",
-    ];
-    const run = inSandbox(BWRAP as string, policy, script, prefix);
-    if (run.status !== 0 && classifyBwrapError(String(run.stderr)) === "user_namespaces") {
-      context.skip(`unprivileged user namespaces are off here: ${String(run.stderr).trim()}`);
-      return;
-    }
-    check(t, run);
+    const run = inSandboxAsNobody(t, script, context);
+    if (run) check(t, run);
   });
 });
 
@@ -110,8 +116,6 @@ const HOST_PROC_FILES = [
 describe("the host's /proc, read-only inside", {
   skip: BWRAP ? false : "no bwrap on PATH here",
 }, () => {
-  const policyOf = (t: ReturnType<typeof tree>) =>
-    sandboxPolicy({ workspace: t.workspace, home: t.home, env: { HOME: t.user }, network: false });
   const opened = (stdout: string) =>
     new Map(
       stdout
@@ -144,29 +148,11 @@ describe("the host's /proc, read-only inside", {
     assert.match(proc[5] ?? "", /^ro,/, "the /proc the command sees is mounted read-only");
   });
 
-  test("as an unprivileged user: still not opened", {
-    skip:
-      process.getuid?.() !== 0
-        ? "not root here: the test above already ran unprivileged"
-        : SETPRIV
-          ? false
-          : "no setpriv to drop to an unprivileged user",
-  }, (context) => {
+  test("as an unprivileged user: still not opened", { skip: AS_NOBODY_SKIP }, (context) => {
     const t = tree();
-    for (const path of [t.root, t.workspace, join(t.workspace, ".git"), t.home])
-      chmodSync(path, 0o777);
     const node = `'${process.execPath}' -e "${OPEN_FOR_WRITING}" ${HOST_PROC_FILES.join(" ")}`;
-    const prefix = [
-      SETPRIV as string,
-      `--reuid=${NOBODY_UID}`,
-      `--regid=${NOBODY_UID}`,
-      "--clear-groups",
-    ];
-    const run = inSandbox(BWRAP as string, policyOf(t), node, prefix);
-    if (run.status !== 0 && classifyBwrapError(String(run.stderr)) === "user_namespaces") {
-      context.skip(`unprivileged user namespaces are off here: ${String(run.stderr).trim()}`);
-      return;
-    }
+    const run = inSandboxAsNobody(t, node, context);
+    if (!run) return;
     assert.equal(run.status, 0, String(run.stderr));
     for (const [path, code] of opened(String(run.stdout)))
       assert.ok(["EROFS", "EACCES", "ENOENT"].includes(code), `${path}: ${code}`);
