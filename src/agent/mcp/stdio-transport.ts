@@ -18,7 +18,7 @@ import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { watchedLaunch } from "../tools/group-watchdog.js";
+import { SHELL_ADDED, watchedLaunch } from "../tools/group-watchdog.js";
 import { checkCommand } from "./command-path.js";
 import { FloodGuard } from "./flood-guard.js";
 import { BoundedLineReader, type ReadLine } from "./line-reader.js";
@@ -63,7 +63,9 @@ export class GroupStdioTransport implements Transport {
     const { command, args, env, cwd } = this.params;
     // The watchdog's /bin/sh always spawns: a command that cannot be fails here, as a spawn would.
     await checkCommand(command, env, cwd);
-    const launch = watchedLaunch(3, command, args);
+    // The server's environment stays exactly the one given: the script's shell adds nothing.
+    const added = SHELL_ADDED.filter((name) => !(name in env));
+    const launch = watchedLaunch(3, command, args, added);
     return new Promise((resolve, reject) => {
       const child = spawn(launch.file, launch.args, {
         env,
