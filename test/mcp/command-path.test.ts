@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { checkCommand } from "../../src/agent/mcp/command-path.js";
+import { type Frame, sandbox, TestChild } from "../helpers/child.js";
+import { writeMcpHome } from "./mcp-world.js";
 
 /**
  * The check that keeps a command that cannot start `spawn_failed` under the group watchdog
@@ -56,4 +58,44 @@ describe("checkCommand", () => {
     assert.equal(await code("bin/server"), "ok");
     assert.equal(await code("./server"), "ENOENT");
   });
+});
+
+// The real child: under the watchdog's /bin/sh, a command that cannot start is still
+// `spawn_failed` (not a shell exiting 127 or 126, reported `exited` or `connect_failed`).
+test("the real child: a bare name on no PATH entry and a file without x are spawn_failed", async () => {
+  const box = sandbox("mc-mcp-command-");
+  const locked = join(box.root, "locked-server");
+  writeFileSync(locked, "#!/bin/sh\nexec cat\n", { mode: 0o644 });
+  writeMcpHome(box.home, {
+    absent: { command: "mc-no-such-mcp-server", startup_timeout_ms: 30_000 },
+    locked: { command: locked, startup_timeout_ms: 30_000 },
+  });
+  const child = new TestChild({ cwd: box.workspace, home: box.home });
+  try {
+    await child.initialize(["mcp"]);
+    const failed = (name: string) => (f: Frame) => {
+      const server = (f as { params?: { server?: { name?: string; state?: string } } }).params
+        ?.server;
+      return (
+        (f as { method?: string }).method === "mcp.changed" &&
+        server?.name === name &&
+        server.state === "failed"
+      );
+    };
+    for (const name of ["absent", "locked"])
+      if (!child.frames.some(failed(name))) await child.waitFor(failed(name), 60_000);
+    const status = await child.request("mcp.status", {});
+    const servers = (status.result as { servers: { name: string; error: string | null }[] })
+      .servers;
+    assert.deepEqual(
+      servers.map((s) => [s.name, s.error]),
+      [
+        ["absent", "spawn_failed"],
+        ["locked", "spawn_failed"],
+      ],
+    );
+  } finally {
+    await child.close();
+    box.cleanup();
+  }
 });
