@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { livingMembers } from "../../src/agent/tools/process-group.js";
@@ -51,6 +51,25 @@ function serverGroups(child: TestChild, words: string[]): Map<string, number> {
   return groups;
 }
 
+/** Whether process `pid` runs (a zombie does not: it is only waiting for its parent's wait). */
+function runs(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `check` holds, failing after a deadline generous for a loaded machine. */
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (!check()) {
+    assert.ok(Date.now() < end, `still running after 60 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Polls until no process of any of the groups runs (the test's timeout bounds it). */
 async function groupsGone(groups: Iterable<number>): Promise<void> {
   const all = [...groups];
@@ -80,8 +99,8 @@ describe("MCP stdio servers behind a wrapper: the whole process group ends", {
         const groups = serverGroups(child, ["stubborn.js", "sleep 600"]);
         for (const [word, group] of groups) {
           assert.notEqual(group, processGroup(child.pid as number), "not the child's group");
-          // The shell, the real server and the extra process.
-          assert.equal(livingMembers(group).length, 3, `${word}: three processes`);
+          // The shell, the real server, the extra process and the watchdog (group-watchdog.ts).
+          assert.equal(livingMembers(group).length, 4, `${word}: four processes`);
         }
         if (end === "shutdown") {
           const answer = await child.request("shutdown", {});
@@ -106,10 +125,56 @@ describe("MCP stdio servers behind a wrapper: the whole process group ends", {
       await child.initialize(["mcp"]);
       await seen(child, ready("plain"));
       const groups = serverGroups(child, [": plain"]);
-      assert.equal(livingMembers(groups.get(": plain") as number).length, 2);
+      // The wrapper, the server and the watchdog.
+      assert.equal(livingMembers(groups.get(": plain") as number).length, 3);
       child.kill("SIGKILL");
       await child.exited;
       await groupsGone(groups.values());
+    } finally {
+      await child.close();
+      box.cleanup();
+    }
+  });
+
+  // Issue 35, item 13: the server exits at EOF, but what its wrapper started beside it has no
+  // stdin of ours to end it; the group's watchdog (group-watchdog.ts) kills it.
+  test("kill -9 of the child: a wrapper's long-lived grandchild ends with the server", async () => {
+    const box = sandbox("mc-mcp-group-");
+    const pidFile = join(box.root, "grandchild.pid");
+    writeMcpHome(box.home, {
+      spawner: {
+        command: "/bin/sh",
+        args: [
+          "-c",
+          `sleep 600 </dev/null >/dev/null 2>&1 & echo $! > ${quote(pidFile)}; ` +
+            `exec ${NODE} ${quote(MEMORY)}`,
+        ],
+        startup_timeout_ms: 100_000,
+      },
+    });
+    const child = new TestChild({ cwd: box.workspace, home: box.home });
+    try {
+      await child.initialize(["mcp"]);
+      await seen(child, ready("spawner"));
+      const status = await child.request("mcp.status", {});
+      const servers = (status.result as { servers: { name: string; state: string }[] }).servers;
+      assert.deepEqual(
+        servers.map((s) => [s.name, s.state]),
+        [["spawner", "ready"]],
+      );
+      assert.ok(existsSync(pidFile), "the wrapper wrote its grandchild's pid");
+      const grandchild = Number(readFileSync(pidFile, "utf8").trim());
+      const server = descendants(child.pid as number).find(
+        (p) => p.ppid === child.pid && p.cmdline.includes(MEMORY),
+      );
+      assert.ok(server, "the server runs as the child's own child (the wrapper exec'd it)");
+      assert.ok(runs(grandchild), "the grandchild runs");
+      assert.equal(processGroup(grandchild), server.pid, "the grandchild is in the server's group");
+      child.kill("SIGKILL");
+      await child.exited;
+      await eventually(() => !runs(server.pid), "the server");
+      await eventually(() => !runs(grandchild), "the wrapper's grandchild");
+      await eventually(() => livingMembers(server.pid).length === 0, "the server's group");
     } finally {
       await child.close();
       box.cleanup();

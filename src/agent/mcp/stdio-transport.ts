@@ -8,13 +8,18 @@
  * are read in bounded memory (line-reader.ts): an answer past the line bound fails its request
  * alone (oversized-answer.ts) instead of dropping the server, and a server that keeps sending
  * unasked lines is cut off (flood-guard.ts, `onflood`). Stopping the group is stop.ts's. It is
- * imported only when a stdio server starts (it loads the SDK).
+ * imported only when a stdio server starts (it loads the SDK). The server runs under the group
+ * watchdog (group-watchdog.ts), which SIGKILLs its group when our child dies (kill -9): the
+ * watched pipe is fd 3, an extra stdio entry, since stdin is the protocol; the server itself
+ * sees only fds 0-2, as before, and keeps the spawned pid (the group's id).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { SHELL_ADDED, watchedLaunch } from "../tools/group-watchdog.js";
+import { checkCommand } from "./command-path.js";
 import { FloodGuard } from "./flood-guard.js";
 import { BoundedLineReader, type ReadLine } from "./line-reader.js";
 import { oversizedAnswer } from "./oversized-answer.js";
@@ -52,14 +57,21 @@ export class GroupStdioTransport implements Transport {
     return this.spawnedPid;
   }
 
-  start(): Promise<void> {
-    if (this.started) return Promise.reject(new Error("already started"));
+  async start(): Promise<void> {
+    if (this.started) throw new Error("already started");
     this.started = true;
+    const { command, args, env, cwd } = this.params;
+    // The watchdog's /bin/sh always spawns: a command that cannot be fails here, as a spawn would.
+    await checkCommand(command, env, cwd);
+    // The server's environment stays exactly the one given: the script's shell adds nothing.
+    const added = SHELL_ADDED.filter((name) => !(name in env));
+    const launch = watchedLaunch(3, command, args, added);
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, {
-        env: this.params.env,
-        cwd: this.params.cwd,
-        stdio: ["pipe", "pipe", "pipe"],
+      const child = spawn(launch.file, launch.args, {
+        env,
+        cwd,
+        // fd 3: the watchdog's pipe, only ever closed (group-watchdog.ts).
+        stdio: ["pipe", "pipe", "pipe", "pipe"],
         shell: false,
         // Its own process group, so that the stop reaches whatever it started; the terminal's
         // signals (Ctrl-C) then reach only our group, and a server ends with the child's stdin
@@ -73,11 +85,7 @@ export class GroupStdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.on("spawn", () => resolve());
-      // After the exit and once every copy of its pipes is closed (grandchildren included).
-      child.on("close", () => {
-        this.process = null;
-        this.onclose?.();
-      });
+      this.closeWhenDone(child);
       child.stdin?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stdout?.on("data", (chunk: Buffer) => {
@@ -89,6 +97,28 @@ export class GroupStdioTransport implements Transport {
       });
       child.stderr?.pipe(this.stderr);
     });
+  }
+
+  /**
+   * The close: after the exit, once every copy of its stdout and stderr is closed (grandchildren
+   * included), as Node's own `close` would be but for the watchdog's pipe, which the watchdog
+   * holds until we close it. It is closed then: the watchdog kills what is left of the group
+   * (a process that closed its own pipes, `cmd >/dev/null &`), and the stop finds it gone.
+   */
+  private closeWhenDone(child: ChildProcess): void {
+    let pending = 1 + (child.stdout ? 1 : 0) + (child.stderr ? 1 : 0);
+    const one = () => {
+      pending -= 1;
+      if (pending > 0) return;
+      this.process = null;
+      child.stdio[3]?.destroy();
+      this.onclose?.();
+    };
+    child.on("exit", one);
+    child.stdout?.on("close", one);
+    child.stderr?.on("close", one);
+    // Never read; its errors (none expected) must not be thrown as unhandled.
+    child.stdio[3]?.on("error", () => {});
   }
 
   /**

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { McpStatusResult } from "../../protocol/schemas/mcp.js";
 import type { ConformanceCase } from "../case.js";
+import { delay, within } from "../expect.js";
 
 const CLAUSE =
   "docs/mcp.md, Status: mcp.status lists each configured server; mcp.changed on every change.";
@@ -19,6 +20,53 @@ function writeServers(home: string): void {
     }),
   );
 }
+
+/**
+ * A minimal real MCP server over stdio (JSON lines): answers initialize, tools/list (no tools)
+ * and any other request with an empty result; exits at its stdin's EOF, as servers do.
+ */
+const EOF_SERVER =
+  'const rl=require("readline").createInterface({input:process.stdin});' +
+  'rl.on("line",(l)=>{let m;try{m=JSON.parse(l)}catch{return}' +
+  'if(m.id===undefined||typeof m.method!=="string")return;' +
+  'const r=m.method==="initialize"?{protocolVersion:m.params.protocolVersion,' +
+  'capabilities:{tools:{}},serverInfo:{name:"kit-eof",version:"1.0.0"}}' +
+  ':m.method==="tools/list"?{tools:[]}:{};' +
+  'process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:m.id,result:r})+"\\n")});' +
+  'rl.on("close",()=>process.exit(0));';
+
+/**
+ * A wrapper, as launcher scripts are: it starts a long-lived process of its own ($1 gets its
+ * pid), writes its own pid ($2; the server keeps it) and execs the server.
+ */
+const WRAPPER =
+  'sleep 600 </dev/null >/dev/null 2>&1 & echo $! > "$1"; echo $$ > "$2"; exec "$3" -e "$4"';
+
+/** Whether process `pid` runs (Linux: a zombie does not). */
+function runs(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== "linux") return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (runs(pid)) {
+    assert.ok(Date.now() < end, `still running ${ms} ms after the kill: ${what}`);
+    await delay(50);
+  }
+}
+
+const readPid = (path: string) => Number(readFileSync(path, "utf8").trim());
 
 /** `mcp.status` (ours; docs/mcp.md): black-box, frames and the temp home only. */
 export const MCP_CASES: ConformanceCase[] = [
@@ -102,6 +150,55 @@ export const MCP_CASES: ConformanceCase[] = [
       const child = spawn();
       await child.initialize(["settings.check"]);
       assert.equal(await child.errorCode("mcp.status", {}), "unsupported_capability");
+    },
+  },
+  {
+    id: "mcp.killed_child",
+    tier: "SHOULD",
+    clause:
+      "docs/mcp.md, Lifecycle, The child killed: after kill -9 of the child, a stdio server that exits at its stdin's EOF ends, and so does whatever it (or its wrapper) started in its process group.",
+    title: "kill -9 of the child: a wrapped server and the wrapper's long-lived process both end",
+    async run({ spawn, box }) {
+      const grandchildPid = join(box.root, "grandchild.pid");
+      const serverPid = join(box.root, "server.pid");
+      writeFileSync(
+        join(box.home, "config.json"),
+        JSON.stringify({
+          mcp_servers: {
+            wrapped: {
+              command: "/bin/sh",
+              args: ["-c", WRAPPER, "sh", grandchildPid, serverPid, process.execPath, EOF_SERVER],
+              startup_timeout_ms: 60_000,
+            },
+          },
+        }),
+      );
+      const child = spawn();
+      await child.initialize(["mcp"]);
+      const isReady = (f: object) =>
+        (f as { method?: string }).method === "mcp.changed" &&
+        (f as { params?: { server?: { state?: string } } }).params?.server?.state === "ready";
+      if (!child.frames.some(isReady)) await child.waitFor(isReady, 60_000);
+      const answer = await child.call("mcp.status", {});
+      assert.deepEqual(
+        McpStatusResult()
+          .parse(answer)
+          .servers.map((s) => [s.name, s.state]),
+        [["wrapped", "ready"]],
+      );
+      assert.ok(existsSync(grandchildPid) && existsSync(serverPid), "the wrapper wrote its pids");
+      const grandchild = readPid(grandchildPid);
+      const server = readPid(serverPid);
+      try {
+        assert.ok(runs(grandchild) && runs(server), "the server and the wrapper's process run");
+        child.kill("SIGKILL");
+        await within(child.exited, 10_000, "the killed child's exit");
+        await gone(server, "the server");
+        await gone(grandchild, "the process the wrapper started");
+      } finally {
+        // Whatever the verdict, the case leaves nothing of its own running.
+        for (const pid of [grandchild, server]) if (runs(pid)) process.kill(pid, "SIGKILL");
+      }
     },
   },
 ];
