@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TextBuilder } from "../text-builder.js";
-import { type ReasoningField, reasoningState } from "./chat-reasoning.js";
+import { REASONING_REPLAY_BYTES, type ReasoningField, reasoningState } from "./chat-reasoning.js";
 import { failure } from "./failures.js";
 import type { StopReason, StreamEvent, Usage } from "./provider.js";
 
@@ -83,8 +83,13 @@ export class ChatStreamAssembler {
   private argumentBytes = 0;
   private finish: string | null = null;
   private usage: Usage | null = null;
-  /** The reasoning text and the field it came in: some servers need it back (chat-reasoning.ts). */
-  private readonly reasoning = new TextBuilder();
+  /**
+   * The reasoning text and the field it came in: some servers need it back (chat-reasoning.ts).
+   * Past REASONING_REPLAY_BYTES none of it is kept (it would go back empty anyway), so a long
+   * stream's reasoning never piles up here: null from then on.
+   */
+  private reasoning: TextBuilder | null = new TextBuilder();
+  private reasoningBytes = 0;
   private reasoningField: ReasoningField | null = null;
 
   /** `providerType` tags the replay state (`provider_state.provider`). */
@@ -129,7 +134,7 @@ export class ChatStreamAssembler {
     // Only a step with tool calls needs its reasoning back (DeepSeek's rule; chat-reasoning.ts).
     const state =
       this.calls.length > 0 && this.reasoningField
-        ? reasoningState(this.providerType, this.reasoningField, this.reasoning.toString())
+        ? reasoningState(this.providerType, this.reasoningField, this.reasoning?.toString() ?? "")
         : undefined;
     events.push({
       type: "done",
@@ -141,7 +146,9 @@ export class ChatStreamAssembler {
 
   private addReasoning(field: ReasoningField, text: string, events: StreamEvent[]): void {
     this.reasoningField ??= field;
-    this.reasoning.add(text);
+    this.reasoningBytes += Buffer.byteLength(text);
+    if (this.reasoningBytes > REASONING_REPLAY_BYTES) this.reasoning = null;
+    else this.reasoning?.add(text);
     events.push({ type: "reasoning_delta", text });
   }
 
