@@ -187,7 +187,6 @@ export class ResponsesReader {
         this.refused = true;
         return [{ type: "text_delta", text: parse(TextDelta, event).delta }];
       case "response.reasoning_summary_text.delta":
-        return [{ type: "reasoning_delta", text: parse(TextDelta, event).delta }];
       // Raw reasoning, as open-weight models' servers stream it (LM Studio, DeepSeek, vLLM):
       // not in the SDK's event union, so matched by its name.
       case "response.reasoning_text.delta" as ResponseStreamEvent["type"]:
