@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { factsOf } from "../../src/sessions/record-facts.js";
-import { recordFacts, scanFacts } from "../../src/sessions/record-scan.js";
+import { factsOf } from "../../src/sessions/records/parse-facts.js";
+import { recordFacts, scanFacts } from "../../src/sessions/records/scan-facts.js";
 import { fuzzSeed } from "./fuzz-driver.js";
 import { damage, damaged, deepRecord, placement, recordText } from "./record-generators.js";
 

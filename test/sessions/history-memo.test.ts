@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { HistoryMemo, MEMO_REPLAY_BYTES } from "../../src/sessions/history-memo.js";
+import { HistoryMemo, MEMO_REPLAY_BYTES } from "../../src/sessions/history/admission-memo.js";
 import { Slicer } from "../../src/sessions/slicer.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-history-memo-")));

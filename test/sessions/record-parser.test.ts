@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { factsOf } from "../../src/sessions/record-facts.js";
+import { factsOf } from "../../src/sessions/records/parse-facts.js";
 import {
   LOOP_OPENERS,
   OFF_THREAD_BYTES,
   parseRecord,
   RecordParserPool,
-} from "../../src/sessions/record-parser.js";
+} from "../../src/sessions/records/read-facts.js";
 
 const TS = "2026-01-01T00:00:00.000Z";
 const deep = (depth: number) =>

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { scanNumber, scanString, scanValue } from "../../src/sessions/json-scan.js";
-import { factsOf } from "../../src/sessions/record-facts.js";
-import { recordFacts, scanFacts } from "../../src/sessions/record-scan.js";
+import { scanNumber, scanString, scanValue } from "../../src/sessions/records/json-syntax.js";
+import { factsOf } from "../../src/sessions/records/parse-facts.js";
+import { recordFacts, scanFacts } from "../../src/sessions/records/scan-facts.js";
 
 /**
  * The byte scanner's edge cases (src/sessions/json-scan.ts, record-scan.ts), each next to the

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { PageBuilder, PageOverflow } from "../../src/protocol/paging.js";
 import { type SessionEntry, SessionEvent } from "../../src/protocol/schemas/sessions.js";
-import { CwdMatcher, canonicalise } from "../../src/sessions/cwd.js";
-import { STEP_ENVELOPE_BYTES } from "../../src/sessions/discover/envelope.js";
-import { factsOf, firstLineCut, isSessionEvent } from "../../src/sessions/record-facts.js";
+import { CwdMatcher, canonicalise } from "../../src/sessions/history/cwd-rule.js";
+import { STEP_ENVELOPE_BYTES } from "../../src/sessions/listing/discover-envelope.js";
+import { factsOf, firstLineCut, isSessionEvent } from "../../src/sessions/records/parse-facts.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "mc-units-")));
 after(() => rmSync(dir, { recursive: true, force: true }));

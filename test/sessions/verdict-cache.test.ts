@@ -22,8 +22,8 @@ import {
   encodeVerdict,
   signatureFields,
   type VerdictRecord,
-} from "../../src/store/verdict-file.js";
-import { verdictPlace } from "../../src/store/verdict-root.js";
+} from "../../src/sessions/verdicts/verdict-file.js";
+import { verdictPlace } from "../../src/sessions/verdicts/verdict-root.js";
 import type { ChildOptions, Sandbox, TestChild } from "../helpers/child.js";
 import { discoverAll, inSandbox, listAll, startSessions } from "../helpers/sessions.js";
 import { isRoot, unprivilegedChild } from "../helpers/unprivileged.js";

@@ -7,10 +7,10 @@ import { setTimeout as sleep, setImmediate as turn } from "node:timers/promises"
 import { SessionDiscoverResult } from "../../src/protocol/schemas/sessions.js";
 import { discoveryHandler } from "../../src/server/handlers/discovery.js";
 import { createState } from "../../src/server/state.js";
-import { buildSnapshot } from "../../src/sessions/list.js";
+import { buildSnapshot } from "../../src/sessions/listing/list.js";
 import { Slicer } from "../../src/sessions/slicer.js";
-import { VerdictCache, type VerdictOptions } from "../../src/sessions/verdict-cache.js";
-import { verdictPlace } from "../../src/store/verdict-root.js";
+import { VerdictCache, type VerdictOptions } from "../../src/sessions/verdicts/verdict-cache.js";
+import { verdictPlace } from "../../src/sessions/verdicts/verdict-root.js";
 import { StoreBuilder } from "../fixtures/store-builder.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
 import { discoverAll, inSandbox, startSessions } from "../helpers/sessions.js";

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { DirectoryPass } from "../../src/sessions/discover/directory-pass.js";
+import { DirectoryPass } from "../../src/sessions/listing/discover-directory-pass.js";
 import { LOCK_TIMING, processAlive } from "../../src/store/lock-file.js";
 import { SessionLocked, WriterLock } from "../../src/store/writer-lock.js";
 
