@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CwdMatcher } from "../src/sessions/history/cwd-rule.js";
 import { HistoryScan, unboundedBudget } from "../src/sessions/history/history-scan.js";
-import { RECORD_BYTES } from "../src/sessions/history/validate.js";
+import { RECORD_BYTES } from "../src/sessions/records/facts.js";
 import { RecordReader } from "../src/sessions/records/record-reader.js";
 import { Slicer } from "../src/sessions/slicer.js";
 

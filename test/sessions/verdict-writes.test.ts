@@ -16,7 +16,7 @@ import { type Sandbox, sandbox } from "../helpers/child.js";
 import { discoverAll, inSandbox, startSessions } from "../helpers/sessions.js";
 
 /**
- * A first listing's verdict writes wait until the listing has read (store/verdict-writer.ts):
+ * A first listing's verdict writes wait until the listing has read (sessions/verdicts/verdict-writer.ts):
  * a file's creation is kernel work on a thread-pool thread, and four of them at once beside the
  * scan took the cores of a 2-core machine from the scan and from the frontend's `status`
  * (docs/benchmarks.md, "Discovery against older builds"). Driven in-process, so that what runs

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
 import { appendFault } from "../../src/server/test-switches.js";
-import { RECORD_BYTES } from "../../src/sessions/history/validate.js";
+import { RECORD_BYTES } from "../../src/sessions/records/facts.js";
 import type { AppendFault } from "../../src/sessions/writing/append-fault.js";
 import {
   HistoryWriteFailed,

@@ -44,7 +44,7 @@ export class FirstSaveFailed extends Error {
  * usable selection (against a fresh catalog snapshot), no credentials, a live writer, a saved
  * history that no longer revalidates. On success the caller owns the writer (and its lock).
  * Both reads of a saved history go through `memo`: each still reads every byte, but parses only
- * the records appended since the last admission read it (history-memo.ts).
+ * the records appended since the last admission read it (sessions/history/admission-memo.ts).
  */
 export async function admitTurn(
   state: ServerState,

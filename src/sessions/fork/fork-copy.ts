@@ -5,7 +5,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import { processExists, tempName } from "../../store/atomic-write.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
-import { RECORD_BYTES } from "../history/validate.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import type { Slicer } from "../slicer.js";
 import type { ForkPlan } from "./fork-plan.js";

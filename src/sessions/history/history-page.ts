@@ -8,14 +8,15 @@ import { fileSignature } from "../../store/inventory.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
 import { withPageBytesError } from "../listing/page-bytes.js";
-import { parseRecord } from "../records/read-facts.js";
+import type { RecordReadOptions } from "../records/facts.js";
+import { readRecordFacts } from "../records/read-facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import { stubEvent } from "../records/record-stub.js";
 import { isTornTail } from "../records/torn-tail.js";
 import type { Slicer } from "../slicer.js";
 import type { KnownRecords } from "./known-records.js";
 import { openExact } from "./open.js";
-import { RECORD_BYTES } from "./validate.js";
+import { RECORD_BYTES } from "../records/facts.js";
 
 /**
  * `session.history`: a validated history's events, page by page. The first page validates the
@@ -44,6 +45,13 @@ const EMPTY_RESULT: SessionHistoryResult = { events: [], cursor: "x".repeat(64),
 const ENVELOPE_BYTES = utf8Length(JSON.stringify(EMPTY_RESULT));
 /** The longest record text that fits an empty page (32,662 bytes): a longer one is a stub. */
 export const PAGE_EVENT_BYTES = LIMITS.page_bytes - ENVELOPE_BYTES;
+
+/** A page keeps each record's text (or its stub) and its first user line. */
+const PAGE_READ: RecordReadOptions = {
+  keepEventBytes: PAGE_EVENT_BYTES,
+  wantUserLine: true,
+  keepValue: false,
+};
 
 export async function firstHistoryPage(
   home: string,
@@ -100,7 +108,7 @@ async function readPage(
     // The history was validated under this very signature; anything else means it changed.
     if (read.kind !== "record") throw new ProtocolError("stale_revision");
     index += 1;
-    const parsed = parseRecord(read.source, read.from, read.to, PAGE_EVENT_BYTES);
+    const parsed = readRecordFacts(read.source, read.from, read.to, PAGE_READ);
     const facts = parsed instanceof Promise ? await parsed : parsed;
     // A torn tail is not an event: the history ends before it, as validation decided.
     if (isTornTail(read, facts)) return { events: page.items, next: null };

@@ -1,7 +1,7 @@
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 import { SummaryBuilder } from "../listing/summary.js";
-import { parsedEvent } from "../records/parse-facts.js";
-import { parseRecord } from "../records/read-facts.js";
+import type { RecordFacts, RecordReadOptions } from "../records/facts.js";
+import { parsedEvent, readRecordFacts } from "../records/read-facts.js";
 import type { ByteAllowance, ReadResult, RecordReader } from "../records/record-reader.js";
 import { isTornTail } from "../records/torn-tail.js";
 import type { Slicer } from "../slicer.js";
@@ -58,6 +58,9 @@ export class HistoryScan {
   readonly cwds: CwdLog;
   /** The last record read had no LF (a final record without one, or a torn tail). */
   openEnd = false;
+  /** What the scan asks of each record, while it still wants a user line and after. */
+  private readonly withUserLine: RecordReadOptions;
+  private readonly withoutUserLine: RecordReadOptions;
 
   constructor(
     private readonly reader: RecordReader,
@@ -67,6 +70,9 @@ export class HistoryScan {
   ) {
     this.summary = from?.summary ?? new SummaryBuilder();
     this.cwds = from?.cwds ?? new CwdLog();
+    const keepValue = sink !== undefined;
+    this.withUserLine = { keepEventBytes: 0, wantUserLine: true, keepValue };
+    this.withoutUserLine = { keepEventBytes: 0, wantUserLine: false, keepValue };
   }
 
   get bytesRead(): number {
@@ -90,9 +96,8 @@ export class HistoryScan {
         budget.lines -= 1;
         weight += read.to - read.from;
         if (!read.terminated) this.openEnd = true;
-        const wantUserLine = this.summary.wantsUserLine;
-        const keepValue = this.sink !== undefined;
-        const parsed = parseRecord(read.source, read.from, read.to, 0, wantUserLine, keepValue);
+        const options = this.summary.wantsUserLine ? this.withUserLine : this.withoutUserLine;
+        const parsed = readRecordFacts(read.source, read.from, read.to, options);
         const facts = parsed instanceof Promise ? await parsed : parsed;
         if (isTornTail(read, facts)) this.verdict = "eligible";
         else this.apply(facts, read);
@@ -101,10 +106,7 @@ export class HistoryScan {
     return "done";
   }
 
-  private apply(
-    facts: Awaited<ReturnType<typeof parseRecord>>,
-    read: Extract<ReadResult, { kind: "record" }>,
-  ): void {
+  private apply(facts: RecordFacts, read: Extract<ReadResult, { kind: "record" }>): void {
     if (!facts.valid) {
       this.verdict = "invalid";
       return;
@@ -115,7 +117,7 @@ export class HistoryScan {
       return;
     }
     this.summary.add(facts);
-    // A record the worker parsed comes without its value (record-parser.ts): parsed here again.
+    // A record the worker parsed comes without its value (read-facts.ts): parsed here again.
     this.sink?.(facts.value ?? parsedEvent(read.source, read.from, read.to), read.to - read.from);
   }
 }

@@ -12,7 +12,7 @@ import { type ValidateOptions, validateHistory } from "./validate.js";
  * the cwd rule, whatever any listing said earlier. Attaching is the caller's job, and only on
  * success. Returns the entry and the history's signature (for history cursors). A `sink` is
  * handed every record of the same pass (history-scan.ts), for a caller that also needs them;
- * a `resume` lets the pass begin past a prefix read before (history-memo.ts).
+ * a `resume` lets the pass begin past a prefix read before (admission-memo.ts).
  */
 export async function openExact(
   home: string,

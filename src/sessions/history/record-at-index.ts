@@ -6,13 +6,14 @@ import { headBytes, headJsonBytes } from "../../protocol/text-cut.js";
 import { fileSignature } from "../../store/inventory.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
-import { parseRecord } from "../records/read-facts.js";
+import type { RecordReadOptions } from "../records/facts.js";
+import { readRecordFacts } from "../records/read-facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import { isTornTail } from "../records/torn-tail.js";
 import type { Slicer } from "../slicer.js";
 import type { KnownRecords, RecordPlace } from "./known-records.js";
 import { openExact } from "./open.js";
-import { RECORD_BYTES } from "./validate.js";
+import { RECORD_BYTES } from "../records/facts.js";
 
 /**
  * `session.record`: one history record's own JSON text (exactly what `session.history` would
@@ -49,6 +50,13 @@ const LARGEST_ENVELOPE = {
 export const CHUNK_TEXT_BYTES = LIMITS.page_bytes - utf8Length(JSON.stringify(LARGEST_ENVELOPE));
 
 const NO_RECORD = "The history has no record at that index.";
+
+/** Only whether the last line is a record (else a torn tail). */
+const VALIDITY_ONLY: RecordReadOptions = {
+  keepEventBytes: 0,
+  wantUserLine: false,
+  keepValue: false,
+};
 
 /** The record's place, from `known` or by validating the history and counting its records. */
 export async function locateRecord(
@@ -129,7 +137,7 @@ async function findRecord(
       }
       // Only the last line can be a torn tail (no record), and only parsing tells.
       if (!read.terminated) {
-        const parsed = parseRecord(read.source, read.from, read.to, 0, false);
+        const parsed = readRecordFacts(read.source, read.from, read.to, VALIDITY_ONLY);
         const facts = parsed instanceof Promise ? await parsed : parsed;
         if (isTornTail(read, facts)) throw new ProtocolError("invalid_params", NO_RECORD);
       }

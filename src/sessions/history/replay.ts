@@ -24,7 +24,7 @@ import { validateHistory } from "./validate.js";
  * validity, torn tails and the 8 MiB record bound are exactly exact open's.
  * `readReplay` applies no cwd rule; errors: `session_missing`; `session_invalid` (unsafe, a bad
  * line other than a torn tail, a record over 8 MiB, unreadable). A turn's admission reads with
- * `HistoryMemo.exactReplay` (history-memo.ts): exact open's every verdict and the replay from
+ * `HistoryMemo.exactReplay` (admission-memo.ts): exact open's every verdict and the replay from
  * one pass.
  */
 export const REPLAY_BYTES = 16 * 1024 * 1024;

@@ -5,6 +5,7 @@ import { fileSignature, sameFile } from "../../store/inventory.js";
 import { primaryName } from "../../store/layout.js";
 import { closeQuietly, errorCode, openPrimary } from "../../store/safe-open.js";
 import type { SummaryBuilder } from "../listing/summary.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import type { Slicer } from "../slicer.js";
 import type { CachedOutcome, VerdictSession } from "../verdicts/verdict-cache.js";
@@ -15,9 +16,6 @@ import {
   type ScanStart,
   unboundedBudget,
 } from "./history-scan.js";
-
-/** Every history's record is bounded by 8 MiB (the extension's `record_bytes`). */
-export const RECORD_BYTES = 8_388_608;
 
 /**
  * Reads one primary history whole, safely opened, and decides it: the base for `session.list`
@@ -43,7 +41,7 @@ export interface CachedValidation {
 }
 
 /**
- * A scan that may begin past a prefix read before (history-memo.ts): `begin` is handed the
+ * A scan that may begin past a prefix read before (admission-memo.ts): `begin` is handed the
  * opened history and says where its scan starts, `end` is told of a scan that read to the end
  * of the file and found the history eligible.
  */

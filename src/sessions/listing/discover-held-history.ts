@@ -4,7 +4,7 @@ import { sameFile } from "../../store/inventory.js";
 import { closeQuietly } from "../../store/safe-open.js";
 import type { CwdMatcher } from "../history/cwd-rule.js";
 import { HistoryScan } from "../history/history-scan.js";
-import { RECORD_BYTES } from "../history/validate.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { RecordReader } from "../records/record-reader.js";
 
 /**

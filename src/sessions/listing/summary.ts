@@ -1,5 +1,5 @@
 import type { SessionEntry } from "../../protocol/schemas/sessions.js";
-import type { RecordFacts } from "../records/parse-facts.js";
+import type { RecordFacts } from "../records/facts.js";
 import type { SummaryState } from "../verdicts/verdict-file.js";
 
 /**

@@ -1,68 +1,32 @@
 import { isUtf8 } from "node:buffer";
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
-import { headChars } from "../../protocol/text-cut.js";
-import { wellFormed } from "../../protocol/well-formed.js";
+import {
+  type RecordFacts,
+  type RecordReadOptions,
+  type StoredEvent,
+  summaryFacts,
+  TS_MAX_CHARS,
+} from "./facts.js";
 import { type RecordStub, recordStub } from "./record-stub.js";
 
 /**
- * What a listing needs from one history record, and the record's validity: UTF-8, JSON, an
- * object that is a parser-valid `SessionEvent` (string `type` and `ts`, `cwd` a string when
- * present), with a `ts` of at most 64 characters (mc-agent's bound, see docs/store.md).
+ * A record's facts the sure way, through JSON.parse: what the byte scanner (scan-facts.ts)
+ * leaves to it, what a history page needs (the record's text, or its stub) and what a replay
+ * needs (the parsed value). Its verdict is the last word on every record.
  */
-export type RecordFacts =
-  | { valid: false }
-  | {
-      valid: true;
-      ts: string;
-      /** The recorded cwd when nonempty, else null. */
-      cwd: string | null;
-      /** A `title` event's nonempty title. */
-      title: string | null;
-      /** A `user_message`'s first line, cut to 80 characters. */
-      userLine: string | null;
-      /** The record as stored, when asked for and small enough to page (else null). */
-      event: StoredEvent | null;
-      /** When the record was asked for and is too large to keep: its stub (record-stub.ts). */
-      stub: RecordStub | null;
-      /**
-       * The parsed record, when asked for (else null): what a replay keeps, so that the pass
-       * that validates a history also collects its replay without parsing a record twice.
-       */
-      value: SessionEvent | null;
-    };
 
 /**
- * A record's own JSON text, for `session.history` to send as stored: never re-serialised, so
- * extra fields (`__proto__` too), number spellings, escapes, key order and any nesting depth
- * survive. Only the JSON whitespace around the object is left out (a CRLF file's CR).
- * `head` is the record's `SessionEvent` fields, what the result schema checks.
+ * The facts of the record `source[from, to)`, through JSON.parse. Nothing here depends on the
+ * record's nesting depth: JSON.parse is iterative, and the parsed value is only ever read at its
+ * top level (never serialised, cloned or walked).
  */
-export interface StoredEvent {
-  text: string;
-  /** The UTF-8 length of `text`. */
-  bytes: number;
-  head: SessionEvent;
-}
-
-export const TS_MAX_CHARS = 64;
-export const TITLE_FROM_MESSAGE_CHARS = 80;
-
-/**
- * The facts of the record `source[from, to)`.
- * `keepEventBytes`: keep the record's text when it is at most this many bytes (0: never).
- * Nothing here depends on the record's nesting depth: JSON.parse is iterative, and the parsed
- * value is only ever read at its top level (never serialised, cloned or walked).
- * `wantUserLine`: extract a user message's first line (only the first message's is ever used).
- * `keepValue`: hand back the parsed value itself.
- */
-export function factsOf(
+export function parseFacts(
   source: Buffer,
   from: number,
   to: number,
-  keepEventBytes = 0,
-  wantUserLine = true,
-  keepValue = false,
+  options: RecordReadOptions,
 ): RecordFacts {
+  const { keepEventBytes, wantUserLine, keepValue } = options;
   const text = utf8Text(source, from, to);
   if (text === null) return { valid: false };
   let value: unknown;
@@ -83,27 +47,6 @@ export function factsOf(
   };
 }
 
-/**
- * What a listing's summary takes from a valid record (its `ts`, `cwd`, title and first user
- * line): one rule for the readers above and for a writer that summarises the records it copies
- * (a fork, fork-plan.ts).
- */
-export function summaryFacts(event: SessionEvent, wantUserLine: boolean) {
-  return {
-    valid: true as const,
-    ts: event.ts,
-    cwd: event.cwd ? event.cwd : null,
-    title:
-      event.type === "title" && typeof event.title === "string" && event.title !== ""
-        ? event.title
-        : null,
-    userLine:
-      wantUserLine && event.type === "user_message" && typeof event.text === "string"
-        ? firstLineCut(event.text)
-        : null,
-  };
-}
-
 /** The record's text when it is at most `keepBytes`, else its stub. */
 function storedEvent(
   text: string,
@@ -121,14 +64,6 @@ function storedEvent(
   return { text: trimmed, bytes: trimmedBytes, head };
 }
 
-/**
- * The parsed value of the record `source[from, to)`, which factsOf already found valid (so it is
- * UTF-8 and a `SessionEvent`): for a record whose facts came from the worker without it.
- */
-export function parsedEvent(source: Buffer, from: number, to: number): SessionEvent {
-  return JSON.parse(source.toString("utf8", from, to)) as SessionEvent;
-}
-
 const REPLACEMENT = "\uFFFD";
 
 /**
@@ -143,15 +78,6 @@ function utf8Text(source: Buffer, from: number, to: number): string | null {
   const text = source.toString("utf8", from, to);
   if (!text.includes(REPLACEMENT) || isUtf8(source.subarray(from, to))) return text;
   return null;
-}
-
-/** The first line, without a trailing CR, cut to 80 characters (code points). */
-export function firstLineCut(text: string): string {
-  const lf = text.indexOf("\n");
-  let line = lf === -1 ? text : text.slice(0, lf);
-  if (line.endsWith("\r")) line = line.slice(0, -1);
-  // Another tool's history may hold a lone surrogate escape: the title (a frame's text) may not.
-  return wellFormed(headChars(line, TITLE_FROM_MESSAGE_CHARS));
 }
 
 /**

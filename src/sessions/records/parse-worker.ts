@@ -1,36 +1,26 @@
 import { parentPort } from "node:worker_threads";
-import type { RecordFacts } from "./parse-facts.js";
-import { recordFacts } from "./scan-facts.js";
+import type { ParseReply, ParseRequest } from "./parse-worker-pool.js";
+import { factsOnThisThread } from "./read-facts.js";
 
 /**
- * The worker thread that parses large records, so that a multi-megabyte JSON.parse (tens of
- * milliseconds, see docs/extensions.md) never stalls the protocol loop.
+ * The worker thread that parses large records (parse-worker-pool.ts sends them): the same
+ * `factsOnThisThread` as the loop, so that a record's verdict never depends on its thread.
  */
-export interface ParseRequest {
-  id: number;
-  bytes: Uint8Array;
-  keepEventBytes: number;
-  wantUserLine: boolean;
-}
-
-/** The facts, or null when parsing threw (that request fails alone; the thread lives on). */
-export interface ParseReply {
-  id: number;
-  facts: RecordFacts | null;
-}
-
 parentPort?.on("message", (request: ParseRequest) => {
   const reply: ParseReply = { id: request.id, facts: null };
   try {
-    reply.facts = recordFacts(
+    reply.facts = factsOnThisThread(
       Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.length),
       0,
       request.bytes.length,
-      request.keepEventBytes,
-      request.wantUserLine,
+      {
+        keepEventBytes: request.keepEventBytes,
+        wantUserLine: request.wantUserLine,
+        keepValue: false,
+      },
     );
   } catch {
-    // recordFacts does not throw on any input; should it ever, only this request fails.
+    // factsOnThisThread does not throw on any input; should it ever, only this request fails.
   }
   parentPort?.postMessage(reply);
 });

@@ -1,15 +1,25 @@
-import { Worker } from "node:worker_threads";
-import { factsOf, type RecordFacts } from "./parse-facts.js";
-import type { ParseReply, ParseRequest } from "./parse-worker.js";
-import { recordFacts, SCAN_ENABLED, scanFacts } from "./scan-facts.js";
+import type { SessionEvent } from "../../protocol/schemas/sessions.js";
+import type { RecordFacts, RecordReadOptions } from "./facts.js";
+import { parseFacts } from "./parse-facts.js";
+import { RecordParserPool } from "./parse-worker-pool.js";
+import { SCAN_ENABLED, scanFacts } from "./scan-facts.js";
 
 /**
- * Parses a record on the calling thread when it is small (a few hundred microseconds at most),
- * or on one shared worker thread when it is large: JSON.parse of a 7 MiB record takes 10-45 ms,
- * far longer than the loop may be held. The worker is created on first need and keeps the
- * process alive only while it holds a request. Both paths run the same `recordFacts` (the byte
- * scanner, else JSON.parse: record-scan.ts), so a record's verdict never depends on its size or
- * on which reader asks.
+ * The face of reading records (README.md): a record's bytes, `source[from, to)`, to its facts.
+ * Every reader (listing, discovery, open, history pages, `session.record`, replay, the writer's
+ * tail check) asks here, with one `RecordReadOptions` built once, so that a record's verdict
+ * never depends on its size, its thread or which reader asks.
+ *
+ * The way depends on the record and on what is asked:
+ * - the byte scanner (scan-facts.ts), when only a row's facts are asked (no page text, no
+ *   parsed value) and it can vouch for the record: no JSON.parse, no garbage;
+ * - else JSON.parse on this thread (parse-facts.ts), when the record is small enough to hold the
+ *   loop for at most a few hundred microseconds;
+ * - else the shared worker thread (parse-worker-pool.ts): JSON.parse of a 7 MiB record takes
+ *   10-45 ms, far longer than the loop may be held. A worker's facts carry `value: null` (its
+ *   value would come back as a structured clone, whose serialisation walks the value,
+ *   recursively: a deep record could fail it), so a caller that needs the value parses that
+ *   record itself (`parsedEvent`, below).
  */
 export const OFF_THREAD_BYTES = 256 * 1024;
 /**
@@ -19,102 +29,58 @@ export const OFF_THREAD_BYTES = 256 * 1024;
  */
 export const LOOP_OPENERS = 10_000;
 
-interface Pending {
-  resolve: (facts: RecordFacts) => void;
-  reject: (error: Error) => void;
-}
-
-/**
- * One worker thread and the requests it holds. Its death (an error, an exit) fails exactly
- * those requests, once, and nothing else: a thread that died is never used again, and its
- * late events cannot reach the thread that replaced it.
- */
-class ParseThread {
-  private readonly thread: Worker;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 0;
-  dead = false;
-
-  constructor(script: URL) {
-    this.thread = new Worker(script);
-    this.thread.on("message", (reply: ParseReply) => this.settle(reply));
-    this.thread.on("error", () => this.die());
-    this.thread.on("exit", () => this.die());
-    // After the listeners (adding a message listener refs the thread's port again).
-    this.thread.unref();
-  }
-
-  parse(bytes: Uint8Array, keepEventBytes: number, wantUserLine: boolean): Promise<RecordFacts> {
-    const id = this.nextId++;
-    // A private copy whose memory moves to the worker instead of being cloned.
-    const copy = new Uint8Array(bytes);
-    const request: ParseRequest = { id, bytes: copy, keepEventBytes, wantUserLine };
-    return new Promise((resolve, reject) => {
-      // Held only while it holds a request: an idle parser never keeps the process alive.
-      if (this.pending.size === 0) this.thread.ref();
-      this.pending.set(id, { resolve, reject });
-      this.thread.postMessage(request, [copy.buffer]);
-    });
-  }
-
-  private settle(reply: ParseReply): void {
-    const waiter = this.pending.get(reply.id);
-    this.pending.delete(reply.id);
-    if (this.pending.size === 0) this.thread.unref();
-    if (reply.facts) waiter?.resolve(reply.facts);
-    else waiter?.reject(new Error("the record parser failed on a record"));
-  }
-
-  private die(): void {
-    if (this.dead) return;
-    this.dead = true;
-    const held = [...this.pending.values()];
-    this.pending.clear();
-    for (const waiter of held) waiter.reject(new Error("the record parser thread died"));
-    void this.thread.terminate();
-  }
-}
-
-/** The shared thread, replaced on first need after a death. */
-export class RecordParserPool {
-  private current: ParseThread | null = null;
-
-  constructor(private readonly script: URL) {}
-
-  parse(bytes: Uint8Array, keepEventBytes: number, wantUserLine: boolean): Promise<RecordFacts> {
-    if (this.current === null || this.current.dead) this.current = new ParseThread(this.script);
-    return this.current.parse(bytes, keepEventBytes, wantUserLine);
-  }
-}
-
 const shared = new RecordParserPool(new URL("./parse-worker.js", import.meta.url));
 
-/**
- * The facts of the record `source[from, to)`. `keepValue` keeps the parsed value of a record
- * parsed on the loop only: the worker's value would come back as a structured clone, whose
- * serialisation walks the value (recursively: a deep record could fail it), so a worker's facts
- * carry `value: null` and a caller that needs the value parses that record itself.
- */
-export function parseRecord(
+/** The facts of the record `source[from, to)`: on this thread when it may, else from the worker. */
+export function readRecordFacts(
   source: Buffer,
   from: number,
   to: number,
-  keepEventBytes = 0,
-  wantUserLine = true,
-  keepValue = false,
+  options: RecordReadOptions,
 ): RecordFacts | Promise<RecordFacts> {
   const bytes = to - from;
-  if (bytes <= LOOP_OPENERS)
-    return recordFacts(source, from, to, keepEventBytes, wantUserLine, keepValue);
+  if (bytes <= LOOP_OPENERS) return factsOnThisThread(source, from, to, options);
   // The scanner's time is linear whatever the nesting (a 256 KiB record in well under a
   // millisecond): it needs no count of openings first, only a record it defers on does.
-  if (SCAN_ENABLED && bytes <= OFF_THREAD_BYTES && keepEventBytes === 0 && !keepValue) {
-    const scanned = scanFacts(source, from, to, wantUserLine);
+  if (bytes <= OFF_THREAD_BYTES && scannable(options)) {
+    const scanned = scanFacts(source, from, to, options.wantUserLine);
     if (scanned !== null) return scanned;
   }
   if (bytes <= OFF_THREAD_BYTES && !opensMoreThan(source.subarray(from, to), LOOP_OPENERS))
-    return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
-  return shared.parse(source.subarray(from, to), keepEventBytes, wantUserLine);
+    return parseFacts(source, from, to, options);
+  return shared.parse(source.subarray(from, to), options);
+}
+
+/**
+ * The facts of the record `source[from, to)` on the calling thread, whatever its size: the
+ * scanner when it may answer, else the parse. What the loop does for a small record and the
+ * worker for a large one.
+ */
+export function factsOnThisThread(
+  source: Buffer,
+  from: number,
+  to: number,
+  options: RecordReadOptions,
+): RecordFacts {
+  if (scannable(options)) {
+    const scanned = scanFacts(source, from, to, options.wantUserLine);
+    if (scanned !== null) return scanned;
+  }
+  return parseFacts(source, from, to, options);
+}
+
+/** The scanner answers only for a row's facts: no page text, no parsed value. */
+function scannable(options: RecordReadOptions): boolean {
+  return SCAN_ENABLED && options.keepEventBytes === 0 && !options.keepValue;
+}
+
+/**
+ * The parsed value of the record `source[from, to)`, whose facts were found valid (so it is
+ * UTF-8 and a `SessionEvent`): for a record whose facts came from the worker
+ * without it.
+ */
+export function parsedEvent(source: Buffer, from: number, to: number): SessionEvent {
+  return JSON.parse(source.toString("utf8", from, to)) as SessionEvent;
 }
 
 /** Whether the record has more than `limit` `[` and `{` bytes (in strings too: an upper bound). */

@@ -73,7 +73,7 @@ export class RecordReader {
    * one more read. Only for callers that then prove the length unchanged (discovery compares
    * the file's signature, length included, once the history is read).
    * `digest`: updated with every byte read, in file order (reads are sequential from `start`),
-   * so that at end of file it covers [start, end of file) (history-memo.ts).
+   * so that at end of file it covers [start, end of file) (history/admission-memo.ts).
    */
   constructor(
     private readonly fd: number,

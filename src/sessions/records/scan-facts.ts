@@ -1,12 +1,12 @@
 import { isUtf8 } from "node:buffer";
+import { firstLineCut, type RecordFacts, TS_MAX_CHARS } from "./facts.js";
 import { scanState, scanString, scanValue, skipSpace } from "./json-syntax.js";
-import { factsOf, firstLineCut, type RecordFacts, TS_MAX_CHARS } from "./parse-facts.js";
 
 /**
- * The listing facts of a record read from its bytes (json-scan.ts), without JSON.parse: what a
+ * The listing facts of a record read from its bytes (json-syntax.ts), without JSON.parse: what a
  * cold listing does for every record of every history (docs/store.md, "Cold reads").
  *
- * It answers only when it can prove the answer equal to what `factsOf` (JSON.parse and
+ * It answers only when it can prove the answer equal to what `parseFacts` (JSON.parse and
  * isSessionEvent) gives: the whole record is valid JSON syntax and valid UTF-8, its top level is
  * an object, and its `type`, `ts` and `cwd` (the last of each, as JSON.parse keeps the last of a
  * duplicate key) are strings or absent as the schema needs, `ts` within its bound. For anything
@@ -67,32 +67,10 @@ const escapes = new Uint8Array(5);
 
 /**
  * MC_AGENT_RECORD_SCAN=parse: every record goes through JSON.parse, as before the scanner (to
- * compare the two, or to rule the scanner out). Read once, at load; a worker thread (record-
- * parser.ts) reads the same environment.
+ * compare the two, or to rule the scanner out). Read once, at load; the parse worker thread
+ * (parse-worker.ts) reads the same environment.
  */
 export const SCAN_ENABLED = process.env.MC_AGENT_RECORD_SCAN !== "parse";
-
-/**
- * `factsOf`'s answer for the record `source[from, to)`, from the scanner when the caller needs
- * no more than a row's facts (no page text, no parsed value) and the scanner can answer; from
- * `factsOf` otherwise. The one entry point of every reader, so a record's verdict never depends
- * on which path found it.
- */
-export function recordFacts(
-  source: Buffer,
-  from: number,
-  to: number,
-  keepEventBytes = 0,
-  wantUserLine = true,
-  keepValue = false,
-  scan = SCAN_ENABLED,
-): RecordFacts {
-  if (scan && keepEventBytes === 0 && !keepValue) {
-    const scanned = scanFacts(source, from, to, wantUserLine);
-    if (scanned !== null) return scanned;
-  }
-  return factsOf(source, from, to, keepEventBytes, wantUserLine, keepValue);
-}
 
 /** The record `source[from, to)`'s facts, or null: parse it (see above). */
 export function scanFacts(

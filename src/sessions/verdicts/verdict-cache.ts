@@ -77,7 +77,7 @@ export class VerdictCache {
   }
 
   /**
-   * One operation's view: the place (outside MC_HOME: store/verdict-root.ts) is resolved and
+   * One operation's view: the place (outside MC_HOME: verdict-root.ts) is resolved and
    * checked once, then every lookup is a single read.
    */
   session(): VerdictSession {
@@ -139,7 +139,7 @@ export class VerdictSession {
 
   /**
    * A listing step reads until the returned release: the writer starts no write meanwhile
-   * (store/verdict-writer.ts). Release with `true` once the listing is complete.
+   * (verdict-writer.ts). Release with `true` once the listing is complete.
    */
   hold(): (completed?: boolean) => void {
     return this.writable ? this.cache.writer.hold() : () => {};

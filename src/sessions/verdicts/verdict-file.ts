@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { errorCode } from "../../store/safe-read.js";
 
 /**
- * One cached verdict file, `<cache root>/sessions-<home digest>/<id>.json` (store/verdict-root.ts;
+ * One cached verdict file, `<cache root>/sessions-<home digest>/<id>.json` (verdict-root.ts;
  * docs/store.md, "The verdict cache"): the verdict of one full read of a primary history, keyed by that history's full
  * signature. The file is `<SHA-256 of the body, 64 lowercase hex>\n<body: one JSON object>\n`;
  * the digest makes a truncated or corrupted file a miss, whatever the corruption happens to
@@ -12,7 +12,7 @@ import { errorCode } from "../../store/safe-read.js";
  * signature) is a miss: the caller reads the history, as without a cache.
  */
 
-/** The summary a listing row is built from (sessions/summary.ts keeps exactly this state). */
+/** The summary a listing row is built from (listing/summary.ts keeps exactly this state). */
 export interface SummaryState {
   title: string | null;
   title_oversize: boolean;
@@ -23,7 +23,7 @@ export interface SummaryState {
   records: number;
 }
 
-/** Where the in-order read of the history stopped (sessions/history-scan.ts). */
+/** Where the in-order read of the history stopped (history/history-scan.ts). */
 export type VerdictEnd = "eligible" | "invalid" | "over_limit" | "mismatch";
 
 export interface VerdictRecord {

@@ -1,7 +1,8 @@
 import { read } from "node:fs";
 import { promisify } from "node:util";
-import { RECORD_BYTES } from "../history/validate.js";
-import { parseRecord } from "../records/read-facts.js";
+import { RECORD_BYTES } from "../records/facts.js";
+import type { RecordReadOptions } from "../records/facts.js";
+import { readRecordFacts } from "../records/read-facts.js";
 import { isTornTail } from "../records/torn-tail.js";
 
 /**
@@ -26,6 +27,10 @@ export class TailOverLimit extends Error {
 }
 
 const CHUNK_BYTES = 64 * 1024;
+
+/** Only whether the last line is a record (else a torn tail), read as every reader reads it. */
+const TAIL_READ: RecordReadOptions = { keepEventBytes: 0, wantUserLine: true, keepValue: false };
+
 const LF = 0x0a;
 const readAt = promisify(read);
 
@@ -37,7 +42,7 @@ export async function findHistoryEnd(fd: number, size: number): Promise<HistoryE
   if (size - lineStart > RECORD_BYTES) throw new TailOverLimit();
   const line = Buffer.allocUnsafe(size - lineStart);
   await readFully(fd, line, lineStart);
-  const parsed = parseRecord(line, 0, line.length);
+  const parsed = readRecordFacts(line, 0, line.length, TAIL_READ);
   const facts = parsed instanceof Promise ? await parsed : parsed;
   if (isTornTail({ terminated: false }, facts)) return { end: lineStart, needsNewline: false };
   return { end: size, needsNewline: true };

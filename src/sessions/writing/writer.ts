@@ -6,7 +6,7 @@ import { primaryName, sessionsDir } from "../../store/layout.js";
 import type { LockTiming } from "../../store/lock-file.js";
 import { closeQuietly, errorCode, inspectRoot, openPrimary } from "../../store/safe-open.js";
 import { SessionLocked, WriterLock } from "../../store/writer-lock.js";
-import { RECORD_BYTES } from "../history/validate.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { type AppendFault, writeOnce } from "./append-fault.js";
 import { findHistoryEnd, type HistoryEnd, TailOverLimit } from "./history-end.js";
 import { HistoryWriteFailed, InvalidTurnRecord, RecordTooLarge } from "./history-write-errors.js";
