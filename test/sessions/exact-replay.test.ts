@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
 import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
-import { readReplay } from "../../src/sessions/history/replay.js";
-import { LOOP_OPENERS, OFF_THREAD_BYTES } from "../../src/sessions/records/read-facts.js";
 import { Slicer } from "../../src/sessions/slicer.js";
+import { LOOP_OPENERS, OFF_THREAD_BYTES } from "../helpers/read-options.js";
+import { readReplay } from "../helpers/read-replay.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-exact-replay-")));
 const sessions = join(home, "sessions");

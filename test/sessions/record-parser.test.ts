@@ -2,12 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseFacts } from "../../src/sessions/records/parse-facts.js";
 import { RecordParserPool } from "../../src/sessions/records/parse-worker-pool.js";
-import {
-  LOOP_OPENERS,
-  OFF_THREAD_BYTES,
-  readRecordFacts,
-} from "../../src/sessions/records/read-facts.js";
-import { readOptions } from "../helpers/read-options.js";
+import { readRecordFacts } from "../../src/sessions/records/read-facts.js";
+import { LOOP_OPENERS, OFF_THREAD_BYTES, readOptions } from "../helpers/read-options.js";
 
 const TS = "2026-01-01T00:00:00.000Z";
 const deep = (depth: number) =>

@@ -17,13 +17,13 @@ import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
 import { appendFault } from "../../src/server/test-switches.js";
 import { RECORD_BYTES } from "../../src/sessions/records/facts.js";
+import { TurnRecord, type TurnRecordBody } from "../../src/sessions/records/turn-records.js";
 import type { AppendFault } from "../../src/sessions/writing/append-fault.js";
 import {
   HistoryWriteFailed,
   InvalidTurnRecord,
   RecordTooLarge,
 } from "../../src/sessions/writing/history-write-errors.js";
-import { TurnRecord, type TurnRecordBody } from "../../src/sessions/writing/turn-records.js";
 import { SessionWriter } from "../../src/sessions/writing/writer.js";
 import { mountTmpfs, unmountTmpfs } from "../helpers/tmpfs.js";
 

@@ -18,7 +18,7 @@ import type { ServerState } from "../state.js";
 export interface DiscoveryOptions {
   /** The scans' clock (default: the real one); a test injects a virtual clock. */
   clock?: Clock;
-  /** The child's verdict cache (sessions/verdicts/verdict-cache.ts); none: every scan reads everything. */
+  /** The child's verdict cache (sessions/verdicts/); none: every scan reads everything. */
   verdicts?: VerdictCache | null;
 }
 

@@ -19,7 +19,7 @@ import type { ForkPlan } from "./fork-plan.js";
  * existing file: a fork killed at any moment leaves either no new session or a whole one, never
  * half of one. An orphan temp file (its writer killed) is removed by the next fork.
  */
-export interface PreparedFork {
+interface PreparedFork {
   /** The commit point: the temp file becomes `<new id>.jsonl`. Synchronous. */
   link(): void;
   /** After `link`: drops the temp name and makes the new entry durable (best effort). */

@@ -1,7 +1,7 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 import { openExact } from "../history/open.js";
-import { SummaryBuilder } from "../listing/summary.js";
+import { SummaryBuilder } from "../history/summary.js";
 import { summaryFacts } from "../records/facts.js";
 import type { Slicer } from "../slicer.js";
 

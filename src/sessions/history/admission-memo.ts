@@ -1,13 +1,12 @@
 import { createHash, type Hash } from "node:crypto";
 import { readSync } from "node:fs";
-import { SummaryBuilder } from "../listing/summary.js";
 import type { Slicer } from "../slicer.js";
-import type { CwdLog } from "../verdicts/verdict-cwds.js";
-import type { SummaryState } from "../verdicts/verdict-file.js";
 import type { CwdRule, HistoryScan } from "./history-scan.js";
 import { openExact } from "./open.js";
+import type { CwdLog } from "./recorded-cwds.js";
 import { REPLAY_BYTES, ReplayCollector } from "./replay.js";
 import type { Replay } from "./replay-window.js";
+import { SummaryBuilder, type SummaryState } from "./summary.js";
 import type { ScanBegin, ScanResume } from "./validate.js";
 
 /**
@@ -31,7 +30,7 @@ import type { ScanBegin, ScanResume } from "./validate.js";
  * with at most 16 distinct cwds (CwdLog's bound) and a replay of at most MEMO_REPLAY_BYTES:
  * the kept replay's records are what the child holds between turns.
  */
-export const MEMO_REPLAY_BYTES = 2 * 1_048_576;
+const MEMO_REPLAY_BYTES = 2 * 1_048_576;
 
 /** The prefix is read back in reads of this size, the slicer consulted between them. */
 const VERIFY_READ_BYTES = 65_536;

@@ -48,7 +48,7 @@ export class CwdMatcher {
 }
 
 /** realpath when it exists; else lexical normalisation. Relative paths are never resolved. */
-export function canonicalise(recorded: string): string {
+function canonicalise(recorded: string): string {
   if (isAbsolute(recorded) && !recorded.includes("\u0000")) {
     try {
       return realpathSync.native(recorded);

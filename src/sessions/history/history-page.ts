@@ -7,8 +7,9 @@ import type { SessionEvent, SessionHistoryResult } from "../../protocol/schemas/
 import { fileSignature } from "../../store/inventory.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
-import { withPageBytesError } from "../listing/page-bytes.js";
+import { withPageBytesError } from "../page-bytes.js";
 import type { RecordReadOptions } from "../records/facts.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { readRecordFacts } from "../records/read-facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import { stubEvent } from "../records/record-stub.js";
@@ -16,7 +17,6 @@ import { isTornTail } from "../records/torn-tail.js";
 import type { Slicer } from "../slicer.js";
 import type { KnownRecords } from "./known-records.js";
 import { openExact } from "./open.js";
-import { RECORD_BYTES } from "../records/facts.js";
 
 /**
  * `session.history`: a validated history's events, page by page. The first page validates the
@@ -34,9 +34,9 @@ export interface HistoryPosition {
   index: number;
 }
 
-export type StoredEventJson = RawJson<SessionEvent>;
+type StoredEventJson = RawJson<SessionEvent>;
 
-export interface HistoryPage {
+interface HistoryPage {
   events: (StoredEventJson | SessionEvent)[];
   next: HistoryPosition | null;
 }
@@ -44,7 +44,7 @@ export interface HistoryPage {
 const EMPTY_RESULT: SessionHistoryResult = { events: [], cursor: "x".repeat(64), complete: false };
 const ENVELOPE_BYTES = utf8Length(JSON.stringify(EMPTY_RESULT));
 /** The longest record text that fits an empty page (32,662 bytes): a longer one is a stub. */
-export const PAGE_EVENT_BYTES = LIMITS.page_bytes - ENVELOPE_BYTES;
+const PAGE_EVENT_BYTES = LIMITS.page_bytes - ENVELOPE_BYTES;
 
 /** A page keeps each record's text (or its stub) and its first user line. */
 const PAGE_READ: RecordReadOptions = {

@@ -1,12 +1,12 @@
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
-import { SummaryBuilder } from "../listing/summary.js";
 import type { RecordFacts, RecordReadOptions } from "../records/facts.js";
 import { parsedEvent, readRecordFacts } from "../records/read-facts.js";
 import type { ByteAllowance, ReadResult, RecordReader } from "../records/record-reader.js";
 import { isTornTail } from "../records/torn-tail.js";
 import type { Slicer } from "../slicer.js";
-import { CwdLog } from "../verdicts/verdict-cwds.js";
 import type { CwdMatcher } from "./cwd-rule.js";
+import { CwdLog } from "./recorded-cwds.js";
+import { SummaryBuilder } from "./summary.js";
 
 /**
  * One history's validation, as a resumable state machine over a RecordReader: each record is
@@ -18,8 +18,8 @@ import type { CwdMatcher } from "./cwd-rule.js";
  * before any torn tail), in file order, so that a reader that needs the records themselves (the
  * turn's replay) takes them from the same pass that validates the history.
  */
-export type HistoryVerdict = "eligible" | "mismatch" | "invalid" | "over_limit";
-export type AdvanceStop = "done" | "lines" | "bytes" | "deadline";
+type HistoryVerdict = "eligible" | "mismatch" | "invalid" | "over_limit";
+type AdvanceStop = "done" | "lines" | "bytes" | "deadline";
 
 export interface WorkBudget extends ByteAllowance {
   /** Records this step may still complete. */

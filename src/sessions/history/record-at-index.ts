@@ -7,13 +7,13 @@ import { fileSignature } from "../../store/inventory.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
 import type { RecordReadOptions } from "../records/facts.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { readRecordFacts } from "../records/read-facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import { isTornTail } from "../records/torn-tail.js";
 import type { Slicer } from "../slicer.js";
 import type { KnownRecords, RecordPlace } from "./known-records.js";
 import { openExact } from "./open.js";
-import { RECORD_BYTES } from "../records/facts.js";
 
 /**
  * `session.record`: one history record's own JSON text (exactly what `session.history` would
@@ -31,7 +31,7 @@ export interface RecordPosition extends RecordPlace {
   offset: number;
 }
 
-export interface RecordChunk {
+interface RecordChunk {
   index: number;
   bytes: number;
   offset: number;
@@ -47,7 +47,7 @@ const LARGEST_ENVELOPE = {
   complete: false,
 };
 /** What one chunk's text may take inside its JSON string: the page less the result around it. */
-export const CHUNK_TEXT_BYTES = LIMITS.page_bytes - utf8Length(JSON.stringify(LARGEST_ENVELOPE));
+const CHUNK_TEXT_BYTES = LIMITS.page_bytes - utf8Length(JSON.stringify(LARGEST_ENVELOPE));
 
 const NO_RECORD = "The history has no record at that index.";
 

@@ -1,4 +1,4 @@
-import type { ReplayRecord } from "../writing/turn-records.js";
+import type { ReplayRecord } from "../records/turn-records.js";
 
 /**
  * What a replay keeps: the newest records since the latest compaction that fit the replay

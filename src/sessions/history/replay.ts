@@ -1,11 +1,6 @@
-import { ProtocolError } from "../../protocol/codes.js";
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
-import { sessionsDir } from "../../store/layout.js";
-import { Slicer } from "../slicer.js";
-import { ReplayRecord } from "../writing/turn-records.js";
-import type { CwdRule } from "./history-scan.js";
+import { ReplayRecord } from "../records/turn-records.js";
 import { type Replay, ReplayWindow } from "./replay-window.js";
-import { validateHistory } from "./validate.js";
 
 /**
  * The records the turn engine builds its next context from (turns.md sections 5, 8 and 10):
@@ -22,37 +17,10 @@ import { validateHistory } from "./validate.js";
  *   the engine compacts before its first call.
  * The records come from the history scan that validates the history (history-scan.ts), so
  * validity, torn tails and the 8 MiB record bound are exactly exact open's.
- * `readReplay` applies no cwd rule; errors: `session_missing`; `session_invalid` (unsafe, a bad
- * line other than a torn tail, a record over 8 MiB, unreadable). A turn's admission reads with
- * `HistoryMemo.exactReplay` (admission-memo.ts): exact open's every verdict and the replay from
- * one pass.
+ * A turn's admission reads with `HistoryMemo.exactReplay` (admission-memo.ts): exact open's
+ * every verdict and the replay from one pass.
  */
 export const REPLAY_BYTES = 16 * 1024 * 1024;
-
-export interface ReplayOptions {
-  /** Bytes of kept records' lines (default REPLAY_BYTES). */
-  maxBytes?: number;
-  /** Aborts the read between slices (`operation_cancelled`). */
-  signal?: AbortSignal;
-}
-
-/** The replay of a history read without the cwd rule (history-scan.ts's validity otherwise). */
-export async function readReplay(
-  home: string,
-  id: string,
-  options: ReplayOptions = {},
-): Promise<Replay> {
-  const collector = new ReplayCollector(options.maxBytes);
-  const slicer = new Slicer(options.signal ?? new AbortController().signal);
-  const root = sessionsDir(home);
-  const checked = await validateHistory(root, id, ANY_CWD, slicer, { sink: collector.add });
-  if (checked.kind === "missing") throw new ProtocolError("session_missing");
-  if (checked.kind !== "eligible") throw new ProtocolError("session_invalid");
-  return collector.result();
-}
-
-/** A reader without the cwd rule: the replay alone never decides scope. */
-const ANY_CWD: CwdRule = { matches: () => true };
 
 /** Builds the replay record by record, from the records a history scan accepts, in file order. */
 export class ReplayCollector {

@@ -4,7 +4,6 @@ import { ProtocolError } from "../../protocol/codes.js";
 import { fileSignature, sameFile } from "../../store/inventory.js";
 import { primaryName } from "../../store/layout.js";
 import { closeQuietly, errorCode, openPrimary } from "../../store/safe-open.js";
-import type { SummaryBuilder } from "../listing/summary.js";
 import { RECORD_BYTES } from "../records/facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import type { Slicer } from "../slicer.js";
@@ -16,6 +15,7 @@ import {
   type ScanStart,
   unboundedBudget,
 } from "./history-scan.js";
+import type { SummaryBuilder } from "./summary.js";
 
 /**
  * Reads one primary history whole, safely opened, and decides it: the base for `session.list`
@@ -34,7 +34,7 @@ export type Validation =
   | { kind: "eligible"; summary: SummaryBuilder; signature: string };
 
 /** A listing's verdict cache (session.list only: session.open always reads the history). */
-export interface CachedValidation {
+interface CachedValidation {
   session: VerdictSession;
   /** Taken before this history's lstat (verdict-cache.ts, the ctime margin). */
   checkedAtNs: bigint;

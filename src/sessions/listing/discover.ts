@@ -9,6 +9,7 @@ import { isBusy } from "../../store/locks.js";
 import { errorCode, inspectRoot, openPrimary, StoreUnavailable } from "../../store/safe-open.js";
 import { CwdMatcher } from "../history/cwd-rule.js";
 import type { WorkBudget } from "../history/history-scan.js";
+import { withPageBytesError } from "../page-bytes.js";
 import { READ_BUFFER_BYTES } from "../records/record-reader.js";
 import { type Clock, realClock, Slicer } from "../slicer.js";
 import {
@@ -20,7 +21,6 @@ import { DirectoryPass, type PassEntry } from "./discover-directory-pass.js";
 import { STEP_ENVELOPE_BYTES } from "./discover-envelope.js";
 import { HeldHistory } from "./discover-held-history.js";
 import { emptyCounts, type NoticeCounts } from "./notices.js";
-import { withPageBytesError } from "./page-bytes.js";
 
 /**
  * A child-owned discovery scan (docs/extensions.md, "Incremental session discovery"). Its state
@@ -28,7 +28,7 @@ import { withPageBytesError } from "./page-bytes.js";
  * entry that did not fit the previous page, two inventory signatures and the notice counts.
  * Nothing grows with the store: no candidate list, no whole history.
  */
-export interface StepOutcome {
+interface StepOutcome {
   sessions: SessionEntry[];
   /** Totals so far; the completing page carries the scan's totals. */
   counts: NoticeCounts;
@@ -45,7 +45,7 @@ type Phase = "enumerate" | "validate";
 /** A directory entry's weight for the slicer: each one reads the clock, as before. */
 const ENTRY_WORK = 32 * 1024;
 
-export type AttachmentProbe = () => unknown;
+type AttachmentProbe = () => unknown;
 
 export class DiscoveryScan {
   private readonly root: string;

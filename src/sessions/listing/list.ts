@@ -8,10 +8,10 @@ import { isBusy } from "../../store/locks.js";
 import { inspectRoot, StoreUnavailable } from "../../store/safe-open.js";
 import { CwdMatcher } from "../history/cwd-rule.js";
 import { validateHistory } from "../history/validate.js";
+import { withPageBytesError } from "../page-bytes.js";
 import type { Slicer } from "../slicer.js";
 import { type VerdictCache, VerdictSession } from "../verdicts/verdict-cache.js";
 import { emptyCounts, type NoticeCounts, noticesOf } from "./notices.js";
-import { withPageBytesError } from "./page-bytes.js";
 
 /**
  * `session.list`: one bounded snapshot, built on the first call and paged by cursor. More than

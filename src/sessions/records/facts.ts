@@ -63,7 +63,7 @@ export interface StoredEvent {
 export const RECORD_BYTES = 8_388_608;
 
 export const TS_MAX_CHARS = 64;
-export const TITLE_FROM_MESSAGE_CHARS = 80;
+const TITLE_FROM_MESSAGE_CHARS = 80;
 
 /**
  * What a listing's summary takes from a valid record (its `ts`, `cwd`, title and first user

@@ -201,7 +201,7 @@ function isHex4(source: Uint8Array, at: number): boolean {
 const isDigit = (b: number | undefined) => b !== undefined && b >= ZERO && b <= NINE;
 
 /** The offset past the number starting at `at` (-?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?), or -1. */
-export function scanNumber(source: Uint8Array, at: number, to: number): number {
+function scanNumber(source: Uint8Array, at: number, to: number): number {
   let i = at;
   if (source[i] === MINUS) i += 1;
   if (i >= to) return -1;

@@ -21,13 +21,13 @@ import { SCAN_ENABLED, scanFacts } from "./scan-facts.js";
  *   recursively: a deep record could fail it), so a caller that needs the value parses that
  *   record itself (`parsedEvent`, below).
  */
-export const OFF_THREAD_BYTES = 256 * 1024;
+const OFF_THREAD_BYTES = 256 * 1024;
 /**
  * A record that opens more arrays and objects than this also goes to the worker, whatever its
  * size: JSON.parse pays about 100 ns a nesting level (a 256 KiB record nested 131,000 deep holds
  * the loop 11-17 ms), where flat text of the same size takes a fraction of a millisecond.
  */
-export const LOOP_OPENERS = 10_000;
+const LOOP_OPENERS = 10_000;
 
 const shared = new RecordParserPool(new URL("./parse-worker.js", import.meta.url));
 

@@ -19,7 +19,7 @@ export interface RecordStub {
 }
 
 /** The stub's `type` when the record's own is too long to repeat. */
-export const LONG_TYPE = "oversize_record";
+const LONG_TYPE = "oversize_record";
 const TYPE_BYTES = 256;
 const CWD_BYTES = 4096;
 /** A copied field's serialized `"name":value`, and all of them together. */

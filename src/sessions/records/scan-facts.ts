@@ -15,7 +15,7 @@ import { scanState, scanString, scanValue, skipSpace } from "./json-syntax.js";
  * The few values a row needs are decoded from their own bytes; an escaped one (or key) through
  * JSON.parse of that string alone, so escapes and lone surrogates decode as JSON.parse does.
  */
-export type ScannedFacts = Extract<RecordFacts, { valid: true }>;
+type ScannedFacts = Extract<RecordFacts, { valid: true }>;
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;

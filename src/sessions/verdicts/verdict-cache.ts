@@ -1,7 +1,7 @@
 import type { BigIntStats } from "node:fs";
 import { primaryName } from "../../store/layout.js";
 import type { CwdRule, HistoryScan } from "../history/history-scan.js";
-import { SummaryBuilder } from "../listing/summary.js";
+import { SummaryBuilder } from "../history/summary.js";
 import {
   encodeVerdict,
   readVerdict,

@@ -2,29 +2,19 @@ import { hash } from "node:crypto";
 import { type BigIntStats, closeSync, constants, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { errorCode } from "../../store/safe-read.js";
+import type { SummaryState } from "../history/summary.js";
 
 /**
  * One cached verdict file, `<cache root>/sessions-<home digest>/<id>.json` (verdict-root.ts;
- * docs/store.md, "The verdict cache"): the verdict of one full read of a primary history, keyed by that history's full
- * signature. The file is `<SHA-256 of the body, 64 lowercase hex>\n<body: one JSON object>\n`;
+ * docs/store.md, "The verdict cache"): the verdict of one full read of a primary
+ * history, keyed by that history's full signature. The file is `<SHA-256 of the body, 64 lowercase hex>\n<body: one JSON object>\n`;
  * the digest makes a truncated or corrupted file a miss, whatever the corruption happens to
  * leave parseable. Any doubt (missing, unsafe, oversized, wrong digest, wrong shape, another
  * signature) is a miss: the caller reads the history, as without a cache.
  */
 
-/** The summary a listing row is built from (listing/summary.ts keeps exactly this state). */
-export interface SummaryState {
-  title: string | null;
-  title_oversize: boolean;
-  user_line: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  saw_cwd: boolean;
-  records: number;
-}
-
 /** Where the in-order read of the history stopped (history/history-scan.ts). */
-export type VerdictEnd = "eligible" | "invalid" | "over_limit" | "mismatch";
+type VerdictEnd = "eligible" | "invalid" | "over_limit" | "mismatch";
 
 export interface VerdictRecord {
   format: "mc-session-verdict";
@@ -49,7 +39,7 @@ export interface VerdictRecord {
 export const VERDICT_FILE_BYTES = 192 * 1024;
 const DIGEST_CHARS = 64;
 
-export function verdictName(id: string): string {
+function verdictName(id: string): string {
   return `${id}.json`;
 }
 
@@ -101,7 +91,7 @@ export function readVerdict(folder: string, id: string, buffer: Buffer): Verdict
 }
 
 /** The record in a verdict file's bytes, or null when they are not exactly one valid file. */
-export function decodeVerdict(bytes: Buffer): VerdictRecord | null {
+function decodeVerdict(bytes: Buffer): VerdictRecord | null {
   if (bytes.length < DIGEST_CHARS + 3 || bytes[bytes.length - 1] !== 0x0a) return null;
   if (bytes[DIGEST_CHARS] !== 0x0a) return null;
   const digest = bytes.toString("latin1", 0, DIGEST_CHARS);

@@ -18,7 +18,7 @@ const FOLDER_NAME = /^sessions-([0-9a-f]{32})$/;
 /** Files a cache folder may hold; a folder holding anything else is left alone. */
 const OURS = /^(\.home|[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.json|\.[A-Za-z0-9][A-Za-z0-9_.-]*\.tmp)$/;
 /** At most this many gone homes' folders are removed per prune: a prune stays short. */
-export const GONE_HOMES_PER_PRUNE = 16;
+const GONE_HOMES_PER_PRUNE = 16;
 
 /** Writes the folder's marker when it has none (temp file, then rename; best effort). */
 export async function ensureHomeMarker(place: VerdictPlace): Promise<void> {

@@ -186,7 +186,7 @@ const TEMP_NAME = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.json\.(\d{1,7})\.[0-9a-f]{
  * between the check and the unlink loses only its verdict (one read). Best effort, never throws;
  * stops early once `stopped` says so (a shutdown).
  */
-export async function pruneVerdicts(
+async function pruneVerdicts(
   place: VerdictPlace,
   home: string,
   stopped: () => boolean = () => false,

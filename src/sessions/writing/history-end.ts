@@ -1,7 +1,7 @@
 import { read } from "node:fs";
 import { promisify } from "node:util";
-import { RECORD_BYTES } from "../records/facts.js";
 import type { RecordReadOptions } from "../records/facts.js";
+import { RECORD_BYTES } from "../records/facts.js";
 import { readRecordFacts } from "../records/read-facts.js";
 import { isTornTail } from "../records/torn-tail.js";
 

@@ -7,10 +7,10 @@ import type { LockTiming } from "../../store/lock-file.js";
 import { closeQuietly, errorCode, inspectRoot, openPrimary } from "../../store/safe-open.js";
 import { SessionLocked, WriterLock } from "../../store/writer-lock.js";
 import { RECORD_BYTES } from "../records/facts.js";
+import { TurnRecord, type TurnRecordBody } from "../records/turn-records.js";
 import { type AppendFault, writeOnce } from "./append-fault.js";
 import { findHistoryEnd, type HistoryEnd, TailOverLimit } from "./history-end.js";
 import { HistoryWriteFailed, InvalidTurnRecord, RecordTooLarge } from "./history-write-errors.js";
-import { TurnRecord, type TurnRecordBody } from "./turn-records.js";
 
 /**
  * The one writer of a session history during a turn (turns.md section 8, docs/store.md):

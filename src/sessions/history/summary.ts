@@ -1,16 +1,29 @@
 import type { SessionEntry } from "../../protocol/schemas/sessions.js";
 import type { RecordFacts } from "../records/facts.js";
-import type { SummaryState } from "../verdicts/verdict-file.js";
 
 /**
  * The listing summary of one history, accumulated record by record: the last `title` event's
  * title, else the first user message's first line; first and last `ts`; whether any record
  * carried a nonempty cwd. Its memory is a few short strings, whatever the history's length.
  */
-export type ValidFacts = Extract<RecordFacts, { valid: true }>;
+type ValidFacts = Extract<RecordFacts, { valid: true }>;
 
 /** A title longer than this cannot fit a page; only the fact is kept, not the text. */
 const TITLE_KEEP_CHARS = 32_768;
+
+/**
+ * The summary a listing row is built from (a cached verdict keeps exactly this state:
+ * verdicts/verdict-file.ts).
+ */
+export interface SummaryState {
+  title: string | null;
+  title_oversize: boolean;
+  user_line: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  saw_cwd: boolean;
+  records: number;
+}
 
 export class SummaryBuilder {
   private title: string | null = null;

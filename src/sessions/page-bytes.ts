@@ -1,5 +1,5 @@
-import { ProtocolError } from "../../protocol/codes.js";
-import { PageOverflow } from "../../protocol/paging.js";
+import { ProtocolError } from "../protocol/codes.js";
+import { PageOverflow } from "../protocol/paging.js";
 
 /**
  * Runs a pager call for a sessions method (list, history, discover). An item that cannot fit

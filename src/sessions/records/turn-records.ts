@@ -9,7 +9,7 @@ import { Permissions, TurnFailureCode, Usage } from "../../protocol/schemas/turn
 
 const Base = lazy(() => ({ ts: z.string(), cwd: z.string(), turn_id: z.string() }));
 
-export const TurnStartRecord = lazy(() =>
+const TurnStartRecord = lazy(() =>
   z.looseObject({
     type: z.literal("turn_start"),
     ...Base(),
@@ -18,14 +18,14 @@ export const TurnStartRecord = lazy(() =>
     permissions: Permissions(),
   }),
 );
-export const UserMessageRecord = lazy(() =>
+const UserMessageRecord = lazy(() =>
   z.looseObject({
     type: z.literal("user_message"),
     ...Base(),
     text: z.string(),
   }),
 );
-export const AssistantMessageRecord = lazy(() =>
+const AssistantMessageRecord = lazy(() =>
   z.looseObject({
     type: z.literal("assistant_message"),
     ...Base(),
@@ -36,7 +36,7 @@ export const AssistantMessageRecord = lazy(() =>
     provider_state: z.looseObject({ provider: z.string() }).optional(),
   }),
 );
-export const ToolCallRecord = lazy(() =>
+const ToolCallRecord = lazy(() =>
   z.looseObject({
     type: z.literal("tool_call"),
     ...Base(),
@@ -47,7 +47,7 @@ export const ToolCallRecord = lazy(() =>
     input: z.unknown(),
   }),
 );
-export const ToolResultRecord = lazy(() =>
+const ToolResultRecord = lazy(() =>
   z.looseObject({
     type: z.literal("tool_result"),
     ...Base(),
@@ -58,7 +58,7 @@ export const ToolResultRecord = lazy(() =>
     exit_code: z.number().int().nullable().optional(),
   }),
 );
-export const TurnEndRecord = lazy(() =>
+const TurnEndRecord = lazy(() =>
   z.looseObject({
     type: z.literal("turn_end"),
     ...Base(),
@@ -72,7 +72,7 @@ export const TurnEndRecord = lazy(() =>
       .optional(),
   }),
 );
-export const CompactionRecord = lazy(() =>
+const CompactionRecord = lazy(() =>
   z.looseObject({
     type: z.literal("compaction"),
     ...Base(),
@@ -85,7 +85,7 @@ export const CompactionRecord = lazy(() =>
  * A revert (docs/checkpoints.md): the workspace went back to its state before turn `turn_id`;
  * that turn and every later one leave the context (they stay in the history).
  */
-export const RevertRecord = lazy(() =>
+const RevertRecord = lazy(() =>
   z.looseObject({
     type: z.literal("revert"),
     ...Base(),
@@ -123,7 +123,7 @@ export type TurnRecordBody = TurnRecord extends infer R
  * Messages as other tools write them (the base's `SessionEvent` examples): no `turn_id`, and
  * maybe no `cwd` (a legacy history) or `model`. Replay keeps them beside the turn records.
  */
-export const ForeignUserMessage = lazy(() =>
+const ForeignUserMessage = lazy(() =>
   z.looseObject({
     type: z.literal("user_message"),
     ts: z.string(),
@@ -132,7 +132,7 @@ export const ForeignUserMessage = lazy(() =>
     text: z.string(),
   }),
 );
-export const ForeignAssistantMessage = lazy(() =>
+const ForeignAssistantMessage = lazy(() =>
   z.looseObject({
     type: z.literal("assistant_message"),
     ts: z.string(),

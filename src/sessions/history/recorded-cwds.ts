@@ -5,9 +5,9 @@
  * applies it again to these strings (docs/extensions.md, "The verdict cache"). Past the bound
  * the history's verdict is simply not cached.
  */
-export const CWDS_KEPT = 16;
+const CWDS_KEPT = 16;
 /** A longer cwd is never kept (no real path is that long): the verdict is not cached then. */
-export const CWD_KEPT_CHARS = 4096;
+const CWD_KEPT_CHARS = 4096;
 
 export class CwdLog {
   readonly values: string[] = [];
