@@ -1,10 +1,10 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { CwdMatcher } from "../src/sessions/cwd.js";
-import { HistoryScan, unboundedBudget } from "../src/sessions/history-scan.js";
+import { CwdMatcher } from "../src/sessions/history/cwd-rule.js";
+import { HistoryScan, unboundedBudget } from "../src/sessions/history/history-scan.js";
+import { RECORD_BYTES } from "../src/sessions/records/facts.js";
+import { RecordReader } from "../src/sessions/records/record-reader.js";
 import { Slicer } from "../src/sessions/slicer.js";
-import { RECORD_BYTES } from "../src/sessions/validate.js";
-import { RecordReader } from "../src/store/record-reader.js";
 
 /**
  * Measurement subprocess for the session benchmarks, so that each figure gets its own peak RSS:

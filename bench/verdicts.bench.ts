@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, readdirSync, realpathSync, rmSync } from "no
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { TestChild } from "../src/conformance/harness.js";
-import { verdictPlace } from "../src/store/verdict-root.js";
+import { verdictPlace } from "../src/sessions/verdicts/verdict-root.js";
 import { StoreBuilder } from "../test/fixtures/store-builder.js";
 import { withTempDir } from "./bench-support.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";

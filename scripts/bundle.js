@@ -1,5 +1,5 @@
 // Bundles the backend child (`mc-agent stdio`) into one ES module, dist/child/stdio.js, with the
-// record worker beside it (the parser finds it as "./record-worker.js" next to itself, bundled or
+// record worker beside it (the parser finds it as "./parse-worker.js" next to itself, bundled or
 // not). Why: a frontend spawns the child once per workspace, and loading its 161 separate
 // modules (66 of ours, 95 of zod's) was most of its start: 125-140 ms from spawn to the
 // initialize result instead of 180-260 (docs/benchmarks.md). What a start does not need is
@@ -134,13 +134,13 @@ const child = await build({
     "heap-flags": "dist/src/server/heap-flags.js",
     // Loaded by bin/mc-agent.js before the child too: see src/server/compile-cache.ts.
     "compile-cache": "dist/src/server/compile-cache.js",
-    "record-worker": "dist/src/sessions/record-worker.js",
+    "parse-worker": "dist/src/sessions/records/parse-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
     // The record parser and the search find their worker beside their own module, and with
     // code split into chunks (the turn engine is one, loaded on the first turn.start) esbuild
     // decides whether that module sits in stdio.js or in a chunk under chunks/: each worker is
     // in both places (each a few hundred bytes over the chunks they share).
-    "chunks/record-worker": "dist/src/sessions/record-worker.js",
+    "chunks/parse-worker": "dist/src/sessions/records/parse-worker.js",
     "chunks/search-worker": "dist/src/agent/tools/search-worker.js",
   },
   outdir: "dist/child",
@@ -153,7 +153,7 @@ writeFileSync("dist/child-meta.json", JSON.stringify(child.metafile));
 // `mc-agent acp` (docs/acp.md), the same engine behind the Agent Client Protocol, as a build of
 // its own: in one build with the child, the code both share would move to a chunk under
 // chunks/, and the record parser and search, which find their workers next to their own
-// module ("./record-worker.js"), would look for them there. Built alone, that code sits in
+// module ("./parse-worker.js"), would look for them there. Built alone, that code sits in
 // dist/child/acp.js, beside the workers, as it sits in stdio.js.
 await build({
   ...common,
@@ -168,7 +168,7 @@ await build({
 // esbuild's (`__esm`, `__commonJS`), run by the `import()` that loads it, so it is run on first
 // use as before, and with the cache never parsed until then (test/server/start-closure.test.ts
 // runs the bundle's top level and checks). One file, but for undici and the provider SDKs
-// (vendorApart, above): the workers are found beside it ("./record-worker.js", dist/child's own
+// (vendorApart, above): the workers are found beside it ("./parse-worker.js", dist/child's own
 // copies), each module in it once.
 const script = await build({
   ...common,

@@ -8,7 +8,7 @@ import type {
 import type { SessionRules } from "../agent/rules/rule-book.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
-import { firstLineCut } from "../sessions/record-facts.js";
+import { firstLineCut } from "../sessions/records/facts.js";
 import { applyPendingSelection, currentOptions, restoreSelection } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";

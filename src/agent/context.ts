@@ -1,5 +1,5 @@
-import type { Replay } from "../sessions/replay-window.js";
-import type { ReplayRecord } from "../sessions/turn-records.js";
+import type { Replay } from "../sessions/history/replay-window.js";
+import type { ReplayRecord } from "../sessions/records/turn-records.js";
 import type { ContextItem, ProviderState } from "./providers/provider.js";
 
 /** What the model is told of a call whose result was never recorded (its writer was killed). */

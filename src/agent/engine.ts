@@ -1,6 +1,6 @@
 import type { Infer } from "../protocol/lazy.js";
 import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
-import type { TurnRecordBody } from "../sessions/turn-records.js";
+import type { TurnRecordBody } from "../sessions/records/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";

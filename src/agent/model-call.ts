@@ -1,5 +1,5 @@
 import { jsonTextBytes, splitUtf8 } from "../protocol/text-cut.js";
-import { RECORD_BYTES } from "../sessions/validate.js";
+import { RECORD_BYTES } from "../sessions/records/facts.js";
 import { EVENT_TEXT_BYTES } from "./event-bounds.js";
 import {
   type MessagePhase,

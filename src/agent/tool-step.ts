@@ -2,7 +2,7 @@ import { type Permissions, UNKNOWN_TOOL_BYTES } from "../protocol/schemas/turns.
 import { headChars, splitUtf8 } from "../protocol/text-cut.js";
 import { showHidden } from "../protocol/visible-text.js";
 import { parseJson } from "../protocol/well-formed.js";
-import type { TurnRecordBody } from "../sessions/turn-records.js";
+import type { TurnRecordBody } from "../sessions/records/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
 import type { ApprovalBroker } from "./approvals.js";
 import { MCP_SEARCH, MCP_TOOL_NAME } from "./mcp-tools/names.js";

@@ -2,12 +2,12 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_BOUNDS, type TransportBounds } from "../agent/providers/provider.js";
 import { CONTRACT_HTTP_BOUNDS, type HttpBounds } from "../models/refresh/http.js";
-import { type AppendFault, parseAppendFault } from "../sessions/append-fault.js";
 import {
   VERDICT_MARGIN_NS,
   VERDICT_MIN_BYTES,
   type VerdictOptions,
-} from "../sessions/verdict-cache.js";
+} from "../sessions/verdicts/verdict-cache.js";
+import { type AppendFault, parseAppendFault } from "../sessions/writing/append-fault.js";
 import type { CommitFault } from "../store/atomic-write.js";
 import type { CredentialUpdateOptions } from "../store/credentials.js";
 

@@ -67,7 +67,7 @@ export type CacheVerdict =
     };
 
 /** The identity a cache is bound to: a changed type or endpoint invalidates it. */
-export interface ProviderIdentity {
+interface ProviderIdentity {
   type: string;
   base_url: string;
 }
@@ -82,7 +82,7 @@ export function providerFingerprint(identity: ProviderIdentity): string {
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
-export function cacheFolder(home: string): string {
+function cacheFolder(home: string): string {
   return join(home, "cache", "models");
 }
 

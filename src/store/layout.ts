@@ -11,7 +11,7 @@ import { join } from "node:path";
  */
 export const STORE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-export const ARCHIVE_NAME = "archive";
+const ARCHIVE_NAME = "archive";
 const PRIMARY_SUFFIX = ".jsonl";
 const LOCK_SUFFIX = ".lock";
 
@@ -34,7 +34,7 @@ export function lockName(id: string): string {
   return `${id}${LOCK_SUFFIX}`;
 }
 
-export function isStoreId(id: string): boolean {
+function isStoreId(id: string): boolean {
   return STORE_ID_PATTERN.test(id);
 }
 

@@ -117,7 +117,7 @@ export function judgeLock(
   return processAlive(lock.pid) ? "live" : "takeover";
 }
 
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

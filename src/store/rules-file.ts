@@ -15,7 +15,7 @@ import { errorCode, readRegularFile, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
 
 /** A rules file over this size is invalid (a full one of 256 long rules is well under it). */
-export const RULES_FILE_BYTES = 1_048_576;
+const RULES_FILE_BYTES = 1_048_576;
 /** Restated from the protocol (the store imports nothing outside itself); a test keeps them equal. */
 export const MAX_RULES = 256;
 const WORD_CHARS = 1024;
@@ -80,11 +80,11 @@ export class RulesUnavailable extends Error {
   }
 }
 
-export function rulesDir(home: string): string {
+function rulesDir(home: string): string {
   return join(home, "rules");
 }
 
-export function rulesFileName(workspace: string): string {
+function rulesFileName(workspace: string): string {
   return `${createHash("sha256").update(workspace).digest("hex").slice(0, 32)}.json`;
 }
 

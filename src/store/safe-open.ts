@@ -50,9 +50,9 @@ export function inspectRoot(root: string): Stats | "missing" {
   return stats;
 }
 
-export type OpenProblem = "missing" | "unsafe" | "unreadable";
+type OpenProblem = "missing" | "unsafe" | "unreadable";
 
-export type OpenedPrimary =
+type OpenedPrimary =
   | { ok: true; fd: number; stats: BigIntStats }
   | { ok: false; problem: OpenProblem };
 

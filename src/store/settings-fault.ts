@@ -18,7 +18,7 @@ export const SETTINGS_FAULT_REASONS = [
   "not_regular",
   "unreadable",
 ] as const;
-export type SettingsFaultReason = (typeof SETTINGS_FAULT_REASONS)[number];
+type SettingsFaultReason = (typeof SETTINGS_FAULT_REASONS)[number];
 
 /** A fault as `settings.check` reports it: a rule name and a 1-based position, never content. */
 export interface LocatedFault {

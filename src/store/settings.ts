@@ -18,15 +18,15 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Settings files larger than this are invalid (they are a few hundred bytes in practice). */
 export const SETTINGS_BYTES = 1_048_576;
 /** Built-ins count towards this: `model.catalog.status` reports at most 32 providers. */
-export const MAX_PROVIDERS = 32;
-export const MAX_ENABLED_MODELS = 2048;
+const MAX_PROVIDERS = 32;
+const MAX_ENABLED_MODELS = 2048;
 
 export const BUILT_IN_PROVIDERS = ["openai", "anthropic", "codex"] as const;
-export const PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "codex"] as const;
+const PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "codex"] as const;
 
 const Url = lazy(() => z.string().min(1).max(2048));
 
-export const ProviderSettings = lazy(() =>
+const ProviderSettings = lazy(() =>
   z.strictObject({
     type: z.enum(PROVIDER_TYPES).optional(),
     base_url: Url().optional(),
@@ -59,7 +59,6 @@ export const ProjectSettings = lazy(() =>
   }),
 );
 
-export type ProviderSettings = Infer<typeof ProviderSettings>;
 export type GlobalSettings = Infer<typeof GlobalSettings>;
 export type ProjectSettings = Infer<typeof ProjectSettings>;
 

@@ -1,6 +1,6 @@
 /**
  * Every place mc keeps its own state, as absolute paths (docs/checkpoints.md, "What a
- * checkpoint records"): MC_HOME, the verdict cache's root (store/verdict-root.ts), the private
+ * checkpoint records"): MC_HOME, the verdict cache's root (store/cache-root.ts), the private
  * cache root in the temp folder (server/compile-cache.ts: `<tmpdir>/mc-agent-<uid>`) and the
  * credential files read from other tools' folders. A workspace may hold any of them (a
  * workspace that is `$HOME` holds `~/.mc` and `~/.cache/mc-agent`): checkpoints never record
@@ -8,8 +8,8 @@
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { verdictCacheRoot } from "./cache-root.js";
 import { credentialPaths } from "./credentials.js";
-import { verdictCacheRoot } from "./verdict-root.js";
 
 export function storePaths(home: string, env: NodeJS.ProcessEnv): string[] {
   const credentials = credentialPaths(home, env);

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { rulesFileName } from "../../src/store/rules-file.js";
 import { sandbox } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
+import { rulesFileName } from "../helpers/rules-file-name.js";
 
 describe("mc-agent rules (real child)", () => {
   const box = sandbox("mc-cli-rules-");

@@ -39,7 +39,7 @@ const tricky = fc.oneof(
 const text = fc.array(tricky, { maxLength: 6 }).map((parts) => parts.join(""));
 /**
  * Texts long enough for the scanner's four-bytes-at-a-time path, specials anywhere in them; some
- * past its long-run threshold (1,056 plain bytes: json-scan.ts `skipLongRun`).
+ * past its long-run threshold (1,056 plain bytes: records/json-syntax.ts `skipLongRun`).
  */
 const runLength = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: 0, max: 300 }) },

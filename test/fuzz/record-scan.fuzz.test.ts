@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { factsOf } from "../../src/sessions/record-facts.js";
-import { recordFacts, scanFacts } from "../../src/sessions/record-scan.js";
+import { parseFacts } from "../../src/sessions/records/parse-facts.js";
+import { factsOnThisThread } from "../../src/sessions/records/read-facts.js";
+import { scanFacts } from "../../src/sessions/records/scan-facts.js";
+import { readOptions } from "../helpers/read-options.js";
 import { fuzzSeed } from "./fuzz-driver.js";
 import { damage, damaged, deepRecord, placement, recordText } from "./record-generators.js";
 
 /**
- * The byte scanner (src/sessions/record-scan.ts) against the JSON.parse path (`factsOf`): on
- * every record, generated or damaged, `recordFacts` with the scanner gives exactly the facts
- * `factsOf` gives, and whenever the scanner itself answers (rather than deferring to the parse),
+ * The byte scanner (src/sessions/records/scan-facts.ts) against the JSON.parse path
+ * (`parseFacts`): on every record, generated or damaged, `factsOnThisThread` with the scanner
+ * gives exactly the facts `parseFacts` gives, and whenever the scanner itself answers (rather than deferring to the parse),
  * the record is one JSON.parse accepts. Seeded: fixed under `npm test`, fresh under `npm run
  * fuzz` (MC_FUZZ_SEED replays); MC_FUZZ_SCAN_RUNS sets the runs of each property (20,000).
  */
@@ -27,8 +29,8 @@ function placed(bytes: Buffer, where: { before: number; after: string }) {
 function agree(bytes: Buffer, where: { before: number; after: string }): void {
   const { source, from, to } = placed(bytes, where);
   for (const wantUserLine of [true, false]) {
-    const parsed = factsOf(source, from, to, 0, wantUserLine);
-    const scanned = recordFacts(source, from, to, 0, wantUserLine, false, true);
+    const parsed = parseFacts(source, from, to, readOptions(0, wantUserLine));
+    const scanned = factsOnThisThread(source, from, to, readOptions(0, wantUserLine, false));
     assert.deepEqual(scanned, parsed);
     // The scanner's own answer is only ever a valid record's.
     if (scanFacts(source, from, to, wantUserLine) !== null) assert.equal(parsed.valid, true);

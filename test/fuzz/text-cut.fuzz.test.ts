@@ -22,7 +22,7 @@ import {
   strictJsonProblem,
   wellFormed,
 } from "../../src/protocol/well-formed.js";
-import { firstLineCut } from "../../src/sessions/record-facts.js";
+import { firstLineCut } from "../../src/sessions/records/facts.js";
 import { fuzzSeed } from "./fuzz-driver.js";
 
 /**

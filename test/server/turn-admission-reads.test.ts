@@ -6,8 +6,8 @@ import { after, before, describe, it } from "node:test";
 import { createModelServices } from "../../src/server/handlers/model-services.js";
 import { admitTurn } from "../../src/server/handlers/turn-admission.js";
 import { createState } from "../../src/server/state.js";
-import { HistoryMemo } from "../../src/sessions/history-memo.js";
-import { READ_BUFFER_BYTES } from "../../src/store/record-reader.js";
+import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
+import { READ_BUFFER_BYTES } from "../../src/sessions/records/record-reader.js";
 import { sandbox } from "../helpers/child.js";
 import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixtures.js";
 

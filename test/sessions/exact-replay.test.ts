@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { HistoryMemo } from "../../src/sessions/history-memo.js";
-import { LOOP_OPENERS, OFF_THREAD_BYTES } from "../../src/sessions/record-parser.js";
-import { readReplay } from "../../src/sessions/replay.js";
+import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
 import { Slicer } from "../../src/sessions/slicer.js";
+import { LOOP_OPENERS, OFF_THREAD_BYTES } from "../helpers/read-options.js";
+import { readReplay } from "../helpers/read-replay.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-exact-replay-")));
 const sessions = join(home, "sessions");

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { HistoryMemo, MEMO_REPLAY_BYTES } from "../../src/sessions/history-memo.js";
+import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
 import { Slicer } from "../../src/sessions/slicer.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-history-memo-")));
@@ -39,6 +39,9 @@ const path = (id: string) => join(sessions, `${id}.jsonl`);
 const write = (id: string, records: object[]) =>
   writeFileSync(path(id), records.map(line).join(""));
 const slicer = () => new Slicer(new AbortController().signal);
+
+/** The largest replay a memo keeps (docs/store.md, "Turn admission": `MEMO_REPLAY_BYTES`). */
+const MEMO_REPLAY_BYTES = 2 * 1_048_576;
 
 /** The replay a memo that holds nothing reads: a full pass, the reference for every case. */
 const fullRead = (id: string, where = cwd) =>

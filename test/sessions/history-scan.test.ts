@@ -3,10 +3,10 @@ import { closeSync, mkdtempSync, openSync, realpathSync, rmSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { CwdMatcher } from "../../src/sessions/cwd.js";
-import { HistoryScan, unboundedBudget } from "../../src/sessions/history-scan.js";
+import { CwdMatcher } from "../../src/sessions/history/cwd-rule.js";
+import { HistoryScan, unboundedBudget } from "../../src/sessions/history/history-scan.js";
+import { RecordReader } from "../../src/sessions/records/record-reader.js";
 import { Slicer } from "../../src/sessions/slicer.js";
-import { RecordReader } from "../../src/store/record-reader.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "mc-scan-")));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { scanNumber, scanString, scanValue } from "../../src/sessions/json-scan.js";
-import { factsOf } from "../../src/sessions/record-facts.js";
-import { recordFacts, scanFacts } from "../../src/sessions/record-scan.js";
+import { scanString, scanValue } from "../../src/sessions/records/json-syntax.js";
+import { parseFacts } from "../../src/sessions/records/parse-facts.js";
+import { factsOnThisThread } from "../../src/sessions/records/read-facts.js";
+import { scanFacts } from "../../src/sessions/records/scan-facts.js";
+import { readOptions } from "../helpers/read-options.js";
 
 /**
- * The byte scanner's edge cases (src/sessions/json-scan.ts, record-scan.ts), each next to the
+ * The byte scanner's edge cases (src/sessions/records/json-syntax.ts, scan-facts.ts), each next to the
  * JSON.parse path's answer: the scanner either vouches for a record with the very same facts,
  * or leaves it to the parse. The differential fuzz (test/fuzz/record-scan.fuzz.test.ts) covers
  * the rest.
@@ -18,8 +20,8 @@ function both(text: string | Buffer, wantUserLine = true) {
   const source = typeof text === "string" ? bytes(text) : text;
   return {
     scanned: scanFacts(source, 0, source.length, wantUserLine),
-    parsed: factsOf(source, 0, source.length, 0, wantUserLine),
-    combined: recordFacts(source, 0, source.length, 0, wantUserLine, false, true),
+    parsed: parseFacts(source, 0, source.length, readOptions(0, wantUserLine)),
+    combined: factsOnThisThread(source, 0, source.length, readOptions(0, wantUserLine, false)),
   };
 }
 
@@ -210,18 +212,18 @@ describe("the record scanner", () => {
 
   it("leaves a record to the parse when a page's text or the value is wanted", () => {
     const source = bytes(`{"type":"x","ts":"${TS}"}`);
-    const page = recordFacts(source, 0, source.length, 1024, true, false, true);
+    const page = factsOnThisThread(source, 0, source.length, readOptions(1024, true, false));
     assert.equal(page.valid && page.event?.text, `{"type":"x","ts":"${TS}"}`);
-    const kept = recordFacts(source, 0, source.length, 0, true, true, true);
+    const kept = factsOnThisThread(source, 0, source.length, readOptions(0, true, true));
     assert.deepEqual(kept.valid && kept.value, { type: "x", ts: TS });
   });
 });
 
-describe("json-scan's pieces", () => {
-  it("scanString, scanNumber and scanValue end where the token ends", () => {
+describe("json-syntax's pieces", () => {
+  it("scanString and scanValue (of a number, of a container) end where the token ends", () => {
     const text = bytes('"ab\\"c" 12.5e3, [1,{"a":[]}]x');
     assert.equal(scanString(text, 0, text.length), 7);
-    assert.equal(scanNumber(text, 8, text.length), 14);
+    assert.equal(scanValue(text, 8, text.length), 14);
     assert.equal(scanValue(text, 16, text.length), 28);
     assert.equal(scanValue(text, 16, 27), -1);
   });

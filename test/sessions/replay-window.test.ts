@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { contextFromReplay, LEFT_OUT } from "../../src/agent/context.js";
-import { readReplay } from "../../src/sessions/replay.js";
+import { readReplay } from "../helpers/read-replay.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-replay-window-")));
 const sessions = join(home, "sessions");

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { readReplay } from "../../src/sessions/replay.js";
-import { SessionWriter } from "../../src/sessions/writer.js";
+import { SessionWriter } from "../../src/sessions/writing/writer.js";
+import { readReplay } from "../helpers/read-replay.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-replay-")));
 const sessions = join(home, "sessions");

@@ -22,8 +22,8 @@ import {
   encodeVerdict,
   signatureFields,
   type VerdictRecord,
-} from "../../src/store/verdict-file.js";
-import { verdictPlace } from "../../src/store/verdict-root.js";
+} from "../../src/sessions/verdicts/verdict-file.js";
+import { verdictPlace } from "../../src/sessions/verdicts/verdict-root.js";
 import type { ChildOptions, Sandbox, TestChild } from "../helpers/child.js";
 import { discoverAll, inSandbox, listAll, startSessions } from "../helpers/sessions.js";
 import { isRoot, unprivilegedChild } from "../helpers/unprivileged.js";
@@ -72,7 +72,7 @@ function writeHistory(box: Sandbox, id: string, title: string, cwd = box.workspa
 
 /** The sandbox's cache root (MC_AGENT_CACHE_DIR), outside MC_HOME. */
 const cacheRoot = (box: Sandbox) => join(box.root, "user-cache");
-/** This MC_HOME's verdict folder in it (store/verdict-root.ts: one folder per home identity). */
+/** This MC_HOME's verdict folder in it (sessions/verdicts/verdict-root.ts: one folder per home identity). */
 function cacheFolder(box: Sandbox): string {
   const place = verdictPlace({ MC_AGENT_CACHE_DIR: cacheRoot(box) }, box.home);
   assert.ok(place, "the cache has a place");

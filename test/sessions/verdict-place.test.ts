@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { homeSnapshot } from "../../src/conformance/home-snapshot.js";
 import { writeHistoryOfSize, writeSmallHistory } from "../../src/conformance/session-store.js";
-import { verdictPlace } from "../../src/store/verdict-root.js";
+import { verdictPlace } from "../../src/sessions/verdicts/verdict-root.js";
 import { type Sandbox, sandbox, type TestChild } from "../helpers/child.js";
 import { discoverAll, inSandbox, listAll, startSessions } from "../helpers/sessions.js";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { verdictPlace } from "../../src/store/verdict-root.js";
+import { verdictPlace } from "../../src/sessions/verdicts/verdict-root.js";
 import type { TestChild } from "../helpers/child.js";
 import { discoverAll, inSandbox, startSessions } from "../helpers/sessions.js";
 

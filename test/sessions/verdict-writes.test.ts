@@ -7,16 +7,16 @@ import { setTimeout as sleep, setImmediate as turn } from "node:timers/promises"
 import { SessionDiscoverResult } from "../../src/protocol/schemas/sessions.js";
 import { discoveryHandler } from "../../src/server/handlers/discovery.js";
 import { createState } from "../../src/server/state.js";
-import { buildSnapshot } from "../../src/sessions/list.js";
+import { buildSnapshot } from "../../src/sessions/listing/list.js";
 import { Slicer } from "../../src/sessions/slicer.js";
-import { VerdictCache, type VerdictOptions } from "../../src/sessions/verdict-cache.js";
-import { verdictPlace } from "../../src/store/verdict-root.js";
+import { VerdictCache, type VerdictOptions } from "../../src/sessions/verdicts/verdict-cache.js";
+import { verdictPlace } from "../../src/sessions/verdicts/verdict-root.js";
 import { StoreBuilder } from "../fixtures/store-builder.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
 import { discoverAll, inSandbox, startSessions } from "../helpers/sessions.js";
 
 /**
- * A first listing's verdict writes wait until the listing has read (store/verdict-writer.ts):
+ * A first listing's verdict writes wait until the listing has read (sessions/verdicts/verdict-writer.ts):
  * a file's creation is kernel work on a thread-pool thread, and four of them at once beside the
  * scan took the cores of a 2-core machine from the scan and from the frontend's `status`
  * (docs/benchmarks.md, "Discovery against older builds"). Driven in-process, so that what runs

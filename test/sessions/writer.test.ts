@@ -16,15 +16,15 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
 import { appendFault } from "../../src/server/test-switches.js";
-import type { AppendFault } from "../../src/sessions/append-fault.js";
+import { RECORD_BYTES } from "../../src/sessions/records/facts.js";
+import { TurnRecord, type TurnRecordBody } from "../../src/sessions/records/turn-records.js";
+import type { AppendFault } from "../../src/sessions/writing/append-fault.js";
 import {
   HistoryWriteFailed,
   InvalidTurnRecord,
   RecordTooLarge,
-} from "../../src/sessions/history-write-errors.js";
-import { TurnRecord, type TurnRecordBody } from "../../src/sessions/turn-records.js";
-import { RECORD_BYTES } from "../../src/sessions/validate.js";
-import { SessionWriter } from "../../src/sessions/writer.js";
+} from "../../src/sessions/writing/history-write-errors.js";
+import { SessionWriter } from "../../src/sessions/writing/writer.js";
 import { mountTmpfs, unmountTmpfs } from "../helpers/tmpfs.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "mc-writer-")));

@@ -14,12 +14,13 @@ import { RULE_TEXT_BYTES } from "../../src/protocol/schemas/rules.js";
 import {
   MAX_RULES,
   type NewRule,
-  RULES_FILE_BYTES,
   RulesUnavailable,
-  rulesDir,
-  rulesFileName,
   WorkspaceRulesFile,
 } from "../../src/store/rules-file.js";
+import { rulesFileName } from "../helpers/rules-file-name.js";
+
+/** A rules file over this size is invalid (src/store/rules-file.ts). */
+const RULES_FILE_BYTES = 1_048_576;
 
 let root = "";
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -29,7 +30,7 @@ function world() {
   const home = join(root, "home");
   const workspace = join(root, "ws");
   const book = new RuleBook(home, workspace, () => {});
-  return { home, workspace, file: book.file, path: join(rulesDir(home), rulesFileName(workspace)) };
+  return { home, workspace, file: book.file, path: join(home, "rules", rulesFileName(workspace)) };
 }
 
 const allow = (...words: string[]): NewRule => ({
@@ -137,7 +138,7 @@ describe("store: the workspace rules file", () => {
     const { path, home } = world();
     const other = new WorkspaceRulesFile(home, "/some/other/ws");
     await other.add(allow("ls"));
-    const theirs = readFileSync(join(rulesDir(home), rulesFileName("/some/other/ws")), "utf8");
+    const theirs = readFileSync(join(home, "rules", rulesFileName("/some/other/ws")), "utf8");
     writeFileSync(path, theirs);
     const mine = new RuleBook(home, join(root, "ws"), () => {}).file;
     assert.equal((await mine.read()).state, "invalid");

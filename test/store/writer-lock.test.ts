@@ -18,8 +18,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { DirectoryPass } from "../../src/sessions/discover/directory-pass.js";
-import { LOCK_TIMING, processAlive } from "../../src/store/lock-file.js";
+import { DirectoryPass } from "../../src/sessions/listing/discover-directory-pass.js";
+import { LOCK_TIMING } from "../../src/store/lock-file.js";
 import { SessionLocked, WriterLock } from "../../src/store/writer-lock.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "mc-lock-")));
@@ -47,7 +47,7 @@ async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
   const pid = child.pid as number;
   await new Promise((resolve) => child.once("exit", resolve));
-  assert.equal(processAlive(pid), false);
+  assert.throws(() => process.kill(pid, 0), { code: "ESRCH" });
   return pid;
 }
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
-import { RECORD_BYTES } from "../../src/sessions/validate.js";
+import { RECORD_BYTES } from "../../src/sessions/records/facts.js";
 import { text } from "../fixtures/chat-completions-server.js";
 import { nextId } from "../helpers/child.js";
 import { assertWholeRecords, historyPath } from "./history-file.js";

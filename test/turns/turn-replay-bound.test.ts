@@ -3,7 +3,7 @@ import { appendFileSync } from "node:fs";
 import { afterEach, describe, test } from "node:test";
 import { SUMMARY_INSTRUCTION } from "../../src/agent/compaction.js";
 import { SUMMARY_PREFIX } from "../../src/agent/providers/chat-messages.js";
-import { REPLAY_BYTES } from "../../src/sessions/replay.js";
+import { REPLAY_BYTES } from "../../src/sessions/history/replay.js";
 import { contextTooLong, text } from "../fixtures/chat-completions-server.js";
 import { assertWholeRecords, historyPath } from "./history-file.js";
 import { runTurn, type TurnWorld, turnWorld, typesOf } from "./turn-harness.js";

@@ -7,7 +7,7 @@
  * forced revert deleted other sessions' histories and the checkpoints themselves.
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { realish } from "../../store/verdict-root.js";
+import { realish } from "../../store/realish-path.js";
 import { rawOf } from "./raw-paths.js";
 
 export interface KeepOut {

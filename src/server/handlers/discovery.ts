@@ -1,9 +1,9 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { SessionDiscoverResult } from "../../protocol/schemas/sessions.js";
-import { DiscoveryScan } from "../../sessions/discover/scan.js";
-import { noticesOf } from "../../sessions/notices.js";
+import { DiscoveryScan } from "../../sessions/listing/discover.js";
+import { noticesOf } from "../../sessions/listing/notices.js";
 import type { Clock } from "../../sessions/slicer.js";
-import type { VerdictCache } from "../../sessions/verdict-cache.js";
+import type { VerdictCache } from "../../sessions/verdicts/verdict-cache.js";
 import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { Handler } from "../handler.js";
@@ -18,7 +18,7 @@ import type { ServerState } from "../state.js";
 export interface DiscoveryOptions {
   /** The scans' clock (default: the real one); a test injects a virtual clock. */
   clock?: Clock;
-  /** The child's verdict cache (sessions/verdict-cache.ts); none: every scan reads everything. */
+  /** The child's verdict cache (sessions/verdicts/); none: every scan reads everything. */
   verdicts?: VerdictCache | null;
 }
 

@@ -1,8 +1,8 @@
 import type { ForkedFrom } from "../../protocol/schemas/fork.js";
-import { newLazySessionId } from "../../sessions/create.js";
-import { prepareFork } from "../../sessions/fork-copy.js";
-import { planFork } from "../../sessions/fork-plan.js";
+import { prepareFork } from "../../sessions/fork/fork-copy.js";
+import { planFork } from "../../sessions/fork/fork-plan.js";
 import { Slicer } from "../../sessions/slicer.js";
+import { newLazySessionId } from "../../sessions/writing/new-session-id.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 

@@ -1,7 +1,11 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
-import type { KnownRecords } from "../../sessions/known-records.js";
-import { locateRecord, type RecordPosition, readChunk } from "../../sessions/record-read.js";
+import type { KnownRecords } from "../../sessions/history/known-records.js";
+import {
+  locateRecord,
+  type RecordPosition,
+  readChunk,
+} from "../../sessions/history/record-at-index.js";
 import { Slicer } from "../../sessions/slicer.js";
 import { CursorStore } from "../cursors.js";
 import type { Handler } from "../handler.js";

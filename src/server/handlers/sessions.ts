@@ -1,13 +1,17 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
-import { newLazySessionId } from "../../sessions/create.js";
-import { firstHistoryPage, type HistoryPosition, historyPage } from "../../sessions/history.js";
-import { KnownRecords } from "../../sessions/known-records.js";
-import { buildSnapshot, type ListSnapshot, listPage } from "../../sessions/list.js";
-import { noticesOf } from "../../sessions/notices.js";
-import { openExact } from "../../sessions/open.js";
+import {
+  firstHistoryPage,
+  type HistoryPosition,
+  historyPage,
+} from "../../sessions/history/history-page.js";
+import { KnownRecords } from "../../sessions/history/known-records.js";
+import { openExact } from "../../sessions/history/open.js";
+import { buildSnapshot, type ListSnapshot, listPage } from "../../sessions/listing/list.js";
+import { noticesOf } from "../../sessions/listing/notices.js";
 import { Slicer } from "../../sessions/slicer.js";
-import { VerdictCache } from "../../sessions/verdict-cache.js";
+import { VerdictCache } from "../../sessions/verdicts/verdict-cache.js";
+import { newLazySessionId } from "../../sessions/writing/new-session-id.js";
 import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";

@@ -3,10 +3,10 @@ import type { ContextItem } from "../../agent/providers/provider.js";
 import { type Credential, discoverCredential } from "../../models/auth.js";
 import type { Provider } from "../../models/providers.js";
 import { ProtocolError } from "../../protocol/codes.js";
-import type { HistoryMemo } from "../../sessions/history-memo.js";
-import { HistoryWriteFailed } from "../../sessions/history-write-errors.js";
+import type { HistoryMemo } from "../../sessions/history/admission-memo.js";
 import { Slicer } from "../../sessions/slicer.js";
-import { type AcquireOptions, SessionWriter } from "../../sessions/writer.js";
+import { HistoryWriteFailed } from "../../sessions/writing/history-write-errors.js";
+import { type AcquireOptions, SessionWriter } from "../../sessions/writing/writer.js";
 import { sessionsDir } from "../../store/layout.js";
 import { WriterLock } from "../../store/writer-lock.js";
 import type { ServerState } from "../state.js";
@@ -44,7 +44,7 @@ export class FirstSaveFailed extends Error {
  * usable selection (against a fresh catalog snapshot), no credentials, a live writer, a saved
  * history that no longer revalidates. On success the caller owns the writer (and its lock).
  * Both reads of a saved history go through `memo`: each still reads every byte, but parses only
- * the records appended since the last admission read it (history-memo.ts).
+ * the records appended since the last admission read it (sessions/history/admission-memo.ts).
  */
 export async function admitTurn(
   state: ServerState,

@@ -1,0 +1,44 @@
+import { ProtocolError } from "../../protocol/codes.js";
+import type { SessionEntry } from "../../protocol/schemas/sessions.js";
+import { sessionsDir } from "../../store/layout.js";
+import { isBusy } from "../../store/locks.js";
+import { inspectRoot, StoreUnavailable } from "../../store/safe-open.js";
+import type { Slicer } from "../slicer.js";
+import { CwdMatcher } from "./cwd-rule.js";
+import { type ValidateOptions, validateHistory } from "./validate.js";
+
+/**
+ * Exact open: revalidates ownership (a primary, regular, safely opened), the whole history and
+ * the cwd rule, whatever any listing said earlier. Attaching is the caller's job, and only on
+ * success. Returns the entry and the history's signature (for history cursors). A `sink` is
+ * handed every record of the same pass (history-scan.ts), for a caller that also needs them;
+ * a `resume` lets the pass begin past a prefix read before (admission-memo.ts).
+ */
+export async function openExact(
+  home: string,
+  canonicalCwd: string,
+  id: string,
+  slicer: Slicer,
+  reading: Pick<ValidateOptions, "sink" | "resume"> = {},
+): Promise<{ entry: SessionEntry; signature: string }> {
+  const root = sessionsDir(home);
+  try {
+    if (inspectRoot(root) === "missing") throw new ProtocolError("session_missing");
+  } catch (error) {
+    // A root that is a symlink or not a folder holds no session that can be opened safely.
+    if (error instanceof StoreUnavailable) throw new ProtocolError("session_invalid");
+    throw error;
+  }
+  const checked = await validateHistory(root, id, new CwdMatcher(canonicalCwd), slicer, reading);
+  switch (checked.kind) {
+    case "missing":
+      throw new ProtocolError("session_missing");
+    case "mismatch":
+      throw new ProtocolError("cwd_mismatch");
+    case "eligible":
+      if (checked.summary.oversize) throw new ProtocolError("discovery_page_bytes");
+      return { entry: checked.summary.entry(id, isBusy(root, id)), signature: checked.signature };
+    default:
+      throw new ProtocolError("session_invalid");
+  }
+}
