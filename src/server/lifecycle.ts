@@ -6,7 +6,7 @@ import {
 } from "../protocol/capabilities.js";
 import { ProtocolError } from "../protocol/codes.js";
 import { PROTOCOL_VERSION } from "../protocol/constants.js";
-import { initializeResultOf } from "../protocol/initialize-fast.js";
+import { initializeResultOf } from "../boot/initialize-fast.js";
 import type {
   InitializeParams,
   InitializeResult,

@@ -12,7 +12,7 @@ import {
 import { utf8Length } from "../protocol/paging.js";
 import { checkWire } from "../protocol/raw-json.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
-import { log } from "./log.js";
+import { log } from "../process/log.js";
 import type { ServerState } from "./state.js";
 import { StatusLines } from "./status-line.js";
 import type { FrameKind } from "./writer.js";

@@ -4,7 +4,7 @@ import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import type { ApprovalRulesResult } from "../../protocol/schemas/rules.js";
 import { RulesUnavailable } from "../../store/rules-file.js";
 import type { HandlerTable } from "../handler.js";
-import { log } from "../log.js";
+import { log } from "../../process/log.js";
 import type { ServerState } from "../state.js";
 
 /**

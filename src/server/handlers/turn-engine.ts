@@ -19,8 +19,8 @@ import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { RequestContext } from "../handler.js";
-import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
-import { log } from "../log.js";
+import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
+import { log } from "../../process/log.js";
 import type { ServerState } from "../state.js";
 import {
   appendFault,
