@@ -81,12 +81,15 @@ function whole(path: string): boolean {
   );
 }
 
-/** bin and dist/child copied to a package of their own, whose bundle a test may change. */
+/** bin, the entry and dist/child copied to a package of their own, whose bundle a test may change. */
 function childCopy(root: string): { bin: string; bundle: string } {
   const dir = join(root, "pkg");
   mkdirSync(join(dir, "bin"), { recursive: true });
   cpSync(join(PACKAGE_ROOT, "bin", "mc-agent.js"), join(dir, "bin", "mc-agent.js"));
   cpSync(join(PACKAGE_ROOT, "dist", "child"), join(dir, "dist", "child"), { recursive: true });
+  // The process entry bin/mc-agent.js calls (src/main.ts), which loads the bundle.
+  mkdirSync(join(dir, "dist", "src"), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, "dist", "src", "main.js"), join(dir, "dist", "src", "main.js"));
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
   return { bin: join(dir, "bin", "mc-agent.js"), bundle: join(dir, "dist", "child", "stdio.cjs") };
 }
