@@ -1,20 +1,20 @@
 import { realpathSync } from "node:fs";
 import { McpManager } from "../agent/mcp/manager.js";
+import { refreshCodeCacheAfterStart } from "../boot/code-cache-refresh.js";
+import { tuneHeapForChild } from "../boot/heap-flags.js";
+import type { Handover } from "../boot/starter.js";
+import { exitBy } from "../process/exit.js";
+import { log, logEnabled } from "../process/log.js";
+import { childEnvironment } from "../process/secret-env.js";
+import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-signals.js";
 import { LIMITS } from "../protocol/constants.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import type { LoadedSettings } from "../store/settings.js";
-import { refreshCodeCacheAfterStart } from "../boot/code-cache-refresh.js";
 import { Dispatcher } from "./dispatcher.js";
-import { exitBy } from "../process/exit.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
-import { tuneHeapForChild } from "../boot/heap-flags.js";
-import { log, logEnabled } from "../process/log.js";
-import { childEnvironment } from "../process/secret-env.js";
-import type { Handover } from "../boot/starter.js";
 import { createState, type ServerState } from "./state.js";
-import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-signals.js";
 import { FrameWriter } from "./writer.js";
 
 /**

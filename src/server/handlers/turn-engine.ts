@@ -12,6 +12,8 @@ import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
+import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
+import { log } from "../../process/log.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { HistoryMemo } from "../../sessions/history-memo.js";
@@ -19,8 +21,6 @@ import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/history-write
 import type { TurnRecordBody } from "../../sessions/turn-records.js";
 import type { SessionWriter } from "../../sessions/writer.js";
 import type { RequestContext } from "../handler.js";
-import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
-import { log } from "../../process/log.js";
 import type { ServerState } from "../state.js";
 import {
   appendFault,
