@@ -5,7 +5,8 @@
  * (src/cli). Each path loads only its own modules: the child and the ACP agent start from their
  * bundles under dist/child (src/boot/README.md says what each start-up piece buys) and never load
  * the CLI's modules; the CLI never loads the server's nor the ACP agent's. So this module imports
- * nothing of ours statically, and only node: modules a bare start has loaded anyway.
+ * nothing of ours statically (but a type), and only node: modules a bare start has loaded
+ * anyway. test/boot/entry-paths.test.ts holds each path to it.
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
