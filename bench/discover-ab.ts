@@ -123,7 +123,7 @@ await withTempDir("mc-bench-discover-ab-", async (dir) => {
       return [];
     }
   };
-  // A first child of each build makes its code cache entry (src/server/code-cache.ts), about
+  // A first child of each build makes its code cache entry (src/boot/code-cache.ts), about
   // 100 ms of one start's loop: a cost of the build's first start, not of a listing.
   for (const build of builds) await warmUp(build, home, workspace, envOf(build));
   for (let round = 0; round < rounds; round += 1) {

@@ -19,7 +19,7 @@ choices when the new snapshot has the same revision (same caches, settings and r
 The baseline reads and \`JSON.parse\`s the same 2000-entry cache file in the bench's process,
 alternating with the catalog reads. Before the reuse, the profile showed the read spending most
 of its time in the cache's schema check and in collections (the 2000 parsed entries and their
-choices outliving the child's small young generation, src/server/heap-flags.ts): 19.9 ms, about
+choices outliving the child's small young generation, src/boot/heap-flags.ts): 19.9 ms, about
 7 times the parse. What is left: the round trip, the file's read and hash, the providers'
 statuses and the first page's (100 choices) result check and write.`,
   async run() {

@@ -44,7 +44,7 @@ async function bareNodeStartMs(): Promise<number> {
 /**
  * Spawn to the initialize result; with `thenStatus`, to the answer of a `status` written right
  * behind it instead: the starter answers a plain initialize before the child has loaded
- * (src/server/starter.ts), the status waits for the whole child, as any request behind it does.
+ * (src/boot/starter.ts), the status waits for the whole child, as any request behind it does.
  */
 async function childInitializeMs(capabilities: string[], thenStatus = false): Promise<number> {
   const box = sandbox("mc-bench-");

@@ -166,7 +166,7 @@ JSON.parse of each \`data:\` payload, one NDJSON line out per event), reading th
 stream from the same loopback server (bench/turn-server, in the bench's process) and read back by
 the same frame reader. The child reads each stream as its provider does in a real turn (SDK request,
 eventsource-parser for the body, the turn engine, schema-checked \`turn.event\` frames), with its
-production heap settings (src/server/heap-flags.ts). Latency is the server's first byte (the write
+production heap settings (src/boot/heap-flags.ts). Latency is the server's first byte (the write
 that ends with the first text delta; the rest is held back) to the first \`message_delta\` read,
 its samples alternating who goes first; each sample is a turn on the same session, whose history
 grows by one turn a sample. The memory turn is one turn of ten model calls, 50 MB streamed in all.

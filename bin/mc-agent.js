@@ -63,46 +63,16 @@ $mc_s
 MC_AGENT_SECRETS
 */
 
-// `mc-agent stdio` (the backend child, spawned once per workspace) and `mc-agent acp` (the same
-// engine for ACP editors) go straight to their bundles, skipping the terminal frontend's modules; everything else goes through the CLI. Either
-// takes the credentials the launcher above handed over (null when started as `node <this file>`).
+// The process entry, src/main.ts, picks what this process is (the backend child, the ACP agent
+// or the terminal frontend) and loads only that one's modules. It takes the credentials the
+// launcher above handed over (null when started as `node <this file>`).
+// A static import: a dynamic one would set up the ES module loader's dynamic path at every start.
 import { closeSync, fstatSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { main } from "../dist/src/main.js";
 
 const handedOver = takeHandedOver();
-const args = process.argv.slice(2);
-if (args.length === 1 && args[0] === "stdio") {
-  // The starter answers a plain `initialize` before the child has loaded (src/server/starter.ts),
-  // then calls this to load it.
-  const require = createRequire(import.meta.url);
-  require("../dist/child/starter.cjs").startChild(async () => {
-    // runStdio sets the heap's flags first (src/server/heap-flags.ts), once the bundle has loaded.
-    // Node 20: the child as one script compiled with V8's code cache (src/server/code-cache.ts);
-    // null on a Node with its own compile cache, or when there is no cache to use.
-    const { loadCachedChild } = require("../dist/child/code-cache.cjs");
-    const bundle = fileURLToPath(new URL("../dist/child/stdio.cjs", import.meta.url));
-    const child = loadCachedChild(bundle);
-    if (child !== null) return (handover) => child.runStdio(handedOver, handover);
-    // Node 22.1 and later: the bundle's compiled code from a per-version cache (compile-cache.ts).
-    const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
-    enableChildCompileCache();
-    const { runStdio } = await import("../dist/child/stdio.js");
-    return (handover) => runStdio(handedOver, handover);
-  });
-} else if (args.length === 1 && args[0] === "acp") {
-  // The same engine as the child: the same heap settings.
-  const { tuneHeapForChild } = await import("../dist/child/heap-flags.js");
-  tuneHeapForChild();
-  const { enableChildCompileCache } = await import("../dist/child/compile-cache.js");
-  enableChildCompileCache();
-  const { runAcp } = await import("../dist/child/acp.js");
-  runAcp(handedOver);
-} else {
-  const { main } = await import("../dist/src/cli/main.js");
-  const code = await main(args, handedOver);
-  if (code >= 0) process.exitCode = code;
-}
+const code = await main(process.argv.slice(2), handedOver);
+if (code >= 0) process.exitCode = code;
 
 /**
  * The launcher's fd 3, read whole and closed (so that no command inherits it), or null. The

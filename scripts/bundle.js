@@ -7,10 +7,10 @@
 // engine with its providers, tools and ajv (the first turn.start), undici and the SDKs (the
 // first refresh or model call), the revert's diff (the first turn.revert); bundled, undici loads
 // in about 30 ms instead of 50 (one file instead of a hundred), a pause the first model call of
-// a child would otherwise take on its event loop. test/server/start-closure.test.ts keeps them
+// a child would otherwise take on its event loop. test/boot/start-closure.test.ts keeps them
 // out of the start's static imports, read from the metafile written beside dist/child.
 // On Node 20 the child starts instead from dist/child/stdio.cjs, the same entry as one CommonJS
-// script compiled with V8's code cache (src/server/code-cache.ts), built at the end of this file.
+// script compiled with V8's code cache (src/boot/code-cache.ts), built at the end of this file.
 import { createHash } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -130,10 +130,10 @@ const child = await build({
   ...common,
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
-    // Loaded by bin/mc-agent.js before the child itself: see src/server/heap-flags.ts.
-    "heap-flags": "dist/src/server/heap-flags.js",
-    // Loaded by bin/mc-agent.js before the child too: see src/server/compile-cache.ts.
-    "compile-cache": "dist/src/server/compile-cache.js",
+    // Loaded by src/main.ts before the child itself: see src/boot/heap-flags.ts.
+    "heap-flags": "dist/src/boot/heap-flags.js",
+    // Loaded by src/main.ts before the child too: see src/boot/compile-cache.ts.
+    "compile-cache": "dist/src/boot/compile-cache.js",
     "parse-worker": "dist/src/sessions/records/parse-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
     // The record parser and the search find their worker beside their own module, and with
@@ -146,7 +146,7 @@ const child = await build({
   outdir: "dist/child",
   metafile: true,
 });
-// What each output file imports: test/server/start-closure.test.ts reads the static closure of
+// What each output file imports: test/boot/start-closure.test.ts reads the static closure of
 // stdio.js from it. Beside dist/child, not in it (the package ships dist/child).
 writeFileSync("dist/child-meta.json", JSON.stringify(child.metafile));
 
@@ -163,10 +163,10 @@ await build({
 });
 
 // Node 20 (no compile cache for ES modules): the child as one CommonJS script, which
-// bin/mc-agent.js compiles with V8's code cache (src/server/code-cache.ts). No code splitting in
+// src/main.ts compiles with V8's code cache (src/boot/code-cache.ts). No code splitting in
 // CommonJS: each module the ES build puts in a lazy chunk is here in an init function of
 // esbuild's (`__esm`, `__commonJS`), run by the `import()` that loads it, so it is run on first
-// use as before, and with the cache never parsed until then (test/server/start-closure.test.ts
+// use as before, and with the cache never parsed until then (test/boot/start-closure.test.ts
 // runs the bundle's top level and checks). One file, but for undici and the provider SDKs
 // (vendorApart, above): the workers are found beside it ("./parse-worker.js", dist/child's own
 // copies), each module in it once.
@@ -210,31 +210,31 @@ for (const file of script.outputFiles) {
   const hash = createHash("sha256").update(body).digest("hex");
   writeFileSync(file.path, `// mc-agent child bundle ${hash}\n${body}`);
 }
-// The code cache's loader, required by bin/mc-agent.js (CommonJS: no ES module loader to set up).
+// The code cache's loader, required by src/main.ts (CommonJS: no ES module loader to set up).
 await build({
   ...common,
   format: "cjs",
   splitting: false,
   banner: {},
-  entryPoints: { "code-cache": "dist/src/server/code-cache.js" },
+  entryPoints: { "code-cache": "dist/src/boot/code-cache.js" },
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
 });
 
-// The starter (src/server/starter.ts), required by bin/mc-agent.js before the child: it answers
+// The starter (src/boot/starter.ts), required by src/main.ts before the child: it answers
 // an `initialize` the protocol's facts settle, without zod, then loads the child. The facts are
 // read here from the tables themselves and inlined, so the starter loads none of them.
-const { initializeFacts } = await import("../dist/src/protocol/initialize-facts.js");
+const { initializeFacts } = await import("../dist/src/boot/initialize-facts.js");
 const starter = await build({
   ...common,
   format: "cjs",
   splitting: false,
   banner: {},
   define: { MC_INITIALIZE_FACTS: JSON.stringify(initializeFacts()) },
-  entryPoints: { starter: "dist/src/server/starter.js" },
+  entryPoints: { starter: "dist/src/boot/starter.js" },
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
   metafile: true,
 });
-// test/server/fast-start.test.ts reads what it holds: none of zod, nor the tables.
+// test/boot/fast-start.test.ts reads what it holds: none of zod, nor the tables.
 writeFileSync("dist/starter-meta.json", JSON.stringify(starter.metafile));

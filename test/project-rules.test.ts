@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { buildProtocolSchema } from "../src/protocol/json-schema.js";
 import { PACKAGE_ROOT } from "./helpers/child.js";
+import {
+  arrowViolations,
+  importCycles,
+  readArrowTable,
+  readSources,
+} from "./helpers/import-map.js";
 
 test("docs/protocol.schema.json is up to date (run `npm run schema`)", () => {
   const committed = readFileSync(join(PACKAGE_ROOT, "docs", "protocol.schema.json"), "utf8");
@@ -16,58 +22,16 @@ test("the published schema has no test-only method", () => {
   assert.ok("session.discover" in schema.methods && "operation.cancel" in schema.methods);
 });
 
-/** Which top-level folders of src/ each folder may import from (style.md's picture). */
-const ALLOWED: Record<string, string[]> = {
-  protocol: ["protocol"],
-  store: ["store"],
-  sessions: ["sessions", "store", "protocol"],
-  models: ["models", "store", "protocol"],
-  agent: ["agent", "protocol", "sessions", "models", "store"],
-  server: ["server", "protocol", "sessions", "models", "store", "agent"],
-  // The ACP agent (docs/acp.md) drives our own server in-process.
-  acp: ["acp", "server", "protocol", "sessions", "models", "store", "agent"],
-  client: ["client", "protocol"],
-  cli: ["cli", "client", "protocol", "conformance"],
-  conformance: ["conformance", "protocol", "client"],
-};
+/** The allowed arrows: the table of docs/architecture.md, the map a newcomer reads. */
+const ARROWS = readArrowTable(readFileSync(join(PACKAGE_ROOT, "docs", "architecture.md"), "utf8"));
+const SOURCES = readSources(join(PACKAGE_ROOT, "src"));
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sourceFiles(join(dir, entry.name))
-      : entry.name.endsWith(".ts")
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
+test("imports follow the arrows of docs/architecture.md (no exceptions)", () => {
+  assert.deepEqual(arrowViolations(SOURCES, ARROWS), []);
+});
 
-test("imports follow the layering rules", () => {
-  const src = join(PACKAGE_ROOT, "src");
-  const violations: string[] = [];
-  for (const file of sourceFiles(src)) {
-    const rel = relative(src, file);
-    const layer = rel.split("/")[0] as string;
-    const code = readFileSync(file, "utf8");
-    for (const match of code.matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
-      const target = relative(src, join(file, "..", match[1] as string)).split("/")[0] as string;
-      // cli/main.ts starts the child for `mc-agent stdio` and the ACP agent for `mc-agent acp`:
-      // the sanctioned cli -> server and cli -> acp edges.
-      if (rel === "cli/main.ts" && (target === "server" || target === "acp")) continue;
-      // doctor is the one command that reads the store directly (docs/cli.md, "doctor") and runs
-      // the sandbox's own probe, and
-      // `models enable` is the user's own settings edit, through the store's atomic writer and
-      // the schema the child reads the file with.
-      if (rel.startsWith("cli/doctor/") && ["store", "models", "agent"].includes(target)) continue;
-      if (rel === "cli/commands/models-enable.ts" && target === "store") continue;
-      // The memo every zod schema is built with on first use (docs/codegen.md, "Writing a
-      // schema: built on first use") imports nothing: the store's schemas use it too.
-      const imported = relative(src, join(file, "..", match[1] as string));
-      if (imported === "protocol/lazy.js") continue;
-      if (!(ALLOWED[layer] ?? []).includes(target)) violations.push(`${rel} imports ${target}`);
-    }
-    if (layer === "protocol" && /from "node:/.test(code)) violations.push(`${rel} imports node:`);
-  }
-  assert.deepEqual(violations, []);
+test("no import circle between files (static, dynamic and type-only imports)", () => {
+  assert.deepEqual(importCycles(SOURCES), []);
 });
 
 test("the package's exports resolve: mc-agent/client and mc-agent/protocol", async () => {

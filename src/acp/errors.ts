@@ -1,7 +1,7 @@
 import { RequestError } from "@agentclientprotocol/sdk";
+import { log } from "../process/log.js";
 import { DEFAULT_MESSAGES, type ErrorCode } from "../protocol/codes.js";
 import type { TURN_FAILURE_CODES } from "../protocol/schemas/turns.js";
-import { log } from "../server/log.js";
 import { EngineError } from "./engine-link.js";
 
 /**

@@ -1,10 +1,10 @@
 import { realpathSync } from "node:fs";
 import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { exitBy } from "../process/exit.js";
+import { childEnvironment } from "../process/secret-env.js";
+import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-signals.js";
 import { LIMITS } from "../protocol/constants.js";
-import { exitBy } from "../server/exit.js";
-import { childEnvironment } from "../server/secret-env.js";
-import { onStopSignal, type StopSignal, stopExitCode } from "../server/stop-signals.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
 import { clientToolHostFactory } from "./client-tools.js";

@@ -2,7 +2,7 @@ import type { McpServer } from "@agentclientprotocol/sdk";
 import { McpManager } from "../agent/mcp/manager.js";
 import { McpCallError } from "../agent/mcp/types.js";
 import type { McpToolSource } from "../agent/mcp-tools/source.js";
-import { log, logEnabled } from "../server/log.js";
+import { log, logEnabled } from "../process/log.js";
 import type { McpServersSettings } from "../store/mcp-settings.js";
 import type { LoadedSettings } from "../store/settings.js";
 import { sessionMcpServers } from "./mcp-servers.js";

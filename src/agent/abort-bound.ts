@@ -5,7 +5,7 @@
  * reading waits for a `drain` that never comes. So once the turn's signal aborts, the engine
  * waits only a bounded grace for such a promise, then goes on without it: the call is recorded
  * `interrupted` and the turn ends within `cleanup_ms` of the interrupt. What the abandoned
- * promise does later is ignored (server/exit.ts makes sure a stuck thread does not keep the child
+ * promise does later is ignored (process/exit.ts makes sure a stuck thread does not keep the child
  * alive either).
  */
 import { LIMITS } from "../protocol/constants.js";

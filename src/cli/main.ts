@@ -1,9 +1,9 @@
 import { SERVER_INFO } from "../protocol/constants.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
-import { type CommandSpec, helpText, parseCommand, UsageError } from "./args.js";
+import { helpText, parseCommand, UsageError } from "./args.js";
 import type { Command } from "./command.js";
 import { configPolicy, IGNORE_CONFIG_ERRORS } from "./config-policy.js";
-import { failureOf, reportFailure } from "./failure.js";
+import { reportFailure } from "./failure.js";
 import { Terminal } from "./terminal.js";
 
 /**
@@ -23,21 +23,6 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
-};
-
-/** The backend commands: no options, no operands (only --help and the global flag). */
-const BACKENDS: Record<"stdio" | "acp", CommandSpec> = {
-  stdio: {
-    usage: "mc-agent stdio",
-    summary: "Speaks local-agent stdio v1 on stdin/stdout; logs to stderr (MC_LOG).",
-    help: "",
-  },
-  acp: {
-    usage: "mc-agent acp",
-    summary:
-      "An Agent Client Protocol (v1) agent on stdin/stdout for ACP editors (docs/acp.md); logs to stderr (MC_LOG).",
-    help: "",
-  },
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
@@ -69,39 +54,33 @@ NO_COLOR disables color.
 `;
 
 /**
+ * The command line's command word and the words after it, with the global flag taken out (before
+ * or after the command), so every command accepts it and none has to declare it. Words after
+ * "--" are operands (an exec prompt may say anything). src/main.ts reads it too, to find the
+ * backend commands.
+ */
+export function commandLine(argv: string[]): {
+  command: string | undefined;
+  rest: string[];
+  ignoreConfigErrors: boolean;
+} {
+  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
+  const flags = argv.slice(0, end).filter((word) => word !== IGNORE_CONFIG_ERRORS);
+  const [command, ...rest] = [...flags, ...argv.slice(end)];
+  return { command, rest, ignoreConfigErrors: flags.length !== end };
+}
+
+/**
+ * The terminal frontend (src/main.ts runs `mc-agent stdio` and `mc-agent acp` itself).
  * `handedOver`: the credentials bin/mc-agent.js read from its launcher's fd 3 (they are not in
  * process.env); the commands see them in their environment and hand them on to the child.
  */
 export async function main(argv: string[], handedOver: string | null = null): Promise<number> {
-  // A global flag, before or after the command: taken out here, so every command accepts it
-  // and none has to declare it. Words after "--" are operands (an exec prompt may say anything).
-  const end = argv.includes("--") ? argv.indexOf("--") : argv.length;
-  const flags = argv.slice(0, end).filter((word) => word !== IGNORE_CONFIG_ERRORS);
-  configPolicy.ignoreErrors = flags.length !== end;
-  const [command, ...rest] = [...flags, ...argv.slice(end)];
+  const { command, rest, ignoreConfigErrors } = commandLine(argv);
+  configPolicy.ignoreErrors = ignoreConfigErrors;
   if (command === "--version" || command === "-V") {
     process.stdout.write(`mc-agent ${SERVER_INFO.version}\n`);
     return 0;
-  }
-  if (command === "stdio" || command === "acp") {
-    // Parsed as strictly as every other command: an unknown flag (`stdio --json`) is a usage
-    // error before anything starts, not a child that ignores it.
-    const spec = BACKENDS[command];
-    let help: boolean;
-    try {
-      help = parseCommand(spec, rest).help;
-    } catch (error) {
-      const failure = failureOf(error, command);
-      process.stderr.write(`mc-agent: ${failure.message} (${failure.code}). ${failure.advice}\n`);
-      return failure.exit;
-    }
-    if (help) {
-      process.stdout.write(`Usage: ${spec.usage}\n\n${spec.summary}\n`);
-      return 0;
-    }
-    if (command === "stdio") (await import("../server/stdio.js")).runStdio(handedOver);
-    else (await import("../acp/main.js")).runAcp(handedOver);
-    return -1; // keeps running until shutdown, or until the frontend or editor closes stdin
   }
   if (command === "conformance") {
     return (await import("./conformance.js")).conformanceCommand(rest);

@@ -14,7 +14,7 @@ import type { z } from "zod";
 const JITLESS = { jitless: true } as const;
 const checked = new WeakSet<object>();
 
-export function firstParseOptions(schema: object): typeof JITLESS | undefined {
+function firstParseOptions(schema: object): typeof JITLESS | undefined {
   if (checked.has(schema)) return undefined;
   checked.add(schema);
   return JITLESS;

@@ -1,3 +1,4 @@
+import { log } from "../process/log.js";
 import { CAPABILITIES, methodsOf } from "../protocol/capabilities.js";
 import { type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
@@ -14,7 +15,6 @@ import {
 import { isEmptyParams } from "../protocol/schemas/common.js";
 import type { ControlHandler, Handler, HandlerTable, RequestContext } from "./handler.js";
 import { lifecycleResults } from "./lifecycle.js";
-import { log } from "./log.js";
 import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } from "./operations.js";
 import { type FrameSink, Outbound } from "./outbound.js";
 import type { ServerState } from "./state.js";
@@ -85,7 +85,7 @@ export class Dispatcher {
   /**
    * An initialize the starter answered before this dispatcher existed (starter.ts): admitted
    * and negotiated as if answered here. Its capabilities are ones this child implements and
-   * whose parameters wait for nothing (test/server/fast-start.test.ts holds the starter to it).
+   * whose parameters wait for nothing (test/boot/fast-start.test.ts holds the starter to it).
    */
   adoptInitialize(id: string, capabilities: readonly string[]): void {
     this.usedIds.add(id);

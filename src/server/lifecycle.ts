@@ -1,3 +1,4 @@
+import { initializeResultOf } from "../boot/initialize-fast.js";
 import {
   CAPABILITIES,
   type Capability,
@@ -6,7 +7,6 @@ import {
 } from "../protocol/capabilities.js";
 import { ProtocolError } from "../protocol/codes.js";
 import { PROTOCOL_VERSION } from "../protocol/constants.js";
-import { initializeResultOf } from "../protocol/initialize-fast.js";
 import type {
   InitializeParams,
   InitializeResult,

@@ -1,3 +1,4 @@
+import { log } from "../process/log.js";
 import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
 import { encodeError, encodeResult } from "../protocol/envelope.js";
@@ -12,7 +13,6 @@ import {
 import { utf8Length } from "../protocol/paging.js";
 import { checkWire } from "../protocol/raw-json.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
-import { log } from "./log.js";
 import type { ServerState } from "./state.js";
 import { StatusLines } from "./status-line.js";
 import type { FrameKind } from "./writer.js";

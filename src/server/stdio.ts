@@ -1,20 +1,20 @@
 import { realpathSync } from "node:fs";
 import { McpManager } from "../agent/mcp/manager.js";
+import { refreshCodeCacheAfterStart } from "../boot/code-cache-refresh.js";
+import { tuneHeapForChild } from "../boot/heap-flags.js";
+import type { Handover } from "../boot/starter.js";
+import { exitBy } from "../process/exit.js";
+import { log, logEnabled } from "../process/log.js";
+import { childEnvironment } from "../process/secret-env.js";
+import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-signals.js";
 import { LIMITS } from "../protocol/constants.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import type { LoadedSettings } from "../store/settings.js";
-import { refreshCodeCacheAfterStart } from "./code-cache-refresh.js";
 import { Dispatcher } from "./dispatcher.js";
-import { exitBy } from "./exit.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
-import { tuneHeapForChild } from "./heap-flags.js";
-import { log, logEnabled } from "./log.js";
-import { childEnvironment } from "./secret-env.js";
-import type { Handover } from "./starter.js";
 import { createState, type ServerState } from "./state.js";
-import { onStopSignal, type StopSignal, stopExitCode } from "./stop-signals.js";
 import { FrameWriter } from "./writer.js";
 
 /**
@@ -42,7 +42,7 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
  * Node reads stdin from the loop's second poll phase on, so the initialize already waiting there
  * is read and answered first (docs/mcp.md). Not the first check phase: that worked only while
  * loading the MCP SDK took a few turns of the loop (a chunk of its own, read from disk); loaded
- * from the child's one CommonJS script on Node 20 (src/server/code-cache.ts) it is there at once,
+ * from the child's one CommonJS script on Node 20 (src/boot/code-cache.ts) it is there at once,
  * and a server that failed at once was failed before the initialize, its `mcp.changed` dropped.
  */
 function startMcpServers(state: ServerState, settings: LoadedSettings): McpManager {

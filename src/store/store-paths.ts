@@ -1,7 +1,7 @@
 /**
  * Every place mc keeps its own state, as absolute paths (docs/checkpoints.md, "What a
  * checkpoint records"): MC_HOME, the verdict cache's root (store/cache-root.ts), the private
- * cache root in the temp folder (server/compile-cache.ts: `<tmpdir>/mc-agent-<uid>`) and the
+ * cache root in the temp folder (boot/compile-cache.ts: `<tmpdir>/mc-agent-<uid>`) and the
  * credential files read from other tools' folders. A workspace may hold any of them (a
  * workspace that is `$HOME` holds `~/.mc` and `~/.cache/mc-agent`): checkpoints never record
  * them and a revert never touches them.

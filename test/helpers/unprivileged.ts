@@ -79,6 +79,7 @@ let copied: string | undefined;
 
 /**
  * The built child, copied to a world-readable folder removed when the test process exits: bin,
+ * the process entry (dist/src/main.js),
  * the bundle (dist/child: the child and its record worker), the bundle's one external module
  * (undici: scripts/bundle.js) and a package.json that makes the `.js` files ES modules.
  */
@@ -89,6 +90,9 @@ function childCopy(): string {
   mkdirSync(join(dir, "bin"));
   cpSync(join(PACKAGE_ROOT, "bin", "mc-agent.js"), join(dir, "bin", "mc-agent.js"));
   cpSync(join(PACKAGE_ROOT, "dist", "child"), join(dir, "dist", "child"), { recursive: true });
+  // The process entry bin/mc-agent.js calls (src/main.ts), which loads the bundle.
+  mkdirSync(join(dir, "dist", "src"), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, "dist", "src", "main.js"), join(dir, "dist", "src", "main.js"));
   const undici = join("node_modules", "undici");
   cpSync(join(PACKAGE_ROOT, undici), join(dir, undici), { recursive: true });
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);

@@ -117,7 +117,7 @@ describe("turns: back-pressure through the real engine", () => {
   });
 
   // The child's whole life so far (VmHWM): its start, the model SDK's first load and the
-  // stream. What keeps it down is in src/server/heap-flags.ts.
+  // stream. What keeps it down is in src/boot/heap-flags.ts.
   test("the child's peak RSS stays under 100 MB (Node 20), its private memory's growth bounded on every runtime", (t) => {
     if (peak === null || anon.idle === null || anon.peak === null)
       return t.skip("no /proc here, or the stream test did not run");

@@ -109,7 +109,7 @@ function demoEnv(root: string, home: string, base: NodeJS.ProcessEnv): NodeJS.Pr
   env.CODEX_HOME = join(root, "codex");
   env.CLAUDE_CONFIG_DIR = join(root, "claude");
   // The child's compiled-code cache lives under the system's temporary folder, outside the
-  // demo's own (src/server/code-cache.ts): the demo promises to write nothing there.
+  // demo's own (src/boot/code-cache.ts): the demo promises to write nothing there.
   env.MC_AGENT_COMPILE_CACHE = "0";
   return env;
 }

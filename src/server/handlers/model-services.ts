@@ -1,10 +1,10 @@
 import { Catalog, type PagePosition } from "../../models/catalog.js";
 import { type Provider, resolveProviders } from "../../models/providers.js";
+import { log } from "../../process/log.js";
+import { forgetVariables } from "../../process/secret-env.js";
 import { type CredentialPaths, credentialPaths } from "../../store/credentials.js";
 import { type LoadedSettings, loadSettings } from "../../store/settings.js";
 import { CursorStore } from "../cursors.js";
-import { log } from "../log.js";
-import { forgetVariables } from "../secret-env.js";
 import type { ServerState } from "../state.js";
 
 /** What the model handlers and the turn handlers share: settings read once, one catalog. */

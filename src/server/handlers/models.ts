@@ -1,7 +1,7 @@
 import { refreshProvider } from "../../models/refresh/refresh.js";
 import { selectModel } from "../../models/selection.js";
+import { log } from "../../process/log.js";
 import type { HandlerTable } from "../handler.js";
-import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import { commitFault, credentialWritePause, httpBounds } from "../test-switches.js";
 import type { ModelServices } from "./model-services.js";

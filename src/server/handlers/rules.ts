@@ -1,10 +1,10 @@
 import { RuleBook, SessionRules } from "../../agent/rules/rule-book.js";
+import { log } from "../../process/log.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import type { ApprovalRulesResult } from "../../protocol/schemas/rules.js";
 import { RulesUnavailable } from "../../store/rules-file.js";
 import type { HandlerTable } from "../handler.js";
-import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 
 /**

@@ -12,6 +12,8 @@ import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
+import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
+import { log } from "../../process/log.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
 import { HistoryMemo } from "../../sessions/history/admission-memo.js";
@@ -19,8 +21,6 @@ import type { TurnRecordBody } from "../../sessions/records/turn-records.js";
 import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/writing/history-write-errors.js";
 import type { SessionWriter } from "../../sessions/writing/writer.js";
 import type { RequestContext } from "../handler.js";
-import { collectBetweenSteps, turnMemoryMode } from "../heap-flags.js";
-import { log } from "../log.js";
 import type { ServerState } from "../state.js";
 import {
   appendFault,

@@ -4,7 +4,7 @@
  * details for local troubleshooting and must not be enabled where logs are collected.
  */
 const LEVELS = ["error", "warn", "info", "debug"] as const;
-export type LogLevel = (typeof LEVELS)[number];
+type LogLevel = (typeof LEVELS)[number];
 
 function configuredLevel(): number {
   const wanted = (process.env.MC_LOG ?? "warn").toLowerCase();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
-import { collectBetweenSteps } from "../../src/server/heap-flags.js";
+import { collectBetweenSteps } from "../../src/boot/heap-flags.js";
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -19,7 +19,7 @@ test("collectBetweenSteps runs a real full collection: an unreachable object is 
 });
 
 test("the process's own global scope gets no gc function from it", () => {
-  const script = `import("${new URL("../../src/server/heap-flags.js", import.meta.url).href}").then((m) => { m.collectBetweenSteps(); console.log(typeof globalThis.gc); })`;
+  const script = `import("${new URL("../../src/boot/heap-flags.js", import.meta.url).href}").then((m) => { m.collectBetweenSteps(); console.log(typeof globalThis.gc); })`;
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
     encoding: "utf8",
   });

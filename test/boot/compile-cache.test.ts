@@ -6,10 +6,10 @@ import { describe, test } from "node:test";
 import { sandbox, TestChild } from "../../src/conformance/harness.js";
 
 /**
- * The child's compile cache (src/server/compile-cache.ts), seen from outside: the real child,
+ * The child's compile cache (src/boot/compile-cache.ts), seen from outside: the real child,
  * started as a frontend starts it, with its own temp folder (TMPDIR). On a Node without
  * `enableCompileCache` (20) nothing is written here (the child's own code cache instead,
- * test/server/code-cache.test.ts); on 22.1 and later the
+ * test/boot/code-cache.test.ts); on 22.1 and later the
  * cache is written per Node version and architecture, a corrupt one is not trusted (the child
  * still starts), and a root folder others can write to is never used.
  * Run under Node 22 and 24 with `npm run test:nodes -- compile-cache`.
@@ -45,7 +45,7 @@ describe("the child's compile cache", { skip: UID < 0 ? "no user IDs here" : fal
     const box = sandbox();
     try {
       await start(box.root);
-      // test/server/code-cache.test.ts: what Node 20 writes instead, beside it.
+      // test/boot/code-cache.test.ts: what Node 20 writes instead, beside it.
       assert.equal(existsSync(join(box.root, `mc-agent-${UID}`, "compile-cache")), false);
       assert.equal(existsSync(join(box.root, `mc-agent-${UID}`, "code-cache")), true);
     } finally {

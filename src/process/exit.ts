@@ -24,7 +24,7 @@ const POLL_MS = 10;
 const KILL_MARGIN_MS = 50;
 
 /** Whether any threadpool work of this thread is still pending (it would hold the exit). */
-export function threadpoolBusy(): boolean {
+function threadpoolBusy(): boolean {
   return process.getActiveResourcesInfo().some((name) => THREADPOOL_WORK.test(name));
 }
 

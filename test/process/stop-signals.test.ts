@@ -7,10 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { stopExitCode } from "../../src/process/stop-signals.js";
 import { Dispatcher } from "../../src/server/dispatcher.js";
 import type { HandlerTable } from "../../src/server/handler.js";
 import { createState } from "../../src/server/state.js";
-import { stopExitCode } from "../../src/server/stop-signals.js";
 import { within } from "../helpers/fakes.js";
 
 /** A dispatcher whose session.list runs `listing`; resolves with onStopped's `finished`. */

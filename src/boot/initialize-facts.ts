@@ -1,14 +1,14 @@
-import { CAPABILITIES } from "./capabilities.js";
-import { EXTENSION_NAMES, EXTENSION_SPECS } from "./extensions.js";
+import { CAPABILITIES } from "../protocol/capabilities.js";
+import { EXTENSION_NAMES, EXTENSION_SPECS } from "../protocol/extensions.js";
 import type { InitializeFacts } from "./initialize-fast.js";
 
 /**
  * The capabilities whose `initialize.extensions` parameters the child finds out before it
  * answers (`ServerState.extensionPending`): the turn extension's sandbox, from a real run, and
  * its checkpoints. The starter leaves an initialize negotiating one of them to the full child;
- * test/server/fast-start.test.ts checks this list against the handlers' own.
+ * test/boot/fast-start.test.ts checks this list against the handlers' own.
  */
-export const FOUND_OUT_CAPABILITIES: readonly string[] = ["turn"];
+const FOUND_OUT_CAPABILITIES: readonly string[] = ["turn"];
 
 /**
  * What the starter answers `initialize` from (initialize-fast.ts), read from the protocol's

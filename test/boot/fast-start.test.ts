@@ -4,17 +4,17 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import fc from "fast-check";
 import { McpManager } from "../../src/agent/mcp/manager.js";
+import { initializeFacts } from "../../src/boot/initialize-facts.js";
+import { fastInitializeLine } from "../../src/boot/initialize-fast.js";
 import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.js";
 import { CAPABILITIES } from "../../src/protocol/capabilities.js";
 import { decodeFrame } from "../../src/protocol/envelope.js";
-import { FOUND_OUT_CAPABILITIES, initializeFacts } from "../../src/protocol/initialize-facts.js";
-import { fastInitializeLine } from "../../src/protocol/initialize-fast.js";
 import { Dispatcher } from "../../src/server/dispatcher.js";
 import { buildHandlers } from "../../src/server/handlers/index.js";
 import { createState } from "../../src/server/state.js";
 
 /**
- * The starter's fast initialize (src/server/starter.ts, src/protocol/initialize-fast.ts;
+ * The starter's fast initialize (src/boot/starter.ts, src/boot/initialize-fast.ts;
  * docs/local-agent-protocol.md, "Fast start"): for every initialize, the fast path answers exactly when the
  * full child would answer with a result and the request negotiates nothing the child must find
  * out first, and then with the full child's bytes. Checked in-process against the real
@@ -69,7 +69,7 @@ async function agree(params: unknown): Promise<void> {
   const succeeded = "result" in JSON.parse(full);
   const requested = (params as { required_capabilities?: unknown }).required_capabilities;
   const foundOut =
-    Array.isArray(requested) && requested.some((name) => FOUND_OUT_CAPABILITIES.includes(name));
+    Array.isArray(requested) && requested.some((name) => facts.foundOut.includes(name));
   if (fast !== null) assert.equal(fast, full, `fast and full differ for ${frame}`);
   // Never a fast answer the full child would not give, and no full result it leaves out but
   // those that wait for what the child finds out.
@@ -154,7 +154,7 @@ describe("the fast initialize agrees with the full child", () => {
     const waiting = [
       ...new Set([...Object.keys(state.extensionPending), ...Object.keys(state.extensionExtras)]),
     ];
-    assert.deepEqual(waiting.sort(), [...FOUND_OUT_CAPABILITIES].sort());
+    assert.deepEqual(waiting.sort(), [...facts.foundOut].sort());
     assert.deepEqual(facts.capabilities, [...CAPABILITIES]);
   });
 
@@ -163,7 +163,7 @@ describe("the fast initialize agrees with the full child", () => {
       readFileSync(join(PACKAGE_ROOT, "dist", "starter-meta.json"), "utf8"),
     ) as { inputs: Record<string, unknown> };
     const inputs = Object.keys(meta.inputs);
-    assert.ok(inputs.includes("dist/src/server/starter.js"), inputs.join(", "));
+    assert.ok(inputs.includes("dist/src/boot/starter.js"), inputs.join(", "));
     const heavy = inputs.filter((path) =>
       /node_modules|schemas|methods\.js|capabilities\.js/.test(path),
     );

@@ -90,7 +90,7 @@ test("each lazy part is still in the bundle, behind a dynamic import", () => {
 });
 
 /**
- * Node 20's start (src/server/code-cache.ts) runs dist/child/stdio.cjs, the same child as one
+ * Node 20's start (src/boot/code-cache.ts) runs dist/child/stdio.cjs, the same child as one
  * CommonJS script: there each lazy module is in an init function of esbuild's (`__esm` for ES
  * modules, `__commonJS` for CommonJS ones, named by the module's path) that the `import()`
  * loading it runs. The bundle's top level, run in a node of its own with those two helpers

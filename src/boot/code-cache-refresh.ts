@@ -6,7 +6,7 @@ import { flagsRestorable, withLoadFlags } from "./heap-flags.js";
  * (code-cache.ts `offerStartedRefresh`): long enough for a frontend's first requests, short
  * enough to come before a user's first turn. A child that exits before makes it as it exits.
  */
-export const REFRESH_AFTER_MS = 1000;
+const REFRESH_AFTER_MS = 1000;
 
 /**
  * Makes the child's code cache entry hold what its start ran (the handlers, the settings'

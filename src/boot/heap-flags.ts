@@ -31,7 +31,7 @@ import { runInNewContext } from "node:vm";
  * eventsource-parser instead of the SDKs' decoders (far less garbage per streamed byte), the
  * child keeps 0.7-0.9 times a bare relay's delta rate with it on (docs/benchmarks.md).
  */
-export const CHILD_HEAP_FLAGS = ["--semi-space-growth-factor=1", "--liftoff-only"] as const;
+const CHILD_HEAP_FLAGS = ["--semi-space-growth-factor=1", "--liftoff-only"] as const;
 
 export function tuneHeapForChild(): void {
   for (const flag of CHILD_HEAP_FLAGS) setFlagsFromString(flag);

@@ -13,14 +13,14 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.js";
-import { KEPT_ENTRIES, useCodeCache } from "../../src/server/code-cache.js";
 
 /**
- * The child's code cache on Node 20 (src/server/code-cache.ts), seen from outside: the real
+ * The child's code cache on Node 20 (src/boot/code-cache.ts), seen from outside: the real
  * child, started as a frontend starts it, with a temp folder of its own (TMPDIR). The first
  * start writes one entry, the next ones use it as it is; a damaged or rejected entry is
  * compiled afresh and rewritten; another bundle, other V8 flags or another Node never use an
@@ -28,8 +28,13 @@ import { KEPT_ENTRIES, useCodeCache } from "../../src/server/code-cache.js";
  * write to is never used. On Node 22.1 and later (Node's own compile cache) it is skipped.
  */
 const UID = process.getuid?.() ?? -1;
+/** Node 22.1 and later have a compile cache of their own: the child takes that path instead. */
+const HAS_COMPILE_CACHE =
+  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === "function";
 const SKIP =
-  UID < 0 ? "no user IDs here" : useCodeCache({}) ? false : "this Node has a compile cache";
+  UID < 0 ? "no user IDs here" : HAS_COMPILE_CACHE ? "this Node has a compile cache" : false;
+/** Entries a folder keeps (docs/benchmarks.md: "a write keeps the folder's 4 newest entries"). */
+const KEPT_ENTRIES = 4;
 
 /** The cache folder of this Node under `tmp`. */
 const folderIn = (tmp: string) =>
@@ -43,7 +48,7 @@ async function start(
   const child = new TestChild({
     cwd: box.workspace,
     home: box.home,
-    // The bundle answers the initialize, not the starter (src/server/starter.ts): the result
+    // The bundle answers the initialize, not the starter (src/boot/starter.ts): the result
     // shows which bundle ran.
     env: { TMPDIR: tmp, MC_AGENT_FAST_START: "0", ...options.env },
     ...(options.bin ? { command: [process.execPath, options.bin, "stdio"] } : {}),
@@ -76,12 +81,15 @@ function whole(path: string): boolean {
   );
 }
 
-/** bin and dist/child copied to a package of their own, whose bundle a test may change. */
+/** bin, the entry and dist/child copied to a package of their own, whose bundle a test may change. */
 function childCopy(root: string): { bin: string; bundle: string } {
   const dir = join(root, "pkg");
   mkdirSync(join(dir, "bin"), { recursive: true });
   cpSync(join(PACKAGE_ROOT, "bin", "mc-agent.js"), join(dir, "bin", "mc-agent.js"));
   cpSync(join(PACKAGE_ROOT, "dist", "child"), join(dir, "dist", "child"), { recursive: true });
+  // The process entry bin/mc-agent.js calls (src/main.ts), which loads the bundle.
+  mkdirSync(join(dir, "dist", "src"), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, "dist", "src", "main.js"), join(dir, "dist", "src", "main.js"));
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
   return { bin: join(dir, "bin", "mc-agent.js"), bundle: join(dir, "dist", "child", "stdio.cjs") };
 }

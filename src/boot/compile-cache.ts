@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 /**
  * Node's compile cache for the child's bundle (`node:module` `enableCompileCache`, Node 22.1
- * and later; Node 20 has none and loads the plain bundle). bin/mc-agent.js turns it on before
+ * and later; Node 20 has none and loads the plain bundle). src/main.ts turns it on before
  * the bundle loads: V8 then reads the top-level code of dist/child's files from the cache
  * instead of compiling it (docs/benchmarks.md, "Start-up profile").
  *
@@ -35,7 +35,7 @@ export function enableChildCompileCache(env: NodeJS.ProcessEnv = process.env): s
 }
 
 /** The cache folder, or null when its private root cannot be made or is not private. */
-export function cacheDir(): string | null {
+function cacheDir(): string | null {
   const root = privateCacheRoot();
   return root === null ? null : join(root, "compile-cache", `${process.version}-${process.arch}`);
 }
@@ -43,7 +43,7 @@ export function cacheDir(): string | null {
 /**
  * `<tmpdir>/mc-agent-<uid>`, made at the first run (0700), or null when it cannot be made or
  * is not a folder of this user's that nobody else can write to: it holds compiled code, Node's
- * (compile-cache/) and ours on Node 20 (code-cache/, src/server/code-cache.ts).
+ * (compile-cache/) and ours on Node 20 (code-cache/, src/boot/code-cache.ts).
  */
 export function privateCacheRoot(): string | null {
   const uid = process.getuid?.();

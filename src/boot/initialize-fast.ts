@@ -1,14 +1,14 @@
-import { LIMITS, PROTOCOL_VERSION, SERVER_INFO } from "./constants.js";
-import { isPlainObject } from "./envelope.js";
+import { LIMITS, PROTOCOL_VERSION, SERVER_INFO } from "../protocol/constants.js";
+import { isPlainObject } from "../protocol/envelope.js";
 
 /**
  * An `initialize` answered without zod and before the rest of the child has loaded
- * (src/server/starter.ts; docs/local-agent-protocol.md, "Fast start"). No I/O and no schema: a hand check
+ * (src/boot/starter.ts; docs/local-agent-protocol.md, "Fast start"). No I/O and no schema: a hand check
  * that accepts only requests the full child would also accept, with a result byte for byte the
  * full child's. Whatever it does not accept (a wrong version, a bad field, a duplicate, a
  * capability whose parameters the child must find out first, such as `turn`'s sandbox) is
  * answered by the full child, with its own result or error: this check never refuses anything.
- * test/server/fast-start.test.ts holds both paths to the same bytes on generated requests.
+ * test/boot/fast-start.test.ts holds both paths to the same bytes on generated requests.
  */
 
 /** What the answer is built from: the protocol's tables, read when the child was built. */

@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { REFRESH_HOOK } from "./code-cache-hook.js";
 import { privateCacheRoot } from "./compile-cache.js";
-import type { runStdio } from "./stdio.js";
+import type { Handover } from "./starter.js";
 
 /**
  * The child's start on a Node without a compile cache for ES modules (20; `enableCompileCache`
@@ -48,16 +48,17 @@ import type { runStdio } from "./stdio.js";
 const HEADER = /^\/\/ mc-agent child bundle ([0-9a-f]{64})\n/;
 
 /** Entries kept per folder: a rebuilt or reinstalled bundle writes a new one each time. */
-export const KEPT_ENTRIES = 4;
+const KEPT_ENTRIES = 4;
 
-export interface ChildBundle {
-  runStdio: typeof runStdio;
+/** What the bundle exports: src/server/stdio.ts `runStdio`. */
+interface ChildBundle {
+  runStdio: (handedOver: string | null, handover?: Handover) => void;
 }
 
 /**
  * The child's bundle loaded through the code cache (its top level run, the cache written when
  * it was missing or rejected), or null when this Node has its own compile cache, the cache is
- * off or has no private folder, or the bundle cannot be read: bin/mc-agent.js then imports the
+ * off or has no private folder, or the bundle cannot be read: src/main.ts then imports the
  * ES module bundle, which compiles faster than this one without a cache.
  */
 export function loadCachedChild(bundle: string, env = process.env): ChildBundle | null {
@@ -158,7 +159,7 @@ function digest(data: Buffer): Buffer {
 }
 
 /** Whether this Node takes the code cache path: only where Node has no compile cache of its own. */
-export function useCodeCache(env: NodeJS.ProcessEnv = process.env): boolean {
+function useCodeCache(env: NodeJS.ProcessEnv = process.env): boolean {
   const enable = (module as { enableCompileCache?: unknown }).enableCompileCache;
   return typeof enable !== "function" && env.MC_AGENT_COMPILE_CACHE !== "0";
 }
@@ -168,7 +169,7 @@ export function useCodeCache(env: NodeJS.ProcessEnv = process.env): boolean {
  * FNV-1a: V8 rejects data made under other flags, so each set of them gets an entry of its own
  * instead of rewriting a shared one at every start.
  */
-export function flagsKey(env: NodeJS.ProcessEnv = process.env): string {
+function flagsKey(env: NodeJS.ProcessEnv = process.env): string {
   const text = `${process.execArgv.join("\0")}\n${env.NODE_OPTIONS ?? ""}`;
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {

@@ -9,7 +9,7 @@
  */
 import { constants } from "node:os";
 
-export const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
+const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** Calls `stop` once, at the first stop signal; the listeners stay, so later ones are ignored. */

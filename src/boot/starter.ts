@@ -1,7 +1,7 @@
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
-import { fastInitializeLine, type InitializeFacts } from "../protocol/initialize-fast.js";
+import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
 
 /**
  * The first thing `mc-agent stdio` runs: a few kilobytes, no zod, built into
@@ -32,7 +32,7 @@ export interface Handover {
 }
 
 /** Loads the full child; what it returns serves stdin and stdout from the handover on. */
-export type ChildLoader = () => Promise<(handover: Handover) => void>;
+type ChildLoader = () => Promise<(handover: Handover) => void>;
 
 /** Inlined by scripts/bundle.js; undefined where this module runs unbundled (then no fast path). */
 declare const MC_INITIALIZE_FACTS: InitializeFacts | undefined;
