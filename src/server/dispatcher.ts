@@ -24,8 +24,6 @@ export interface DispatcherOptions {
   handlers: HandlerTable;
   /** Writes one encoded frame (with its LF); resolves when the output has room again. */
   write: FrameSink;
-  /** Whether test-only methods are reachable in this child. */
-  testMethods: boolean;
   /**
    * Called once, after the shutdown answer (if any) was written, with the time (epoch ms) by
    * which the child must be gone (`cleanup_ms` after the shutdown began), and whether the
@@ -125,7 +123,8 @@ export class Dispatcher {
   private specFor(method: string): MethodSpec | undefined {
     if (!isMethodName(method)) return undefined;
     const spec: MethodSpec = METHODS[method];
-    if (spec.testOnly && !this.options.testMethods) return undefined;
+    // A test-only method exists only where it is served (a test build's table: test-seam.ts).
+    if (spec.testOnly && !this.options.handlers[method]) return undefined;
     return spec;
   }
 

@@ -62,11 +62,6 @@ export type HandlerOf<M extends MethodName> = (typeof METHODS)[M]["admission"] e
  */
 export type HandlerTable = { [M in MethodName]?: HandlerOf<M> };
 
-/** Throws the wire error for a cancelled request if the signal has fired. */
-export function throwIfCancelled(signal: AbortSignal): void {
-  if (signal.aborted) throw new ProtocolError("operation_cancelled");
-}
-
 /** Resolves after `ms`, or rejects with `operation_cancelled` as soon as the signal fires. */
 export function cancellableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
