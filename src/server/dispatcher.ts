@@ -19,7 +19,7 @@ import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } fro
 import { type FrameSink, Outbound } from "./outbound.js";
 import type { ServerState } from "./state.js";
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   state: ServerState;
   handlers: HandlerTable;
   /** Writes one encoded frame (with its LF); resolves when the output has room again. */

@@ -33,7 +33,7 @@ export interface RequestContext {
 }
 
 /** What a `control` handler gets: it runs synchronously on the protocol loop. */
-export interface ControlContext {
+interface ControlContext {
   id: string;
   state: ServerState;
 }
@@ -52,7 +52,7 @@ export type ControlHandler<M extends MethodName> = (
   ctx: ControlContext,
 ) => ResultOf<M>;
 
-export type HandlerOf<M extends MethodName> = (typeof METHODS)[M]["admission"] extends "control"
+type HandlerOf<M extends MethodName> = (typeof METHODS)[M]["admission"] extends "control"
   ? ControlHandler<M>
   : Handler<M>;
 

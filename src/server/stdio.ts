@@ -58,7 +58,7 @@ function startMcpServers(state: ServerState, settings: LoadedSettings): McpManag
   return manager;
 }
 
-export interface StdioServer {
+interface StdioServer {
   state: ServerState;
   handlers: HandlerTable;
   /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */

@@ -20,7 +20,7 @@ import type { CredentialUpdateOptions } from "../store/credentials.js";
  * that error code and `short` reports the short count. So the writer's truncate-back runs on
  * real partial bytes, not simulated ones.
  */
-export interface AppendFault {
+interface AppendFault {
   kind: "enospc" | "eio" | "short";
   recordType: string;
 }
@@ -60,7 +60,7 @@ export function faultyPositionalWrite(fault: AppendFault): PositionalWrite {
  * new bytes are in place); `rename_outcome_unknown` fails the rename with EIO without renaming
  * (the old bytes are in place), as a network file system may.
  */
-export type CommitFault = "folder_sync_fails" | "rename_outcome_unknown";
+type CommitFault = "folder_sync_fails" | "rename_outcome_unknown";
 
 export function faultyCommit(fault: CommitFault): CommitSteps {
   if (fault === "folder_sync_fails")

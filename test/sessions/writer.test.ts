@@ -15,11 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import {
-  type AppendFault,
-  faultyPositionalWrite,
-  parseAppendFault,
-} from "../../src/server/test-faults.js";
+import { faultyPositionalWrite, parseAppendFault } from "../../src/server/test-faults.js";
 import { testSeamFor } from "../../src/server/test-seam.js";
 import {
   HistoryWriteFailed,
@@ -337,7 +333,7 @@ describe("SessionWriter", () => {
     const env = { MC_AGENT_TEST_APPEND_FAULT: "enospc:assistant_message" };
     assert.equal(testSeamFor(env).historyWrite, undefined, "a normal child writes for real");
     assert.ok(testSeamFor({ ...env, MC_AGENT_TEST_METHODS: "1" }).historyWrite);
-    const expected: AppendFault = { kind: "enospc", recordType: "assistant_message" };
+    const expected = { kind: "enospc", recordType: "assistant_message" };
     assert.deepEqual(parseAppendFault(env.MC_AGENT_TEST_APPEND_FAULT), expected);
     for (const raw of ["", "enospc", "full:turn_end", "eio:Turn_End", "short:x;y"]) {
       assert.equal(parseAppendFault(raw), null, raw);
