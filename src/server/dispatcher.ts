@@ -30,7 +30,7 @@ interface DispatcherOptions {
    * cleanup finished within its bound (every request ended, every closer done).
    */
   onStopped: (deadline: number, finished: boolean) => void;
-  /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
+  /** The lifetime bound on admitted requests (default `limits.child_requests`; none in ACP). */
   childRequests?: number;
 }
 

@@ -61,7 +61,7 @@ function startMcpServers(state: ServerState, settings: LoadedSettings): McpManag
 interface StdioServer {
   state: ServerState;
   handlers: HandlerTable;
-  /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
+  /** The lifetime bound on admitted requests (default `limits.child_requests`). */
   childRequests?: number;
 }
 
