@@ -85,7 +85,6 @@ export class EngineLink {
     this.ownServers = (options.mcpServers?.length ?? 0) > 0;
     const state = createState(options.cwd, options.home, options.env);
     const handlers = buildHandlers(state, {
-      testMethods: false,
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       sessionRules: this.sessionRules,
       ...(options.mcpServers && options.sharedMcp
@@ -106,7 +105,6 @@ export class EngineLink {
     this.dispatcher = new Dispatcher({
       state,
       handlers,
-      testMethods: false,
       write: (line) => this.receive(line),
       onStopped: () => this.onStopped(),
       // One ACP session is one attachment for as long as the editor keeps it: no lifetime bound

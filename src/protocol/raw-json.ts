@@ -33,7 +33,7 @@ export function jsonBytes(item: unknown): number {
  * `raw`: whether `value` holds a RawJson (then only `wireText` writes it right); without one,
  * JSON.stringify writes the same bytes faster, and most results (status, the catalog) hold none.
  */
-export type WireCheck =
+type WireCheck =
   | { ok: true; value: unknown; raw: boolean }
   | { ok: false; issues: z.core.$ZodIssue[] };
 

@@ -16,7 +16,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
 const ANY_SURROGATE = /[\uD800-\uDFFF]/;
 
-export const REPLACEMENT_CHARACTER = "\uFFFD";
+const REPLACEMENT_CHARACTER = "\uFFFD";
 
 /** True when `text` has no lone surrogate (every surrogate is half of a pair, in order). */
 export function isWellFormed(text: string): boolean {

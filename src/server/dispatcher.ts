@@ -19,20 +19,18 @@ import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } fro
 import { type FrameSink, Outbound } from "./outbound.js";
 import type { ServerState } from "./state.js";
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   state: ServerState;
   handlers: HandlerTable;
   /** Writes one encoded frame (with its LF); resolves when the output has room again. */
   write: FrameSink;
-  /** Whether test-only methods are reachable in this child. */
-  testMethods: boolean;
   /**
    * Called once, after the shutdown answer (if any) was written, with the time (epoch ms) by
    * which the child must be gone (`cleanup_ms` after the shutdown began), and whether the
    * cleanup finished within its bound (every request ended, every closer done).
    */
   onStopped: (deadline: number, finished: boolean) => void;
-  /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
+  /** The lifetime bound on admitted requests (default `limits.child_requests`; none in ACP). */
   childRequests?: number;
 }
 
@@ -125,7 +123,8 @@ export class Dispatcher {
   private specFor(method: string): MethodSpec | undefined {
     if (!isMethodName(method)) return undefined;
     const spec: MethodSpec = METHODS[method];
-    if (spec.testOnly && !this.options.testMethods) return undefined;
+    // A test-only method exists only where it is served (a test build's table: test-seam.ts).
+    if (spec.testOnly && !this.options.handlers[method]) return undefined;
     return spec;
   }
 

@@ -33,7 +33,7 @@ export interface RequestContext {
 }
 
 /** What a `control` handler gets: it runs synchronously on the protocol loop. */
-export interface ControlContext {
+interface ControlContext {
   id: string;
   state: ServerState;
 }
@@ -52,7 +52,7 @@ export type ControlHandler<M extends MethodName> = (
   ctx: ControlContext,
 ) => ResultOf<M>;
 
-export type HandlerOf<M extends MethodName> = (typeof METHODS)[M]["admission"] extends "control"
+type HandlerOf<M extends MethodName> = (typeof METHODS)[M]["admission"] extends "control"
   ? ControlHandler<M>
   : Handler<M>;
 
@@ -61,11 +61,6 @@ export type HandlerOf<M extends MethodName> = (typeof METHODS)[M]["admission"] e
  * dispatcher's own; a capability is implemented when each of its other methods has a handler.
  */
 export type HandlerTable = { [M in MethodName]?: HandlerOf<M> };
-
-/** Throws the wire error for a cancelled request if the signal has fired. */
-export function throwIfCancelled(signal: AbortSignal): void {
-  if (signal.aborted) throw new ProtocolError("operation_cancelled");
-}
 
 /** Resolves after `ms`, or rejects with `operation_cancelled` as soon as the signal fires. */
 export function cancellableSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -14,7 +14,7 @@ import type {
 } from "../protocol/schemas/lifecycle.js";
 import type { ServerState } from "./state.js";
 
-export interface StatusInputs {
+interface StatusInputs {
   worker: StatusResult["worker"];
   active: StatusResult["active_requests"];
   requestsLeft: number;

@@ -24,7 +24,7 @@ import type { FrameKind } from "./writer.js";
 export type FrameSink = (line: string, kind: FrameKind) => Promise<void>;
 
 /** A notification the child refused to write: always a bug of the code that asked for it. */
-export class NotificationRefused extends Error {
+class NotificationRefused extends Error {
   override readonly name = "NotificationRefused";
 }
 

@@ -28,7 +28,7 @@ export class StatusLines {
 }
 
 /** Equal values, for two results as checkStatusResult returns them (its keys, its order). */
-export function sameStatus(a: StatusResult, b: StatusResult): boolean {
+function sameStatus(a: StatusResult, b: StatusResult): boolean {
   return (
     a.state === b.state &&
     a.cwd === b.cwd &&

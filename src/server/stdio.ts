@@ -15,6 +15,7 @@ import { Dispatcher } from "./dispatcher.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
 import { createState, type ServerState } from "./state.js";
+import { testSeamFor } from "./test-seam.js";
 import { FrameWriter } from "./writer.js";
 
 /**
@@ -28,12 +29,13 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
   tuneHeapForChild();
   const env = childEnvironment(handedOver);
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
-  const testMethods = env.MC_AGENT_TEST_METHODS === "1";
+  // The one place a child's test behaviour comes from: none unless this is a test build.
+  const seam = testSeamFor(env);
   const mcp = (settings: LoadedSettings) => startMcpServers(state, settings);
   // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
   const probeSandboxFirst = !handover?.initialized;
-  const handlers = buildHandlers(state, { testMethods, mcp, probeSandboxFirst });
-  serveStdio({ state, handlers, testMethods }, handover);
+  const handlers = buildHandlers(state, { seam, mcp, probeSandboxFirst });
+  serveStdio({ state, handlers }, handover);
   refreshCodeCacheAfterStart(env);
 }
 
@@ -56,11 +58,10 @@ function startMcpServers(state: ServerState, settings: LoadedSettings): McpManag
   return manager;
 }
 
-export interface StdioServer {
+interface StdioServer {
   state: ServerState;
   handlers: HandlerTable;
-  testMethods: boolean;
-  /** The lifetime bound (default `limits.child_requests`); test fakes lower it. */
+  /** The lifetime bound on admitted requests (default `limits.child_requests`). */
   childRequests?: number;
 }
 

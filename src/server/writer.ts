@@ -9,7 +9,7 @@
  * requests behind a stalled reader does only a bounded amount of work, whatever it sends), or
  * once the whole buffer passes the ceiling; input resumes when they are written.
  */
-export interface WriterBounds {
+interface WriterBounds {
   /** Producers wait while more than this many bytes are buffered. */
   highWaterBytes: number;
   /** Input is paused while more than this many bytes are buffered. */
@@ -31,7 +31,7 @@ export type FrameKind = "answer" | "event";
  * alone stays under high water plus one frame, so only a client that also leaves megabytes of
  * answers unread meets it.
  */
-export const WRITER_BOUNDS: WriterBounds = {
+const WRITER_BOUNDS: WriterBounds = {
   highWaterBytes: 262_144,
   ceilingBytes: 4 * 1_048_576,
   answerBytes: 65_536,

@@ -16,13 +16,16 @@ export class AtomicWriteError extends Error {
 }
 
 /**
- * A failure injected at the commit step, honoured only by test builds (the server passes one only
- * when MC_AGENT_TEST_METHODS=1) so that the uncertain path can be exercised for real:
- * `folder_sync_fails` renames for real and then fails the folder fsync (the new bytes are in
- * place); `rename_outcome_unknown` fails the rename with EIO without renaming (the old bytes are
- * in place), as a network file system may.
+ * The two steps that commit an atomic write: the rename over the target, and the fsync of the
+ * folder that makes the rename durable. The file system's own (`FILE_SYSTEM_COMMIT`) unless a
+ * caller commits through others.
  */
-export type CommitFault = "folder_sync_fails" | "rename_outcome_unknown";
+export interface CommitSteps {
+  rename(from: string, to: string): Promise<void>;
+  syncFolder(folder: string): Promise<void>;
+}
+
+export const FILE_SYSTEM_COMMIT: CommitSteps = { rename, syncFolder };
 
 /**
  * rename(2) errors after which the target certainly still holds its previous bytes. Any other
@@ -66,8 +69,8 @@ export async function writeFileAtomic(
   path: string,
   bytes: Uint8Array,
   mode = 0o600,
-  fault: CommitFault | null = null,
   gate: RenameGate = ALWAYS,
+  steps: CommitSteps = FILE_SYSTEM_COMMIT,
 ): Promise<void> {
   const folder = dirname(path);
   try {
@@ -75,7 +78,7 @@ export async function writeFileAtomic(
   } catch {
     throw new AtomicWriteError("before_commit");
   }
-  await writeFileAtomicIn(folder, basename(path), bytes, mode, fault, gate);
+  await writeFileAtomicIn(folder, basename(path), bytes, mode, gate, steps);
 }
 
 /**
@@ -88,8 +91,8 @@ export async function writeFileAtomicIn(
   name: string,
   bytes: Uint8Array,
   mode = 0o600,
-  fault: CommitFault | null = null,
   gate: RenameGate = ALWAYS,
+  steps: CommitSteps = FILE_SYSTEM_COMMIT,
 ): Promise<void> {
   const path = join(folder, name);
   const temp = join(folder, tempName(name, process.pid));
@@ -103,9 +106,7 @@ export async function writeFileAtomicIn(
   try {
     await gate(() => {
       renaming = true;
-      if (fault === "rename_outcome_unknown")
-        throw Object.assign(new Error("EIO"), { code: "EIO" });
-      return rename(temp, path);
+      return steps.rename(temp, path);
     });
   } catch (error) {
     // Harmless if the rename did happen: the temp name is then gone.
@@ -114,8 +115,7 @@ export async function writeFileAtomicIn(
     throw new AtomicWriteError(RENAME_NOT_DONE.has(codeOf(error)) ? "before_commit" : "uncertain");
   }
   try {
-    if (fault === "folder_sync_fails") throw new Error("injected folder fsync failure");
-    await syncFolder(folder);
+    await steps.syncFolder(folder);
   } catch {
     throw new AtomicWriteError("uncertain");
   }

@@ -2,7 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { type Infer, lazy } from "../protocol/lazy.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { type RenameGate, writeFileAtomic } from "./atomic-write.js";
 import { readRegularFile, readRegularFileSync, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
 
@@ -99,11 +99,19 @@ export const CREDENTIAL_UPDATE_ATTEMPTS = 6;
 
 export interface CredentialUpdateOptions {
   /**
-   * Runs between the read and the write (after the merge, before the temp file is written):
-   * tests pause there to let another process write the file. Given the attempt, from 1.
+   * The atomic write each attempt's merged file goes through, with the gate that compares the
+   * file right before the rename (default `writeFileAtomic`).
    */
-  beforeWrite?: (attempt: number) => Promise<void>;
+  write?: AtomicFileWrite;
 }
+
+/** `writeFileAtomic`'s shape, as a credential update calls it. */
+export type AtomicFileWrite = (
+  path: string,
+  bytes: Uint8Array,
+  mode: number,
+  gate: RenameGate,
+) => Promise<void>;
 
 /**
  * Read-modify-write of a credential file (renewed tokens): the current file is read as a plain
@@ -135,10 +143,9 @@ export async function updateCredentialFile(
       continue;
     }
     update(file);
-    await options.beforeWrite?.(attempt);
     const bytes = Buffer.from(`${JSON.stringify(file, null, 2)}\n`);
     try {
-      await writeFileAtomic(path, bytes, 0o600, null, (rename) => {
+      await (options.write ?? writeFileAtomic)(path, bytes, 0o600, (rename) => {
         if (!sameBytes(currentBytesSync(path), seen)) throw new CredentialFileChanged();
         return rename();
       });

@@ -180,7 +180,7 @@ export class WorkspaceRulesFile {
     const file = { version: 1, workspace: this.workspace, rules };
     const bytes = Buffer.from(`${JSON.stringify(file, null, 1)}\n`);
     try {
-      await writeFileAtomic(this.path, bytes, 0o600, null, gate);
+      await writeFileAtomic(this.path, bytes, 0o600, gate);
     } catch (error) {
       // A gate's refusal (a cancelled request) is the caller's to answer.
       if (error instanceof AtomicWriteError) throw new RulesUnavailable("write_failed");

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEFAULT_BOUNDS } from "../../src/agent/providers/provider.js";
-import { turnBounds } from "../../src/server/test-switches.js";
+import { testSeamFor } from "../../src/server/test-seam.js";
+
+/** A model call's bounds in a child started with `switches`, as a test build (`test`) or not. */
+const turnBounds = (switches: Record<string, string>, test: boolean) =>
+  testSeamFor(test ? { ...switches, MC_AGENT_TEST_METHODS: "1" } : switches).turnBounds;
 
 test("turn bounds: the contract's unless a test build shortens them", () => {
   const env = { MC_AGENT_TEST_IDLE_MS: "250", MC_AGENT_TEST_CONNECT_MS: "100" };

@@ -25,7 +25,6 @@ const box = sandbox("mc-fast-start-");
 after(() => box.cleanup());
 const state = createState(box.workspace, box.home, { PATH: process.env.PATH });
 const handlers = buildHandlers(state, {
-  testMethods: false,
   // As the stdio child has it (src/server/stdio.ts), with no servers configured.
   mcp: (settings) =>
     new McpManager({
@@ -45,7 +44,6 @@ async function fullAnswer(frame: string): Promise<string> {
   const dispatcher = new Dispatcher({
     state,
     handlers,
-    testMethods: false,
     write: async (line) => void lines.push(line),
     onStopped: () => {},
   });

@@ -15,8 +15,8 @@ import type { CodexCredential } from "../../src/models/auth.js";
 import { jwtExpiryMs, needsRenewal } from "../../src/models/refresh/codex-token.js";
 import { enrich } from "../../src/models/refresh/models-dev.js";
 import { Slots } from "../../src/models/refresh/workers.js";
-import { commitFault, httpBounds } from "../../src/server/test-switches.js";
-import { writeFileAtomic } from "../../src/store/atomic-write.js";
+import { testSeamFor } from "../../src/server/test-seam.js";
+import { AtomicWriteError, writeFileAtomic } from "../../src/store/atomic-write.js";
 import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";
 import { CredentialFileUnusable, updateCredentialFile } from "../../src/store/credentials.js";
 import {
@@ -51,14 +51,14 @@ describe("atomic writer", () => {
       const refuse = () => {
         throw refusal;
       };
-      await assert.rejects(writeFileAtomic(path, Buffer.from("new"), 0o600, null, refuse), (e) => {
+      await assert.rejects(writeFileAtomic(path, Buffer.from("new"), 0o600, refuse), (e) => {
         assert.equal(e, refusal);
         return true;
       });
       assert.equal(readFileSync(path, "utf8"), "old");
       assert.deepEqual(readdirSync(dir), ["file.json"]);
       let gated = 0;
-      await writeFileAtomic(path, Buffer.from("new"), 0o600, null, (rename) => {
+      await writeFileAtomic(path, Buffer.from("new"), 0o600, (rename) => {
         gated += 1;
         return rename();
       });
@@ -105,29 +105,56 @@ describe("test-build switches", () => {
     MC_AGENT_TEST_CONNECT_MS: "200",
     MC_AGENT_TEST_COMMIT_FAULT: "folder_sync_fails",
   };
+  /** The seam a child builds from `switches`, as a test build (or, `test` false, a normal child). */
+  const seam = (switches: Record<string, string>, test: boolean) =>
+    testSeamFor(test ? { ...switches, MC_AGENT_TEST_METHODS: "1" } : switches);
   test("a normal child keeps the contract's bounds (10 s connect, 300 s / 30 s wall) and real commits", () => {
-    assert.deepEqual(httpBounds(env, false), {
+    assert.deepEqual(seam(env, false).httpBounds, {
       providerMs: 300_000,
       enrichmentMs: 30_000,
       connectMs: 10_000,
     });
-    assert.equal(commitFault(env, false), null);
+    assert.equal(seam(env, false).cacheCommit, undefined);
   });
   test("a test build honours them; junk values leave the contract's", () => {
-    assert.deepEqual(httpBounds(env, true), { providerMs: 300, enrichmentMs: 300, connectMs: 200 });
-    assert.equal(commitFault(env, true), "folder_sync_fails");
+    assert.deepEqual(seam(env, true).httpBounds, {
+      providerMs: 300,
+      enrichmentMs: 300,
+      connectMs: 200,
+    });
+    assert.ok(seam(env, true).cacheCommit);
     const junk = { MC_AGENT_TEST_CONNECT_MS: "0", MC_AGENT_TEST_COMMIT_FAULT: "maybe" };
-    assert.equal(httpBounds(junk, true).connectMs, 10_000);
+    assert.equal(seam(junk, true).httpBounds.connectMs, 10_000);
     // The enrichment bound alone, and winning over the shared one.
     const enrichment = { MC_AGENT_TEST_ENRICHMENT_WALL_MS: "250" };
-    assert.deepEqual(httpBounds(enrichment, true), {
+    assert.deepEqual(seam(enrichment, true).httpBounds, {
       providerMs: 300_000,
       enrichmentMs: 250,
       connectMs: 10_000,
     });
-    assert.equal(httpBounds({ ...env, ...enrichment }, true).enrichmentMs, 250);
-    assert.equal(httpBounds(enrichment, false).enrichmentMs, 30_000);
-    assert.equal(commitFault(junk, true), null);
+    assert.equal(seam({ ...env, ...enrichment }, true).httpBounds.enrichmentMs, 250);
+    assert.equal(seam(enrichment, false).httpBounds.enrichmentMs, 30_000);
+    assert.equal(seam(junk, true).cacheCommit, undefined);
+  });
+  test("a commit fault wraps the real commit: the new bytes in place, or the old ones", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mc-commit-fault-"));
+    try {
+      const path = join(dir, "cache.json");
+      for (const [fault, after] of [
+        ["folder_sync_fails", "new"],
+        ["rename_outcome_unknown", "old"],
+      ] as const) {
+        writeFileSync(path, "old");
+        const steps = seam({ MC_AGENT_TEST_COMMIT_FAULT: fault }, true).cacheCommit;
+        await assert.rejects(
+          writeFileAtomic(path, Buffer.from("new"), 0o600, undefined, steps),
+          (e) => e instanceof AtomicWriteError && e.stage === "uncertain",
+        );
+        assert.equal(readFileSync(path, "utf8"), after, fault);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -20,7 +20,6 @@ function stopWith(listing: HandlerTable["session.list"]): Promise<boolean> {
       state: createState("/w", "/h", {}),
       handlers: { "session.list": listing },
       write: () => Promise.resolve(),
-      testMethods: false,
       onStopped: (_deadline, finished) => resolve(finished),
     });
     const send = (id: string, method: string, params: object) =>

@@ -89,7 +89,6 @@ function world(extra: HandlerTable = {}) {
       frames.push(JSON.parse(line) as Frame);
       return Promise.resolve();
     },
-    testMethods: false,
     onStopped: () => {
       stopped = true;
     },

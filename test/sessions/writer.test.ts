@@ -15,10 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { appendFault } from "../../src/server/test-switches.js";
+import { faultyPositionalWrite, parseAppendFault } from "../../src/server/test-faults.js";
+import { testSeamFor } from "../../src/server/test-seam.js";
 import { RECORD_BYTES } from "../../src/sessions/records/facts.js";
 import { TurnRecord, type TurnRecordBody } from "../../src/sessions/records/turn-records.js";
-import type { AppendFault } from "../../src/sessions/writing/append-fault.js";
 import {
   HistoryWriteFailed,
   InvalidTurnRecord,
@@ -197,8 +197,8 @@ describe("SessionWriter", () => {
   for (const kind of ["enospc", "eio", "short"] as const) {
     it(`truncates back to the last whole record on a failed append (${kind}, injected)`, async () => {
       const { home, cwd, sessions } = freshHome();
-      const fault: AppendFault = { kind, recordType: "assistant_message" };
-      const writer = await SessionWriter.acquire({ home, cwd, id: "s1", create: true, fault });
+      const write = faultyPositionalWrite({ kind, recordType: "assistant_message" });
+      const writer = await SessionWriter.acquire({ home, cwd, id: "s1", create: true, write });
       await writer.append(user("question"), "t1", { sync: true });
       const path = join(sessions, "s1.jsonl");
       const before = readFileSync(path);
@@ -231,8 +231,8 @@ describe("SessionWriter", () => {
 
   it("removes a history it could not create whole (the next turn creates it again)", async () => {
     const { home, cwd, sessions } = freshHome();
-    const fault: AppendFault = { kind: "enospc", recordType: "session_meta" };
-    await failsToWrite(SessionWriter.acquire({ home, cwd, id: "s1", create: true, fault }));
+    const write = faultyPositionalWrite({ kind: "enospc", recordType: "session_meta" });
+    await failsToWrite(SessionWriter.acquire({ home, cwd, id: "s1", create: true, write }));
     assert.equal(existsSync(join(sessions, "s1.jsonl")), false);
     assert.equal(existsSync(join(sessions, "s1.lock")), false);
     await (await SessionWriter.acquire({ home, cwd, id: "s1", create: true })).close();
@@ -331,13 +331,38 @@ describe("SessionWriter", () => {
 
   it("takes the append fault switch from a test build only, and only in its exact form", () => {
     const env = { MC_AGENT_TEST_APPEND_FAULT: "enospc:assistant_message" };
-    assert.equal(appendFault(env, false), null);
-    assert.deepEqual(appendFault(env, true), { kind: "enospc", recordType: "assistant_message" });
-    for (const raw of ["", "enospc", "full:turn_end", "eio:Turn_End", "short:x;y"])
-      assert.equal(appendFault({ MC_AGENT_TEST_APPEND_FAULT: raw }, true), null, raw);
-    assert.deepEqual(appendFault({ MC_AGENT_TEST_APPEND_FAULT: "short:turn_end" }, true), {
-      kind: "short",
-      recordType: "turn_end",
-    });
+    assert.equal(testSeamFor(env).historyWrite, undefined, "a normal child writes for real");
+    assert.ok(testSeamFor({ ...env, MC_AGENT_TEST_METHODS: "1" }).historyWrite);
+    const expected = { kind: "enospc", recordType: "assistant_message" };
+    assert.deepEqual(parseAppendFault(env.MC_AGENT_TEST_APPEND_FAULT), expected);
+    for (const raw of ["", "enospc", "full:turn_end", "eio:Turn_End", "short:x;y"]) {
+      assert.equal(parseAppendFault(raw), null, raw);
+      const seam = testSeamFor({ MC_AGENT_TEST_APPEND_FAULT: raw, MC_AGENT_TEST_METHODS: "1" });
+      assert.equal(seam.historyWrite, undefined, raw);
+    }
+    assert.deepEqual(parseAppendFault("short:turn_end"), { kind: "short", recordType: "turn_end" });
+  });
+
+  it("faults only the appends of its record type, behind a torn line's LF too", async () => {
+    const { home, cwd, sessions } = freshHome();
+    const write = faultyPositionalWrite({ kind: "short", recordType: "assistant_message" });
+    const writer = await SessionWriter.acquire({ home, cwd, id: "s1", create: true, write });
+    await writer.append(user("question"), "t1", { sync: true });
+    await writer.close();
+    const path = join(sessions, "s1.jsonl");
+    // A last record another writer left open: the next append writes an LF before its own.
+    appendFileSync(
+      path,
+      JSON.stringify({ type: "title", ts: "2026-01-01T00:00:02.000Z", title: "x" }),
+    );
+    const again = await SessionWriter.acquire({ home, cwd, id: "s1", create: false, write });
+    const reply: TurnRecordBody = { type: "assistant_message", text: "answer", model: "m/m" };
+    await failsToWrite(again.append(reply, "t1"), "io");
+    await again.append(user("more"), "t1");
+    await again.close();
+    assert.deepEqual(
+      lines(path).map((r) => r.type),
+      ["session_meta", "user_message", "title", "user_message"],
+    );
   });
 });

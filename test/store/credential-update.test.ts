@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { promisify } from "node:util";
+import { writeFileAtomic } from "../../src/store/atomic-write.js";
 import {
   CREDENTIAL_UPDATE_ATTEMPTS,
   CredentialFileBusy,
@@ -61,9 +62,11 @@ for (const inPlace of [true, false]) {
     const path = authFile();
     const attempts: number[] = [];
     await updateCredentialFile(path, renew, {
-      beforeWrite: async (attempt) => {
-        attempts.push(attempt);
-        if (attempt === 1) await otherWriter(path, "OPENAI_API_KEY", "sk-from-codex", inPlace);
+      write: async (target, bytes, mode, gate) => {
+        attempts.push(attempts.length + 1);
+        if (attempts.length === 1)
+          await otherWriter(path, "OPENAI_API_KEY", "sk-from-codex", inPlace);
+        return writeFileAtomic(target, bytes, mode, gate);
       },
     });
     assert.deepEqual(attempts, [1, 2], "the merge was redone once, on the other write");
@@ -85,9 +88,10 @@ test("writes landing in every attempt: bounded, nothing written, the last write 
   let attempts = 0;
   await assert.rejects(
     updateCredentialFile(path, renew, {
-      beforeWrite: async (attempt) => {
-        attempts = attempt;
-        await otherWriter(path, "seq", `w${attempt}`, attempt % 2 === 0);
+      write: async (target, bytes, mode, gate) => {
+        attempts += 1;
+        await otherWriter(path, "seq", `w${attempts}`, attempts % 2 === 0);
+        return writeFileAtomic(target, bytes, mode, gate);
       },
     }),
     CredentialFileBusy,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { SETTINGS_FAULTS } from "../../src/protocol/schemas/settings.js";
+import { SettingsFileCheck } from "../../src/protocol/schemas/settings.js";
 import { GlobalSettings, readSettingsFile } from "../../src/store/settings.js";
 import { SETTINGS_FAULT_REASONS } from "../../src/store/settings-fault.js";
 import { locateFault } from "../../src/store/settings-locate.js";
@@ -123,6 +123,8 @@ describe("settings faults: rule, line and column", () => {
 /** The store restates the protocol's fault reasons (it imports nothing outside itself): keep them one list. */
 describe("settings fault reasons", () => {
   it("the store's list is the protocol's, in the same order", () => {
-    assert.deepEqual([...SETTINGS_FAULT_REASONS], [...SETTINGS_FAULTS]);
+    // The protocol's list, as settings.check's `reason` takes it.
+    const reasons = SettingsFileCheck().shape.reason.unwrap().options;
+    assert.deepEqual([...SETTINGS_FAULT_REASONS], [...reasons]);
   });
 });

@@ -11,7 +11,7 @@ import { startTurn, type TurnWorld, turnWorld } from "./turn-harness.js";
  * `interrupting`, and the result says what the history says (the turn had already completed).
  *
  * The window is a few microtasks wide in a normal build. MC_AGENT_TEST_HOLD_TURN_END holds it
- * open after the history was closed (server/test-switches.ts), and the test aims at it by the one
+ * open after the history was closed (server/test-seam.ts), and the test aims at it by the one
  * thing a client can see there: the session's lock is gone. A child that drops the turn before
  * it closes the history (as main did) has forgotten the turn by then, and answers turn_missing.
  */

@@ -52,7 +52,7 @@ export const readFileTool: Tool<z.infer<typeof ReadFileInput>> = {
           ? await readHostLines(host, target, offset, limit, notRegular, run.signal)
           : await readLines(target, offset, limit, {
               notRegular,
-              blockingForTests: run.testBlockingOpen === true,
+              ...(run.readFileOpener ? { opener: run.readFileOpener } : {}),
             });
         return {
           status: "completed",

@@ -9,20 +9,20 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, lstat, open } from "node:fs/promises";
-import { ToolError } from "./tool.js";
+import { type FileOpener, ToolError } from "./tool.js";
 import { fsToolError, type WorkspacePath } from "./workspace-path.js";
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
+/** lstat first, then open with O_NONBLOCK: a FIFO, socket or device is never opened blocking. */
+const openWithoutBlocking: FileOpener = async (absolute) =>
+  (await lstat(absolute)).isFile() ? open(absolute, READ_FLAGS) : null;
+
 export interface OpenOptions {
   /** The tool error's text for an entry that is not a regular file (a folder, a FIFO, ...). */
   notRegular?: string;
-  /**
-   * Test builds only (MC_AGENT_TEST_BLOCKING_OPEN): a plain blocking open before any check, as
-   * before issue 17, so that a FIFO nobody writes holds a threadpool thread in the kernel and
-   * the tests can check that nothing a tool does outlives an interrupt, shutdown or EOF.
-   */
-  blockingForTests?: boolean;
+  /** How the entry is opened (default `openWithoutBlocking`); the descriptor is checked after. */
+  opener?: FileOpener;
 }
 
 /** `target` opened for reading if it is a regular file; any other entry is a ToolError. */
@@ -33,11 +33,9 @@ export async function openRegularFile(
   const refused = new ToolError(options.notRegular ?? `${target.shown} is not a regular file`);
   let handle: FileHandle;
   try {
-    if (options.blockingForTests) handle = await open(target.absolute, "r");
-    else {
-      if (!(await lstat(target.absolute)).isFile()) throw refused;
-      handle = await open(target.absolute, READ_FLAGS);
-    }
+    const opened = await (options.opener ?? openWithoutBlocking)(target.absolute);
+    if (opened === null) throw refused;
+    handle = opened;
   } catch (error) {
     throw error instanceof ToolError ? error : fsToolError(error, target.shown);
   }

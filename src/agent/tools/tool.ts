@@ -3,6 +3,8 @@
  * first (input validated, paths confined, an edit's new content and diff computed) so that an
  * approval can show exactly what will happen, then executed.
  */
+
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import type { Sandbox } from "../sandbox/index.js";
 import type { ToolHost } from "./tool-host.js";
@@ -14,6 +16,12 @@ export type ToolName = "read_file" | "list_dir" | "search" | "write_file" | "edi
  * tool (permissions.ts, docs/mcp.md "Approvals").
  */
 export type ToolKind = "read" | "edit" | "command" | "mcp";
+
+/**
+ * How a tool opens a workspace entry for reading, before the descriptor is checked: a handle, or
+ * null for an entry that is not a regular file. Errors are the file system's (regular-file.ts).
+ */
+export type FileOpener = (absolute: string) => Promise<FileHandle | null>;
 
 export interface ToolContext {
   /** The canonical workspace (the child's realpath cwd). */
@@ -29,11 +37,8 @@ export interface ToolContext {
   credentialVariables: readonly string[];
   /** `turn.extensions.turn` bounds. */
   limits: { tool_output_bytes: number; tool_stream_bytes: number; shell_timeout_ms: number };
-  /**
-   * Test builds only (MC_AGENT_TEST_BLOCKING_OPEN): read_file opens blocking, unchecked, so that
-   * a FIFO holds a thread in the kernel (regular-file.ts).
-   */
-  testBlockingOpen?: boolean;
+  /** How read_file opens a workspace file (default: checked first, never blocking; regular-file.ts). */
+  readFileOpener?: FileOpener;
   /** Under `sandboxed`: the OS sandbox `shell` runs its commands in (src/agent/sandbox/). */
   sandbox?: Sandbox;
   /** The frontend's own file and terminal I/O, when it offers it (tool-host.ts, docs/acp.md). */

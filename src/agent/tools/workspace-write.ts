@@ -58,7 +58,7 @@ async function commit(
 ): Promise<void> {
   const moved = new ToolError(`${planned.shown}: its folder was moved while writing`);
   try {
-    await writeFileAtomicIn(folder.path, name, bytes, mode, null, (rename) => {
+    await writeFileAtomicIn(folder.path, name, bytes, mode, (rename) => {
       if (!folder.inPlace()) throw moved;
       // An interrupt may have come while a step above was stuck (abort-bound.ts gives the call
       // up after a grace): the turn has said "interrupted", so nothing may change after it.

@@ -23,7 +23,7 @@ const REJECTED_CODES = new Set([
 export interface RenewalOptions {
   /** The renewal's clock (default: now). */
   now?: number;
-  /** How the renewed tokens are written back (tests pause there: `beforeWrite`). */
+  /** How the renewed tokens are written back (credentials.ts `CredentialUpdateOptions`). */
   write?: CredentialUpdateOptions;
 }
 

@@ -2,7 +2,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { ModelRefreshResult, RefreshReason } from "../../protocol/schemas/models.js";
 import {
   AtomicWriteError,
-  type CommitFault,
+  type CommitSteps,
   type RenameGate,
   writeFileAtomic,
 } from "../../store/atomic-write.js";
@@ -32,11 +32,11 @@ export interface RefreshDeps {
   home: string;
   env: NodeJS.ProcessEnv;
   log: (level: "warn" | "info", message: string) => void;
-  /** The contract's HTTP bounds; test builds may shorten them. */
+  /** The HTTP bounds (the contract's: CONTRACT_HTTP_BOUNDS). */
   http: HttpBounds;
-  /** Test builds only: a failure injected at the cache's commit step. */
-  commitFault: CommitFault | null;
-  /** Test builds only: a pause between a credential file's read and its write (renewal). */
+  /** The cache write's rename and folder sync (default the file system's, atomic-write.ts). */
+  cacheCommit?: CommitSteps;
+  /** How a renewed credential is written back (credentials.ts; default the atomic write). */
   credentialWrite?: CredentialUpdateOptions;
   /**
    * The request's commit: the cache rename runs through it, so a cancel observed before the
@@ -142,7 +142,7 @@ async function persist(
     // Never write through a symlinked cache folder.
     await checkCacheFolders(home);
     // The rename is the commit point: the signal is checked right before it is issued.
-    await writeFileAtomic(path, bytes, 0o600, deps.commitFault, deps.commit);
+    await writeFileAtomic(path, bytes, 0o600, deps.commit, deps.cacheCommit);
     return null;
   } catch (error) {
     // A refused commit (cancelled before the rename): nothing was written.

@@ -11,7 +11,7 @@ import { Cursor, SessionId } from "./common.js";
 const TurnId = lazy(() => z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/));
 
 /** `c-` and 32 lowercase hex digits: named before the snapshot is taken (turn_started has it). */
-export const CHECKPOINT_ID_PATTERN = /^c-[0-9a-f]{32}$/;
+const CHECKPOINT_ID_PATTERN = /^c-[0-9a-f]{32}$/;
 export const CheckpointId = lazy(() => z.string().regex(CHECKPOINT_ID_PATTERN));
 
 /** `turn_started.checkpoint`: the checkpoint taken before the turn, or null when none is. */
@@ -23,7 +23,7 @@ export type CheckpointRef = Infer<typeof CheckpointRef>;
  * on its PATH, or a workspace that is (or lies inside) one of mc's stores (MC_HOME, a cache
  * root), which no checkpoint may record.
  */
-export const CHECKPOINT_UNAVAILABLE_REASONS = ["git_missing", "workspace_in_store"] as const;
+const CHECKPOINT_UNAVAILABLE_REASONS = ["git_missing", "workspace_in_store"] as const;
 
 /** `initialize.extensions.turn.checkpoints`: whether this child records checkpoints. */
 export const CheckpointsAvailability = lazy(() =>
@@ -68,7 +68,7 @@ export type TurnRevertParams = Infer<typeof TurnRevertParams>;
  * ended, but already as it was before the reverted turn: nothing to write), `skipped` (a file
  * a checkpoint leaves out, over 8 MiB or inside a nested repository: left as it is).
  */
-export const REVERT_CHANGES = ["removed", "restored", "recreated", "kept", "skipped"] as const;
+const REVERT_CHANGES = ["removed", "restored", "recreated", "kept", "skipped"] as const;
 export const RevertChange = lazy(() => z.enum(REVERT_CHANGES));
 export type RevertChange = Infer<typeof RevertChange>;
 

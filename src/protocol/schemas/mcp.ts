@@ -15,8 +15,8 @@ import { type Infer, lazy } from "../lazy.js";
 export const MCP_SERVER_NAME_PATTERN = /^(?!.*__)[A-Za-z0-9](?:[A-Za-z0-9_-]{0,22}[A-Za-z0-9-])?$/;
 export const McpServerName = lazy(() => z.string().regex(MCP_SERVER_NAME_PATTERN));
 
-export const MCP_TRANSPORTS = ["stdio", "http"] as const;
-export const MCP_STATES = ["starting", "ready", "failed", "disabled"] as const;
+const MCP_TRANSPORTS = ["stdio", "http"] as const;
+const MCP_STATES = ["starting", "ready", "failed", "disabled"] as const;
 
 /**
  * Why a server is `failed` (or why its last start failed). Fixed codes, never a message from
@@ -33,7 +33,7 @@ export const MCP_STATES = ["starting", "ready", "failed", "disabled"] as const;
  * - `flooding`: it kept sending more unasked (lines that are not answers) than the bound allows
  *   (docs/mcp.md, "Bounds on what a server sends"); stopped, and not restarted.
  */
-export const MCP_ERRORS = [
+const MCP_ERRORS = [
   "variable_missing",
   "spawn_failed",
   "startup_timeout",

@@ -12,7 +12,7 @@ export const RULE_TEXT_BYTES = 1024;
 /** At most this many rules per workspace file, and per attachment. */
 export const RULES_PER_WORKSPACE = 256;
 /** A path glob of an edit rule: at most this many bytes. */
-export const PATH_GLOB_BYTES = 256;
+const PATH_GLOB_BYTES = 256;
 
 /** `extensions.turn.rules`: the bounds above, advertised. */
 export const RULES_EXTENSION = {
@@ -89,7 +89,7 @@ export const RuleOffer = lazy(() =>
 );
 export type RuleOffer = Infer<typeof RuleOffer>;
 
-export const RULE_ID_PATTERN = /^[sw]-[A-Za-z0-9]{1,32}$/;
+const RULE_ID_PATTERN = /^[sw]-[A-Za-z0-9]{1,32}$/;
 const RuleId = lazy(() => z.string().regex(RULE_ID_PATTERN));
 const Kept = lazy(() => ({
   /** `w-…` for a workspace rule, `s-…` for one of this attachment. */

@@ -4,9 +4,9 @@ import { Cursor, ModelId, ProviderId } from "./common.js";
 import { CatalogStatus } from "./models.js";
 
 /** `settings.check` (docs/extensions.md): what the child made of each settings file at start. */
-export const SETTINGS_FILES = ["global", "project"] as const;
-export const SETTINGS_STATES = ["absent", "valid", "invalid"] as const;
-export const SETTINGS_FAULTS = [
+const SETTINGS_FILES = ["global", "project"] as const;
+const SETTINGS_STATES = ["absent", "valid", "invalid"] as const;
+const SETTINGS_FAULTS = [
   "syntax",
   "encoding",
   "schema",
@@ -40,7 +40,7 @@ export const SettingsCheckResult = lazy(() =>
 );
 
 /** `model.cached`: every ID in every valid cache, and enabled models such a cache lacks. */
-export const CACHED_STATES = ["enabled", "not_enabled", "enabled_missing"] as const;
+const CACHED_STATES = ["enabled", "not_enabled", "enabled_missing"] as const;
 export const CachedModel = lazy(() =>
   z.strictObject({
     id: ModelId(),

@@ -5,6 +5,7 @@ import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { LoadedSettings } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { PRODUCTION_SEAM, type TestSeam } from "../test-seam.js";
 import { childSandbox } from "./child-sandbox.js";
 import { forkHandlers } from "./fork.js";
 import { mcpHandlers } from "./mcp.js";
@@ -22,7 +23,11 @@ import { turnHandlers } from "./turns.js";
  * capability is refused at initialize with `unsupported_capability`.
  */
 export interface HandlerOptions {
-  testMethods: boolean;
+  /**
+   * What this child's tests changed (test-seam.ts): built by the stdio child from its
+   * environment; `PRODUCTION_SEAM` when absent (the in-process ACP engine).
+   */
+  seam?: TestSeam;
   /** In-process use only (`mc-agent acp`): the frontend's own file and terminal I/O per turn. */
   toolHost?: ToolHostSource;
   /**
@@ -58,21 +63,26 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const sessionMcp = options.mcpSource?.(models.settings);
   if (sessionMcp) state.closers.push(() => sessionMcp.close());
   const mcpTools = mcp ?? sessionMcp?.source;
+  const seam = options.seam ?? PRODUCTION_SEAM;
   return {
-    ...sessionHandlers(state, options.testMethods),
+    ...sessionHandlers(state, seam),
     ...forkHandlers(state),
-    ...modelHandlers(state, models, options),
+    ...modelHandlers(state, models, seam),
     ...settingsHandlers(state, models),
     ...turnHandlers(
       state,
       models,
-      { ...options, ...(mcpTools ? { mcpTools } : {}) },
+      {
+        seam,
+        ...(options.toolHost ? { toolHost: options.toolHost } : {}),
+        ...(mcpTools ? { mcpTools } : {}),
+      },
       rules,
       sandbox,
     ),
     ...rulesHandlers(rules),
     ...(mcp ? mcpHandlers(state, mcp) : {}),
     ...revertHandlers(state),
-    ...(options.testMethods ? testHandlers() : {}),
+    ...(seam.testMethods ? testHandlers() : {}),
   };
 }

@@ -3,14 +3,14 @@ import { selectModel } from "../../models/selection.js";
 import { log } from "../../process/log.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
-import { commitFault, credentialWritePause, httpBounds } from "../test-switches.js";
+import type { TestSeam } from "../test-seam.js";
 import type { ModelServices } from "./model-services.js";
 
 /** model.catalog, model.catalog.status, model.select and model.refresh. */
 export function modelHandlers(
   state: ServerState,
   services: ModelServices,
-  options: { testMethods: boolean },
+  seam: TestSeam,
 ): HandlerTable {
   const { catalog, settings, providers, paths } = services;
   return {
@@ -33,9 +33,9 @@ export function modelHandlers(
         home: state.home,
         env: state.env,
         log,
-        http: httpBounds(state.env, options.testMethods),
-        commitFault: commitFault(state.env, options.testMethods),
-        credentialWrite: credentialWritePause(state.env, options.testMethods),
+        http: seam.httpBounds,
+        ...(seam.cacheCommit ? { cacheCommit: seam.cacheCommit } : {}),
+        ...(seam.credentialWrite ? { credentialWrite: seam.credentialWrite() } : {}),
       }),
   };
 }

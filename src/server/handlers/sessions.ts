@@ -16,7 +16,7 @@ import { StoreUnavailable } from "../../store/safe-open.js";
 import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
-import { verdictOptions } from "../test-switches.js";
+import type { TestSeam } from "../test-seam.js";
 import { discoveryHandler } from "./discovery.js";
 import { recordHandler } from "./session-record.js";
 
@@ -29,8 +29,11 @@ interface ListPosition {
  * session.list, session.create, session.open, session.history, session.record and
  * session.discover.
  */
-export function sessionHandlers(state: ServerState, testMethods = false): HandlerTable {
-  const verdicts = new VerdictCache(state.home, state.env, verdictOptions(state.env, testMethods));
+export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTable {
+  // MC_AGENT_VERDICTS=off disables the cache in any build (a bench's "no cache" side, and a way
+  // out); the seam's timing is the contract's unless this is a test build.
+  const enabled = state.env.MC_AGENT_VERDICTS !== "off";
+  const verdicts = new VerdictCache(state.home, state.env, { enabled, ...seam.verdictTiming });
   // At shutdown the queued verdicts are dropped: writing them would hold the exit.
   state.closers.push(() => verdicts.writer.stop());
   // Few live list cursors: each holds a snapshot of up to 256 entries.

@@ -51,7 +51,7 @@ export async function admitTurn(
   services: ModelServices,
   signal: AbortSignal,
   memo: HistoryMemo,
-  writerOptions: Pick<AcquireOptions, "fault"> = {},
+  writerOptions: Pick<AcquireOptions, "write"> = {},
 ): Promise<AdmittedTurn> {
   const attachment = state.attachment;
   if (attachment === null) throw new ProtocolError("attachment_required");

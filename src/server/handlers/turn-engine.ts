@@ -22,13 +22,7 @@ import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/writing/histo
 import type { SessionWriter } from "../../sessions/writing/writer.js";
 import type { RequestContext } from "../handler.js";
 import type { ServerState } from "../state.js";
-import {
-  appendFault,
-  blockingOpen,
-  holdTurnEnd,
-  retryBackoffScale,
-  turnBounds,
-} from "../test-switches.js";
+import type { TestSeam } from "../test-seam.js";
 import type { ChildCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
@@ -38,7 +32,7 @@ import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.
 export interface TurnWorld {
   state: ServerState;
   services: ModelServices;
-  options: { testMethods: boolean; toolHost?: ToolHostSource; mcpTools?: McpToolSource };
+  options: { seam: TestSeam; toolHost?: ToolHostSource; mcpTools?: McpToolSource };
   rules: ChildRules;
   checkpoints: ChildCheckpoints;
   credentialVariables: string[];
@@ -57,11 +51,12 @@ export async function admitAndRun(
   inSandbox: Sandbox | null,
 ): Promise<ResultOf<"turn.start">> {
   const { state, services, options, rules, checkpoints, credentialVariables } = world;
+  const { seam } = options;
   let admitted: AdmittedTurn;
   try {
     world.historyMemo ??= new HistoryMemo();
     admitted = await admitTurn(state, services, ctx.signal, world.historyMemo, {
-      fault: appendFault(state.env, options.testMethods),
+      ...(seam.historyWrite ? { write: seam.historyWrite } : {}),
     });
   } catch (error) {
     if (!(error instanceof FirstSaveFailed)) throw error;
@@ -86,7 +81,7 @@ export async function admitAndRun(
       provider: createModelProvider({
         provider: admitted.provider,
         credential: admitted.credential,
-        bounds: turnBounds(state.env, options.testMethods),
+        bounds: seam.turnBounds,
         home: state.home,
         env: state.env,
         // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
@@ -107,18 +102,18 @@ export async function admitAndRun(
         limits: TURN_EXTENSION,
         ...(inSandbox ? { sandbox: inSandbox } : {}),
         ...(host ? { host } : {}),
-        ...(blockingOpen(state.env, options.testMethods) ? { testBlockingOpen: true } : {}),
+        ...(seam.readFileOpener ? { readFileOpener: seam.readFileOpener } : {}),
       },
       ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
       signal,
       ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
-      backoffScale: retryBackoffScale(state.env, options.testMethods),
+      backoffScale: seam.retryBackoffScale,
       betweenSteps: collectBetweenSteps,
     });
   } finally {
     turnMemoryMode(false);
     await admitted.writer.close();
-    if (holdTurnEnd(state.env, options.testMethods)) await aborted(signal);
+    if (seam.holdTurnEnd) await aborted(signal);
   }
 }
 

@@ -6,6 +6,7 @@ import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
+import type { TestSeam } from "../test-seam.js";
 import { childCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
@@ -20,7 +21,7 @@ interface RunningTurn {
 export function turnHandlers(
   state: ServerState,
   services: ModelServices,
-  options: { testMethods: boolean; toolHost?: ToolHostSource; mcpTools?: McpToolSource },
+  options: { seam: TestSeam; toolHost?: ToolHostSource; mcpTools?: McpToolSource },
   rules: ChildRules,
   sandbox: ChildSandbox,
 ): HandlerTable {

@@ -52,7 +52,7 @@ export const VERDICT_MIN_BYTES = 8192n;
 export interface VerdictOptions {
   /** False: no lookup, no write (MC_AGENT_VERDICTS=off). */
   enabled: boolean;
-  /** The ctime margin above (a test build may set it, e.g. to 0: test-switches.ts). */
+  /** The ctime margin above (a test build may set it, e.g. to 0: server/test-seam.ts). */
   marginNs: bigint;
   /** A test build waits for each listing's cache writes before answering. */
   sync: boolean;

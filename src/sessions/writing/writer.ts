@@ -1,4 +1,4 @@
-import { close, constants, fstat, fsync, ftruncate, open } from "node:fs";
+import { close, constants, fstat, write as fsWrite, fsync, ftruncate, open } from "node:fs";
 import { mkdir, unlink } from "node:fs/promises";
 import { promisify } from "node:util";
 import { ProtocolError } from "../../protocol/codes.js";
@@ -8,7 +8,6 @@ import { closeQuietly, errorCode, inspectRoot, openPrimary } from "../../store/s
 import { SessionLocked, WriterLock } from "../../store/writer-lock.js";
 import { RECORD_BYTES } from "../records/facts.js";
 import { TurnRecord, type TurnRecordBody } from "../records/turn-records.js";
-import { type AppendFault, writeOnce } from "./append-fault.js";
 import { findHistoryEnd, type HistoryEnd, TailOverLimit } from "./history-end.js";
 import { HistoryWriteFailed, InvalidTurnRecord, RecordTooLarge } from "./history-write-errors.js";
 
@@ -25,11 +24,20 @@ export interface AcquireOptions {
   id: string;
   /** A lazy handle's first turn: create the history (exclusively) with its `session_meta`. */
   create: boolean;
-  /** Test builds only (server/test-switches.ts). */
-  fault?: AppendFault | null;
-  /** Tests only: shorter lock renewal and staleness. */
+  /** The positional write every append goes through (default `writeAtPosition`, fs.write). */
+  write?: PositionalWrite;
+  /** The writer lock's renewal and staleness (default the store's LOCK_TIMING, lock-file.ts). */
   lockTiming?: LockTiming;
 }
+
+/** One positional write of `data` at `position` of `fd`; resolves with the bytes written (maybe short). */
+export type PositionalWrite = (fd: number, data: Buffer, position: number) => Promise<number>;
+
+const writeAt = promisify(fsWrite);
+
+/** One positional write(2): the count may be short (a full disk), and the writer checks it. */
+const writeAtPosition: PositionalWrite = async (fd, data, position) =>
+  (await writeAt(fd, data, 0, data.length, position)).bytesWritten;
 
 const openFile = promisify(open);
 const closeFile = promisify(close);
@@ -56,7 +64,7 @@ export class SessionWriter {
     private readonly lock: WriterLock,
     private readonly fd: number,
     start: HistoryEnd & { size: number },
-    private readonly fault: AppendFault | null,
+    private readonly write: PositionalWrite,
   ) {
     this.end = start.end;
     this.size = start.size;
@@ -100,7 +108,7 @@ export class SessionWriter {
       lock,
       fd,
       empty,
-      options.fault ?? null,
+      options.write ?? writeAtPosition,
     );
     try {
       await writer.enqueue(() =>
@@ -136,7 +144,7 @@ export class SessionWriter {
       lock,
       opened.fd,
       start,
-      options.fault ?? null,
+      options.write ?? writeAtPosition,
     );
   }
 
@@ -181,7 +189,7 @@ export class SessionWriter {
     if (this.size > this.end) await this.cutTornTail();
     const data = lineBytes(line, this.needsNewline);
     try {
-      const written = await writeOnce(this.fd, data, this.end, this.fault, type);
+      const written = await this.write(this.fd, data, this.end);
       if (written !== data.length) throw new Error("short write");
       if (sync) await fsyncFile(this.fd);
     } catch {

@@ -95,7 +95,7 @@ for (const [walk, useProc] of [
       // A gate that checks inPlace() (as writeWorkspaceFile's does) refuses before the rename.
       const refused = new Error("moved");
       await assert.rejects(
-        writeFileAtomicIn(folder.path, "g", Buffer.from("y"), 0o644, null, (rename) => {
+        writeFileAtomicIn(folder.path, "g", Buffer.from("y"), 0o644, (rename) => {
           if (!folder.inPlace()) throw refused;
           return rename();
         }),
