@@ -1,8 +1,8 @@
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import type { Frame } from "../src/conformance/frame.js";
 import {
-  type Frame,
   nextId,
   type Sandbox,
   sandbox,

@@ -8,6 +8,7 @@ import { SEED_CAPABILITIES } from "../protocol/capabilities.js";
 import { ERROR_CODES } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { clipChars, tailChars } from "../protocol/text-cut.js";
+import type { Frame } from "./frame.js";
 import { requestsIn, type SentRequest } from "./wire-audit.js";
 
 /**
@@ -18,12 +19,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The package root, from dist/src/conformance. */
 export const PACKAGE_ROOT = resolve(here, "../../..");
 export const CHILD_BIN = join(PACKAGE_ROOT, "bin", "mc-agent.js");
-
-export interface Frame {
-  id: string | null;
-  result?: Record<string, unknown>;
-  error?: { code: string; message: string };
-}
 
 export interface ChildOptions {
   /** The child's working directory (the workspace). */

@@ -9,7 +9,8 @@ import {
 } from "../protocol/schemas/turns.js";
 import { headChars } from "../protocol/text-cut.js";
 import { strictJsonProblem } from "../protocol/well-formed.js";
-import { type Frame, nextId, type TestChild } from "./harness.js";
+import type { Frame } from "./frame.js";
+import { nextId, type TestChild } from "./harness.js";
 
 /**
  * Drives turns over the wire as a frontend would (turns.md section 9): `turn.start`, the

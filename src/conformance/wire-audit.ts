@@ -9,7 +9,7 @@ import {
 } from "../protocol/methods.js";
 import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
 import { strictJsonProblem } from "../protocol/well-formed.js";
-import type { Frame } from "./harness.js";
+import type { Frame } from "./frame.js";
 
 /**
  * Checks that hold for every exchange with any child, whatever the case was about: no more

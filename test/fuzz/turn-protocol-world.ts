@@ -8,8 +8,8 @@ import {
   text,
   toolCalls,
 } from "../../src/conformance/chat-server.js";
+import type { Frame } from "../../src/conformance/frame.js";
 import {
-  type Frame,
   nextId,
   type Sandbox,
   sandbox,
