@@ -319,15 +319,3 @@ export function sandbox(prefix = "mc-test-"): Sandbox {
     cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
 }
-
-/** Starts a child in a sandbox and initializes it with the given capabilities. */
-export async function startReady(
-  box: Sandbox,
-  capabilities: string[] = [...SEED_CAPABILITIES],
-  extra: Partial<ChildOptions> = {},
-): Promise<TestChild> {
-  const child = new TestChild({ cwd: box.workspace, home: box.home, ...extra });
-  const init = await child.initialize(capabilities);
-  assert.ok(init.result, `initialize failed: ${JSON.stringify(init.error)}`);
-  return child;
-}

@@ -11,7 +11,7 @@ import { readyOrSkip } from "./skip.js";
  * to it, and a ready child that negotiated the model capabilities. The server is closed when the
  * case's body ends, whatever happened.
  */
-export interface RefreshWorld {
+interface RefreshWorld {
   ctx: CaseContext;
   server: Loopback;
   child: TestChild;

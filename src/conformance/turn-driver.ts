@@ -32,13 +32,6 @@ export function eventsOf(child: TestChild, requestId: string): TurnEvent[] {
     .map((f) => f.params as TurnEvent);
 }
 
-/** Every `turn.event` the child sent, whatever its request. */
-export function allEvents(child: TestChild): TurnEvent[] {
-  return (child.frames as unknown as NotificationLike[])
-    .filter((f) => f.method === "turn.event")
-    .map((f) => f.params as TurnEvent);
-}
-
 export interface StartedTurn {
   id: string;
   /** The turn's terminal response frame. */
@@ -172,11 +165,6 @@ export function assertTurnFrames(child: TestChild, requestId: string): void {
       `a ${type} event of ${bytes} bytes, over event_bytes (${TURN_EXTENSION.event_bytes})`,
     );
   }
-}
-
-/** The types of a turn's events, in order. */
-export function typesOf(events: readonly { event: { type: string } }[]): string[] {
-  return events.map((e) => e.event.type);
 }
 
 /** The event bodies of one type. */

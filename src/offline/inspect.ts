@@ -35,14 +35,14 @@ export interface Findings {
   preferred: string | null;
 }
 
-export interface FileFinding {
+interface FileFinding {
   file: "global" | "project";
   path: string;
   state: "absent" | "valid" | "invalid";
   fault: LocatedFault | null;
 }
 
-export interface ProviderFinding {
+interface ProviderFinding {
   id: string;
   type: string;
   baseUrl: string;

@@ -6,7 +6,7 @@ import type { SandboxAvailability } from "../agent/sandbox/probe.js";
  * same real probe a child runs (src/agent/sandbox/), without a child; when not, the engine's
  * reason and fix and the sandbox's own error line.
  */
-export type SandboxFinding = Pick<
+type SandboxFinding = Pick<
   SandboxAvailability,
   "sandbox" | "problem" | "reason" | "fix" | "detail"
 >;
