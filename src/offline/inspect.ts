@@ -55,7 +55,10 @@ interface ProviderFinding {
   enabledMissing: string[];
 }
 
-/** Where a provider's credential comes from, by name only: the variable or the file, never its value. */
+/**
+ * Where a provider's credential comes from, by name only: the variable or the file, never its
+ * value.
+ */
 export type CredentialSource =
   /** None found; `variable` is the provider's `api_key_env` (unset), when it names one. */
   | { from: "none"; variable: string | null }
