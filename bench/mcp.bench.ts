@@ -5,7 +5,8 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { McpManager } from "../src/agent/mcp/manager.js";
-import { type Frame, sandbox, TestChild } from "../src/conformance/harness.js";
+import type { Frame } from "../src/conformance/frame.js";
+import { sandbox, TestChild } from "../src/conformance/harness.js";
 import { loadSettings } from "../src/store/settings.js";
 import { type Bench, type BenchRow, median, percentile } from "./report.js";
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { request } from "undici";
-import { nextId, sandbox, startReady } from "../src/conformance/harness.js";
+import { nextId, sandbox } from "../src/conformance/harness.js";
+import { startReady } from "../test/helpers/child.js";
 import { json, openAiList, startServer } from "../test/models/fake-server.js";
 import { cacheDoc, cacheFile, writeConfig, writeJson } from "../test/models/fixtures.js";
 import { type Bench, median } from "./report.js";

@@ -1,13 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import {
-  type Frame,
-  nextId,
-  type Sandbox,
-  sandbox,
-  TestChild,
-} from "../src/conformance/harness.js";
+import type { Frame } from "../src/conformance/frame.js";
+import { nextId, type Sandbox, sandbox, TestChild } from "../src/conformance/harness.js";
 import type { WireFormat } from "./turn-formats.js";
 import type { BenchServer } from "./turn-server.js";
 import type { Streamer } from "./turn-world.js";

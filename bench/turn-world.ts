@@ -1,14 +1,9 @@
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import {
-  type Frame,
-  nextId,
-  type Sandbox,
-  sandbox,
-  startReady,
-  TestChild,
-} from "../src/conformance/harness.js";
+import type { Frame } from "../src/conformance/frame.js";
+import { nextId, type Sandbox, sandbox, TestChild } from "../src/conformance/harness.js";
+import { startReady } from "../test/helpers/child.js";
 import {
   type CacheModelFixture,
   cacheDoc,

@@ -1,9 +1,10 @@
 import { headChars } from "../protocol/text-cut.js";
+
 /**
  * Output for the terminal frontend: color only on a TTY and without NO_COLOR, a live status
  * line (progress, spinner) only when stderr is a TTY, plain lines otherwise.
  */
-export interface Io {
+interface Io {
   out: NodeJS.WriteStream;
   err: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;

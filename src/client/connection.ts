@@ -49,7 +49,7 @@ interface Pending {
   onAnswered?: (() => void) | undefined;
 }
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   /** What was negotiated (empty before initialize): cancellation and notifications need it. */
   capabilities: () => ReadonlySet<Capability>;
   trace?: Tracer;

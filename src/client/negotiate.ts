@@ -17,7 +17,7 @@ export type RefreshExtension = Infer<typeof RefreshExtensionSchema>;
 export type TurnExtension = TurnExtensionType;
 
 /** The extension parameter objects, each decoded by its own schema. */
-export type NegotiatedExtensions = Extensions;
+type NegotiatedExtensions = Extensions;
 
 export interface Negotiated {
   server: InitializeResult["server"];

@@ -1,7 +1,7 @@
 import { ClientError } from "./errors.js";
 
 /** A page of any cursor-paged method: session.discover, session.history, the catalog reads. */
-export interface CursorPage {
+interface CursorPage {
   cursor: string | null;
   complete: boolean;
 }

@@ -61,7 +61,7 @@ export async function refreshProvider(
   return report;
 }
 
-export interface SelectRequest {
+interface SelectRequest {
   model: string;
   effort: string | null;
   guard: CatalogGuard;

@@ -43,7 +43,7 @@ export interface SeenRequest {
   raw: string;
 }
 
-export interface Exchange {
+interface Exchange {
   request: SeenRequest;
   res: ServerResponse;
   socket: Socket;
@@ -129,7 +129,7 @@ export interface CallSpec {
   id?: string;
 }
 
-export interface UsageSpec {
+interface UsageSpec {
   prompt_tokens?: number;
   completion_tokens?: number;
   cached_tokens?: number;

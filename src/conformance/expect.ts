@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { type Frame, nextId, type TestChild } from "./harness.js";
+import type { Frame } from "./frame.js";
+import { nextId, type TestChild } from "./harness.js";
 
 /** Small assertions the conformance cases share. */
 

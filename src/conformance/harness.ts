@@ -8,6 +8,7 @@ import { SEED_CAPABILITIES } from "../protocol/capabilities.js";
 import { ERROR_CODES } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { clipChars, tailChars } from "../protocol/text-cut.js";
+import type { Frame } from "./frame.js";
 import { requestsIn, type SentRequest } from "./wire-audit.js";
 
 /**
@@ -18,12 +19,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The package root, from dist/src/conformance. */
 export const PACKAGE_ROOT = resolve(here, "../../..");
 export const CHILD_BIN = join(PACKAGE_ROOT, "bin", "mc-agent.js");
-
-export interface Frame {
-  id: string | null;
-  result?: Record<string, unknown>;
-  error?: { code: string; message: string };
-}
 
 export interface ChildOptions {
   /** The child's working directory (the workspace). */
@@ -323,16 +318,4 @@ export function sandbox(prefix = "mc-test-"): Sandbox {
     // Retries: a child that is still exiting may write its last file while the tree is removed.
     cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
-}
-
-/** Starts a child in a sandbox and initializes it with the given capabilities. */
-export async function startReady(
-  box: Sandbox,
-  capabilities: string[] = [...SEED_CAPABILITIES],
-  extra: Partial<ChildOptions> = {},
-): Promise<TestChild> {
-  const child = new TestChild({ cwd: box.workspace, home: box.home, ...extra });
-  const init = await child.initialize(capabilities);
-  assert.ok(init.result, `initialize failed: ${JSON.stringify(init.error)}`);
-  return child;
 }

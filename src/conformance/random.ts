@@ -2,7 +2,7 @@
  * A small seeded generator for cases that pick random moments (kill points, delays): the seed
  * comes from MC_FUZZ_SEED when set, is printed on failure, and replays the same moments.
  */
-export interface Random {
+interface Random {
   seed: number;
   /** An integer in [min, max]. */
   int(min: number, max: number): number;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { CaseContext } from "./case.js";
-import { type Frame, nextId, type TestChild } from "./harness.js";
+import type { Frame } from "./frame.js";
+import { nextId, type TestChild } from "./harness.js";
 import { type Loopback, type Route, startLoopback } from "./loopback.js";
 import { PROVIDER_ENV, REFRESH_CAPABILITIES, writeProviderHome } from "./provider-home.js";
 import { readyOrSkip } from "./skip.js";
@@ -10,7 +11,7 @@ import { readyOrSkip } from "./skip.js";
  * to it, and a ready child that negotiated the model capabilities. The server is closed when the
  * case's body ends, whatever happened.
  */
-export interface RefreshWorld {
+interface RefreshWorld {
   ctx: CaseContext;
   server: Loopback;
   child: TestChild;

@@ -25,7 +25,7 @@ import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
  * node:test files register the same lists, so tests and kit never drift apart.
  */
-export const CASE_LISTS: Record<string, ConformanceCase[]> = {
+const CASE_LISTS: Record<string, ConformanceCase[]> = {
   base: BASE_CASES,
   capabilities: CAPABILITY_CASES,
   sessions: SESSION_CASES,

@@ -16,7 +16,7 @@ import { auditWire } from "./wire-audit.js";
  * a fresh child and a fresh temp MC_HOME), and audits every exchange of every case on top of
  * what the case itself asserts.
  */
-export interface SuiteOptions extends RunOptions {
+interface SuiteOptions extends RunOptions {
   /** Only cases of these tiers (default all). */
   tiers?: Tier[];
   /** Only cases whose ID or title contains this substring. */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { Frame, Sandbox, TestChild } from "./harness.js";
+import type { Frame } from "./frame.js";
+import type { Sandbox, TestChild } from "./harness.js";
 
 /**
  * Session stores for the scale cases, written the way `docs/store.md` describes them: primary

@@ -9,7 +9,8 @@ import {
 } from "../protocol/schemas/turns.js";
 import { headChars } from "../protocol/text-cut.js";
 import { strictJsonProblem } from "../protocol/well-formed.js";
-import { type Frame, nextId, type TestChild } from "./harness.js";
+import type { Frame } from "./frame.js";
+import { nextId, type TestChild } from "./harness.js";
 
 /**
  * Drives turns over the wire as a frontend would (turns.md section 9): `turn.start`, the
@@ -28,13 +29,6 @@ interface NotificationLike {
 export function eventsOf(child: TestChild, requestId: string): TurnEvent[] {
   return (child.frames as unknown as NotificationLike[])
     .filter((f) => f.method === "turn.event" && f.params?.request_id === requestId)
-    .map((f) => f.params as TurnEvent);
-}
-
-/** Every `turn.event` the child sent, whatever its request. */
-export function allEvents(child: TestChild): TurnEvent[] {
-  return (child.frames as unknown as NotificationLike[])
-    .filter((f) => f.method === "turn.event")
     .map((f) => f.params as TurnEvent);
 }
 
@@ -171,11 +165,6 @@ export function assertTurnFrames(child: TestChild, requestId: string): void {
       `a ${type} event of ${bytes} bytes, over event_bytes (${TURN_EXTENSION.event_bytes})`,
     );
   }
-}
-
-/** The types of a turn's events, in order. */
-export function typesOf(events: readonly { event: { type: string } }[]): string[] {
-  return events.map((e) => e.event.type);
 }
 
 /** The event bodies of one type. */

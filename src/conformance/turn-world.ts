@@ -20,7 +20,7 @@ export const KIT_MODEL = "kit/kit-1";
 /** What a turn-driving frontend negotiates (and what these cases need). */
 export const TURN_CAPABILITIES: string[] = [...TURN_FRONTEND_CAPABILITIES];
 
-export interface TurnHomeOptions {
+interface TurnHomeOptions {
   /** The catalog's `context_window` for the model (default none). */
   contextWindow?: number;
   /** The preferred model in config.json; null writes none (no selection). */

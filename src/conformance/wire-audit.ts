@@ -9,7 +9,7 @@ import {
 } from "../protocol/methods.js";
 import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
 import { strictJsonProblem } from "../protocol/well-formed.js";
-import type { Frame } from "./harness.js";
+import type { Frame } from "./frame.js";
 
 /**
  * Checks that hold for every exchange with any child, whatever the case was about: no more
@@ -21,7 +21,7 @@ import type { Frame } from "./harness.js";
  * UTF-8 decoder accepts (no lone surrogate, raw or escaped: serde_json and Swift refuse one).
  * The conformance runner applies it to every case; the fuzzer applies it to every batch.
  */
-export interface AuditInput {
+interface AuditInput {
   /** What was sent: every line that carried a valid ID (see `requestsIn`). */
   sent: SentRequest[];
   /** Every frame the child wrote, in order. */
@@ -49,7 +49,7 @@ export function requestsIn(text: string): SentRequest[] {
 }
 
 /** The ID a response to this line must carry (null when the line has no valid ID). */
-export function echoedId(line: string): string | null {
+function echoedId(line: string): string | null {
   let value: unknown;
   try {
     value = JSON.parse(line);

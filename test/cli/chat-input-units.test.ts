@@ -5,14 +5,14 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import { parseInput } from "../../src/cli/chat/slash-commands.js";
 import { newestFirst } from "../../src/cli/sessions/session-list.js";
 import { pickByPrefix } from "../../src/cli/sessions/session-ref.js";
-import {
-  HISTORY_ENTRIES,
-  HISTORY_ENTRY_BYTES,
-  HISTORY_FILE_BYTES,
-  HISTORY_NAME,
-  HistoryFile,
-} from "../../src/cli/turn/history-file.js";
+import { HistoryFile } from "../../src/cli/turn/history-file.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
+
+// The input history's file and bounds, as docs/store.md ("The chat's input history") gives them.
+const HISTORY_NAME = "chat-history.jsonl";
+const HISTORY_FILE_BYTES = 1024 * 1024;
+const HISTORY_ENTRY_BYTES = 64 * 1024;
+const HISTORY_ENTRIES = 500;
 
 describe("chat input: the history file", () => {
   let box: Sandbox;

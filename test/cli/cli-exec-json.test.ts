@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { execJsonSchema } from "../../src/cli/turn/json-lines.js";
+import { z } from "zod";
+import { ExecJsonLine } from "../../src/cli/turn/json-lines.js";
 import { fail, text, toolCall } from "../fixtures/chat-completions-server.js";
 import { PACKAGE_ROOT } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
@@ -12,6 +13,15 @@ import { cliTurnWorld } from "./cli-turn-world.js";
 
 const DOC = join(PACKAGE_ROOT, "docs", "cli.md");
 const BLOCK = /<!-- exec-json-schema -->\n```json\n([\s\S]*?)\n```\n<!-- \/exec-json-schema -->/;
+
+/** The JSON Schema of exec --json's lines, from the schema the CLI writes them with. */
+function execJsonSchema(): unknown {
+  return {
+    $id: "mc-agent-exec-json-line",
+    title: "One line of mc-agent exec --json",
+    ...z.toJSONSchema(ExecJsonLine(), { unrepresentable: "any" }),
+  };
+}
 
 /** The JSON Schema as docs/cli.md prints it (UPDATE_GOLDEN=1 rewrites it from the code). */
 function documentedSchema(): unknown {

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  CODE_LINES_PER_PART,
-  MarkdownStream,
-  PROSE_LINES_PER_PART,
-} from "../../src/cli/turn/markdown-stream.js";
-import { HEAD_LINES, ShellFold, TAIL_LINES } from "../../src/cli/turn/shell-fold.js";
+import { MarkdownStream } from "../../src/cli/turn/markdown-stream.js";
+import { ShellFold } from "../../src/cli/turn/shell-fold.js";
 import { count, usageLine } from "../../src/cli/turn/usage-line.js";
+
+// The screen's parts and the shell fold, as docs/cli.md ("exec", the screen) gives them.
+const CODE_LINES_PER_PART = 12;
+const PROSE_LINES_PER_PART = 40;
+const HEAD_LINES = 4;
+const TAIL_LINES = 3;
 
 /** Streams `text` in pieces of `size` characters; each rendered block shows as [block]. */
 function blocks(text: string, size = 3): string[] {

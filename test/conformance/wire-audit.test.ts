@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Frame } from "../../src/conformance/harness.js";
+import type { Frame } from "../../src/conformance/frame.js";
 import { auditWire, requestsIn, unsafeMessage } from "../../src/conformance/wire-audit.js";
 
 const status = {

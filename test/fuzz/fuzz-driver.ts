@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
-import { type Frame, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import type { Frame } from "../../src/conformance/frame.js";
+import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
 import {
   snapshotDiff as diff,
   homeSnapshot as snapshot,

@@ -1,6 +1,6 @@
 import { after, test } from "node:test";
 import fc from "fast-check";
-import { probeCapabilities } from "../../src/conformance/probe.js";
+import { probeCapabilities } from "./capability-probe.js";
 import { batch } from "./frame-generators.js";
 import { FuzzDriver, fuzzCommand, fuzzSeed } from "./fuzz-driver.js";
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Frame, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import type { Frame } from "../../src/conformance/frame.js";
+import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
 import {
   snapshotDiff as diff,
   homeSnapshot as snapshot,

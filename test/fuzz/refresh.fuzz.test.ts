@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import fc from "fast-check";
-import { probeCapabilities } from "../../src/conformance/probe.js";
+import { probeCapabilities } from "./capability-probe.js";
 import { fuzzCommand, fuzzSeed } from "./fuzz-driver.js";
 import { oddRefreshParams, refreshCase } from "./provider-generators.js";
 import { RefreshFuzzWorld } from "./refresh-fuzz-world.js";

@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
-import {
-  nextId,
-  type Sandbox,
-  sandbox,
-  startReady,
-  type TestChild,
-} from "../../src/conformance/harness.js";
+import { nextId, type Sandbox, sandbox, type TestChild } from "../../src/conformance/harness.js";
 import { bodiesOf, finishTurn, historyOf, startTurn } from "../../src/conformance/turn-driver.js";
+import { startReady } from "../helpers/child.js";
 import { type FakeServer, startServer } from "../models/fake-server.js";
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";

@@ -8,14 +8,8 @@ import {
   text,
   toolCalls,
 } from "../../src/conformance/chat-server.js";
-import {
-  type Frame,
-  nextId,
-  type Sandbox,
-  sandbox,
-  startReady,
-  type TestChild,
-} from "../../src/conformance/harness.js";
+import type { Frame } from "../../src/conformance/frame.js";
+import { nextId, type Sandbox, sandbox, type TestChild } from "../../src/conformance/harness.js";
 import {
   assertTurnInvariants,
   eventsOf,
@@ -23,6 +17,7 @@ import {
   type TurnEvent,
   type TurnResultShape,
 } from "../../src/conformance/turn-driver.js";
+import { startReady } from "../helpers/child.js";
 import { cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { TURN_CAPS } from "../turns/turn-harness.js";
 import { fuzzCommand } from "./fuzz-driver.js";

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { type Frame, sandbox, TestChild } from "../../src/conformance/harness.js";
+import type { Frame } from "../../src/conformance/frame.js";
+import { sandbox, TestChild } from "../../src/conformance/harness.js";
 
 /**
  * The child's sandbox probe (src/agent/sandbox/probe.ts) runs in the background from the

@@ -145,4 +145,6 @@ export function assertTurnInvariants(
 }
 
 /** The types of a turn's events, in order (for compact assertions). */
-export const typesOf: (events: TurnEvent[]) => string[] = driver.typesOf;
+export function typesOf(events: TurnEvent[]): string[] {
+  return events.map((e) => e.event.type);
+}

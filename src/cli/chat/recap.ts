@@ -3,7 +3,7 @@ import { fitChars } from "../../protocol/text-cut.js";
 import type { ChatState } from "./chat-state.js";
 
 /** Exchanges (a message and its reply) a resumed chat shows. */
-export const RECAP_EXCHANGES = 3;
+const RECAP_EXCHANGES = 3;
 const LINES_EACH = 4;
 const CHARS_EACH = 400;
 

@@ -10,7 +10,7 @@ import { type Terminal, table } from "../terminal.js";
 import type { LineReader } from "../turn/reader-types.js";
 
 /** Rows the picker offers. */
-export const PICKER_ROWS = 20;
+const PICKER_ROWS = 20;
 
 /**
  * resume's choice of session: the newest with `last`, else a numbered list of this folder's

@@ -6,9 +6,7 @@ import { pickModel } from "./model-picker.js";
 import { fork, rewind, undoLast } from "./revert-commands.js";
 
 /** What a line of chat input is: a message for the model, or a command the CLI handles. */
-export type ChatInput =
-  | { kind: "message"; text: string }
-  | { kind: "command"; name: string; arg: string };
+type ChatInput = { kind: "message"; text: string } | { kind: "command"; name: string; arg: string };
 
 interface SlashCommand {
   usage: string;

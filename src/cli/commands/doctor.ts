@@ -1,10 +1,11 @@
+import { checkpointsAvailable } from "../../offline/checkpoints.js";
+import { type Findings, inspect } from "../../offline/inspect.js";
+import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { interruptible } from "../connect.js";
-import { checkpointsAvailable } from "../doctor/checkpoints-slot.js";
-import { type Findings, inspect } from "../doctor/inspect.js";
-import { type McpFinding, mcpFinding } from "../doctor/mcp-slot.js";
-import { type SandboxLine, sandboxLine } from "../doctor/sandbox-slot.js";
+import { credentialText } from "../doctor/credential-text.js";
+import { type SandboxLine, sandboxLine } from "../doctor/sandbox-line.js";
 import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
 import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
@@ -86,7 +87,8 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFindin
   term.line(term.bold("Providers"));
   for (const p of f.providers) {
     term.line(`  ${term.bold(p.id)} (${p.type})  ${p.baseUrl}`);
-    term.line(`    credentials: ${p.ready ? p.credential : term.yellow(p.credential)}`);
+    const credential = credentialText(p.type, p.credential);
+    term.line(`    credentials: ${p.ready ? credential : term.yellow(credential)}`);
     term.line(`    cache: ${cacheText(term, p.cache, p.models)}`);
     if (p.enabledCached.length) term.line(`    enabled: ${p.enabledCached.join(", ")}`);
     for (const id of p.enabledMissing)

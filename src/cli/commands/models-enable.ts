@@ -1,9 +1,11 @@
-import { readFile, stat } from "node:fs/promises";
-import { applyEdits, type FormattingOptions, modify } from "jsonc-parser";
 import { type CachedRead, readCached, settingsFilePath } from "../../client/index.js";
+import {
+  checkSettingsEditable,
+  enableModelInSettings,
+  type SettingsEditRefusal,
+  SettingsEditRefused,
+} from "../../offline/settings-edit.js";
 import { MODEL_ID_PATTERN } from "../../protocol/constants.js";
-import { writeFileAtomic } from "../../store/atomic-write.js";
-import { GlobalSettings } from "../../store/settings.js";
 import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
 import { configPolicy } from "../config-policy.js";
@@ -13,9 +15,8 @@ import { ActionableError } from "../failure.js";
 /**
  * `mc-agent models enable <provider/model> [--default]`: the user's own deliberate edit of
  * MC_HOME/config.json, made by the CLI for them (the backend never writes settings). Only a
- * model its provider's valid cache lists is enabled; the file is edited in place (jsonc-parser's
- * modify/applyEdits: other content, key order and formatting stay), checked against the same
- * schema the backend reads it with, and replaced atomically.
+ * model its provider's valid cache lists (asked of a child) is enabled; the edit itself, in place
+ * and atomic, is src/offline/settings-edit.ts's, and this command words its outcome.
  */
 export const modelsEnableCommand: Command = {
   spec: {
@@ -43,7 +44,7 @@ export const modelsEnableCommand: Command = {
     const path = settingsFilePath("global", term.io.env, process.cwd());
     // Without the flag the settings check shows what is wrong; with it an invalid file is still
     // never edited, and that is said before anything else.
-    if (configPolicy.ignoreErrors) parseValid((await readSettingsText(path)) ?? "{}");
+    if (configPolicy.ignoreErrors) await explained(() => checkSettingsEditable(path));
     const client = await connect(term, ["model.cached", "operation.cancel"]);
     let cached: CachedRead;
     try {
@@ -52,8 +53,8 @@ export const modelsEnableCommand: Command = {
       await client.close();
     }
     const state = checkCached(cached, id.slice(0, slash), id);
-    const edit = await editSettings(path, id, asDefault);
-    if (edit === null) {
+    const edit = await explained(() => enableModelInSettings(path, id, asDefault));
+    if (edit === "unchanged") {
       term.line(
         `${id} is already enabled${asDefault ? " and your default model" : ""}; ${path} is unchanged.`,
       );
@@ -94,80 +95,36 @@ function checkCached(cached: CachedRead, provider: string, id: string): string {
   return entry.state;
 }
 
-/** The new file, written; null when it already says what was asked. */
-async function editSettings(path: string, id: string, asDefault: boolean): Promise<string | null> {
-  const before = await readSettingsText(path);
-  const current = parseValid(before ?? "{}");
-  const enabled = current.enabled_models ?? [];
-  const needsEnable = !enabled.includes(id);
-  const needsDefault = asDefault && current.model !== id;
-  if (!needsEnable && !needsDefault) return null;
-  let text = before ?? "{}\n";
-  const options = { formattingOptions: formattingOf(text) };
-  if (needsEnable)
-    text = applyEdits(
-      text,
-      current.enabled_models
-        ? modify(text, ["enabled_models", -1], id, { ...options, isArrayInsertion: true })
-        : modify(text, ["enabled_models"], [id], options),
-    );
-  if (needsDefault) text = applyEdits(text, modify(text, ["model"], id, options));
-  parseValid(text, true);
-  // Another edit since the read would be lost: refuse rather than overwrite it.
-  if ((await readSettingsText(path)) !== before)
-    throw new ActionableError(
-      "configuration_changed",
-      "MC_HOME/config.json changed while it was being edited; nothing was written",
-      "Run the command again.",
-    );
-  const mode = before === null ? 0o600 : (await stat(path)).mode & 0o777;
-  await writeFileAtomic(path, Buffer.from(text, "utf8"), mode);
-  return text;
-}
-
-async function readSettingsText(path: string): Promise<string | null> {
+/** A refused edit as the user reads it: what happened and what to do. */
+async function explained<T>(edit: () => Promise<T>): Promise<T> {
   try {
-    return await readFile(path, "utf8");
+    return await edit();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new ActionableError(
-      "configuration_unreadable",
-      "MC_HOME/config.json cannot be read",
-      'Check the file and MC_HOME ("mc-agent doctor" shows their state).',
-    );
+    if (!(error instanceof SettingsEditRefused)) throw error;
+    const [code, message, advice] = REFUSALS[error.reason];
+    throw new ActionableError(code, message, advice);
   }
 }
 
-/** The settings as the backend reads them; an invalid file is never edited. */
-function parseValid(text: string, edited = false): GlobalSettings {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = GlobalSettings().safeParse(json);
-  if (parsed.success) return parsed.data;
-  if (edited)
-    throw new ActionableError(
-      "internal_error",
-      "the edited settings would not be valid; nothing was written",
-      "Report it.",
-    );
-  throw new ActionableError(
+const REFUSALS: Record<SettingsEditRefusal, [code: string, message: string, advice: string]> = {
+  unreadable: [
+    "configuration_unreadable",
+    "MC_HOME/config.json cannot be read",
+    'Check the file and MC_HOME ("mc-agent doctor" shows their state).',
+  ],
+  invalid: [
     "configuration_invalid",
     "MC_HOME/config.json is invalid, so it is not edited",
     '"mc-agent doctor" shows what is wrong with it; fix that first.',
-  );
-}
-
-/** The file's own indentation and line ends, for the lines the editor adds. */
-function formattingOf(text: string): FormattingOptions {
-  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";
-  const tabs = indent.startsWith("\t");
-  return {
-    insertSpaces: !tabs,
-    tabSize: tabs ? 1 : indent.length,
-    eol: text.includes("\r\n") ? "\r\n" : "\n",
-  };
-}
+  ],
+  edit_invalid: [
+    "internal_error",
+    "the edited settings would not be valid; nothing was written",
+    "Report it.",
+  ],
+  changed: [
+    "configuration_changed",
+    "MC_HOME/config.json changed while it was being edited; nothing was written",
+    "Run the command again.",
+  ],
+};

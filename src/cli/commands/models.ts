@@ -62,7 +62,7 @@ function jsonOf(status: CatalogStatusRead, cached: CachedRead): unknown {
 }
 
 /** Provider statuses with explanations and next steps, then the choices and the selection. */
-export function printStatus(term: Terminal, status: CatalogStatusRead, cached: CachedRead): void {
+function printStatus(term: Terminal, status: CatalogStatusRead, cached: CachedRead): void {
   term.line(term.bold("Providers"));
   if (status.providers.length === 0) term.line("  (none reported)");
   for (const provider of status.providers) {
@@ -91,7 +91,7 @@ export function printStatus(term: Terminal, status: CatalogStatusRead, cached: C
   );
 }
 
-export function printChoices(term: Terminal, status: CatalogStatusRead): void {
+function printChoices(term: Terminal, status: CatalogStatusRead): void {
   term.line(term.bold("Selectable models"));
   if (status.choices.length === 0)
     term.line("  (none: no enabled model has a valid cached catalog)");

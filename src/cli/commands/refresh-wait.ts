@@ -1,7 +1,7 @@
 import type { Terminal } from "../terminal.js";
 
 /** When a refresh still has no answer, the elapsed time is shown: first after this long. */
-export const FIRST_WAIT_NOTICE_S = 5;
+const FIRST_WAIT_NOTICE_S = 5;
 /** Later notices without a terminal (one line each), after these many seconds, then each minute. */
 const LATER_NOTICES_S = [15, 30, 60];
 

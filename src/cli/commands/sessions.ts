@@ -9,7 +9,7 @@ import { plainLength, type Terminal, table } from "../terminal.js";
 import { shortTime } from "./format.js";
 
 /** Rows the table shows without --limit or --all. */
-export const DEFAULT_LIMIT = 20;
+const DEFAULT_LIMIT = 20;
 
 export const sessionsCommand: Command = {
   spec: {

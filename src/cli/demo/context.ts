@@ -14,7 +14,7 @@ export interface DemoContext {
 }
 
 /** How many steps the walkthrough has. */
-export const STEPS = 6;
+const STEPS = 6;
 
 export function heading(term: Terminal, step: number, title: string): void {
   term.line();

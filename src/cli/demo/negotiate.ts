@@ -3,7 +3,7 @@ import { SEED_CAPABILITIES } from "../../protocol/capabilities.js";
 import { connect } from "../connect.js";
 import type { Terminal } from "../terminal.js";
 
-export interface DemoNegotiation {
+interface DemoNegotiation {
   client: AgentClient;
   missing: Capability[];
 }

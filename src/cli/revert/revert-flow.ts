@@ -7,9 +7,9 @@ import type { LineReader } from "../turn/reader-types.js";
 type RevertResult = ResultOf<"turn.revert">;
 
 /** How a revert flow ended: done, only shown, declined by the user, or refused by the backend. */
-export type RevertOutcome = "reverted" | "dry_run" | "declined" | "refused";
+type RevertOutcome = "reverted" | "dry_run" | "declined" | "refused";
 
-export interface RevertFlowOptions {
+interface RevertFlowOptions {
   /** Where the dry run is printed: stderr notes in chat, stdout for `mc-agent undo`. */
   print(text: string): void;
   /** Whether what `print` writes to shows color (term.noteColor or term.color). */
@@ -25,7 +25,7 @@ export interface RevertFlowOptions {
 }
 
 /** Diffs a dry run prints in full, and lines each; the file list itself is always whole. */
-export const DIFFS_SHOWN = 20;
+const DIFFS_SHOWN = 20;
 export const DIFF_LINES = 80;
 
 /**
@@ -81,7 +81,7 @@ async function confirm(reader: LineReader, preset: boolean | undefined, prompt: 
   return answer.kind === "key" && answer.key === "y";
 }
 
-export function showPreview(
+function showPreview(
   result: RevertResult,
   { print, color }: Pick<RevertFlowOptions, "print" | "color">,
 ): void {

@@ -13,7 +13,7 @@ const MAX_LEVELS = 64;
  * The nearest folder above `cwd` that is a workspace's top (it holds .git or .mc), or null
  * when `cwd` is such a top itself or none is found.
  */
-export function workspaceAbove(cwd: string): string | null {
+function workspaceAbove(cwd: string): string | null {
   if (isTop(cwd)) return null;
   let dir = cwd;
   for (let level = 0; level < MAX_LEVELS; level += 1) {

@@ -14,13 +14,13 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
 /** The file's name under MC_HOME (docs/store.md, "The chat's input history"). */
-export const HISTORY_NAME = "chat-history.jsonl";
+const HISTORY_NAME = "chat-history.jsonl";
 /** Past this size the file is rewritten with its newest messages, half this size at most. */
-export const HISTORY_FILE_BYTES = 1024 * 1024;
+const HISTORY_FILE_BYTES = 1024 * 1024;
 /** A longer message (a huge paste) is sent but not kept. */
-export const HISTORY_ENTRY_BYTES = 64 * 1024;
+const HISTORY_ENTRY_BYTES = 64 * 1024;
 /** Messages Up/Down offers at most. */
-export const HISTORY_ENTRIES = 500;
+const HISTORY_ENTRIES = 500;
 
 /**
  * The chat's own input history across runs: one JSON string a line, oldest first, mode 0600,

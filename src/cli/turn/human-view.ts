@@ -18,7 +18,7 @@ const RED = "31";
 const YELLOW = "33";
 const OUTPUT_INDENT = "    ";
 
-export interface HumanViewOptions {
+interface HumanViewOptions {
   header: boolean;
   /** Renders the reply's markdown (a terminal); absent or null: the text as it came (a pipe). */
   markdown?: RenderBlock | null;

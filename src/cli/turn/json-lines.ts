@@ -25,7 +25,7 @@ const ResultLines = lazy(() =>
   ),
 );
 
-export const ErrorLine = lazy(() =>
+const ErrorLine = lazy(() =>
   z.strictObject({
     type: z.literal("error"),
     code: z.string(),
@@ -37,12 +37,3 @@ export const ErrorLine = lazy(() =>
 
 export const ExecJsonLine = lazy(() => z.union([...EventLines(), ...ResultLines(), ErrorLine()]));
 export type ExecJsonLine = Infer<typeof ExecJsonLine>;
-
-/** The JSON Schema docs/cli.md shows (a test keeps the two the same). */
-export function execJsonSchema(): unknown {
-  return {
-    $id: "mc-agent-exec-json-line",
-    title: "One line of mc-agent exec --json",
-    ...z.toJSONSchema(ExecJsonLine(), { unrepresentable: "any" }),
-  };
-}

@@ -3,9 +3,9 @@ import type { RenderBlock } from "./markdown.js";
 /** An opening or closing code fence: three or more backticks or tildes. */
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 /** A code block longer than this is shown in parts, so a long one still streams. */
-export const CODE_LINES_PER_PART = 12;
+const CODE_LINES_PER_PART = 12;
 /** Prose without a blank line for this many lines is shown anyway. */
-export const PROSE_LINES_PER_PART = 40;
+const PROSE_LINES_PER_PART = 40;
 
 /**
  * Streams the model's markdown to the terminal one completed block at a time. Why blocks and

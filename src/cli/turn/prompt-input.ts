@@ -28,7 +28,7 @@ export async function promptInput(
 }
 
 /** The prompt's words, then what came on stdin, marked off so the model tells them apart. */
-export function withContext(prompt: string, piped: string): string {
+function withContext(prompt: string, piped: string): string {
   return `${prompt}\n\n<stdin>\n${piped.replace(/\n$/, "")}\n</stdin>`;
 }
 

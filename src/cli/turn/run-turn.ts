@@ -5,9 +5,9 @@ import type { LineReader } from "./reader-types.js";
 import type { TurnView } from "./view.js";
 
 /** Exit codes of a turn's result: a person's Ctrl-C is 130, as shells have it. */
-export const INTERRUPTED_EXIT = 130;
+const INTERRUPTED_EXIT = 130;
 /** A completed turn in which an approval was denied because no terminal could ask. */
-export const DENIED_EXIT = 3;
+const DENIED_EXIT = 3;
 
 /**
  * 0 completed, 1 failed, 130 interrupted; a completed turn with an approval nobody could answer

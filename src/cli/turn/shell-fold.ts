@@ -1,7 +1,7 @@
 /** Lines of a command's output shown as they come; the rest is folded. */
-export const HEAD_LINES = 4;
+const HEAD_LINES = 4;
 /** The last lines, shown when the command is done (where errors and summaries are). */
-export const TAIL_LINES = 3;
+const TAIL_LINES = 3;
 /** A kept tail line is cut to this many characters (the tail is held in memory). */
 const LINE_CHARS = 400;
 

@@ -31,7 +31,7 @@ export const TURN_OPTIONS_HELP = [
   "  -e, --effort <level>   With --model: its reasoning effort (default: the model's own)",
 ];
 
-export interface TurnSession {
+interface TurnSession {
   client: AgentClient;
   sessionId: string;
   /** False for a new lazy session: nothing is on disk until its first turn. */
@@ -41,7 +41,7 @@ export interface TurnSession {
   effort: string | null;
 }
 
-export interface TurnSessionOptions {
+interface TurnSessionOptions {
   /** A saved session: its ID or a unique start of it. */
   session?: string;
   /** Chooses a saved session once the child is up (resume's picker), instead of `session`. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ConformanceCase } from "../case.js";
-import type { Frame, TestChild } from "../harness.js";
+import type { Frame } from "../frame.js";
+import type { TestChild } from "../harness.js";
 
 const IDS = "base-protocol.md §3";
 const INIT = "base-protocol.md §4";

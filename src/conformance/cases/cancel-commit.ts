@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { ConformanceCase } from "../case.js";
 import { within } from "../expect.js";
-import { type Frame, nextId, type TestChild } from "../harness.js";
+import type { Frame } from "../frame.js";
+import { nextId, type TestChild } from "../harness.js";
 import { SESSION_CAPABILITIES, writeHistoryOfSize, writeSmallHistory } from "../session-store.js";
 import { readyOrSkip } from "../skip.js";
 

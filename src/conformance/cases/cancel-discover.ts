@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { ConformanceCase } from "../case.js";
 import { within } from "../expect.js";
-import type { Frame, Sandbox, TestChild } from "../harness.js";
+import type { Frame } from "../frame.js";
+import type { Sandbox, TestChild } from "../harness.js";
 import {
   discoverAll,
   SESSION_CAPABILITIES,

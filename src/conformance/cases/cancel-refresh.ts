@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { ConformanceCase } from "../case.js";
 import { assertCancelled, assertCleanExit, delay, indexOfResponse, within } from "../expect.js";
-import { type Frame, nextId, type TestChild } from "../harness.js";
+import type { Frame } from "../frame.js";
+import { nextId, type TestChild } from "../harness.js";
 import { gate, pathOf, type Route, sendJson } from "../loopback.js";
 import {
   codexModels,

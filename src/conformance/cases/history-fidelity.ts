@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConformanceCase } from "../case.js";
-import type { Frame, Sandbox, TestChild } from "../harness.js";
+import type { Frame } from "../frame.js";
+import type { Sandbox, TestChild } from "../harness.js";
 import { discoverAll, listAll, SESSION_CAPABILITIES, sessionsFolder } from "../session-store.js";
 import { readyOrSkip } from "../skip.js";
 

@@ -8,7 +8,8 @@ import {
   untilActive,
   within,
 } from "../expect.js";
-import { type Frame, nextId } from "../harness.js";
+import type { Frame } from "../frame.js";
+import { nextId } from "../harness.js";
 
 /**
  * A shutdown holds its ID until it is answered, like any active request: while it drains, a

@@ -4,7 +4,8 @@ import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from "node:path";
 import type { CaseContext, ConformanceCase } from "../case.js";
 import { call, text, toolCalls } from "../chat-server.js";
-import { type Frame, nextId, type TestChild } from "../harness.js";
+import type { Frame } from "../frame.js";
+import { nextId, type TestChild } from "../harness.js";
 import { CaseSkipped } from "../skip.js";
 import { bodiesOf, runTurn } from "../turn-driver.js";
 import { TURN_CAPABILITIES, type TurnWorld, withTurnWorld } from "../turn-world.js";

@@ -17,7 +17,7 @@ import { TURN_CAPABILITIES, turnChildOptions, writeTurnHome } from "../turn-worl
  * `_always` decisions is skipped, with the reason.
  */
 
-export interface RulesWorld {
+interface RulesWorld {
   server: ChatServer;
   child: TestChild;
   respawn(): Promise<TestChild>;

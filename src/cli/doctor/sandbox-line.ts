@@ -1,9 +1,9 @@
-import { sandboxAvailability } from "../../agent/sandbox/index.js";
+import { sandboxFinding } from "../../offline/sandbox-probe.js";
 
 /**
  * The doctor's sandbox line: the same real probe a child runs for the `sandboxed` level
- * (src/agent/sandbox/), with the reason and the fix when none can start. A missing sandbox is
- * shown, not counted as a problem: every other permission level works without one.
+ * (src/offline/sandbox-probe.ts), with the reason and the fix when none can start. A missing
+ * sandbox is shown, not counted as a problem: every other permission level works without one.
  */
 export interface SandboxLine {
   /** true: it starts; false: it cannot; null: this platform has none to offer. */
@@ -12,7 +12,7 @@ export interface SandboxLine {
 }
 
 export function sandboxLine(workspace: string, home: string, env: NodeJS.ProcessEnv): SandboxLine {
-  const found = sandboxAvailability(workspace, home, env);
+  const found = sandboxFinding(workspace, home, env);
   if (found.sandbox !== null)
     return { ok: true, text: `${found.sandbox} (the sandboxed level works)` };
   if (found.problem === "unsupported_platform")

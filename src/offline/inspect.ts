@@ -1,15 +1,15 @@
 import { stat } from "node:fs/promises";
-import { type Credential, discoverCredential } from "../../models/auth.js";
-import { type Provider, resolveProviders } from "../../models/providers.js";
+import { type Credential, discoverCredential } from "../models/auth.js";
+import { type Provider, resolveProviders } from "../models/providers.js";
 import {
   CacheLimitExceeded,
   checkCacheFolders,
   readCacheBytes,
   validateCache,
-} from "../../store/catalog-cache.js";
-import { credentialPaths, McAuthFile, readCredentialFile } from "../../store/credentials.js";
-import { resolveHome } from "../../store/home.js";
-import { UnsafeStoreFile } from "../../store/safe-read.js";
+} from "../store/catalog-cache.js";
+import { credentialPaths, McAuthFile, readCredentialFile } from "../store/credentials.js";
+import { resolveHome } from "../store/home.js";
+import { UnsafeStoreFile } from "../store/safe-read.js";
 import {
   GlobalSettings,
   globalSettingsPath,
@@ -17,13 +17,14 @@ import {
   ProjectSettings,
   projectSettingsPath,
   readSettingsFile,
-} from "../../store/settings.js";
-import type { LocatedFault } from "../../store/settings-fault.js";
-import { locateFault } from "../../store/settings-locate.js";
+} from "../store/settings.js";
+import type { LocatedFault } from "../store/settings-fault.js";
+import { locateFault } from "../store/settings-locate.js";
 
 /**
- * What `mc-agent doctor` finds, read from the store directly (the one command that may): the
- * same files, rules and validation the backend child uses at its start, never a secret.
+ * What `mc-agent doctor` finds in MC_HOME and the workspace, read from the store directly (no
+ * child runs): the same files, rules and validation the backend child uses at its start, as
+ * plain data (the CLI words it), never a secret.
  */
 export interface Findings {
   home: { path: string; fromEnv: boolean; kind: "folder" | "absent" | "not_a_folder" };
@@ -34,18 +35,18 @@ export interface Findings {
   preferred: string | null;
 }
 
-export interface FileFinding {
+interface FileFinding {
   file: "global" | "project";
   path: string;
   state: "absent" | "valid" | "invalid";
   fault: LocatedFault | null;
 }
 
-export interface ProviderFinding {
+interface ProviderFinding {
   id: string;
   type: string;
   baseUrl: string;
-  credential: string;
+  credential: CredentialSource;
   ready: boolean;
   cache: string;
   models: number;
@@ -53,6 +54,23 @@ export interface ProviderFinding {
   enabledCached: string[];
   enabledMissing: string[];
 }
+
+/**
+ * Where a provider's credential comes from, by name only: the variable or the file, never its
+ * value.
+ */
+export type CredentialSource =
+  /** None found; `variable` is the provider's `api_key_env` (unset), when it names one. */
+  | { from: "none"; variable: string | null }
+  /** None needed: a keyless provider. */
+  | { from: "keyless" }
+  | { from: "variable"; variable: string }
+  /** MC_HOME/auth.json: an API key, Codex's OAuth tokens, or another provider's OAuth token. */
+  | { from: "mc_auth"; kind: "api_key" | "codex_tokens" | "oauth_token" }
+  /** Codex's own auth.json, at `path`. */
+  | { from: "codex_auth"; path: string }
+  /** Claude's own credentials file, at `path`. */
+  | { from: "claude_credentials"; path: string };
 
 export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Findings> {
   const home = resolveHome(env);
@@ -134,30 +152,26 @@ async function cacheState(provider: Provider, home: string) {
   }
 }
 
-/** Where the credential comes from, by name only: the variable or the file, never its value. */
 async function credentialSource(
   provider: Provider,
   credential: Credential | null,
   ctx: ProviderContext,
-): Promise<string> {
+): Promise<CredentialSource> {
   const variable = provider.api_key_env;
-  if (credential === null) {
-    if (provider.type === "codex") return "none found (MC_HOME/auth.json or Codex's auth.json)";
-    return `none found (${variable ? `$${variable} is unset, ` : ""}no MC_HOME/auth.json entry)`;
-  }
-  if (credential.kind === "keyless") return "none needed (keyless: no key configured)";
+  if (credential === null) return { from: "none", variable: variable || null };
+  if (credential.kind === "keyless") return { from: "keyless" };
   if (credential.kind === "api_key")
     return variable && ctx.env[variable]
-      ? `API key from $${variable}`
-      : "API key from MC_HOME/auth.json";
+      ? { from: "variable", variable }
+      : { from: "mc_auth", kind: "api_key" };
   if (credential.kind === "codex")
     return credential.source === "mc"
-      ? "OAuth tokens from MC_HOME/auth.json"
-      : `OAuth tokens from Codex's auth.json (${ctx.paths.codexAuth})`;
+      ? { from: "mc_auth", kind: "codex_tokens" }
+      : { from: "codex_auth", path: ctx.paths.codexAuth };
   const file = await readCredentialFile(ctx.paths.mcAuth, McAuthFile());
   return file?.[provider.id]?.type === "oauth"
-    ? "OAuth token from MC_HOME/auth.json"
-    : `OAuth token from Claude's credentials (${ctx.paths.claudeCredentials})`;
+    ? { from: "mc_auth", kind: "oauth_token" }
+    : { from: "claude_credentials", path: ctx.paths.claudeCredentials };
 }
 
 async function kindOf(path: string): Promise<Findings["home"]["kind"]> {

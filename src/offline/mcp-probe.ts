@@ -1,12 +1,12 @@
-import { McpManager } from "../../agent/mcp/manager.js";
-import { planServers } from "../../agent/mcp/plan.js";
-import type { McpServerStatus } from "../../protocol/schemas/mcp.js";
-import { GlobalSettings, globalSettingsPath, readSettingsFile } from "../../store/settings.js";
+import { McpManager } from "../agent/mcp/manager.js";
+import { planServers } from "../agent/mcp/plan.js";
+import type { McpServerStatus } from "../protocol/schemas/mcp.js";
+import { GlobalSettings, globalSettingsPath, readSettingsFile } from "../store/settings.js";
 
 /**
  * The doctor's MCP section: the configured servers started exactly as a child starts them (the
  * engine's own manager, src/agent/mcp/), waited for each up to its startup timeout, then stopped
- * as at a child's shutdown. Only `cli/doctor/` may reach the engine and the store directly.
+ * as at a child's shutdown, all without a child: the servers' states as plain data.
  */
 export type McpFinding =
   /** The servers as `mcp.status` would list them; `interrupted` when Ctrl-C cut the wait. */

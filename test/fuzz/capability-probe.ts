@@ -1,5 +1,5 @@
-import { CAPABILITIES, type Capability } from "../protocol/capabilities.js";
-import { type ChildOptions, sandbox, TestChild } from "./harness.js";
+import { type ChildOptions, sandbox, TestChild } from "../../src/conformance/harness.js";
+import { CAPABILITIES, type Capability } from "../../src/protocol/capabilities.js";
 
 /**
  * Which capabilities a child command offers: one short-lived child per capability, asked to
