@@ -1,7 +1,6 @@
 import type { AuthMethod } from "@agentclientprotocol/sdk";
 import { discoverCredential } from "../models/auth.js";
-import { createModelServices } from "../server/handlers/model-services.js";
-import { createState } from "../server/state.js";
+import { engineModelServices } from "../server/engine-face.js";
 
 /**
  * ACP's auth methods: none while some provider has credentials. With none at all, one method
@@ -23,7 +22,7 @@ export async function anyCredentials(
   home: string,
   env: NodeJS.ProcessEnv,
 ): Promise<boolean> {
-  const services = createModelServices(createState(cwd, home, env));
+  const services = engineModelServices(cwd, home, env);
   for (const provider of services.providers) {
     const found = await discoverCredential(provider, { env, paths: services.paths });
     if (found !== null) return true;

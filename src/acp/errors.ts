@@ -1,8 +1,8 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import { DEFAULT_MESSAGES, type ErrorCode } from "../protocol/codes.js";
 import type { TURN_FAILURE_CODES } from "../protocol/schemas/turns.js";
+import { EngineError } from "../server/engine-face.js";
 import { log } from "../server/log.js";
-import { EngineError } from "./engine-link.js";
 
 /**
  * JSON-RPC error codes for our wire codes: ACP's own where one means the same thing, else the
