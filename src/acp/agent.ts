@@ -25,7 +25,7 @@ function advertised<T>(session: AcpSession, answer: T): T {
   return answer;
 }
 
-export interface AcpAgentOptions extends SessionsOptions {
+interface AcpAgentOptions extends SessionsOptions {
   /** This process's canonical cwd: where credentials are looked for at initialize. */
   cwd: string;
 }

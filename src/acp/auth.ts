@@ -7,7 +7,7 @@ import { engineModelServices } from "../server/engine-face.js";
  * that says what to do; mc-agent logs in to nothing itself (keys come from the environment or
  * MC_HOME's credential files, docs/store.md), so `authenticate` only looks again.
  */
-export const CONFIGURE_CREDENTIALS: AuthMethod = {
+const CONFIGURE_CREDENTIALS: AuthMethod = {
   id: "configure-credentials",
   name: "Configure a model provider",
   description:

@@ -33,7 +33,7 @@ export function acpError(code: AcpCode, message?: string): RequestError {
  * ACP error passes as it is; anything else is a bug, logged on stderr and answered as
  * `internal_error` (its text may hold anything, so it is not sent).
  */
-export function toAcpError(error: unknown): RequestError {
+function toAcpError(error: unknown): RequestError {
   if (error instanceof RequestError) return error;
   if (error instanceof EngineError) return acpError(error.code, error.message);
   log("error", `ACP handler failed: ${error instanceof Error ? error.message : String(error)}`);

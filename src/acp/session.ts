@@ -30,12 +30,12 @@ interface RunningPrompt {
  * its response, and none after it.
  */
 /** A model and effort chosen while the session was busy, applied when that work ends. */
-export interface PendingSelection {
+interface PendingSelection {
   model: string;
   effort: string | null;
 }
 
-export interface SessionOrigin {
+interface SessionOrigin {
   /** Saved on disk (loaded, resumed, forked): a new session is lazy until its first turn. */
   saved: boolean;
   /** The editor's `mcpServers` for it, kept for a reopen. */

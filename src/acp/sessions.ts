@@ -15,7 +15,7 @@ import { SharedMcpServers } from "./shared-mcp.js";
  * use for that session's turns, or undefined (our own tools do the I/O).
  */
 export type ClientToolHostFactory = (
-  client: AgentContext,
+  client: Pick<AgentContext, "request">,
   capabilities: ClientCapabilities | undefined,
   sessionId: string,
   /** A command's terminal exists: the session shows it in the command's tool call. */
@@ -23,7 +23,7 @@ export type ClientToolHostFactory = (
 ) => ToolHost | undefined;
 
 /** Where a session's engine serves: its cwd (canonical), client, servers and kept rules. */
-export interface SessionTarget {
+interface SessionTarget {
   cwd: string;
   client: AgentContext;
   mcpServers: readonly McpServer[];
@@ -41,9 +41,9 @@ export interface SessionsOptions {
  * is evicted (its engine closed, reopened on its next use); a client whose sessions are all
  * running or unsaved gets `busy` until it closes one (docs/acp.md, "Many sessions").
  */
-export const MAX_SESSIONS = 64;
+const MAX_SESSIONS = 64;
 /** Sessions remembered per connection, evicted ones included; past it the oldest evicted is forgotten. */
-export const MAX_KNOWN_SESSIONS = 1024;
+const MAX_KNOWN_SESSIONS = 1024;
 const LISTERS = 4;
 
 /**

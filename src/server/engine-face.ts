@@ -29,7 +29,7 @@ export class EngineError extends Error {
   }
 }
 
-export interface EngineFaceOptions
+interface EngineFaceOptions
   extends Pick<HandlerOptions, "toolHost" | "sessionRules" | "mcpSource"> {
   cwd: string;
   home: string;
