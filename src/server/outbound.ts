@@ -50,34 +50,27 @@ export class Outbound {
   ) {}
 
   result(id: string, method: MethodName, result: unknown): void {
-    const answer = this.resultAnswer(id, method, result);
-    if (answer === null) return this.error(id, "internal_error");
-    const { line, value } = answer;
+    // `status`, pipelined by the thousand, takes an exact fast check; all else the schema.
+    const fast = method === "status" ? this.statusLines.line(id, result) : null;
+    if (fast !== null) return this.answer(id, method, fast, result);
+    // Raw records (session.history) are checked by their head and written as stored.
+    const checked = checkWire(METHODS[method].result, result);
+    if (!checked.ok) {
+      log("error", `${method} produced a result outside its schema`);
+      log("debug", JSON.stringify(checked.issues));
+      return this.error(id, "internal_error");
+    }
+    this.answer(id, method, encodeResult(id, checked.value, checked.raw), checked.value);
+  }
+
+  /** Writes a checked result's frame (`value` is what `line` encodes), within the frame bound. */
+  private answer(id: string, method: MethodName, line: string, value: unknown): void {
     // UTF-16 units: at most 3 bytes each, so a short line needs no exact count.
     if (line.length * 3 > LIMITS.frame_bytes && utf8Length(line) - 1 > LIMITS.frame_bytes) {
       log("error", `${method} produced a result over the frame byte limit`);
       return this.error(id, "internal_error");
     }
     void this.sink(line, "answer", { id, result: value });
-  }
-
-  /** The result's frame and value, checked against its schema; null (logged) when outside it. */
-  private resultAnswer(
-    id: string,
-    method: MethodName,
-    result: unknown,
-  ): { line: string; value: unknown } | null {
-    // `status`, pipelined by the thousand, takes an exact fast check; all else the schema.
-    const fast = method === "status" ? this.statusLines.line(id, result) : null;
-    if (fast !== null) return { line: fast, value: result };
-    // Raw records (session.history) are checked by their head and written as stored.
-    const checked = checkWire(METHODS[method].result, result);
-    if (!checked.ok) {
-      log("error", `${method} produced a result outside its schema`);
-      log("debug", JSON.stringify(checked.issues));
-      return null;
-    }
-    return { line: encodeResult(id, checked.value, checked.raw), value: checked.value };
   }
 
   error(id: string | null, code: ErrorCode, message = DEFAULT_MESSAGES[code]): void {
