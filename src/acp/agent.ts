@@ -1,3 +1,6 @@
+/**
+ * The ACP method handlers (docs/acp.md, "Mapping"): each maps one ACP request onto our engine's.
+ */
 import {
   type AgentApp,
   type AgentContext,

@@ -1,3 +1,6 @@
+/**
+ * ACP's auth methods: whether any model provider has credentials, and what to do when none has.
+ */
 import type { AuthMethod } from "@agentclientprotocol/sdk";
 import { discoverCredential } from "../models/auth.js";
 import { engineModelServices } from "../server/engine-face.js";

@@ -1,3 +1,6 @@
+/**
+ * One ACP session's engine (or a listing engine): the server's typed face plus what ACP adds to it.
+ */
 import type { McpServer } from "@agentclientprotocol/sdk";
 import type { McpManager } from "../agent/mcp/manager.js";
 import { SessionRules } from "../agent/rules/rule-book.js";

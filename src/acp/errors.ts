@@ -1,3 +1,6 @@
+/**
+ * Our errors as ACP errors: the JSON-RPC code for each wire code, our code in `data`.
+ */
 import { RequestError } from "@agentclientprotocol/sdk";
 import { DEFAULT_MESSAGES, type ErrorCode } from "../protocol/codes.js";
 import type { TURN_FAILURE_CODES } from "../protocol/schemas/turns.js";

@@ -1,3 +1,6 @@
+/**
+ * Our approvals as ACP permission requests, and the editor's answer as our decision.
+ */
 import type {
   AgentContext,
   PermissionOption,

@@ -1,3 +1,6 @@
+/**
+ * The connection's ACP sessions: their engines, the bound on live ones, listing engines, the cwd rule.
+ */
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { AgentContext, ClientCapabilities, McpServer } from "@agentclientprotocol/sdk";

@@ -1,3 +1,6 @@
+/**
+ * The `/undo` command: our `turn.revert` of the session's last live turn.
+ */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { LiveTurns } from "../protocol/live-turns.js";
 import type { RevertFile, TurnRevertResult } from "../protocol/schemas/checkpoints.js";

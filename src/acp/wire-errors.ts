@@ -1,3 +1,6 @@
+/**
+ * The error data of every error the agent writes, normalised on the encoded line.
+ */
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ErrorCode } from "../protocol/codes.js";
 
