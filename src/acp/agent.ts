@@ -1,3 +1,6 @@
+/**
+ * The ACP method handlers (docs/acp.md, "Mapping"): each maps one ACP request onto our engine's.
+ */
 import {
   type AgentApp,
   type AgentContext,
@@ -8,7 +11,6 @@ import {
 import { SERVER_INFO } from "../protocol/constants.js";
 import { anyCredentials, authMethods } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
-import type { EngineLink } from "./engine-link.js";
 import { acpError, answering } from "./errors.js";
 import { ForkParams } from "./fork-params.js";
 import { replayHistory } from "./load-replay.js";
@@ -26,7 +28,7 @@ function advertised<T>(session: AcpSession, answer: T): T {
   return answer;
 }
 
-export interface AcpAgentOptions extends SessionsOptions {
+interface AcpAgentOptions extends SessionsOptions {
   /** This process's canonical cwd: where credentials are looked for at initialize. */
   cwd: string;
 }
@@ -52,13 +54,8 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     client: AgentContext,
     mcpServers: readonly McpServer[] | undefined,
   ) => {
-    const engine = await sessions.engine(canonicalCwd(cwd), client, mcpServers ?? []);
-    try {
-      await engine.request("session.open", { id });
-    } catch (error) {
-      await engine.close();
-      throw error;
-    }
+    const target = { cwd: canonicalCwd(cwd), client, mcpServers: mcpServers ?? [] };
+    const { engine } = await sessions.opened(target, "session.open", { id });
     const session = new AcpSession(id, engine.cwd, engine, client, {
       saved: true,
       mcpServers: mcpServers ?? [],
@@ -92,19 +89,9 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     )
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {
-        const engine: EngineLink = await sessions.engine(
-          canonicalCwd(params.cwd),
-          client,
-          params.mcpServers,
-        );
-        let created: { id: string };
-        try {
-          created = (await engine.request("session.create", {})).session;
-        } catch (error) {
-          await engine.close();
-          throw error;
-        }
-        const session = new AcpSession(created.id, engine.cwd, engine, client, {
+        const target = { cwd: canonicalCwd(params.cwd), client, mcpServers: params.mcpServers };
+        const { engine, answer } = await sessions.opened(target, "session.create", {});
+        const session = new AcpSession(answer.session.id, engine.cwd, engine, client, {
           saved: false,
           mcpServers: params.mcpServers,
         });
@@ -116,15 +103,11 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       answering(async () => {
         // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
         const mcpServers = params.mcpServers ?? [];
-        const engine = await sessions.engine(canonicalCwd(params.cwd), client, mcpServers);
-        let forked: { id: string };
-        try {
-          forked = (await engine.request("session.fork", { id: params.sessionId })).session;
-        } catch (error) {
-          await engine.close();
-          throw error;
-        }
-        const session = new AcpSession(forked.id, engine.cwd, engine, client, {
+        const target = { cwd: canonicalCwd(params.cwd), client, mcpServers };
+        const { engine, answer } = await sessions.opened(target, "session.fork", {
+          id: params.sessionId,
+        });
+        const session = new AcpSession(answer.session.id, engine.cwd, engine, client, {
           saved: true,
           mcpServers,
         });

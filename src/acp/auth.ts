@@ -1,14 +1,16 @@
+/**
+ * ACP's auth methods: whether any model provider has credentials, and what to do when none has.
+ */
 import type { AuthMethod } from "@agentclientprotocol/sdk";
 import { discoverCredential } from "../models/auth.js";
-import { createModelServices } from "../server/handlers/model-services.js";
-import { createState } from "../server/state.js";
+import { engineModelServices } from "../server/engine-face.js";
 
 /**
  * ACP's auth methods: none while some provider has credentials. With none at all, one method
  * that says what to do; mc-agent logs in to nothing itself (keys come from the environment or
  * MC_HOME's credential files, docs/store.md), so `authenticate` only looks again.
  */
-export const CONFIGURE_CREDENTIALS: AuthMethod = {
+const CONFIGURE_CREDENTIALS: AuthMethod = {
   id: "configure-credentials",
   name: "Configure a model provider",
   description:
@@ -23,7 +25,7 @@ export async function anyCredentials(
   home: string,
   env: NodeJS.ProcessEnv,
 ): Promise<boolean> {
-  const services = createModelServices(createState(cwd, home, env));
+  const services = engineModelServices(cwd, home, env);
   for (const provider of services.providers) {
     const found = await discoverCredential(provider, { env, paths: services.paths });
     if (found !== null) return true;

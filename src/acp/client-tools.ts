@@ -19,7 +19,7 @@ import type {
 import type { HostCommand, HostExit, HostTerminal, ToolHost } from "../agent/tools/tool-host.js";
 import type { ClientToolHostFactory } from "./sessions.js";
 
-export interface ClientToolsOptions {
+interface ClientToolsOptions {
   /** The connection's context for calling the client (a handler's `client`). */
   client: Pick<AgentContext, "request">;
   /** What the client said it offers in `initialize`. */
@@ -44,7 +44,7 @@ export const clientToolHostFactory: ClientToolHostFactory = (
 ) => clientToolHost({ client, capabilities, sessionId, onTerminal });
 
 /** The host for one session, or undefined when the client offers none of it. */
-export function clientToolHost(options: ClientToolsOptions): ToolHost | undefined {
+function clientToolHost(options: ClientToolsOptions): ToolHost | undefined {
   const { client, sessionId } = options;
   const offered = options.capabilities ?? {};
   const host: ToolHost = {};

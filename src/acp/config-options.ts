@@ -1,17 +1,38 @@
+/**
+ * A session's config options read from and applied to its engine: the catalog, the model and
+ * effort selection, and a choice made while the session was busy.
+ */
 import type { SessionConfigOption } from "@agentclientprotocol/sdk";
 import type { ResultOf } from "../protocol/methods.js";
+import type { Permissions } from "../protocol/schemas/turns.js";
+import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
-import type { AcpSession } from "./session.js";
 import { checkedMode, configOptions, NO_MODEL, PROVIDER_DEFAULT } from "./session-config.js";
 
 type Catalog = ResultOf<"model.catalog">;
 type Selection = Catalog["selection"];
 
+/** A model and effort chosen while the session was busy, applied when that work ends. */
+export interface PendingSelection {
+  model: string;
+  effort: string | null;
+}
+
+/** What the config options read and set of a session (session.ts AcpSession is one). */
+interface ConfiguredSession {
+  readonly engine: EngineLink;
+  readonly busy: boolean;
+  mode: Permissions;
+  pendingSelection: PendingSelection | null;
+  setMode(mode: Permissions): Promise<void>;
+  optionsChanged(configOptions: SessionConfigOption[]): void;
+}
+
 /** Pages of the catalog read for one answer: more choices than this are not shown. */
 const CATALOG_PAGES = 16;
 
 /** The whole catalog as the engine sees it now: a fresh read (and revision) each time. */
-async function readCatalog(session: AcpSession): Promise<Catalog> {
+async function readCatalog(session: ConfiguredSession): Promise<Catalog> {
   const first = await session.engine.request("model.catalog", {});
   const choices = [...first.choices];
   let cursor = first.cursor;
@@ -27,13 +48,13 @@ async function readCatalog(session: AcpSession): Promise<Catalog> {
  * The session's config options, from a fresh catalog read. A model or effort chosen while the
  * session was busy shows as its value already (it applies from the next turn).
  */
-export async function currentOptions(session: AcpSession): Promise<SessionConfigOption[]> {
+export async function currentOptions(session: ConfiguredSession): Promise<SessionConfigOption[]> {
   const catalog = await readCatalog(session);
   return optionsOf(session, catalog, session.pendingSelection ?? catalog.selection);
 }
 
 function optionsOf(
-  session: AcpSession,
+  session: ConfiguredSession,
   catalog: Catalog,
   selection: Selection,
 ): SessionConfigOption[] {
@@ -50,7 +71,7 @@ function optionsOf(
  * (`applyPendingSelection`).
  */
 export async function setOption(
-  session: AcpSession,
+  session: ConfiguredSession,
   configId: string,
   value: unknown,
 ): Promise<SessionConfigOption[]> {
@@ -109,7 +130,7 @@ export async function setOption(
  * the selection stays as it was; either way the editor is told the values now in force
  * (`config_option_update`) when they differ from what it was shown.
  */
-export async function applyPendingSelection(session: AcpSession): Promise<void> {
+export async function applyPendingSelection(session: ConfiguredSession): Promise<void> {
   const pending = session.pendingSelection;
   if (!pending) return;
   session.pendingSelection = null;
@@ -141,7 +162,10 @@ export async function applyPendingSelection(session: AcpSession): Promise<void> 
  * (the model left the catalog since), the engine's stays and the editor is told the values in
  * force (`config_option_update`).
  */
-export async function restoreSelection(session: AcpSession, wanted: Selection): Promise<void> {
+export async function restoreSelection(
+  session: ConfiguredSession,
+  wanted: Selection,
+): Promise<void> {
   const catalog = await readCatalog(session);
   const current = catalog.selection;
   if (wanted.model === null || (current.model === wanted.model && current.effort === wanted.effort))

@@ -1,8 +1,11 @@
+/**
+ * Our errors as ACP errors: the JSON-RPC code for each wire code, our code in `data`.
+ */
 import { RequestError } from "@agentclientprotocol/sdk";
 import { log } from "../process/log.js";
 import { DEFAULT_MESSAGES, type ErrorCode } from "../protocol/codes.js";
 import type { TURN_FAILURE_CODES } from "../protocol/schemas/turns.js";
-import { EngineError } from "./engine-link.js";
+import { EngineError } from "../server/engine-face.js";
 
 /**
  * JSON-RPC error codes for our wire codes: ACP's own where one means the same thing, else the
@@ -33,7 +36,7 @@ export function acpError(code: AcpCode, message?: string): RequestError {
  * ACP error passes as it is; anything else is a bug, logged on stderr and answered as
  * `internal_error` (its text may hold anything, so it is not sent).
  */
-export function toAcpError(error: unknown): RequestError {
+function toAcpError(error: unknown): RequestError {
   if (error instanceof RequestError) return error;
   if (error instanceof EngineError) return acpError(error.code, error.message);
   log("error", `ACP handler failed: ${error instanceof Error ? error.message : String(error)}`);

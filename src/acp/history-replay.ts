@@ -13,8 +13,8 @@ import { replayTitle, textContent, toolKind, toolLocations } from "./tool-calls.
  * `REPLAY_INPUT_BYTES` of JSON is shown as `{"omitted_bytes": n}`, as a turn's `tool_call`
  * event shows it: a record may hold up to 8 MiB, which no single update should carry.
  */
-export const REPLAY_CHUNK_CHARS = 8192;
-export const REPLAY_INPUT_BYTES = 10_837;
+const REPLAY_CHUNK_CHARS = 8192;
+const REPLAY_INPUT_BYTES = 10_837;
 
 export function replayUpdates(cwd: string, record: SessionEvent): SessionUpdate[] {
   const r = record as Record<string, unknown>;

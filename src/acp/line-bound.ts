@@ -4,7 +4,7 @@
  * at a longer line; this stands in front of it so that such a line is answered like any other
  * line that is no JSON (`-32700`, docs/acp.md "Errors") and the next lines are read as usual.
  */
-export const ACP_LINE_BYTES = 32 * 1024 * 1024;
+const ACP_LINE_BYTES = 32 * 1024 * 1024;
 
 const LF = 0x0a;
 /**

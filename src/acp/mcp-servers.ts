@@ -1,3 +1,6 @@
+/**
+ * A session's `mcpServers` from the editor, checked as our `mcp_servers` settings.
+ */
 import type { McpServer } from "@agentclientprotocol/sdk";
 import { MCP_SERVER_NAME_PATTERN } from "../protocol/schemas/mcp.js";
 import {

@@ -1,3 +1,6 @@
+/**
+ * Our approvals as ACP permission requests, and the editor's answer as our decision.
+ */
 import type {
   AgentContext,
   PermissionOption,
@@ -26,7 +29,7 @@ function ruleName(rule: RuleOffer): string {
  * exist only when the event offers a rule (a compound command offers none: docs/tools.md,
  * "Approval rules"), and they name it, so the user sees what is kept.
  */
-export function permissionOptions(rule: RuleOffer | null): PermissionOption[] {
+function permissionOptions(rule: RuleOffer | null): PermissionOption[] {
   const once: PermissionOption = { optionId: "allow_once", name: "Allow once", kind: "allow_once" };
   const reject: PermissionOption = { optionId: "reject_once", name: "Reject", kind: "reject_once" };
   if (rule === null) return [once, reject];
@@ -58,7 +61,7 @@ const DECISION_OF = new Map<string, Decision>([
  * nothing is allowed that the user was not shown). `cancelled` (the client dismissed the
  * request, or the prompt was cancelled) interrupts the turn instead of deciding.
  */
-export function decisionFor(
+function decisionFor(
   outcome: RequestPermissionOutcome,
   offered: readonly PermissionOption[],
 ): Decision | "interrupt" {
@@ -69,7 +72,7 @@ export function decisionFor(
 }
 
 /** The tool call an approval is about: the diff it would apply or the command it would run. */
-export function permissionToolCall(cwd: string, event: ApprovalRequested): ToolCallUpdate {
+function permissionToolCall(cwd: string, event: ApprovalRequested): ToolCallUpdate {
   const content = event.diff ? diffContent(cwd, event.diff) : [];
   // Escaped whatever sent the event: no reordered or hidden text in the editor's dialog.
   if (event.command !== null) content.push(textContent(showHidden(event.command)));
@@ -89,7 +92,7 @@ export function permissionToolCall(cwd: string, event: ApprovalRequested): ToolC
  * cancelled: nothing is allowed that the user did not allow.
  */
 export async function askPermission(
-  client: AgentContext,
+  client: Pick<AgentContext, "request">,
   sessionId: string,
   cwd: string,
   event: ApprovalRequested,

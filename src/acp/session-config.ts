@@ -26,12 +26,12 @@ export const NO_MODEL = "none";
 /** The effort value shown while the model has efforts but neither a chosen one nor a default. */
 export const PROVIDER_DEFAULT = "default";
 
-export function isMode(value: string): value is Permissions {
+function isMode(value: string): value is Permissions {
   return (PERMISSIONS as readonly string[]).includes(value);
 }
 
 /** The modes a session offers: `sandboxed` only where the engine found a sandbox that starts. */
-export function modesFor(sandbox: boolean): Permissions[] {
+function modesFor(sandbox: boolean): Permissions[] {
   return PERMISSIONS.filter((id) => sandbox || id !== "sandboxed");
 }
 

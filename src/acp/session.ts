@@ -1,3 +1,6 @@
+/**
+ * One ACP session: its engine, mode, prompt, cancel and approvals.
+ */
 import type {
   AgentContext,
   McpServer,
@@ -9,7 +12,12 @@ import type { SessionRules } from "../agent/rules/rule-book.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/records/facts.js";
-import { applyPendingSelection, currentOptions, restoreSelection } from "./config-options.js";
+import {
+  applyPendingSelection,
+  currentOptions,
+  type PendingSelection,
+  restoreSelection,
+} from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
@@ -24,24 +32,18 @@ interface RunningPrompt {
   permissions: AbortController;
 }
 
-/**
- * One ACP session: one engine (our server for its cwd, attached to one of our sessions, the same
- * ID), its mode, and the prompt running in it, if any. Every update of a prompt is sent before
- * its response, and none after it.
- */
-/** A model and effort chosen while the session was busy, applied when that work ends. */
-export interface PendingSelection {
-  model: string;
-  effort: string | null;
-}
-
-export interface SessionOrigin {
+interface SessionOrigin {
   /** Saved on disk (loaded, resumed, forked): a new session is lazy until its first turn. */
   saved: boolean;
   /** The editor's `mcpServers` for it, kept for a reopen. */
   mcpServers: readonly McpServer[];
 }
 
+/**
+ * One ACP session: one engine (our server for its cwd, attached to one of our sessions, the same
+ * ID), its mode, and the prompt running in it, if any. Every update of a prompt is sent before
+ * its response, and none after it.
+ */
 export class AcpSession {
   mode: Permissions = DEFAULT_MODE;
   /** set_config_option of the model or effort during a prompt (config-options.ts). */

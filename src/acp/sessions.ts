@@ -1,8 +1,12 @@
+/**
+ * The connection's ACP sessions: their engines, the bound on live ones, listing engines, the cwd rule.
+ */
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { AgentContext, ClientCapabilities, McpServer } from "@agentclientprotocol/sdk";
 import { SessionRules } from "../agent/rules/rule-book.js";
 import type { ToolHost } from "../agent/tools/tool-host.js";
+import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import type { AcpSession } from "./session.js";
@@ -14,12 +18,20 @@ import { SharedMcpServers } from "./shared-mcp.js";
  * use for that session's turns, or undefined (our own tools do the I/O).
  */
 export type ClientToolHostFactory = (
-  client: AgentContext,
+  client: Pick<AgentContext, "request">,
   capabilities: ClientCapabilities | undefined,
   sessionId: string,
   /** A command's terminal exists: the session shows it in the command's tool call. */
   onTerminal: (itemId: string | null, terminalId: string) => Promise<void>,
 ) => ToolHost | undefined;
+
+/** Where a session's engine serves: its cwd (canonical), client, servers and kept rules. */
+interface SessionTarget {
+  cwd: string;
+  client: AgentContext;
+  mcpServers: readonly McpServer[];
+  sessionRules?: SessionRules;
+}
 
 export interface SessionsOptions {
   home: string;
@@ -32,9 +44,9 @@ export interface SessionsOptions {
  * is evicted (its engine closed, reopened on its next use); a client whose sessions are all
  * running or unsaved gets `busy` until it closes one (docs/acp.md, "Many sessions").
  */
-export const MAX_SESSIONS = 64;
+const MAX_SESSIONS = 64;
 /** Sessions remembered per connection, evicted ones included; past it the oldest evicted is forgotten. */
-export const MAX_KNOWN_SESSIONS = 1024;
+const MAX_KNOWN_SESSIONS = 1024;
 const LISTERS = 4;
 
 /**
@@ -55,16 +67,28 @@ export class Sessions {
   constructor(private readonly options: SessionsOptions) {}
 
   /**
-   * An engine for a session of a cwd (canonical), started; the caller attaches it or closes it.
-   * It gets the session's `mcpServers` (with config.json's) and its kept session rules. Makes
-   * room first: at the bound, the least recently used idle, saved session is evicted.
+   * An engine for a session of a cwd (canonical), started, and the answer to its first request
+   * (the session's create, open or fork). It gets the session's `mcpServers` (with config.json's)
+   * and its kept session rules. Makes room first: at the bound, the least recently used idle,
+   * saved session is evicted. When the first request fails, the engine is closed and the
+   * failure thrown: no engine outlives a session that did not open.
    */
-  async engine(
-    cwd: string,
-    client: AgentContext,
-    mcpServers: readonly McpServer[],
-    sessionRules = new SessionRules(),
-  ): Promise<EngineLink> {
+  async opened<M extends MethodName>(
+    target: SessionTarget,
+    method: M,
+    params: ParamsOf<M>,
+  ): Promise<{ engine: EngineLink; answer: ResultOf<M> }> {
+    const engine = await this.engine(target);
+    try {
+      return { engine, answer: await engine.request(method, params) };
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+  }
+
+  private async engine(target: SessionTarget): Promise<EngineLink> {
+    const { cwd, client, mcpServers, sessionRules = new SessionRules() } = target;
     this.starting += 1;
     try {
       await this.makeRoom();
@@ -164,18 +188,7 @@ export class Sessions {
     this.open.delete(id);
     this.open.set(id, session);
     await session.reopened(async () => {
-      const engine = await this.engine(
-        session.cwd,
-        session.client,
-        session.mcpServers,
-        session.sessionRules,
-      );
-      try {
-        await engine.request("session.open", { id });
-      } catch (error) {
-        await engine.close();
-        throw error;
-      }
+      const { engine } = await this.opened(session, "session.open", { id });
       return engine;
     });
     return session;

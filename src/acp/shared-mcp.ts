@@ -13,7 +13,7 @@ interface Shared {
 }
 
 /** A session's MCP servers as its engine uses them; `close` ends its part (engine shutdown). */
-export interface SessionMcp {
+interface SessionMcp {
   source: McpToolSource;
   /** The editor's own servers of this session, when it named any (their start is awaited). */
   own: McpManager | null;

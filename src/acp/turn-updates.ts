@@ -116,7 +116,7 @@ export class TurnUpdates {
 }
 
 /** A finished tool's content: its diff when it has one, else its output, then its summary. */
-export function doneContent(
+function doneContent(
   cwd: string,
   summary: string,
   diff: string | null,

@@ -1,9 +1,13 @@
+/**
+ * The `/undo` command: our `turn.revert` of the session's last live turn.
+ */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import { LiveTurns } from "../protocol/live-turns.js";
 import type { RevertFile, TurnRevertResult } from "../protocol/schemas/checkpoints.js";
 import type { SessionHistoryResult } from "../protocol/schemas/sessions.js";
 import { fitChars } from "../protocol/text-cut.js";
-import { EngineError, type EngineLink } from "./engine-link.js";
+import { EngineError } from "../server/engine-face.js";
+import type { EngineLink } from "./engine-link.js";
 
 /**
  * ACP's `/undo` (docs/acp.md, "Undo"): the one command this agent advertises, run by the agent

@@ -1,3 +1,6 @@
+/**
+ * The error data of every error the agent writes, normalised on the encoded line.
+ */
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { ErrorCode } from "../protocol/codes.js";
 
@@ -15,7 +18,7 @@ const OURS: Record<number, ErrorCode> = {
  * own errors put the offending frame or its schema issues in `data`, which may hold whatever the
  * client sent (paths, text, keys), and our errors never echo input (docs/acp.md, "Errors").
  */
-export function withOurErrorData(message: AnyMessage): AnyMessage {
+function withOurErrorData(message: AnyMessage): AnyMessage {
   if (!("error" in message) || !message.error) return message;
   const data = message.error.data as { code?: unknown } | undefined;
   if (data && typeof data.code === "string" && Object.keys(data).length === 1) return message;

@@ -80,6 +80,12 @@ export class Dispatcher {
     this.admit(decoded.request);
   }
 
+  /** A request already in memory (engine-face.ts): admitted exactly as its decoded frame. */
+  submit(request: Request): void {
+    if (this.held) return void this.held.push(() => this.submit(request));
+    this.admit(request);
+  }
+
   /**
    * An initialize the starter answered before this dispatcher existed (starter.ts): admitted
    * and negotiated as if answered here. Its capabilities are ones this child implements and

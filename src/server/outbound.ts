@@ -18,10 +18,19 @@ import { StatusLines } from "./status-line.js";
 import type { FrameKind } from "./writer.js";
 
 /**
- * Writes one encoded frame (with its LF) of a kind (an answer, or an event its producer awaits);
- * resolves when the output buffer has room again.
+ * A frame as data: exactly what its line encodes (a result's RawJson still RawJson). The
+ * in-process engine face (engine-face.ts) reads this instead of parsing the line back.
  */
-export type FrameSink = (line: string, kind: FrameKind) => Promise<void>;
+export type OutboundFrame =
+  | { id: string; result: unknown }
+  | { id: string | null; error: { code: ErrorCode; message: string } }
+  | { method: NotificationName; params: unknown };
+
+/**
+ * Writes one encoded frame (with its LF) of a kind (an answer, or an event its producer awaits),
+ * given also as data; resolves when the output buffer has room again.
+ */
+export type FrameSink = (line: string, kind: FrameKind, frame: OutboundFrame) => Promise<void>;
 
 /** A notification the child refused to write: always a bug of the code that asked for it. */
 class NotificationRefused extends Error {
@@ -41,33 +50,31 @@ export class Outbound {
   ) {}
 
   result(id: string, method: MethodName, result: unknown): void {
-    const line = this.resultLine(id, method, result);
-    if (line === null) return this.error(id, "internal_error");
-    // UTF-16 units: at most 3 bytes each, so a short line needs no exact count.
-    if (line.length * 3 > LIMITS.frame_bytes && utf8Length(line) - 1 > LIMITS.frame_bytes) {
-      log("error", `${method} produced a result over the frame byte limit`);
-      return this.error(id, "internal_error");
-    }
-    void this.sink(line, "answer");
-  }
-
-  /** The result's frame, checked against its schema; null (logged) when outside it. */
-  private resultLine(id: string, method: MethodName, result: unknown): string | null {
     // `status`, pipelined by the thousand, takes an exact fast check; all else the schema.
     const fast = method === "status" ? this.statusLines.line(id, result) : null;
-    if (fast !== null) return fast;
+    if (fast !== null) return this.answer(id, method, fast, result);
     // Raw records (session.history) are checked by their head and written as stored.
     const checked = checkWire(METHODS[method].result, result);
     if (!checked.ok) {
       log("error", `${method} produced a result outside its schema`);
       log("debug", JSON.stringify(checked.issues));
-      return null;
+      return this.error(id, "internal_error");
     }
-    return encodeResult(id, checked.value, checked.raw);
+    this.answer(id, method, encodeResult(id, checked.value, checked.raw), checked.value);
+  }
+
+  /** Writes a checked result's frame (`value` is what `line` encodes), within the frame bound. */
+  private answer(id: string, method: MethodName, line: string, value: unknown): void {
+    // UTF-16 units: at most 3 bytes each, so a short line needs no exact count.
+    if (line.length * 3 > LIMITS.frame_bytes && utf8Length(line) - 1 > LIMITS.frame_bytes) {
+      log("error", `${method} produced a result over the frame byte limit`);
+      return this.error(id, "internal_error");
+    }
+    void this.sink(line, "answer", { id, result: value });
   }
 
   error(id: string | null, code: ErrorCode, message = DEFAULT_MESSAGES[code]): void {
-    void this.sink(encodeError(id, code, message), "answer");
+    void this.sink(encodeError(id, code, message), "answer", { id, error: { code, message } });
   }
 
   /** A handler's failure: its ProtocolError, or `internal_error` (logged) for anything else. */
@@ -103,7 +110,7 @@ export class Outbound {
     // UTF-16 units: at most 3 bytes each, so a short line needs no exact count.
     if (line.length * 3 > LIMITS.frame_bytes && utf8Length(line) - 1 > LIMITS.frame_bytes)
       return refuse(`${name} over the frame byte limit`);
-    return this.sink(line, "event");
+    return this.sink(line, "event", { method: name, params: data });
   }
 }
 

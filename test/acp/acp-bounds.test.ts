@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { MAX_SESSIONS } from "../../src/acp/sessions.js";
 import { text, toolCall } from "../../src/conformance/chat-server.js";
 import { LIMITS } from "../../src/protocol/constants.js";
 import { AcpWorld } from "./acp-world.js";
 import { twoModelWorld } from "./two-models.js";
+
+/** The documented bound of live engines per connection (docs/acp.md, "Many sessions"). */
+const MAX_SESSIONS = 64;
 
 /** Saved histories of `cwd`, the i-th one updated at minute i (so the newest is the last). */
 function writeSessions(home: string, cwd: string, count: number, prefix: string): string[] {

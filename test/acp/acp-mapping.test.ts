@@ -2,17 +2,44 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RequestError } from "@agentclientprotocol/sdk";
 import { replayUpdates } from "../../src/acp/history-replay.js";
-import { decisionFor, permissionOptions, permissionToolCall } from "../../src/acp/permission.js";
 import { promptText } from "../../src/acp/prompt-input.js";
 import { checkedMode, configOptions, modeState } from "../../src/acp/session-config.js";
 import { diffContent, replayTitle, toolKind, toolLocations } from "../../src/acp/tool-calls.js";
 import { stopReason, TurnUpdates } from "../../src/acp/turn-updates.js";
-import { normaliseLine, withOurErrorData } from "../../src/acp/wire-errors.js";
+import { normaliseLine } from "../../src/acp/wire-errors.js";
+import type { RuleOffer } from "../../src/protocol/schemas/rules.js";
 import { TURN_EXTENSION } from "../../src/protocol/schemas/turns.js";
+import { type ApprovalEvent, asked } from "./permission-asked.js";
 
 const CWD = "/work/app";
 const usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0 };
 const base = { turn_id: "t-1", session_id: "s-1", usage, steps: 1 };
+
+/** An edit approval offering `rule` (or none). */
+function approval(rule: RuleOffer | null): ApprovalEvent {
+  return {
+    type: "approval_requested",
+    approval_id: "a1",
+    item_id: "i1",
+    kind: "edit",
+    title: "Edit a.txt",
+    command: null,
+    path: "a.txt",
+    diff: null,
+    truncated: false,
+    rule,
+  };
+}
+
+/** The options the editor is offered for an approval offering `rule`. */
+async function optionsFor(rule: RuleOffer | null) {
+  return (await asked(CWD, approval(rule))).request.options;
+}
+
+/** The tool call the editor is shown for `event`. */
+async function toolCallFor(event: ApprovalEvent) {
+  return (await asked(CWD, event)).request.toolCall;
+}
 
 describe("acp mapping", () => {
   it("stop reasons: ours to ACP's", () => {
@@ -37,8 +64,8 @@ describe("acp mapping", () => {
     );
   });
 
-  it("permission options: the lasting ones name the offered rule; none without a rule", () => {
-    const shell = permissionOptions({
+  it("permission options: the lasting ones name the offered rule; none without a rule", async () => {
+    const shell = await optionsFor({
       tool: "shell",
       match: "prefix",
       env: [],
@@ -55,7 +82,7 @@ describe("acp mapping", () => {
         ["reject_once", "reject_once", "Reject"],
       ],
     );
-    const edit = permissionOptions({
+    const edit = await optionsFor({
       tool: "edit",
       path_glob: null,
       text: "every edit in the workspace",
@@ -70,10 +97,10 @@ describe("acp mapping", () => {
         "Reject",
       ],
     );
-    const glob = permissionOptions({ tool: "edit", path_glob: "src/**", text: "edits of src/**" });
+    const glob = await optionsFor({ tool: "edit", path_glob: "src/**", text: "edits of src/**" });
     assert.equal(glob[2]?.name, "Always allow edits of src/** in this workspace");
     assert.deepEqual(
-      permissionOptions(null).map((o) => [o.optionId, o.kind]),
+      (await optionsFor(null)).map((o) => [o.optionId, o.kind]),
       [
         ["allow_once", "allow_once"],
         ["reject_once", "reject_once"],
@@ -81,29 +108,29 @@ describe("acp mapping", () => {
     );
   });
 
-  it("permission answers: each offered option its decision; others deny; cancelled interrupts", () => {
-    const offered = permissionOptions({ tool: "edit", path_glob: null, text: "every edit" });
-    const pick = (optionId: string, options = offered) =>
-      decisionFor({ outcome: "selected", optionId }, options);
-    assert.equal(pick("allow_once"), "allow_once");
-    assert.equal(pick("allow_session"), "allow_session");
-    assert.equal(pick("allow_always"), "allow_always");
-    assert.equal(pick("deny_always"), "deny_always");
-    assert.equal(pick("reject_once"), "deny");
-    assert.equal(pick("anything-else"), "deny");
-    assert.equal(pick("__proto__"), "deny");
-    assert.equal(pick("toString"), "deny");
+  it("permission answers: each offered option its decision; others deny; cancelled interrupts", async () => {
+    const offered: RuleOffer = { tool: "edit", path_glob: null, text: "every edit" };
+    const pick = async (optionId: string, rule: RuleOffer | null = offered) =>
+      (await asked(CWD, approval(rule), { outcome: "selected", optionId })).decision;
+    assert.equal(await pick("allow_once"), "allow_once");
+    assert.equal(await pick("allow_session"), "allow_session");
+    assert.equal(await pick("allow_always"), "allow_always");
+    assert.equal(await pick("deny_always"), "deny_always");
+    assert.equal(await pick("reject_once"), "deny");
+    assert.equal(await pick("anything-else"), "deny");
+    assert.equal(await pick("__proto__"), "deny");
+    assert.equal(await pick("toString"), "deny");
     // Not offered (no rule): a lasting answer is refused, never kept.
-    const bare = permissionOptions(null);
-    assert.equal(pick("allow_always", bare), "deny");
-    assert.equal(pick("allow_session", bare), "deny");
-    assert.equal(pick("deny_always", bare), "deny");
-    assert.equal(pick("allow_once", bare), "allow_once");
-    assert.equal(decisionFor({ outcome: "cancelled" }, offered), "interrupt");
+    assert.equal(await pick("allow_always", null), "deny");
+    assert.equal(await pick("allow_session", null), "deny");
+    assert.equal(await pick("deny_always", null), "deny");
+    assert.equal(await pick("allow_once", null), "allow_once");
+    const cancelled = await asked(CWD, approval(offered), { outcome: "cancelled" });
+    assert.equal(cancelled.decision, "interrupt");
   });
 
-  it("a command approval shows the command; an edit its diff and path", () => {
-    const command = permissionToolCall(CWD, {
+  it("a command approval shows the command; an edit its diff and path", async () => {
+    const command = await toolCallFor({
       type: "approval_requested",
       approval_id: "a1",
       item_id: "i1",
@@ -119,7 +146,7 @@ describe("acp mapping", () => {
     assert.deepEqual(command.content, [
       { type: "content", content: { type: "text", text: "ls -la" } },
     ]);
-    const edit = permissionToolCall(CWD, {
+    const edit = await toolCallFor({
       type: "approval_requested",
       approval_id: "a2",
       item_id: "i2",
@@ -329,8 +356,14 @@ describe("acp mapping", () => {
   });
 
   it("SDK errors: our code in data, the echoed frame dropped", () => {
+    const normalised = (message: object) =>
+      JSON.parse(
+        new TextDecoder().decode(
+          normaliseLine(new TextEncoder().encode(`${JSON.stringify(message)}\n`)),
+        ),
+      );
     assert.deepEqual(
-      withOurErrorData({
+      normalised({
         jsonrpc: "2.0",
         id: null,
         error: { code: -32600, message: "m", data: { secret: 1 } },
@@ -346,9 +379,9 @@ describe("acp mapping", () => {
       id: 1,
       error: { code: -32002, message: "m", data: { code: "session_missing" } },
     };
-    assert.equal(withOurErrorData(ours), ours);
+    assert.deepEqual(normalised(ours), ours);
     const result = { jsonrpc: "2.0" as const, id: 1, result: {} };
-    assert.equal(withOurErrorData(result), result);
+    assert.deepEqual(normalised(result), result);
     // On the encoded line: an update whose text merely mentions errors passes as it is.
     const update = new TextEncoder().encode(
       `${JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { text: '"error":{' } })}\n`,

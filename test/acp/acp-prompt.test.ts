@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, it } from "node:test";
-import { held } from "../../src/conformance/chat-server.js";
+import { held, text } from "../../src/conformance/chat-server.js";
 import { AcpWorld } from "./acp-world.js";
 
 describe("mc-agent acp: initialize, new session, prompt", () => {
@@ -56,5 +56,19 @@ describe("mc-agent acp: initialize, new session, prompt", () => {
     // The launcher handed the key over on fd 3: the agent's start-up environment never held it.
     const environ = readFileSync(`/proc/${world.proc.pid}/environ`, "utf8");
     assert.equal(environ.includes("sk-conformance-turn-key"), false);
+  });
+
+  it("gives the engine a prompt's lone surrogate as U+FFFD, as a frame's text would", async () => {
+    // The editor's JSON may escape half a pair; nothing we send or store may hold one
+    // (src/protocol/well-formed.ts), so the engine face makes the prompt well-formed.
+    world = await AcpWorld.start();
+    await world.initialize();
+    const created = await world.newSession();
+    world.server.reply(text("Noted."));
+    const answer = await world.prompt(created.sessionId, "half \uD83D of a pair");
+    assert.equal(answer.stopReason, "end_turn");
+    const sent = world.server.requests[0]?.raw ?? "";
+    assert.ok(sent.includes("half \uFFFD of a pair"), "the replacement character was sent");
+    assert.equal(/\\ud83d/i.test(sent), false, "no lone surrogate escape was sent");
   });
 });

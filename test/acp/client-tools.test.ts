@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type TestContext, test } from "node:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { clientToolHost } from "../../src/acp/client-tools.js";
+import { clientToolHostFactory } from "../../src/acp/client-tools.js";
 import type { ToolContext } from "../../src/agent/tools/tool.js";
 import {
   call,
@@ -43,14 +43,14 @@ function world(t: TestContext, offer: Offer, overrides: Partial<ToolContext> = {
     joined.agent.close();
   });
   const terminals: World["terminals"] = [];
-  const host = clientToolHost({
-    client: joined.agent.client,
-    capabilities: editor.capabilities(),
-    sessionId: "session-1",
-    onTerminal: (itemId, terminalId) => {
+  const host = clientToolHostFactory(
+    joined.agent.client,
+    editor.capabilities(),
+    "session-1",
+    async (itemId, terminalId) => {
       terminals.push({ itemId, terminalId });
     },
-  });
+  );
   const streamed: Streamed[] = [];
   const ctx = context(workspace, { host, itemId: "item_7", streamed, ...overrides });
   return { workspace, outside, editor, ctx, streamed, terminals };
@@ -58,16 +58,13 @@ function world(t: TestContext, offer: Offer, overrides: Partial<ToolContext> = {
 
 test("only what the client offers is used; nothing offered gives no host", () => {
   const client = { request: () => Promise.reject(new Error("never called")) };
-  const none = clientToolHost({ client, capabilities: {}, sessionId: "s" });
-  assert.equal(none, undefined);
-  assert.equal(clientToolHost({ client, capabilities: undefined, sessionId: "s" }), undefined);
-  const readOnly = clientToolHost({
-    client,
-    capabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: false },
-    sessionId: "s",
-  });
+  const host = (capabilities: acp.ClientCapabilities | undefined) =>
+    clientToolHostFactory(client, capabilities, "s", async () => {});
+  assert.equal(host({}), undefined);
+  assert.equal(host(undefined), undefined);
+  const readOnly = host({ fs: { readTextFile: true, writeTextFile: false }, terminal: false });
   assert.deepEqual(Object.keys(readOnly ?? {}), ["readTextFile"]);
-  const terminalOnly = clientToolHost({ client, capabilities: { terminal: true }, sessionId: "s" });
+  const terminalOnly = host({ terminal: true });
   assert.deepEqual(Object.keys(terminalOnly ?? {}), ["createTerminal"]);
 });
 

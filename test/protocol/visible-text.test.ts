@@ -4,12 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { permissionOptions, permissionToolCall } from "../../src/acp/permission.js";
 import { Terminal } from "../../src/cli/terminal.js";
 import { approvalPrompt } from "../../src/cli/turn/approval-prompt.js";
 import type { ApprovalRequest } from "../../src/client/index.js";
 import type { RuleOffer } from "../../src/protocol/schemas/rules.js";
 import { hasHidden, showHidden } from "../../src/protocol/visible-text.js";
+import { asked } from "../acp/permission-asked.js";
 
 const RLO = "\u202e";
 
@@ -83,15 +83,15 @@ describe("approval text shown as it is", () => {
     assert.match(err, /allows `x\\u\{202e\}y`/);
   });
 
-  test("the ACP permission request escapes its title, command content and option names", () => {
-    const rule = RULE_WITH_RLO;
-    const call = permissionToolCall("/w", APPROVAL_WITH_RLO);
-    const shown = JSON.stringify(call) + JSON.stringify(permissionOptions(rule));
+  test("the ACP permission request escapes its title, command content and option names", async () => {
+    const { request } = await asked("/w", APPROVAL_WITH_RLO);
+    const call = request.toolCall;
+    const shown = JSON.stringify(call) + JSON.stringify(request.options);
     assert.ok(!shown.includes(RLO), shown);
     assert.equal(call.title, "Run touch a\\u{202e}txt.sh");
     assert.deepEqual(call.content, [
       { type: "content", content: { type: "text", text: "touch a\\u{202e}txt.sh" } },
     ]);
-    assert.equal(permissionOptions(rule)[1]?.name, "Allow `x\\u{202e}y` for this session");
+    assert.equal(request.options[1]?.name, "Allow `x\\u{202e}y` for this session");
   });
 });
