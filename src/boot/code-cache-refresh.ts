@@ -9,8 +9,17 @@ import { flagsRestorable, withLoadFlags } from "./heap-flags.js";
 const REFRESH_AFTER_MS = 1000;
 
 /**
+ * How often a refresh that found the child busy looks again. Making the data holds the event
+ * loop for several milliseconds of V8 work that cannot be sliced: landed in the middle of a
+ * listing or a turn, it is a pause in the `status` answers and the deltas a frontend waits for
+ * (docs/benchmarks.md, "Discovery against older builds"). So it waits for a quiet moment.
+ */
+const RETRY_MS = 100;
+
+/**
  * Makes the child's code cache entry hold what its start ran (the handlers, the settings'
- * schemas, the first requests) once, at REFRESH_AFTER_MS or at exit if that comes first: the
+ * schemas, the first requests) once, at REFRESH_AFTER_MS (later while `busy` says a request
+ * runs or just ran) or at exit if that comes first: the
  * starts after it then deserialise that code instead of compiling it (docs/benchmarks.md,
  * "Start-up to a session ready"). V8 keys the data by its flags, which the next start loads it
  * under, before runStdio sets the heap's: they are set back for the while (heap-flags.ts), and
@@ -18,13 +27,17 @@ const REFRESH_AFTER_MS = 1000;
  * Does nothing where the code cache offered no refresh (its entry holds the start already, or
  * this Node has its own compile cache).
  */
-export function refreshCodeCacheAfterStart(env: NodeJS.ProcessEnv = process.env): void {
+export function refreshCodeCacheAfterStart(
+  env: NodeJS.ProcessEnv = process.env,
+  busy: () => boolean = () => false,
+): void {
   const global = globalThis as { [REFRESH_HOOK]?: () => void };
   const refresh = global[REFRESH_HOOK];
   if (typeof refresh !== "function") return;
   delete global[REFRESH_HOOK];
   if (!flagsRestorable(env)) return;
   let done = false;
+  let timer: NodeJS.Timeout;
   const run = () => {
     if (done) return;
     done = true;
@@ -32,7 +45,10 @@ export function refreshCodeCacheAfterStart(env: NodeJS.ProcessEnv = process.env)
     process.off("exit", run);
     withLoadFlags(refresh);
   };
-  const timer = setTimeout(run, REFRESH_AFTER_MS);
-  timer.unref();
+  const arm = (ms: number) => {
+    timer = setTimeout(() => (busy() ? arm(RETRY_MS) : run()), ms);
+    timer.unref();
+  };
+  arm(REFRESH_AFTER_MS);
   process.once("exit", run);
 }

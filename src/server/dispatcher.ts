@@ -101,6 +101,11 @@ export class Dispatcher {
     this.state.phase = "ready";
   }
 
+  /** Whether no request has run for `ms` (control requests such as `status` do not count). */
+  quietFor(ms: number): boolean {
+    return this.ops.quietFor(ms);
+  }
+
   /** EOF on stdin: a shutdown without a response. */
   endOfInput(): void {
     if (this.held) return void this.held.push(() => this.endOfInput());

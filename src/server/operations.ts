@@ -32,13 +32,24 @@ export function endsCancelled(op: ActiveOperation): boolean {
 
 export class OperationRegistry {
   private readonly active = new Map<string, ActiveOperation>();
+  /** performance.now() when the last request ended (or began, while one runs). */
+  private lastActive = 0;
 
   add(op: ActiveOperation): void {
     this.active.set(op.id, op);
+    this.lastActive = performance.now();
   }
 
   remove(id: string): void {
-    this.active.delete(id);
+    if (this.active.delete(id)) this.lastActive = performance.now();
+  }
+
+  /**
+   * Whether no request has run for `ms`: a listing's steps follow each other within a few
+   * milliseconds, so a gap this long is the frontend's pause, not the middle of its work.
+   */
+  quietFor(ms: number): boolean {
+    return this.active.size === 0 && performance.now() - this.lastActive >= ms;
   }
 
   get(id: string): ActiveOperation | undefined {

@@ -35,8 +35,8 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
   // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
   const probeSandboxFirst = !handover?.initialized;
   const handlers = buildHandlers(state, { seam, mcp, probeSandboxFirst });
-  serveStdio({ state, handlers }, handover);
-  refreshCodeCacheAfterStart(env);
+  const dispatcher = serveStdio({ state, handlers }, handover);
+  refreshCodeCacheAfterStart(env, () => !dispatcher.quietFor(REFRESH_QUIET_MS));
 }
 
 /**
@@ -58,6 +58,12 @@ function startMcpServers(state: ServerState, settings: LoadedSettings): McpManag
   return manager;
 }
 
+/**
+ * The code cache's refresh (boot/code-cache-refresh.ts) waits until no request has run for this
+ * long: between a listing's steps a frontend takes a few milliseconds, not this.
+ */
+const REFRESH_QUIET_MS = 100;
+
 interface StdioServer {
   state: ServerState;
   handlers: HandlerTable;
@@ -78,7 +84,7 @@ const FLUSH_MARGIN_MS = 100;
  * has not taken by then is dropped (issue 17). With a `handover`, from where the starter stopped:
  * its initialize adopted, the frames it read handled first, its splitter's partial frame kept.
  */
-export function serveStdio(server: StdioServer, handover?: Handover): void {
+export function serveStdio(server: StdioServer, handover?: Handover): Dispatcher {
   const input = process.stdin;
   const writer = new FrameWriter(process.stdout, (paused) =>
     paused ? input.pause() : input.resume(),
@@ -119,9 +125,10 @@ export function serveStdio(server: StdioServer, handover?: Handover): void {
     for (const event of splitter.end()) dispatcher.handle(event);
     dispatcher.endOfInput();
   });
-  if (!handover) return;
+  if (!handover) return dispatcher;
   for (const event of handover.events) dispatcher.handle(event);
   // Its end was the starter's: it is not emitted again.
   if (handover.ended) dispatcher.endOfInput();
   else input.resume();
+  return dispatcher;
 }
