@@ -1,5 +1,5 @@
 import type { AuthMethod } from "@agentclientprotocol/sdk";
-import { discoverCredential } from "../models/auth.js";
+import { discoverCredential } from "../credentials/discovery.js";
 import { createModelServices } from "../server/handlers/model-services.js";
 import { createState } from "../server/state.js";
 

@@ -1,16 +1,22 @@
 import { z } from "zod";
-import { type Infer, lazy } from "../../protocol/lazy.js";
+import {
+  endpointBase,
+  type ExchangeBounds,
+  httpExchange,
+  PROVIDER_BODY_BYTES,
+} from "../http/exchange.js";
+import { RefreshFailure } from "../http/refresh-failure.js";
+import { type Infer, lazy } from "../protocol/lazy.js";
 import {
   type CredentialPaths,
   type CredentialUpdateOptions,
   updateCredentialFile,
-} from "../../store/credentials.js";
-import { parseJson } from "../../store/settings.js";
-import type { CodexCredential } from "../auth.js";
-import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
-import { endpointBase } from "./adapters.js";
-import { RefreshFailure } from "./failure.js";
-import { type ExchangeBounds, httpExchange, PROVIDER_BODY_BYTES } from "./http.js";
+} from "../store/credentials.js";
+import { parseJson } from "../store/settings.js";
+import type { CodexCredential, ProviderAccess } from "./discovery.js";
+
+/** The OAuth client the Codex CLI logs in as; its refresh tokens renew only for it. */
+const CODEX_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
 
 /** Without a JWT `exp`, tokens older than this are renewed (as Codex itself does). */
 export const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
@@ -40,7 +46,7 @@ export interface CodexBearer {
  */
 export async function codexBearer(
   credential: CodexCredential,
-  provider: Provider,
+  provider: ProviderAccess,
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
   bounds: ExchangeBounds,
@@ -64,7 +70,7 @@ export async function codexBearer(
  */
 export async function renewCodexCredential(
   credential: CodexCredential,
-  provider: Provider,
+  provider: ProviderAccess,
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
   bounds: ExchangeBounds,
@@ -126,7 +132,7 @@ type TokenResponse = Infer<typeof TokenResponse>;
 
 async function exchange(
   refreshToken: string,
-  provider: Provider,
+  provider: ProviderAccess,
   bounds: ExchangeBounds,
 ): Promise<TokenResponse> {
   const url = endpointBase(provider.token_url ?? "");
@@ -178,7 +184,7 @@ function errorCodeOf(body: unknown): string {
 async function persist(
   credential: CodexCredential,
   renewed: TokenResponse,
-  provider: Provider,
+  provider: ProviderAccess,
   paths: CredentialPaths,
   now: number,
   write: CredentialUpdateOptions,

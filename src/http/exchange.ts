@@ -1,31 +1,20 @@
 import type { Agent } from "undici";
-import { ProtocolError } from "../../protocol/codes.js";
-import type { RefreshReason } from "../../protocol/schemas/models.js";
-import { loadUndici, type Undici } from "../undici.js";
-import { RefreshFailure } from "./failure.js";
-import { CATALOG_HTTP_WORKERS, catalogHttpSlots } from "./workers.js";
+import { ProtocolError } from "../protocol/codes.js";
+import type { RefreshReason } from "../protocol/schemas/models.js";
+import { RefreshFailure } from "./refresh-failure.js";
+import { CATALOG_HTTP_WORKERS, catalogHttpSlots } from "./slots.js";
+import { loadUndici, type Undici } from "./undici.js";
+
+/**
+ * One bounded request/answer exchange with a remote: a provider's model listing, models.dev's
+ * enrichment, a Codex token renewal. The catalog refresh (models) and credential renewal
+ * (credentials) both speak through it, so they share its process-wide slots and connection pools.
+ */
 
 /** Provider HTTP bounds from the contract. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const PROVIDER_WALL_MS = 300_000;
 export const PROVIDER_BODY_BYTES = 2 * 1_048_576;
-export const ENRICHMENT_WALL_MS = 30_000;
-export const ENRICHMENT_BODY_BYTES = 8 * 1_048_576;
-
-/**
- * The time bounds of one refresh's HTTP: the wall clock over a whole provider or enrichment
- * exchange, and the connect bound. Only test builds shorten them.
- */
-export interface HttpBounds {
-  providerMs: number;
-  enrichmentMs: number;
-  connectMs: number;
-}
-export const CONTRACT_HTTP_BOUNDS: HttpBounds = {
-  providerMs: PROVIDER_WALL_MS,
-  enrichmentMs: ENRICHMENT_WALL_MS,
-  connectMs: CONNECT_TIMEOUT_MS,
-};
 
 /**
  * One connection pool per connect bound (in practice one: the contract's, plus a test build's),
@@ -141,4 +130,17 @@ export function statusReason(status: number): RefreshReason | null {
   if (status === 401 || status === 403) return "authentication_rejected";
   if (status === 429) return "rate_limited";
   return "remote_unavailable";
+}
+
+/** A usable http(s) base URL without trailing slashes, or `configuration_invalid`. */
+export function endpointBase(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new RefreshFailure("configuration_invalid");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new RefreshFailure("configuration_invalid");
+  return raw.replace(/\/+$/, "");
 }

@@ -12,7 +12,7 @@ import {
   validateCache,
 } from "../store/catalog-cache.js";
 import { UnsafeStoreFile } from "../store/safe-read.js";
-import { type AuthContext, authenticationReady } from "./auth.js";
+import { type AuthContext, authenticationReady } from "../credentials/discovery.js";
 import { cachedModels } from "./cached.js";
 import { type Provider, splitModelId } from "./providers.js";
 import { recoveryFor } from "./recovery.js";

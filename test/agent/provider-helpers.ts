@@ -9,7 +9,7 @@ import {
   type StreamEvent,
   type TransportBounds,
 } from "../../src/agent/providers/provider.js";
-import type { Credential } from "../../src/models/auth.js";
+import type { Credential } from "../../src/credentials/discovery.js";
 import type { Provider, ProviderType } from "../../src/models/providers.js";
 
 /** Generous: the machine is shared, and no test asserts a tight timing. */

@@ -5,7 +5,7 @@ import { createModelProvider } from "../../src/agent/providers/index.js";
 import type { ProviderFailure } from "../../src/agent/providers/provider.js";
 import { providerText, redact } from "../../src/agent/providers/provider-text.js";
 import { createResponsesProvider } from "../../src/agent/providers/responses.js";
-import type { Credential } from "../../src/models/auth.js";
+import type { Credential } from "../../src/credentials/discovery.js";
 import { PROVIDER_MESSAGE_CHARS } from "../../src/protocol/schemas/turns.js";
 import {
   type ChatServer,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { CodexCredential } from "../../models/auth.js";
-import { needsRenewal, renewCodexCredential } from "../../models/refresh/codex-token.js";
-import { RefreshFailure } from "../../models/refresh/failure.js";
+import type { CodexCredential } from "../../credentials/discovery.js";
+import { needsRenewal, renewCodexCredential } from "../../credentials/codex-renewal.js";
+import { RefreshFailure } from "../../http/refresh-failure.js";
 import { credentialPaths } from "../../store/credentials.js";
 import { failure, HttpFailure } from "./failures.js";
 import type { ProviderOptions } from "./index.js";

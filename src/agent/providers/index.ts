@@ -1,4 +1,4 @@
-import type { Credential } from "../../models/auth.js";
+import type { Credential } from "../../credentials/discovery.js";
 import type { Provider } from "../../models/providers.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { ChatCompletionsProvider } from "./chat-completions.js";

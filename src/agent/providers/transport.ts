@@ -1,7 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import type { Agent } from "undici";
-import { loadUndici, type Undici } from "../../models/undici.js";
+import { loadUndici, type Undici } from "../../http/undici.js";
 import type { TransportBounds } from "./provider.js";
 import { SseDecoder, type SseMessage } from "./sse.js";
 

@@ -11,7 +11,7 @@ import {
   serializeCache,
 } from "../../store/catalog-cache.js";
 import type { Provider } from "../providers.js";
-import { RefreshFailure } from "./failure.js";
+import { RefreshFailure } from "../../http/refresh-failure.js";
 
 /**
  * The cache bytes a refresh may write: a nonempty catalog of at most 2048 unique safe entries,
