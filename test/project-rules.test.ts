@@ -21,11 +21,13 @@ const ALLOWED: Record<string, string[]> = {
   protocol: ["protocol"],
   store: ["store"],
   sessions: ["sessions", "store", "protocol"],
-  models: ["models", "store", "protocol"],
-  agent: ["agent", "protocol", "sessions", "models", "store"],
-  server: ["server", "protocol", "sessions", "models", "store", "agent"],
+  http: ["http", "protocol"],
+  credentials: ["credentials", "http", "store", "protocol"],
+  models: ["models", "credentials", "http", "store", "protocol"],
+  agent: ["agent", "protocol", "sessions", "models", "credentials", "http", "store"],
+  server: ["server", "protocol", "sessions", "models", "credentials", "store", "agent"],
   // The ACP agent (docs/acp.md) drives our own server in-process.
-  acp: ["acp", "server", "protocol", "sessions", "models", "store", "agent"],
+  acp: ["acp", "server", "protocol", "sessions", "models", "credentials", "store", "agent"],
   client: ["client", "protocol"],
   cli: ["cli", "client", "protocol", "conformance"],
   conformance: ["conformance", "protocol", "client"],
@@ -57,7 +59,7 @@ test("imports follow the layering rules", () => {
       // the sandbox's own probe, and
       // `models enable` is the user's own settings edit, through the store's atomic writer and
       // the schema the child reads the file with.
-      if (rel.startsWith("cli/doctor/") && ["store", "models", "agent"].includes(target)) continue;
+      if (rel.startsWith("cli/doctor/") && ["store", "models", "credentials", "agent"].includes(target)) continue;
       if (rel === "cli/commands/models-enable.ts" && target === "store") continue;
       // The memo every zod schema is built with on first use (docs/codegen.md, "Writing a
       // schema: built on first use") imports nothing: the store's schemas use it too.

@@ -1,3 +1,7 @@
+/**
+ * The credentials room's reading side: which credential a provider has, found without network.
+ * The catalog (readiness, refresh), turn admission, ACP's auth methods and doctor all ask here.
+ */
 import {
   ClaudeCredentialsFile,
   CodexAuthFile,

@@ -11,10 +11,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { CodexCredential } from "../../src/credentials/discovery.js";
 import { jwtExpiryMs, needsRenewal } from "../../src/credentials/codex-renewal.js";
-import { enrich } from "../../src/models/refresh/models-dev.js";
+import type { CodexCredential } from "../../src/credentials/discovery.js";
 import { Slots } from "../../src/http/slots.js";
+import { enrich } from "../../src/models/refresh/models-dev.js";
 import { commitFault, httpBounds } from "../../src/server/test-switches.js";
 import { writeFileAtomic } from "../../src/store/atomic-write.js";
 import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";

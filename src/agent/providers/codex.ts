@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { CodexCredential } from "../../credentials/discovery.js";
 import { needsRenewal, renewCodexCredential } from "../../credentials/codex-renewal.js";
+import type { CodexCredential } from "../../credentials/discovery.js";
 import { RefreshFailure } from "../../http/refresh-failure.js";
 import { credentialPaths } from "../../store/credentials.js";
 import { failure, HttpFailure } from "./failures.js";

@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { lazy } from "../../protocol/lazy.js";
-import { CACHE_MODELS, type CacheModel } from "../../store/catalog-cache.js";
-import { parseJson } from "../../store/settings.js";
-import type { Provider } from "../providers.js";
-import { RefreshFailure } from "../../http/refresh-failure.js";
 import {
   endpointBase,
   httpExchange,
   PROVIDER_BODY_BYTES,
   statusReason,
 } from "../../http/exchange.js";
+import { RefreshFailure } from "../../http/refresh-failure.js";
+import { lazy } from "../../protocol/lazy.js";
+import { CACHE_MODELS, type CacheModel } from "../../store/catalog-cache.js";
+import { parseJson } from "../../store/settings.js";
+import type { Provider } from "../providers.js";
 
 /** What a provider adapter needs to authenticate one listing. */
 export type ListingAuth =

@@ -1,9 +1,9 @@
+import { endpointBase, httpExchange } from "../../http/exchange.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
-import { endpointBase, httpExchange } from "../../http/exchange.js";
 import { ENRICHMENT_BODY_BYTES } from "./http.js";
 
 /** Efforts offered for a models.dev model marked `"reasoning": true` that the provider left bare. */
