@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProviderOptions } from "../../src/agent/providers/index.js";
+import type { ProviderOptions } from "../../src/agent/providers/provider.js";
 import {
   type ContextItem,
   type ModelRequest,

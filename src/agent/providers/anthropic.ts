@@ -2,8 +2,13 @@ import { parseJson } from "../../protocol/well-formed.js";
 import { messagesBody } from "./anthropic-format.js";
 import { MessagesReader } from "./anthropic-reader.js";
 import { failure, mentionsContextLength, saying, thrownFailure } from "./failures.js";
-import type { ProviderOptions } from "./index.js";
-import type { ModelProvider, ProviderFailure, StreamEvent, Usage } from "./provider.js";
+import type {
+  ModelProvider,
+  ProviderFailure,
+  ProviderOptions,
+  StreamEvent,
+  Usage,
+} from "./provider.js";
 import { anthropicClient, CallGuard, loadAnthropic } from "./transport.js";
 
 /** The OAuth beta Claude's own tokens need, exactly as the catalog refresh sends it. */
