@@ -17,7 +17,7 @@ import type { TurnEvents } from "./turn-events.js";
 
 type Result = Infer<typeof TurnResult>;
 
-export interface TurnModel {
+interface TurnModel {
   /** `provider/model`. */
   id: string;
   /** The provider's own name for it. */

@@ -16,7 +16,7 @@ import {
 import type { TurnEvents } from "./turn-events.js";
 
 /** What compacting needs of the turn (engine.ts's `TurnInputs` has it all). */
-export interface TurnContextInputs {
+interface TurnContextInputs {
   input: string;
   provider: ModelProvider;
   model: { name: string; effort: string | null; contextWindow: number | null };

@@ -21,21 +21,21 @@ import type { CodexCredential, ProviderAccess } from "./discovery.js";
 const CODEX_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
 
 /** Without a JWT `exp`, tokens older than this are renewed (as Codex itself does). */
-export const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
+const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
 const REJECTED_CODES = new Set([
   "refresh_token_expired",
   "refresh_token_reused",
   "refresh_token_invalidated",
 ]);
 
-export interface RenewalOptions {
+interface RenewalOptions {
   /** The renewal's clock (default: now). */
   now?: number;
   /** How the renewed tokens are written back (tests pause there: `beforeWrite`). */
   write?: CredentialUpdateOptions;
 }
 
-export interface CodexBearer {
+interface CodexBearer {
   token: string;
   account_id: string | null;
 }

@@ -6,7 +6,7 @@ import {
 import type { CodexCredential } from "./discovery.js";
 
 /** What a token endpoint answered that is written back (the renewal's parsed answer is one). */
-export interface RenewedTokens {
+interface RenewedTokens {
   access_token: string;
   refresh_token?: string | undefined;
   id_token?: string | undefined;

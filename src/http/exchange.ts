@@ -37,7 +37,7 @@ function agentFor(connectMs: number, { Agent }: Undici): Agent {
   return agent;
 }
 
-export interface HttpCall {
+interface HttpCall {
   url: string;
   method?: "GET" | "POST";
   headers: Record<string, string>;
@@ -53,7 +53,7 @@ export interface HttpCall {
 /** The two time bounds of one exchange. */
 export type ExchangeBounds = Pick<HttpCall, "wallMs" | "connectMs">;
 
-export interface HttpResponse {
+interface HttpResponse {
   status: number;
   body: Buffer;
 }

@@ -2,8 +2,6 @@ import type { ProviderAccess } from "../credentials/discovery.js";
 import { providerFingerprint } from "../store/catalog-cache.js";
 import { BUILT_IN_PROVIDERS, type LoadedSettings } from "../store/settings.js";
 
-export type ProviderType = ProviderAccess["type"];
-
 /**
  * A provider as the child uses it: settings over built-in defaults. Its id, type, key variable
  * and token URL are what the credentials room reads (`ProviderAccess`).

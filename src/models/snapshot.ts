@@ -34,7 +34,7 @@ export interface CatalogSnapshot {
   cached(): { models: CachedModel[]; providers: CachedProvider[] };
 }
 
-export interface SnapshotInputs {
+interface SnapshotInputs {
   home: string;
   providers: Provider[];
   enabled: readonly string[];

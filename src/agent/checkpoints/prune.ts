@@ -58,23 +58,6 @@ export function toPrune(
     .map((ref) => ref.id);
 }
 
-export interface PruneOutcome {
-  /** False when the stamp said a pruning ran less than `everyMs` ago. */
-  ran: boolean;
-  pruned: number;
-}
-
-/** One pruning of a workspace's shadow repository, unless one ran within `everyMs`. */
-export async function pruneCheckpoints(
-  repo: ShadowRepo,
-  policy: PrunePolicy,
-  signal: AbortSignal,
-  now = Date.now(),
-): Promise<PruneOutcome> {
-  if (!(await claimPruning(repo, policy, now))) return { ran: false, pruned: 0 };
-  return { ran: true, pruned: await pruneClaimed(repo, policy, signal, now) };
-}
-
 /**
  * Whether a pruning is due (none within `everyMs`), and if so the stamp, written at once: two
  * children finishing turns together do not both prune. Cheap (two `stat`s and a write), so

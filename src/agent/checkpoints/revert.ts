@@ -29,7 +29,7 @@ export interface RevertInputs {
   signal: AbortSignal;
 }
 
-export interface PreparedRevert {
+interface PreparedRevert {
   plan: RevertPlan;
   checkpoint: string;
   turnsReverted: number;

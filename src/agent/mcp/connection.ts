@@ -6,11 +6,11 @@ import { type OpenedSession, openSession, type SessionHost, StartFailure } from 
 import { type CallToolResult, McpCallError, type McpToolInfo } from "./types.js";
 
 /** Restarts after an exit: at most this many within the window, then the server stays failed. */
-export const MCP_RESTARTS = 3;
-export const MCP_RESTART_WINDOW_MS = 5 * 60_000;
+const MCP_RESTARTS = 3;
+const MCP_RESTART_WINDOW_MS = 5 * 60_000;
 
 /** Where a connection lives: what its sessions are opened in, and who hears of its status. */
-export interface ConnectionEnv extends SessionHost {
+interface ConnectionEnv extends SessionHost {
   /** Called after every change of the status. */
   changed: (status: McpServerStatus) => void;
 }

@@ -48,7 +48,7 @@ export interface OpenedSession {
 }
 
 /** What the connection hears of a session: its end, the server's list_changed, its flood. */
-export interface SessionHooks {
+interface SessionHooks {
   lost(session: OpenedSession): void;
   toolsChanged(): void;
   /** A stdio server sent too much unasked (flood-guard.ts); `session` null during the start. */

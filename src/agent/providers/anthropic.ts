@@ -12,9 +12,9 @@ import type {
 import { anthropicClient, CallGuard, loadAnthropic } from "./transport.js";
 
 /** The OAuth beta Claude's own tokens need, exactly as the catalog refresh sends it. */
-export const OAUTH_BETA = "oauth-2025-04-20";
+const OAUTH_BETA = "oauth-2025-04-20";
 /** A turn the API pauses (long server-side work) is resumed at most this often per call. */
-export const MAX_PAUSE_CONTINUATIONS = 8;
+const MAX_PAUSE_CONTINUATIONS = 8;
 
 /**
  * `anthropic`: the Messages API streaming, with an API key (`x-api-key`) or Claude's OAuth token

@@ -10,7 +10,7 @@ import { responsesBody } from "./responses-format.js";
 import type { OpenAiEndpoint } from "./transport.js";
 
 /** A token that lives less than this is renewed before the call rather than fail mid-turn. */
-export const CODEX_EXPIRY_SKEW_MS = 60_000;
+const CODEX_EXPIRY_SKEW_MS = 60_000;
 /** How mc names itself to the backend (docs/providers.md says where each header comes from). */
 const ORIGINATOR = "mc-agent";
 
@@ -95,7 +95,7 @@ function endpoint(base: string, credential: CodexCredential, session: string): O
 }
 
 /** The ChatGPT account id the access token was issued for, when mc's entry does not store it. */
-export function accountClaim(token: string): string | null {
+function accountClaim(token: string): string | null {
   try {
     const payload = token.split(".")[1] ?? "";
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<

@@ -18,12 +18,12 @@ export type ListingAuth =
   | { kind: "oauth_bearer"; token: string }
   | { kind: "codex"; token: string; account_id: string | null };
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 /** Codex's models endpoint filters by client version; mc asks as a current client. */
 const CODEX_CLIENT_VERSION = "0.99.0";
 
 /** The request's cancellation signal and its wall and connect bounds for each exchange. */
-export interface Remote {
+interface Remote {
   signal: AbortSignal;
   wallMs: number;
   connectMs: number;

@@ -1,7 +1,7 @@
 import { CONNECT_TIMEOUT_MS, PROVIDER_WALL_MS } from "../../http/exchange.js";
 
 /** The refresh's HTTP bounds: the exchange itself is shared with credential renewal (src/http/). */
-export const ENRICHMENT_WALL_MS = 30_000;
+const ENRICHMENT_WALL_MS = 30_000;
 export const ENRICHMENT_BODY_BYTES = 8 * 1_048_576;
 
 /**

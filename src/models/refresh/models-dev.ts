@@ -7,8 +7,8 @@ import type { Provider } from "../providers.js";
 import { ENRICHMENT_BODY_BYTES } from "./http.js";
 
 /** Efforts offered for a models.dev model marked `"reasoning": true` that the provider left bare. */
-export const REASONING_EFFORTS = ["low", "medium", "high"];
-export const REASONING_DEFAULT = "medium";
+const REASONING_EFFORTS = ["low", "medium", "high"];
+const REASONING_DEFAULT = "medium";
 
 /**
  * models.dev's api.json, or null when it cannot be had (down, slow, too big, not JSON, bad URL):

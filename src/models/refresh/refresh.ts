@@ -25,7 +25,7 @@ import type { HttpBounds } from "./http.js";
 import { enrich, fetchModelsDev, modelsDevKey } from "./models-dev.js";
 import { validateListing } from "./validate.js";
 
-export interface RefreshDeps {
+interface RefreshDeps {
   catalog: Catalog;
   settings: LoadedSettings;
   providers: Provider[];
