@@ -117,7 +117,7 @@ export function needsRenewal(credential: CodexCredential, now: number): boolean 
 }
 
 /** The `exp` claim of a JWT in milliseconds, or null when the token carries none. */
-export function jwtExpiryMs(token: string): number | null {
+function jwtExpiryMs(token: string): number | null {
   const payload = token.split(".")[1];
   if (!payload) return null;
   try {

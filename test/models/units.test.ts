@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { jwtExpiryMs, needsRenewal } from "../../src/credentials/codex-renewal.js";
+import { needsRenewal } from "../../src/credentials/codex-renewal.js";
 import type { CodexCredential } from "../../src/credentials/discovery.js";
 import { Slots } from "../../src/http/slots.js";
 import { enrich } from "../../src/models/refresh/models-dev.js";
@@ -197,8 +197,12 @@ describe("codex token age", () => {
   };
   test("JWT exp decides; without exp, eight days since the last refresh", () => {
     const now = 2_000_000_000_000;
-    assert.equal(jwtExpiryMs(token({ exp: 5 })), 5000);
-    assert.equal(jwtExpiryMs("opaque"), null);
+    // `exp` is in seconds: renewal is due from that second on, and not a millisecond before.
+    assert.equal(needsRenewal({ ...base, access_token: token({ exp: 5 }) }, 5000), true);
+    assert.equal(needsRenewal({ ...base, access_token: token({ exp: 5 }) }, 4999), false);
+    // A token that is no JWT has no `exp`: the stored expiry decides.
+    assert.equal(needsRenewal({ ...base, access_token: "opaque", expires_at_ms: 100 }, 100), true);
+    assert.equal(needsRenewal({ ...base, access_token: "opaque", expires_at_ms: 100 }, 99), false);
     assert.equal(
       needsRenewal({ ...base, access_token: token({ exp: now / 1000 - 1 }) }, now),
       true,
