@@ -59,7 +59,11 @@ test("imports follow the layering rules", () => {
       // the sandbox's own probe, and
       // `models enable` is the user's own settings edit, through the store's atomic writer and
       // the schema the child reads the file with.
-      if (rel.startsWith("cli/doctor/") && ["store", "models", "credentials", "agent"].includes(target)) continue;
+      if (
+        rel.startsWith("cli/doctor/") &&
+        ["store", "models", "credentials", "agent"].includes(target)
+      )
+        continue;
       if (rel === "cli/commands/models-enable.ts" && target === "store") continue;
       // The memo every zod schema is built with on first use (docs/codegen.md, "Writing a
       // schema: built on first use") imports nothing: the store's schemas use it too.
