@@ -12,7 +12,6 @@ import { test } from "node:test";
 import {
   type CheckpointRef,
   claimPruning,
-  type PrunePolicy,
   pruneClaimed,
   toPrune,
 } from "../../src/agent/checkpoints/prune.js";
@@ -21,7 +20,7 @@ import { ShadowRepo } from "../../src/agent/checkpoints/shadow-repo.js";
 /** One pruning, as the turn's end runs it (handlers/checkpoints.ts): claim, then prune. */
 async function pruneCheckpoints(
   repo: ShadowRepo,
-  policy: PrunePolicy,
+  policy: Parameters<typeof pruneClaimed>[1],
   signal: AbortSignal,
   now: number,
 ): Promise<{ ran: boolean; pruned: number }> {

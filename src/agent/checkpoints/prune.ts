@@ -11,7 +11,7 @@ import { readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ShadowRepo } from "./shadow-repo.js";
 
-export interface PrunePolicy {
+interface PrunePolicy {
   maxAgeMs: number;
   keepNewest: number;
   maxRefs: number;
