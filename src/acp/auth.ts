@@ -2,7 +2,7 @@
  * ACP's auth methods: whether any model provider has credentials, and what to do when none has.
  */
 import type { AuthMethod } from "@agentclientprotocol/sdk";
-import { discoverCredential } from "../models/auth.js";
+import { discoverCredential } from "../credentials/discovery.js";
 import { engineModelServices } from "../server/engine-face.js";
 
 /**

@@ -5,14 +5,14 @@ import { editRule, globMatches } from "./rules/rule-match.js";
 export type ApprovalDecision = Decision | "cancelled";
 
 /** What a decided approval settles with: the decision and the rule it keeps, if any. */
-export interface ApprovalAnswer {
+interface ApprovalAnswer {
   decision: ApprovalDecision;
   /** The rule to keep (allow_session, allow_always, deny_always), narrowed by a `path_glob`. */
   rule: RuleOffer | null;
 }
 
 /** What one pending approval offers: its rule (null: none can be kept) and an edit's path. */
-export interface ApprovalOffer {
+interface ApprovalOffer {
   rule: RuleOffer | null;
   path: string | null;
 }
@@ -23,7 +23,7 @@ export interface ApprovalOffer {
  * approval that offers no rule), `bad_scope` (a `path_glob` on a command, with `allow_once` or
  * `deny`, or one that does not match the edit's own path).
  */
-export type DecideOutcome = "applied" | "missing" | "no_rule" | "bad_scope";
+type DecideOutcome = "applied" | "missing" | "no_rule" | "bad_scope";
 
 interface Pending {
   settle: (answer: ApprovalAnswer) => void;

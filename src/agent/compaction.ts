@@ -36,7 +36,7 @@ export function estimateTokens(items: readonly ContextItem[], system = ""): numb
   return Math.ceil(chars / 4);
 }
 
-export interface CompactionInputs {
+interface CompactionInputs {
   provider: ModelProvider;
   model: string;
   effort: string | null;
@@ -49,7 +49,7 @@ export interface CompactionInputs {
   backoffScale?: number;
 }
 
-export type CompactionOutcome =
+type CompactionOutcome =
   | { kind: "compacted"; summary: string; usage: Usage | null }
   | { kind: "interrupted" }
   | { kind: "failed"; failure: ProviderFailure };

@@ -3,7 +3,7 @@ import type { ReplayRecord } from "../sessions/records/turn-records.js";
 import type { ContextItem, ProviderState } from "./providers/provider.js";
 
 /** What the model is told of a call whose result was never recorded (its writer was killed). */
-export const LOST_RESULT = "The tool call was interrupted before it produced a result.";
+const LOST_RESULT = "The tool call was interrupted before it produced a result.";
 
 /**
  * What the model is told first when a replay cut to its bound starts inside a turn (at a step
@@ -23,7 +23,7 @@ type ToolResultItem = Extract<ContextItem, { kind: "tool_result" }>;
  * result (a killed writer) gets an interrupted one, because every API requires each call
  * answered; a result without its call is dropped.
  */
-export function contextFromRecords(records: readonly ReplayRecord[]): ContextItem[] {
+function contextFromRecords(records: readonly ReplayRecord[]): ContextItem[] {
   const items: ContextItem[] = [];
   let calls: ToolCallItem[] = [];
   const results = new Map<string, ToolResultItem>();

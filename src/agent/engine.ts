@@ -4,25 +4,20 @@ import type { TurnRecordBody } from "../sessions/records/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
-import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
-import {
-  type ContextItem,
-  type ModelProvider,
-  ProviderFailure,
-  type Usage,
-} from "./providers/provider.js";
+import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./providers/provider.js";
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
+import { type CompactionEnd, TurnContext } from "./turn-context.js";
 import type { TurnEvents } from "./turn-events.js";
 
 type Result = Infer<typeof TurnResult>;
 
-export interface TurnModel {
+interface TurnModel {
   /** `provider/model`. */
   id: string;
   /** The provider's own name for it. */
@@ -100,19 +95,16 @@ class TurnRun {
   private steps = 0;
   private roundIsStep = false;
   private items = 0;
-  private context: ContextItem[];
+  private readonly context: TurnContext;
   private readonly tools;
-  /** The provider's input count of the previous call, and the context length it saw. */
-  private lastInputTokens: number | null = null;
-  private lengthAtLastCall = 0;
-  /** A compaction is due before the next call whatever the estimate (a truncated replay). */
-  private compactionDue: boolean;
   private readonly checkpoints: TurnCheckpointRun;
 
   constructor(private readonly inputs: TurnInputs) {
-    this.context = [...inputs.history, { kind: "user", text: inputs.input }];
+    this.context = new TurnContext(inputs, inputs.history, inputs.historyTruncated === true, {
+      addUsage: (usage) => this.addUsage(usage),
+      newItemId: () => this.newItemId(),
+    });
     this.tools = offeredTools(inputs.permissions);
-    this.compactionDue = inputs.historyTruncated === true;
     this.checkpoints = new TurnCheckpointRun(
       inputs.checkpoint ?? null,
       inputs.signal,
@@ -212,15 +204,15 @@ class TurnRun {
       this.roundIsStep = false;
       const system = inputs.system([...this.tools, ...(mcp?.named() ?? [])]);
       const specs = mcp ? [...builtins, ...mcp.specs()] : builtins;
-      const proactive = await this.compactIfNeeded(system);
-      if (proactive) return proactive;
+      const proactive = await this.context.compactIfNeeded(system);
+      if (proactive) return ended(proactive);
       let outcome = await this.call(system, specs);
       if (outcome.kind === "failed" && outcome.failure.code === "context_exceeded") {
         // The provider's own too-long answer: compact once, then the same call again. Text it
         // streamed before saying so (Anthropic's stop reason) was shown, so it is recorded.
         if (outcome.text) await this.recordAssistant(outcome.text, { interrupted: true });
-        const reactive = await this.compact(system);
-        if (reactive) return reactive;
+        const reactive = await this.context.compact(system);
+        if (reactive) return ended(reactive);
         outcome = await this.call(system, specs);
       }
       if (outcome.kind !== "done") {
@@ -231,7 +223,7 @@ class TurnRun {
       // A reply no record can hold fails the turn as its append would, without building it.
       if (outcome.overflow) throw new TurnWriteFailed();
       if (outcome.usage) {
-        this.lastInputTokens = outcome.usage.input_tokens;
+        this.context.reported(outcome.usage.input_tokens);
         await this.addUsage(outcome.usage);
       }
       await this.recordReply(outcome.messages, outcome.toolCalls.length > 0);
@@ -284,14 +276,14 @@ class TurnRun {
    */
   private async call(system: string, tools: ReturnType<typeof toolSpecs>) {
     const { inputs } = this;
-    this.lengthAtLastCall = this.context.length;
+    this.context.calling();
     const outcome = await callModel({
       provider: inputs.provider,
       request: {
         model: inputs.model.name,
         effort: inputs.model.effort,
         system,
-        context: this.context,
+        context: this.context.items,
         tools,
         conversation_id: inputs.sessionId,
       },
@@ -305,72 +297,6 @@ class TurnRun {
       this.steps += 1;
     }
     return outcome;
-  }
-
-  /** The next call's size: the last reported input plus an estimate of what came since. */
-  private estimate(system: string): number {
-    if (this.lastInputTokens === null) return estimateTokens(this.context, system);
-    return this.lastInputTokens + estimateTokens(this.context.slice(this.lengthAtLastCall));
-  }
-
-  /**
-   * Proactive compaction past 85% of a known window, or first thing after a truncated replay;
-   * an outcome only when the turn ends.
-   */
-  private async compactIfNeeded(system: string): Promise<Outcome | null> {
-    if (this.compactionDue) return this.compact(system);
-    const window = this.inputs.model.contextWindow;
-    if (window === null || this.estimate(system) <= window * COMPACT_AT) return null;
-    return this.compact(system);
-  }
-
-  /**
-   * Replaces the context by a summary of it plus this turn's input (always kept whole), with a
-   * `compaction` record and a `compacted` event; null when the turn goes on.
-   */
-  private async compact(system: string): Promise<Outcome | null> {
-    const { inputs } = this;
-    const window = inputs.model.contextWindow;
-    this.compactionDue = false;
-    // What compaction keeps (the system prompt and this turn's input) past the window already:
-    // no summary can help, so none is asked for.
-    if (window !== null && estimateTokens([{ kind: "user", text: inputs.input }], system) > window)
-      return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
-    const tokensBefore = this.estimate(system);
-    const outcome = await summarise({
-      provider: inputs.provider,
-      model: inputs.model.name,
-      effort: inputs.model.effort,
-      system,
-      context: this.context,
-      contextWindow: inputs.model.contextWindow,
-      signal: inputs.signal,
-      events: inputs.events,
-      newItemId: () => this.newItemId(),
-      ...(inputs.backoffScale !== undefined ? { backoffScale: inputs.backoffScale } : {}),
-    });
-    if (outcome.kind === "interrupted") return INTERRUPTED;
-    if (outcome.kind === "failed") return failed(outcome.failure);
-    if (outcome.usage) await this.addUsage(outcome.usage);
-    await inputs.record({
-      type: "compaction",
-      summary: outcome.summary,
-      tokens_before: tokensBefore,
-    });
-    this.context = [
-      { kind: "summary", text: outcome.summary },
-      { kind: "user", text: inputs.input },
-    ];
-    this.lastInputTokens = null;
-    const tokensAfter = estimateTokens(this.context, system);
-    await inputs.events.emit({
-      type: "compacted",
-      tokens_before: tokensBefore,
-      tokens_after: tokensAfter,
-    });
-    if (window !== null && tokensAfter > window)
-      return failed(new ProviderFailure("context_exceeded", CONTEXT_EXCEEDED_MESSAGE));
-    return null;
   }
 
   /**
@@ -437,13 +363,15 @@ type Outcome =
       };
     };
 
-const CONTEXT_EXCEEDED_MESSAGE =
-  "The conversation does not fit the model's context window, even after compaction.";
-
 const INTERRUPTED: Outcome = { status: "interrupted", stop_reason: "interrupted", error: null };
 
 function completed(stop: "end_turn" | "max_tokens" | "max_steps" | "refusal"): Outcome {
   return { status: "completed", stop_reason: stop, error: null };
+}
+
+/** The turn's end when a compaction ended it. */
+function ended(end: CompactionEnd): Outcome {
+  return end.kind === "interrupted" ? INTERRUPTED : failed(end.failure);
 }
 
 function failed(failure: ProviderFailure): Outcome {

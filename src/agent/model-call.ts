@@ -14,16 +14,16 @@ import { TextBuilder } from "./text-builder.js";
 import type { TurnEvents } from "./turn-events.js";
 
 /** Retries of one call before any output (turns.md section 5). */
-export const MAX_RETRIES = 4;
+const MAX_RETRIES = 4;
 /** A `Retry-After` longer than this is not waited for: the call fails `rate_limited` at once. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 /** Backoff without `Retry-After`: 500 ms, doubling. */
 const BACKOFF_MS = 500;
 /**
  * One message item carries at most this much JSON-encoded text, so its `message_done` (the whole
  * text) stays well inside `frame_bytes`; a longer reply continues in a new item.
  */
-export const MESSAGE_ITEM_BYTES = 512 * 1024;
+const MESSAGE_ITEM_BYTES = 512 * 1024;
 
 export interface ToolCallRequest {
   call_id: string;
@@ -38,7 +38,7 @@ export interface ReplyMessage {
   provider_state?: ProviderState;
 }
 
-export type CallOutcome =
+type CallOutcome =
   | {
       kind: "done";
       text: string;
@@ -66,7 +66,7 @@ export type CallOutcome =
  * A reply's text is kept up to this many JSON-encoded bytes: past it, no history record could
  * hold it (RECORD_BYTES), so it is streamed to the client and dropped, and memory stays bounded.
  */
-export const REPLY_TEXT_BYTES = RECORD_BYTES;
+const REPLY_TEXT_BYTES = RECORD_BYTES;
 
 export interface CallOptions {
   provider: ModelProvider;

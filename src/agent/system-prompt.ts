@@ -8,7 +8,7 @@ import { type HeldFolder, holdWorkspaceFolder } from "./tools/workspace-folder.j
 import { resolveExisting } from "./tools/workspace-path.js";
 
 /** AGENTS.md is included up to this many bytes (turns.md section 5). */
-export const AGENTS_MD_BYTES = 32 * 1024;
+const AGENTS_MD_BYTES = 32 * 1024;
 
 const PERMISSION_TEXT: Record<Permissions, string> = {
   read_only:
@@ -21,7 +21,7 @@ const PERMISSION_TEXT: Record<Permissions, string> = {
   full_access: "full access: you may read and change files and run commands in the workspace.",
 };
 
-export interface PromptInputs {
+interface PromptInputs {
   workspace: string;
   permissions: Permissions;
   tools: Tool[];

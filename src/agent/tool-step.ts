@@ -21,13 +21,13 @@ import {
 } from "./tools/tool.js";
 import type { TurnEvents } from "./turn-events.js";
 
-export const DENIED_OUTPUT = "denied by the user";
+const DENIED_OUTPUT = "denied by the user";
 /** What the model is told of a call a deny rule refused, never asked about. */
 export const RULE_DENIED_OUTPUT =
   "denied by an approval rule of the user (not asked); do not retry it, ask the user instead";
-export const INTERRUPTED_OUTPUT = "The tool call was interrupted by the user.";
+const INTERRUPTED_OUTPUT = "The tool call was interrupted by the user.";
 
-export interface ToolStepDeps {
+interface ToolStepDeps {
   offered: ReadonlyMap<string, Tool>;
   permissions: Permissions;
   /** The workspace's rules and this attachment's (rules/rule-book.ts). */
@@ -39,7 +39,7 @@ export interface ToolStepDeps {
   newItemId: () => string;
 }
 
-export interface ToolStepResult {
+interface ToolStepResult {
   call_id: string;
   output: string;
   is_error: boolean;
@@ -148,7 +148,7 @@ const ABANDONED: ToolResult = {
   diff: null,
 };
 
-export const MALFORMED_ARGUMENTS = "invalid input: the arguments are not valid JSON";
+const MALFORMED_ARGUMENTS = "invalid input: the arguments are not valid JSON";
 
 /**
  * The model's arguments as recorded and as the context replays them: the parsed JSON, or the

@@ -12,7 +12,7 @@ import {
 } from "./event-bounds.js";
 
 /** How the engine hands one event to the client; awaiting it is back-pressure. */
-export type Notify = (params: TurnEventParams) => Promise<void>;
+type Notify = (params: TurnEventParams) => Promise<void>;
 
 type EventOf<T extends TurnEventBody["type"]> = Extract<TurnEventBody, { type: T }>;
 

@@ -4,7 +4,7 @@ import type { CacheModel } from "../store/catalog-cache.js";
 import { splitModelId } from "./providers.js";
 
 /** One provider's scan, as `model.cached` needs it. */
-export interface CachedScan {
+interface CachedScan {
   provider: string;
   status: CatalogStatus;
   /** The valid cache's entries by provider-local ID (empty unless `available`). */

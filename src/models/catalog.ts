@@ -12,7 +12,7 @@ import { type CatalogSnapshot, scanCatalog } from "./snapshot.js";
 import { VerdictMemo } from "./verdict-memo.js";
 
 /** Opaque single-use cursors (the server's CursorStore satisfies this). */
-export interface CursorKeeper<T> {
+interface CursorKeeper<T> {
   issue(state: T): string;
   take(cursor: string): T | undefined;
   clear(): void;
@@ -23,7 +23,7 @@ export interface PagePosition {
   offset: number;
 }
 
-export interface CatalogDeps {
+interface CatalogDeps {
   home: string;
   env: NodeJS.ProcessEnv;
   settings: LoadedSettings;

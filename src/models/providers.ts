@@ -1,22 +1,17 @@
+import type { ProviderAccess } from "../credentials/discovery.js";
 import { providerFingerprint } from "../store/catalog-cache.js";
 import { BUILT_IN_PROVIDERS, type LoadedSettings } from "../store/settings.js";
 
-export type ProviderType = "openai-compatible" | "openai" | "anthropic" | "codex";
-
-/** A provider as the child uses it: settings over built-in defaults. */
-export interface Provider {
-  id: string;
-  type: ProviderType;
+/**
+ * A provider as the child uses it: settings over built-in defaults. Its id, type, key variable
+ * and token URL are what the credentials room reads (`ProviderAccess`).
+ */
+export interface Provider extends ProviderAccess {
   base_url: string;
-  /** The environment variable holding an API key (checked before `auth.json`). */
-  api_key_env: string | null;
-  /** Codex only: where OAuth tokens are renewed. */
-  token_url: string | null;
   fingerprint: string;
 }
 
 export const DEFAULT_MODELS_DEV_URL = "https://models.dev/api.json";
-export const CODEX_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
 
 const BUILT_IN_DEFAULTS: Record<
   (typeof BUILT_IN_PROVIDERS)[number],

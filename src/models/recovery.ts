@@ -4,7 +4,7 @@ import type {
   CatalogStatus,
 } from "../protocol/schemas/models.js";
 
-export interface RecoveryInputs {
+interface RecoveryInputs {
   relevant: boolean;
   catalogStatus: CatalogStatus;
   authentication: AuthenticationState;

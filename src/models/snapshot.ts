@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type AuthContext, authenticationReady } from "../credentials/discovery.js";
 import { ProtocolError } from "../protocol/codes.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { CatalogNotice, ModelChoice, ProviderStatus } from "../protocol/schemas/models.js";
@@ -12,7 +13,6 @@ import {
   validateCache,
 } from "../store/catalog-cache.js";
 import { UnsafeStoreFile } from "../store/safe-read.js";
-import { type AuthContext, authenticationReady } from "./auth.js";
 import { cachedModels } from "./cached.js";
 import { type Provider, splitModelId } from "./providers.js";
 import { recoveryFor } from "./recovery.js";
@@ -34,7 +34,7 @@ export interface CatalogSnapshot {
   cached(): { models: CachedModel[]; providers: CachedProvider[] };
 }
 
-export interface SnapshotInputs {
+interface SnapshotInputs {
   home: string;
   providers: Provider[];
   enabled: readonly string[];

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { type Credential, discoverCredential } from "../models/auth.js";
+import { type Credential, discoverCredential } from "../credentials/discovery.js";
 import { type Provider, resolveProviders } from "../models/providers.js";
 import {
   CacheLimitExceeded,

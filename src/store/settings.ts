@@ -22,7 +22,7 @@ const MAX_PROVIDERS = 32;
 const MAX_ENABLED_MODELS = 2048;
 
 export const BUILT_IN_PROVIDERS = ["openai", "anthropic", "codex"] as const;
-const PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "codex"] as const;
+export const PROVIDER_TYPES = ["openai-compatible", "openai", "anthropic", "codex"] as const;
 
 const Url = lazy(() => z.string().min(1).max(2048));
 

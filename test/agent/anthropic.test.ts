@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createAnthropicProvider } from "../../src/agent/providers/anthropic.js";
 import { maxOutputTokens, thinkingBudget } from "../../src/agent/providers/anthropic-format.js";
-import type { Credential } from "../../src/models/auth.js";
+import type { Credential } from "../../src/credentials/discovery.js";
 import {
   anthropicEvents,
   anthropicReply,

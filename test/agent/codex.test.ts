@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { createCodexProvider } from "../../src/agent/providers/codex.js";
-import type { CodexCredential } from "../../src/models/auth.js";
+import type { CodexCredential } from "../../src/credentials/discovery.js";
 import { bodies, responsesReply, startScriptedServer } from "../fixtures/responses-server.js";
 import type { ScriptedServer } from "../fixtures/scripted-sse.js";
 import { type FakeServer, json, startServer } from "../models/fake-server.js";

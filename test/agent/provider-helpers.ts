@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProviderOptions } from "../../src/agent/providers/index.js";
+import type { ProviderOptions } from "../../src/agent/providers/provider.js";
 import {
   type ContextItem,
   type ModelRequest,
@@ -9,13 +9,13 @@ import {
   type StreamEvent,
   type TransportBounds,
 } from "../../src/agent/providers/provider.js";
-import type { Credential } from "../../src/models/auth.js";
-import type { Provider, ProviderType } from "../../src/models/providers.js";
+import type { Credential } from "../../src/credentials/discovery.js";
+import type { Provider } from "../../src/models/providers.js";
 
 /** Generous: the machine is shared, and no test asserts a tight timing. */
 export const TEST_BOUNDS: TransportBounds = { connectMs: 10_000, idleMs: 20_000 };
 
-export function providerAt(type: ProviderType, baseUrl: string, id: string = type): Provider {
+export function providerAt(type: Provider["type"], baseUrl: string, id: string = type): Provider {
   return {
     id,
     type,

@@ -3,9 +3,9 @@ import { after, before, describe, test } from "node:test";
 import { createAnthropicProvider } from "../../src/agent/providers/anthropic.js";
 import { createModelProvider } from "../../src/agent/providers/index.js";
 import type { ProviderFailure } from "../../src/agent/providers/provider.js";
-import { providerText, redact } from "../../src/agent/providers/provider-text.js";
+import { providerText } from "../../src/agent/providers/provider-text.js";
 import { createResponsesProvider } from "../../src/agent/providers/responses.js";
-import type { Credential } from "../../src/models/auth.js";
+import type { Credential } from "../../src/credentials/discovery.js";
 import { PROVIDER_MESSAGE_CHARS } from "../../src/protocol/schemas/turns.js";
 import {
   type ChatServer,
@@ -83,7 +83,7 @@ function assertSafe(
 describe("provider_message: the provider's own words, bounded and redacted", () => {
   test("redaction keeps model names and plain words", () => {
     assert.equal(
-      redact("model qwen2.5-coder:7b or meta-llama/Llama-3-8B is not loaded; and/or retry"),
+      providerText("model qwen2.5-coder:7b or meta-llama/Llama-3-8B is not loaded; and/or retry"),
       "model qwen2.5-coder:7b or meta-llama/Llama-3-8B is not loaded; and/or retry",
     );
     assert.equal(providerText("<html><body>502 Bad Gateway</body></html>"), null);

@@ -11,10 +11,22 @@ import { join } from "node:path";
 import { test } from "node:test";
 import {
   type CheckpointRef,
-  pruneCheckpoints,
+  claimPruning,
+  pruneClaimed,
   toPrune,
 } from "../../src/agent/checkpoints/prune.js";
 import { ShadowRepo } from "../../src/agent/checkpoints/shadow-repo.js";
+
+/** One pruning, as the turn's end runs it (handlers/checkpoints.ts): claim, then prune. */
+async function pruneCheckpoints(
+  repo: ShadowRepo,
+  policy: Parameters<typeof pruneClaimed>[1],
+  signal: AbortSignal,
+  now: number,
+): Promise<{ ran: boolean; pruned: number }> {
+  if (!(await claimPruning(repo, policy, now))) return { ran: false, pruned: 0 };
+  return { ran: true, pruned: await pruneClaimed(repo, policy, signal, now) };
+}
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 11, 2);

@@ -11,10 +11,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { CodexCredential } from "../../src/models/auth.js";
-import { jwtExpiryMs, needsRenewal } from "../../src/models/refresh/codex-token.js";
+import { needsRenewal } from "../../src/credentials/codex-renewal.js";
+import type { CodexCredential } from "../../src/credentials/discovery.js";
+import { Slots } from "../../src/http/slots.js";
 import { enrich } from "../../src/models/refresh/models-dev.js";
-import { Slots } from "../../src/models/refresh/workers.js";
 import { testSeamFor } from "../../src/server/test-seam.js";
 import { AtomicWriteError, writeFileAtomic } from "../../src/store/atomic-write.js";
 import { providerFingerprint, validateCache } from "../../src/store/catalog-cache.js";
@@ -224,8 +224,12 @@ describe("codex token age", () => {
   };
   test("JWT exp decides; without exp, eight days since the last refresh", () => {
     const now = 2_000_000_000_000;
-    assert.equal(jwtExpiryMs(token({ exp: 5 })), 5000);
-    assert.equal(jwtExpiryMs("opaque"), null);
+    // `exp` is in seconds: renewal is due from that second on, and not a millisecond before.
+    assert.equal(needsRenewal({ ...base, access_token: token({ exp: 5 }) }, 5000), true);
+    assert.equal(needsRenewal({ ...base, access_token: token({ exp: 5 }) }, 4999), false);
+    // A token that is no JWT has no `exp`: the stored expiry decides.
+    assert.equal(needsRenewal({ ...base, access_token: "opaque", expires_at_ms: 100 }, 100), true);
+    assert.equal(needsRenewal({ ...base, access_token: "opaque", expires_at_ms: 100 }, 99), false);
     assert.equal(
       needsRenewal({ ...base, access_token: token({ exp: now / 1000 - 1 }) }, now),
       true,

@@ -51,7 +51,7 @@ export interface ShellCall {
   nice?: boolean;
 }
 
-export type ShellOutcome =
+type ShellOutcome =
   | { ok: true; stdout: Buffer }
   | {
       ok: false;

@@ -69,7 +69,7 @@ const FIXED_CONFIG = [
 ];
 
 /** The environment of a shadow-repository call: nothing of the user's git gets in. */
-export function gitEnv(place: GitPlace, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function gitEnv(place: GitPlace, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env))
     if (!name.startsWith("GIT_") && value !== undefined) clean[name] = value;

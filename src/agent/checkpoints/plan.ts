@@ -26,7 +26,7 @@ export interface RevertPlan {
   workspaceChanged: boolean;
 }
 
-export interface PlanInputs {
+interface PlanInputs {
   target: Snapshot & { entries: Map<string, TreeEntry> };
   now: Snapshot & { entries: Map<string, TreeEntry> };
   /** The session's last after-turn checkpoint; null when it has none (cannot tell: changed). */

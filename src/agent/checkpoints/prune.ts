@@ -11,7 +11,7 @@ import { readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ShadowRepo } from "./shadow-repo.js";
 
-export interface PrunePolicy {
+interface PrunePolicy {
   maxAgeMs: number;
   keepNewest: number;
   maxRefs: number;
@@ -56,23 +56,6 @@ export function toPrune(
       return rank >= policy.maxRefs || now - ref.time > policy.maxAgeMs;
     })
     .map((ref) => ref.id);
-}
-
-export interface PruneOutcome {
-  /** False when the stamp said a pruning ran less than `everyMs` ago. */
-  ran: boolean;
-  pruned: number;
-}
-
-/** One pruning of a workspace's shadow repository, unless one ran within `everyMs`. */
-export async function pruneCheckpoints(
-  repo: ShadowRepo,
-  policy: PrunePolicy,
-  signal: AbortSignal,
-  now = Date.now(),
-): Promise<PruneOutcome> {
-  if (!(await claimPruning(repo, policy, now))) return { ran: false, pruned: 0 };
-  return { ran: true, pruned: await pruneClaimed(repo, policy, signal, now) };
 }
 
 /**

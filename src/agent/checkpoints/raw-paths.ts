@@ -36,11 +36,6 @@ export function shown(raw: string): string {
   return Buffer.from(raw, "latin1").toString("utf8");
 }
 
-/** Whether a raw path's bytes are valid UTF-8 (`shown` gives its exact name back). */
-export function isUtf8Name(raw: string): boolean {
-  return rawOf(shown(raw)) === raw;
-}
-
 /** The on-disk name of a raw path under the workspace `root` (a JS string, UTF-8 on disk). */
 export function onDisk(root: string, raw: string): Buffer {
   const base = Buffer.from(root, "utf8");

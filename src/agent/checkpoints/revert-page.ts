@@ -9,9 +9,8 @@ import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { ProtocolError } from "../../protocol/codes.js";
 import { jsonBytes } from "../../protocol/raw-json.js";
 import type { RevertFile, TurnRevertParams } from "../../protocol/schemas/checkpoints.js";
-import type { PlannedPath } from "./plan.js";
+import type { PlannedPath, RevertPlan } from "./plan.js";
 import { shown } from "./raw-paths.js";
-import type { PreparedRevert } from "./revert.js";
 import type { ShadowRepo } from "./shadow-repo.js";
 
 /** The frame around the files: IDs, counts, the longest cursor, the response envelope. */
@@ -20,9 +19,15 @@ const CUT_LINE = "[... cut to fit the page]\n";
 const DIFF_TIMEOUT_MS = 2000;
 const BATCH = 16;
 
+/** What a page is cut from: the planned paths, and the workspace tree they were planned on. */
+interface PagedRevert {
+  plan: RevertPlan;
+  nowTree: string;
+}
+
 export async function pageFiles(
   repo: ShadowRepo,
-  prepared: PreparedRevert,
+  prepared: PagedRevert,
   params: TurnRevertParams,
   pageBytes: number,
 ): Promise<{ files: RevertFile[]; cursor: string | null }> {

@@ -13,7 +13,7 @@ import { ProtocolError } from "../../protocol/codes.js";
 import type { TurnRevertParams, TurnRevertResult } from "../../protocol/schemas/checkpoints.js";
 import { writeFileAtomic } from "../../store/atomic-write.js";
 import { hiddenIgnoreFiles, isIgnoreFile } from "./ignore-files.js";
-import { type PlannedPath, planRevert, type RevertPlan } from "./plan.js";
+import { planRevert, type RevertPlan } from "./plan.js";
 import { applyPlan, newTempTag, removeTemps, tempDirsOf } from "./restore.js";
 import { pageFiles } from "./revert-page.js";
 import type { SessionTurns } from "./session-turns.js";
@@ -29,7 +29,7 @@ export interface RevertInputs {
   signal: AbortSignal;
 }
 
-export interface PreparedRevert {
+interface PreparedRevert {
   plan: RevertPlan;
   checkpoint: string;
   turnsReverted: number;
@@ -207,8 +207,6 @@ function resultOf(
     cursor,
   };
 }
-
-export type { PlannedPath };
 
 interface Journal {
   session_id: string;

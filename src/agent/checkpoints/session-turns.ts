@@ -4,7 +4,7 @@
  */
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 
-export interface SessionTurn {
+interface SessionTurn {
   turnId: string;
   /** From its `turn_end`: undefined when it recorded none (read_only, no git, killed). */
   checkpoints?: { before: string | null; after: string | null };

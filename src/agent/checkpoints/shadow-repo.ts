@@ -15,14 +15,15 @@ import { isIgnoreFile, leftOut } from "./left-out.js";
 import { onDisk, rawBytes, rawOf, shown, splitZ, zJoin } from "./raw-paths.js";
 
 export { FILE_BYTES } from "./left-out.js";
+
 /** One git call's bound: past it the checkpoint fails (`timeout`). */
-export const GIT_TIMEOUT_MS = 60_000;
+const GIT_TIMEOUT_MS = 60_000;
 
 /**
  * What a checkpoint's commit message holds besides its tree. Paths are raw (raw-paths.ts): v2
  * stores them so; v1 (before names were bytes) stored UTF-8 text, read back as raw.
  */
-export interface SnapshotMeta {
+interface SnapshotMeta {
   v: 2;
   /** Paths left out: files over FILE_BYTES, and nested repositories (`dir/`). */
   excluded: string[];
@@ -35,24 +36,24 @@ export interface Snapshot {
   meta: SnapshotMeta;
 }
 
-export interface Checkpoint extends Snapshot {
+interface Checkpoint extends Snapshot {
   commit: string;
 }
 
 const REF_PREFIX = "refs/mc/checkpoints/";
 const MESSAGE_HEAD = "mc-agent checkpoint\n\n";
 
-export function checkpointsRoot(home: string): string {
+function checkpointsRoot(home: string): string {
   return join(home, "checkpoints");
 }
 
 /** The shadow repository's folder: the first 32 hex digits of SHA-256 of the workspace path. */
-export function shadowDir(home: string, workspace: string): string {
+function shadowDir(home: string, workspace: string): string {
   const key = createHash("sha256").update(workspace, "utf8").digest("hex").slice(0, 32);
   return join(checkpointsRoot(home), key);
 }
 
-export interface ShadowOptions {
+interface ShadowOptions {
   home: string;
   /** The canonical workspace. */
   workspace: string;

@@ -23,11 +23,11 @@ export interface TurnCheckpoints {
 }
 
 /** How long a checkpoint may take before the turn goes on without it. */
-export const CHECKPOINT_MS = 30_000;
+const CHECKPOINT_MS = 30_000;
 /** The bound of an interrupted turn's checkpoints: its end stays within `cleanup_ms`. */
 export const HURRIED_CHECKPOINT_MS = 600;
 
-export function newCheckpointId(): string {
+function newCheckpointId(): string {
   return `c-${randomBytes(16).toString("hex")}`;
 }
 

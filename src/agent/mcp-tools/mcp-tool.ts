@@ -18,7 +18,7 @@ import { resultText } from "./result.js";
 import type { McpToolInfo, McpToolSource } from "./source.js";
 
 /** How much of a tool's description the model is offered (the server writes it). */
-export const DESCRIPTION_CHARS = 1024;
+const DESCRIPTION_CHARS = 1024;
 /** How much of the arguments an approval's command line shows. */
 const APPROVAL_ARGS_CHARS = 2048;
 
@@ -132,7 +132,7 @@ const INTERRUPTED: ToolResult = {
  * (src/agent/mcp/types.ts, McpCallError): never a message of the server or the system, so no
  * command line, URL or stderr reaches the model or the events.
  */
-export function failureText(server: string, error: unknown): string {
+function failureText(server: string, error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   const named = `the MCP server "${server}"`;
   switch (code) {

@@ -9,8 +9,8 @@ import { createHash } from "node:crypto";
 
 export { MCP_SEARCH, MCP_TOOL_NAME } from "../../protocol/schemas/mcp-tool-names.js";
 
-export const MCP_PREFIX = "mcp__";
-export const NAME_LIMIT = 64;
+const MCP_PREFIX = "mcp__";
+const NAME_LIMIT = 64;
 
 export function mcpToolName(server: string, tool: string): string {
   const plain = `${MCP_PREFIX}${server}__${tool}`;

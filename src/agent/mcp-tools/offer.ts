@@ -21,8 +21,8 @@ import { MCP_SEARCH, MCP_TOOL_NAME, mcpToolName } from "./names.js";
 import { LoadedTools, mcpSearchTool } from "./search.js";
 import type { McpToolInfo, McpToolSource } from "./source.js";
 
-export const DEFERRED_TOOLS = 32;
-export const DEFERRED_SCHEMA_BYTES = 24 * 1024;
+const DEFERRED_TOOLS = 32;
+const DEFERRED_SCHEMA_BYTES = 24 * 1024;
 
 export class McpOffer {
   /** Every MCP tool the turn may call, by its namespaced name. */

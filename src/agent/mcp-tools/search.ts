@@ -15,9 +15,9 @@ import { parseToolInput, type Tool, ToolError } from "../tools/tool.js";
 import type { McpTool } from "./mcp-tool.js";
 import { MCP_SEARCH } from "./names.js";
 
-export const SEARCH_RESULTS = 10;
+const SEARCH_RESULTS = 10;
 /** At most this many tools are loaded in one turn: the deferred threshold itself. */
-export const LOADED_LIMIT = 32;
+const LOADED_LIMIT = 32;
 const LISTED_DESCRIPTION_CHARS = 200;
 
 const SearchInput = z.strictObject({

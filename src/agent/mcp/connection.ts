@@ -2,20 +2,15 @@ import type { McpError, McpServerStatus, McpState } from "../../protocol/schemas
 import { RESULT_TOO_LARGE } from "./oversized-answer.js";
 import { type McpServerPlan, toolAllowed } from "./plan.js";
 import { ToolRelist } from "./relist.js";
-import { type OpenedSession, openSession, StartFailure } from "./session.js";
+import { type OpenedSession, openSession, type SessionHost, StartFailure } from "./session.js";
 import { type CallToolResult, McpCallError, type McpToolInfo } from "./types.js";
 
 /** Restarts after an exit: at most this many within the window, then the server stays failed. */
-export const MCP_RESTARTS = 3;
-export const MCP_RESTART_WINDOW_MS = 5 * 60_000;
+const MCP_RESTARTS = 3;
+const MCP_RESTART_WINDOW_MS = 5 * 60_000;
 
-export interface ConnectionEnv {
-  /** The child's environment (its `"$NAME"` values come from here). */
-  env: NodeJS.ProcessEnv;
-  /** The workspace: a relative `cwd` is relative to it. */
-  workspace: string;
-  /** The child's log at debug, or null when that level is off. */
-  debug: ((line: string) => void) | null;
+/** Where a connection lives: what its sessions are opened in, and who hears of its status. */
+interface ConnectionEnv extends SessionHost {
   /** Called after every change of the status. */
   changed: (status: McpServerStatus) => void;
 }

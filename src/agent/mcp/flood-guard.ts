@@ -11,11 +11,11 @@
  */
 
 /** Unasked lines: a burst of this many, then this many a second. */
-export const FLOOD_BURST_LINES = 10_000;
-export const FLOOD_LINES_PER_SECOND = 1_000;
+const FLOOD_BURST_LINES = 10_000;
+const FLOOD_LINES_PER_SECOND = 1_000;
 /** Unasked bytes: a burst of this many, then this many a second. */
-export const FLOOD_BURST_BYTES = 16 * 1024 * 1024;
-export const FLOOD_BYTES_PER_SECOND = 4 * 1024 * 1024;
+const FLOOD_BURST_BYTES = 16 * 1024 * 1024;
+const FLOOD_BYTES_PER_SECOND = 4 * 1024 * 1024;
 
 class TokenBucket {
   private tokens: number;

@@ -9,7 +9,7 @@
  */
 
 /** The longest line kept whole: the SDK's own stdio bound (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
-export const LINE_BYTES = 10 * 1024 * 1024;
+const LINE_BYTES = 10 * 1024 * 1024;
 /** What an oversized line keeps of its start and of its end. */
 export const EDGE_BYTES = 4096;
 

@@ -4,7 +4,7 @@ import { McpConnection } from "./connection.js";
 import { planServers } from "./plan.js";
 import { type CallToolResult, McpCallError, type McpServers, type McpToolInfo } from "./types.js";
 
-export interface McpManagerOptions {
+interface McpManagerOptions {
   /** `mcp_servers` of the global settings (absent: no server). */
   servers: McpServersSettings | undefined;
   /** The child's environment: `"$NAME"` values, PATH and HOME come from here. */

@@ -3,7 +3,6 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { SERVER_INFO } from "../../protocol/constants.js";
 import type { McpError } from "../../protocol/schemas/mcp.js";
 import type { McpHttpSettings, McpStdioSettings } from "../../store/mcp-settings.js";
-import type { ConnectionEnv } from "./connection.js";
 import {
   type McpServerPlan,
   resolveValues,
@@ -29,6 +28,16 @@ export class StartFailure extends Error {
 }
 
 /** One live connection to a server: the SDK client, the tools it listed, and how to end it. */
+/** What a session is opened in: the child's environment, its workspace and its debug log. */
+export interface SessionHost {
+  /** The child's environment (its `"$NAME"` values come from here). */
+  env: NodeJS.ProcessEnv;
+  /** The workspace: a relative `cwd` is relative to it. */
+  workspace: string;
+  /** The child's log at debug, or null when that level is off. */
+  debug: ((line: string) => void) | null;
+}
+
 export interface OpenedSession {
   client: Client;
   tools: McpToolInfo[];
@@ -39,7 +48,7 @@ export interface OpenedSession {
 }
 
 /** What the connection hears of a session: its end, the server's list_changed, its flood. */
-export interface SessionHooks {
+interface SessionHooks {
   lost(session: OpenedSession): void;
   toolsChanged(): void;
   /** A stdio server sent too much unasked (flood-guard.ts); `session` null during the start. */
@@ -53,7 +62,7 @@ export interface SessionHooks {
  */
 export async function openSession(
   plan: McpServerPlan,
-  host: ConnectionEnv,
+  host: SessionHost,
   hooks: SessionHooks,
   closing: AbortSignal,
 ): Promise<OpenedSession> {
@@ -113,7 +122,7 @@ export async function openSession(
 
 async function createTransport(
   plan: McpServerPlan,
-  host: ConnectionEnv,
+  host: SessionHost,
 ): Promise<GroupStdioTransport | StreamableHTTPClientTransport> {
   if (plan.transport === "stdio") {
     const settings = plan.settings as McpStdioSettings;

@@ -24,7 +24,7 @@ import { FloodGuard } from "./flood-guard.js";
 import { BoundedLineReader, type ReadLine } from "./line-reader.js";
 import { oversizedAnswer } from "./oversized-answer.js";
 
-export interface GroupStdioParams {
+interface GroupStdioParams {
   command: string;
   args: string[];
   /** The server's whole environment (nothing is added to it). */

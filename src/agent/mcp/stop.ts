@@ -7,8 +7,8 @@ import { groupRuns, signalGroup, waitGroupGone } from "../tools/process-group.js
  * exit). The group, not the pid: a server started through a wrapper (`npx`, `sh -c`) is a
  * grandchild, which a signal to the wrapper alone would leave running.
  */
-export const STOP_TERM_MS = 500;
-export const STOP_KILL_MS = 1000;
+const STOP_TERM_MS = 500;
+const STOP_KILL_MS = 1000;
 /** After SIGKILL, how long the close waits to see the group gone (SIGKILL cannot be held off). */
 const KILL_SETTLE_MS = 300;
 

@@ -65,7 +65,7 @@ export interface McpToolInfo {
  * - `result_too_large`: the server's answer was over the stdio line bound (10 MiB); that call
  *   alone fails, the server is kept (src/agent/mcp/oversized-answer.ts).
  */
-export const MCP_CALL_ERRORS = [
+const MCP_CALL_ERRORS = [
   "unknown_server",
   "unknown_tool",
   "server_unavailable",
@@ -75,7 +75,7 @@ export const MCP_CALL_ERRORS = [
   "call_failed",
   "result_too_large",
 ] as const;
-export type McpCallErrorCode = (typeof MCP_CALL_ERRORS)[number];
+type McpCallErrorCode = (typeof MCP_CALL_ERRORS)[number];
 
 export class McpCallError extends Error {
   override readonly name = "McpCallError";

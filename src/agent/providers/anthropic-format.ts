@@ -30,14 +30,14 @@ const OUTPUT_CEILINGS: [RegExp, number][] = [
   [/claude-opus-4-(0|1)|claude-opus-4-2025|claude-opus-4$/, 32_000],
   [/claude-(sonnet|haiku)-4|claude-opus-4-[5-9]|claude-opus-[5-9]|claude-sonnet-[5-9]/, 64_000],
 ];
-export const DEFAULT_OUTPUT_TOKENS = 32_000;
+const DEFAULT_OUTPUT_TOKENS = 32_000;
 
 export function maxOutputTokens(model: string): number {
   return OUTPUT_CEILINGS.find(([pattern]) => pattern.test(model))?.[1] ?? DEFAULT_OUTPUT_TOKENS;
 }
 
 /** Extended-thinking budgets per effort; an effort not listed thinks as `medium`. */
-export const THINKING_BUDGETS: Record<string, number> = {
+const THINKING_BUDGETS: Record<string, number> = {
   minimal: 1_024,
   low: 4_096,
   medium: 10_000,
@@ -46,7 +46,7 @@ export const THINKING_BUDGETS: Record<string, number> = {
   max: 48_000,
 };
 /** What the answer itself keeps of `max_tokens` beside the thinking budget. */
-export const ANSWER_RESERVE_TOKENS = 4_096;
+const ANSWER_RESERVE_TOKENS = 4_096;
 /** The API's smallest budget. */
 const MIN_BUDGET = 1_024;
 
@@ -79,7 +79,7 @@ export function messagesBody(
   return body;
 }
 
-export function anthropicMessages(
+function anthropicMessages(
   context: ContextItem[],
   owner: ReplayOwner,
   model: string,

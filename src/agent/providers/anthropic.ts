@@ -2,14 +2,19 @@ import { parseJson } from "../../protocol/well-formed.js";
 import { messagesBody } from "./anthropic-format.js";
 import { MessagesReader } from "./anthropic-reader.js";
 import { failure, mentionsContextLength, saying, thrownFailure } from "./failures.js";
-import type { ProviderOptions } from "./index.js";
-import type { ModelProvider, ProviderFailure, StreamEvent, Usage } from "./provider.js";
+import type {
+  ModelProvider,
+  ProviderFailure,
+  ProviderOptions,
+  StreamEvent,
+  Usage,
+} from "./provider.js";
 import { anthropicClient, CallGuard, loadAnthropic } from "./transport.js";
 
 /** The OAuth beta Claude's own tokens need, exactly as the catalog refresh sends it. */
-export const OAUTH_BETA = "oauth-2025-04-20";
+const OAUTH_BETA = "oauth-2025-04-20";
 /** A turn the API pauses (long server-side work) is resumed at most this often per call. */
-export const MAX_PAUSE_CONTINUATIONS = 8;
+const MAX_PAUSE_CONTINUATIONS = 8;
 
 /**
  * `anthropic`: the Messages API streaming, with an API key (`x-api-key`) or Claude's OAuth token

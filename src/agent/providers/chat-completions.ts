@@ -12,7 +12,7 @@ import {
 } from "./provider.js";
 import { CallGuard, loadOpenAi, openAiClient } from "./transport.js";
 
-export interface ChatCompletionsOptions {
+interface ChatCompletionsOptions {
   /** The provider's `base_url` (e.g. `http://127.0.0.1:11434/v1`); `/chat/completions` is added. */
   baseUrl: string;
   /** null: keyless (local servers); no `Authorization` header at all. */

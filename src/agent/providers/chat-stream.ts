@@ -57,12 +57,11 @@ const ChunkUsage = z.looseObject({
 
 type Delta = NonNullable<z.infer<typeof Choice>["delta"]>;
 
-export const ChatChunk = z.looseObject({
+const ChatChunk = z.looseObject({
   // Absent in some servers' usage-only chunk.
   choices: z.array(Choice).default([]),
   usage: ChunkUsage.nullish(),
 });
-export type ChatChunk = z.infer<typeof ChatChunk>;
 
 const FINISH: Record<string, StopReason> = {
   stop: "end_turn",

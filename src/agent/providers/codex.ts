@@ -1,61 +1,43 @@
 import { randomUUID } from "node:crypto";
-import type { CodexCredential } from "../../models/auth.js";
-import { needsRenewal, renewCodexCredential } from "../../models/refresh/codex-token.js";
-import { RefreshFailure } from "../../models/refresh/failure.js";
+import { CodexLogin } from "../../credentials/codex-login.js";
+import type { CodexCredential } from "../../credentials/discovery.js";
+import { RefreshFailure } from "../../http/refresh-failure.js";
 import { credentialPaths } from "../../store/credentials.js";
 import { failure, HttpFailure } from "./failures.js";
-import type { ProviderOptions } from "./index.js";
-import type { ModelProvider, ModelRequest, ProviderFailure } from "./provider.js";
+import type { ModelProvider, ModelRequest, ProviderFailure, ProviderOptions } from "./provider.js";
 import { responsesCall } from "./responses.js";
 import { responsesBody } from "./responses-format.js";
 import type { OpenAiEndpoint } from "./transport.js";
 
-/** A token that lives less than this is renewed before the call rather than fail mid-turn. */
-export const CODEX_EXPIRY_SKEW_MS = 60_000;
 /** How mc names itself to the backend (docs/providers.md says where each header comes from). */
 const ORIGINATOR = "mc-agent";
 
 /**
  * `codex`: the Responses wire format at the ChatGPT Codex backend (`base_url` + `/responses`),
  * with the OAuth bearer of a Codex login and its account header. A token near expiry is renewed
- * first; a 401 renews once and retries once. Renewals are shared by concurrent calls (the
- * refresh token rotates: two renewals with the same one would lock the user out).
+ * first; a 401 renews once and retries once. The login (credentials/codex-login.ts) shares a
+ * renewal among concurrent calls and keeps the rotated tokens.
  */
 export function createCodexProvider(options: ProviderOptions): ModelProvider {
   const { provider, bounds } = options;
-  const paths = credentialPaths(options.home, options.env);
-  const log = options.log ?? (() => {});
-  let credential = options.credential?.kind === "codex" ? options.credential : null;
-  let renewing: Promise<CodexCredential> | null = null;
+  const login =
+    options.credential?.kind === "codex"
+      ? new CodexLogin(
+          options.credential,
+          provider,
+          credentialPaths(options.home, options.env),
+          options.log ?? (() => {}),
+          { wallMs: bounds.idleMs, connectMs: bounds.connectMs },
+        )
+      : null;
   const fallbackSession = randomUUID();
-
-  const renew = (): Promise<CodexCredential> => {
-    if (!credential) return Promise.reject(failure("authentication_rejected"));
-    renewing ??= renewCodexCredential(credential, provider, paths, log, {
-      wallMs: bounds.idleMs,
-      connectMs: bounds.connectMs,
-    })
-      .then(
-        (renewed) => {
-          credential = renewed;
-          return renewed;
-        },
-        (error: unknown) => {
-          throw renewalFailure(error);
-        },
-      )
-      .finally(() => {
-        renewing = null;
-      });
-    return renewing;
-  };
 
   return {
     async *stream(request) {
-      if (!credential) throw failure("authentication_rejected", "no Codex login");
-      let current = credential;
-      if (needsRenewal(current, Date.now() + CODEX_EXPIRY_SKEW_MS)) {
-        const renewed = await untilAborted(renew(), request.signal);
+      if (!login) throw failure("authentication_rejected", "no Codex login");
+      let current = login.current;
+      if (login.dueBeforeCall()) {
+        const renewed = await untilAborted(renew(login), request.signal);
         if (!renewed) return;
         current = renewed;
       }
@@ -67,7 +49,7 @@ export function createCodexProvider(options: ProviderOptions): ModelProvider {
       } catch (error) {
         if (!(error instanceof HttpFailure && error.status === 401)) throw error;
         // Nothing was streamed before a 401: renew once and try once more.
-        const renewed = await untilAborted(renew(), request.signal);
+        const renewed = await untilAborted(renew(login), request.signal);
         if (!renewed) return;
         yield* responsesCall(endpoint(provider.base_url, renewed, session), body, context);
       }
@@ -96,7 +78,7 @@ function endpoint(base: string, credential: CodexCredential, session: string): O
 }
 
 /** The ChatGPT account id the access token was issued for, when mc's entry does not store it. */
-export function accountClaim(token: string): string | null {
+function accountClaim(token: string): string | null {
   try {
     const payload = token.split(".")[1] ?? "";
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Record<
@@ -109,6 +91,13 @@ export function accountClaim(token: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The login's renewal, its failure told as a model call's (`... token renewal`). */
+function renew(login: CodexLogin): Promise<CodexCredential> {
+  return login.renew().catch((error: unknown) => {
+    throw renewalFailure(error);
+  });
 }
 
 function renewalFailure(error: unknown): ProviderFailure {

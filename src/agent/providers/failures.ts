@@ -40,7 +40,7 @@ export class HttpFailure extends ProviderFailure {
  * What an HTTP error status means; for a 4xx the body (as far as it was read) refines it. 413:
  * the request itself is too large, which only a shorter context fixes.
  */
-export function statusFailure(status: number, headers: Headers | undefined, body: string) {
+function statusFailure(status: number, headers: Headers | undefined, body: string) {
   return saying(statusCodeFailure(status, headers, body), body);
 }
 

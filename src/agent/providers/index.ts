@@ -1,5 +1,3 @@
-import type { Credential } from "../../models/auth.js";
-import type { Provider } from "../../models/providers.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { ChatCompletionsProvider } from "./chat-completions.js";
 import { createCodexProvider } from "./codex.js";
@@ -7,20 +5,9 @@ import {
   type FailureCode,
   type ModelProvider,
   ProviderFailure,
-  type TransportBounds,
+  type ProviderOptions,
 } from "./provider.js";
 import { createResponsesProvider } from "./responses.js";
-
-export interface ProviderOptions {
-  provider: Provider;
-  /** What credential discovery found; `keyless` for a custom provider without a key. */
-  credential: Credential | null;
-  bounds: TransportBounds;
-  home: string;
-  env: NodeJS.ProcessEnv;
-  /** Where a provider reports what it could not do on the side (renewed tokens not saved). */
-  log?: (level: "warn", message: string) => void;
-}
 
 /**
  * The wire format of a provider, by its type (one file per format beside this one); a failure's

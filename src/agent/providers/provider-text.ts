@@ -96,7 +96,7 @@ const RULES: RegExp[] = [
   /\b(?=[A-Za-z0-9+/_=-]*\d)(?=[A-Za-z0-9+/_=-]*[A-Za-z])[A-Za-z0-9+/_=-]{24,}/g,
 ];
 
-export function redact(text: string): string {
+function redact(text: string): string {
   let out = text;
   for (const rule of RULES) out = out.replace(rule, REDACTED);
   // Runs of redactions read as one.

@@ -3,6 +3,20 @@
  * engine builds a provider-neutral context, a provider streams one model call from it, and the
  * engine owns everything around the call: retries, interrupt, events, records.
  */
+import type { Credential } from "../../credentials/discovery.js";
+import type { Provider } from "../../models/providers.js";
+
+/** What every wire format is built from (index.ts picks the format by the provider's type). */
+export interface ProviderOptions {
+  provider: Provider;
+  /** What credential discovery found; `keyless` for a custom provider without a key. */
+  credential: Credential | null;
+  bounds: TransportBounds;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Where a provider reports what it could not do on the side (renewed tokens not saved). */
+  log?: (level: "warn", message: string) => void;
+}
 
 /** One entry of the provider-neutral context, built from the session's records. */
 export type ContextItem =

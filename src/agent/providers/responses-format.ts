@@ -42,7 +42,7 @@ const ResponsesState = z.looseObject({
   phase: z.enum(["commentary", "final_answer"]).optional(),
 });
 
-export function usableState(
+function usableState(
   item: Extract<ContextItem, { kind: "assistant" }>,
   owner: ReplayOwner,
   model: string,
@@ -54,7 +54,7 @@ export function usableState(
   return parsed.success ? parsed.data : null;
 }
 
-export function responsesInput(
+function responsesInput(
   context: ContextItem[],
   owner: ReplayOwner,
   model: string,

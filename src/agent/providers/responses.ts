@@ -4,8 +4,13 @@ import type {
 } from "openai/resources/responses/responses";
 import { parseJson } from "../../protocol/well-formed.js";
 import { failure, saying, thrownFailure } from "./failures.js";
-import type { ProviderOptions } from "./index.js";
-import type { ModelProvider, ModelRequest, StreamEvent, TransportBounds } from "./provider.js";
+import type {
+  ModelProvider,
+  ModelRequest,
+  ProviderOptions,
+  StreamEvent,
+  TransportBounds,
+} from "./provider.js";
 import { errorCodeFailure, ResponsesReader, responsesBody } from "./responses-format.js";
 import { CallGuard, loadOpenAi, type OpenAiEndpoint, openAiClient } from "./transport.js";
 

@@ -1,7 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import type { Agent } from "undici";
-import { loadUndici, type Undici } from "../../models/undici.js";
+import { loadUndici, type Undici } from "../../http/undici.js";
 import type { TransportBounds } from "./provider.js";
 import { SseDecoder, type SseMessage } from "./sse.js";
 
@@ -22,7 +22,7 @@ export const ERROR_BODY_BYTES = 65_536;
  */
 const SLICE_MS = 4;
 /** Far beyond any call: the SDKs take a number, and the idle bound is the real clock. */
-export const SDK_TIMEOUT_MS = 2_147_483_647;
+const SDK_TIMEOUT_MS = 2_147_483_647;
 
 type OpenAiModule = typeof import("openai");
 type AnthropicModule = typeof import("@anthropic-ai/sdk");
@@ -56,7 +56,7 @@ function agentFor(connectMs: number, { Agent }: Undici): Agent {
  * bound, no connection within the connect bound, a refused, reset or cut connection, or a line
  * past the stream line bound (`SseDecoder`).
  */
-export type TransportFault = "timeout" | "connect_timeout" | "network" | "malformed";
+type TransportFault = "timeout" | "connect_timeout" | "network" | "malformed";
 
 /**
  * One model call's transport: the signal its SDK request runs under (aborted by the caller, by
@@ -303,7 +303,7 @@ export async function openAiClient(guard: CallGuard, endpoint: OpenAiEndpoint): 
   });
 }
 
-export interface AnthropicEndpoint {
+interface AnthropicEndpoint {
   baseUrl: string;
   /** Exactly one of the two is a string: an API key (`x-api-key`) or an OAuth bearer. */
   apiKey: string | null;

@@ -19,10 +19,10 @@ import type { CommandReader, CommandScan } from "./scanned-command.js";
 export type { CommandScan, ScannedCommand } from "./scanned-command.js";
 
 /** Stands for an expansion's unknown text inside a word. */
-export const EXPANSION = "\u0000x\u0000";
-export const MAX_DEPTH = 8;
+const EXPANSION = "\u0000x\u0000";
+const MAX_DEPTH = 8;
 /** Longest text scanned; a longer one is unsure. */
-export const SCAN_CHARS = 65536;
+const SCAN_CHARS = 65536;
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const SEPARATORS = new Set([";", "&&", "||", "|", "|&", "&", ";;", ";&", ";;&", "(", ")"]);
@@ -110,11 +110,7 @@ function merge(into: CommandScan, from: CommandScan): void {
 }
 
 /** The commands of one simple command's words: itself, and what its wrappers run. */
-export function commandsOfWords(
-  all: readonly string[],
-  depth: number,
-  env: string[] = [],
-): CommandScan {
+function commandsOfWords(all: readonly string[], depth: number, env: string[] = []): CommandScan {
   let at = 0;
   while (at < all.length && KEYWORDS.has(all[at] as string)) at += 1;
   if (all[at] === "coproc") return commandsOfWords(all.slice(at + 1), depth, env);

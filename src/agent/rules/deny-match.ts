@@ -31,7 +31,7 @@ export function denyVerdict(
   return scan.unsure ? "unsure" : null;
 }
 
-export function shellDenies(rule: ShellRule, command: ScannedCommand): boolean {
+function shellDenies(rule: ShellRule, command: ScannedCommand): boolean {
   const [program, ...rest] = rule.words;
   if (programName(program as string) !== programName(command.words[0] as string)) return false;
   if (!rule.env.every((assignment) => command.env.includes(assignment))) return false;

@@ -24,7 +24,7 @@ import { runsWorkspaceCode } from "./code-runners.js";
 import { denyVerdict } from "./deny-match.js";
 import { allowCovers, editRule, mcpRule, type RuleSubject, shellRule } from "./rule-match.js";
 
-export type Effect = "allow" | "deny";
+type Effect = "allow" | "deny";
 /** `unsure`: a deny rule may match what the command runs; the call asks, at every level. */
 export type Verdict = { effect: Effect; rule: KeptRule } | { effect: "unsure" } | null;
 

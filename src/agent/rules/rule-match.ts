@@ -19,7 +19,7 @@ import { type SimpleCommand, simpleCommand } from "./simple-command.js";
  * `sudo`) would allow anything, so their rules are exact. Compared by the program's last path
  * segment (`/usr/bin/sudo` is `sudo`).
  */
-export const EXACT_PROGRAMS = new Set([
+const EXACT_PROGRAMS = new Set([
   ".",
   "awk",
   "bash",
@@ -133,7 +133,7 @@ export function editRule(pathGlob: string | null): RuleOffer {
 }
 
 /** The program, then its subcommand words up to the first that is not one. */
-export function prefixWords(words: string[]): string[] {
+function prefixWords(words: string[]): string[] {
   const kept = [words[0] as string];
   for (const word of words.slice(1)) {
     if (!SUBCOMMAND_WORD.test(word)) break;

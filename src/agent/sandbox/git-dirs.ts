@@ -55,7 +55,7 @@ interface Listing {
   git: GitKind | null;
 }
 
-export interface GitWalkLimits {
+interface GitWalkLimits {
   folders: number;
   protectedPaths: number;
 }

@@ -25,7 +25,7 @@ export { unavailableMessage } from "./probe.js";
 export { SandboxRefusal } from "./refusal.js";
 
 /** How a command's argv is started inside the sandbox. */
-export interface SandboxLaunch {
+interface SandboxLaunch {
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;

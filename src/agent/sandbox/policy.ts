@@ -53,7 +53,7 @@ export interface PolicyInputs {
  * The workspace's own folders a command may read but never change, at its top (the probe's
  * run uses these; each command adds every `.git` below, git-dirs.ts).
  */
-export const READ_ONLY_NAMES = [".git", ".mc"] as const;
+const READ_ONLY_NAMES = [".git", ".mc"] as const;
 
 export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
   const workspace = inputs.workspace;

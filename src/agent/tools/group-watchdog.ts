@@ -17,7 +17,7 @@
  */
 
 /** Which fd of the script is the watched pipe: stdin (0) or the first extra stdio entry (3). */
-export type WatchedFd = 0 | 3;
+type WatchedFd = 0 | 3;
 
 /**
  * The watchdog is a `/bin/sh` of its own (exec'd, not a fork of the script's shell), so that its

@@ -17,7 +17,7 @@ export const POLL_MS = 200;
  * How long an answer to `terminal/output`, `kill` or `release` is waited for: an editor that
  * stopped answering must not hold the call past its timeout (an interrupt bounds it anyway).
  */
-export const ANSWER_MS = 5000;
+const ANSWER_MS = 5000;
 
 /** A host that offers terminals. */
 export type TerminalHost = Required<Pick<ToolHost, "createTerminal">>;
@@ -180,7 +180,7 @@ class OutputFollower {
  * `credentials`: every credential variable the child knows (the standard ones and each
  * configured `api_key_env`), as `shell` removes them (shell-env.ts).
  */
-export function terminalEnv(
+function terminalEnv(
   env: NodeJS.ProcessEnv,
   credentials: readonly string[],
 ): Record<string, string> {

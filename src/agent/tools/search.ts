@@ -14,8 +14,9 @@ import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { resolveExisting } from "./workspace-path.js";
 
 export { SEARCH_FILE_BYTES, SEARCH_LINE_CHARS, SEARCH_MATCHES } from "./search-walk.js";
+
 /** A search still walking after this is ended (a pathological pattern, a gigantic tree). */
-export const SEARCH_TIME_MS = 60_000;
+const SEARCH_TIME_MS = 60_000;
 
 const SearchInput = z.strictObject({
   pattern: z.string().min(1).describe("JavaScript regular expression matched against each line."),

@@ -35,7 +35,7 @@ export type ShellEnd =
   | { kind: "timed_out" }
   | { kind: "interrupted" };
 
-export interface ShellRun {
+interface ShellRun {
   command: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -55,7 +55,7 @@ export interface ShellRun {
   onChunk(stream: "stdout" | "stderr", bytes: Buffer, text: string): Promise<void>;
 }
 
-export interface WrappedLaunch {
+interface WrappedLaunch {
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;

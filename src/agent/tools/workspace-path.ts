@@ -118,7 +118,7 @@ function refuseProtected(target: WorkspacePath): void {
 }
 
 /** `path` relative to `workspace` with `/` separators, or null when it is not inside. */
-export function relativeInside(workspace: string, path: string): string | null {
+function relativeInside(workspace: string, path: string): string | null {
   const rel = relative(workspace, path);
   if (rel === "") return ".";
   if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;

@@ -1,10 +1,15 @@
 import { z } from "zod";
+import {
+  endpointBase,
+  httpExchange,
+  PROVIDER_BODY_BYTES,
+  statusReason,
+} from "../../http/exchange.js";
+import { RefreshFailure } from "../../http/refresh-failure.js";
 import { lazy } from "../../protocol/lazy.js";
 import { CACHE_MODELS, type CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
-import { RefreshFailure } from "./failure.js";
-import { httpExchange, PROVIDER_BODY_BYTES, statusReason } from "./http.js";
 
 /** What a provider adapter needs to authenticate one listing. */
 export type ListingAuth =
@@ -13,12 +18,12 @@ export type ListingAuth =
   | { kind: "oauth_bearer"; token: string }
   | { kind: "codex"; token: string; account_id: string | null };
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 /** Codex's models endpoint filters by client version; mc asks as a current client. */
 const CODEX_CLIENT_VERSION = "0.99.0";
 
 /** The request's cancellation signal and its wall and connect bounds for each exchange. */
-export interface Remote {
+interface Remote {
   signal: AbortSignal;
   wallMs: number;
   connectMs: number;
@@ -34,19 +39,6 @@ export function listModels(
   if (provider.type === "anthropic") return listAnthropic(base, auth, remote);
   if (provider.type === "codex") return listCodex(base, auth, remote);
   return listOpenAi(base, auth, remote);
-}
-
-/** A usable http(s) base URL without trailing slashes, or `configuration_invalid`. */
-export function endpointBase(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new RefreshFailure("configuration_invalid");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new RefreshFailure("configuration_invalid");
-  return raw.replace(/\/+$/, "");
 }
 
 const OpenAiList = lazy(() =>

@@ -1,14 +1,14 @@
+import { endpointBase, httpExchange } from "../../http/exchange.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { CacheModel } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
-import { endpointBase } from "./adapters.js";
-import { ENRICHMENT_BODY_BYTES, httpExchange } from "./http.js";
+import { ENRICHMENT_BODY_BYTES } from "./http.js";
 
 /** Efforts offered for a models.dev model marked `"reasoning": true` that the provider left bare. */
-export const REASONING_EFFORTS = ["low", "medium", "high"];
-export const REASONING_DEFAULT = "medium";
+const REASONING_EFFORTS = ["low", "medium", "high"];
+const REASONING_DEFAULT = "medium";
 
 /**
  * models.dev's api.json, or null when it cannot be had (down, slow, too big, not JSON, bad URL):

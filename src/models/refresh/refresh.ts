@@ -1,3 +1,7 @@
+import { codexBearer } from "../../credentials/codex-renewal.js";
+import { type Credential, discoverCredential } from "../../credentials/discovery.js";
+import { endpointBase } from "../../http/exchange.js";
+import { RefreshFailure } from "../../http/refresh-failure.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { ModelRefreshResult, RefreshReason } from "../../protocol/schemas/models.js";
 import {
@@ -14,17 +18,14 @@ import {
 } from "../../store/catalog-cache.js";
 import type { CredentialPaths, CredentialUpdateOptions } from "../../store/credentials.js";
 import type { LoadedSettings } from "../../store/settings.js";
-import { type Credential, discoverCredential } from "../auth.js";
 import type { Catalog } from "../catalog.js";
 import { DEFAULT_MODELS_DEV_URL, type Provider } from "../providers.js";
-import { endpointBase, type ListingAuth, listModels } from "./adapters.js";
-import { codexBearer } from "./codex-token.js";
-import { RefreshFailure } from "./failure.js";
+import { type ListingAuth, listModels } from "./adapters.js";
 import type { HttpBounds } from "./http.js";
 import { enrich, fetchModelsDev, modelsDevKey } from "./models-dev.js";
 import { validateListing } from "./validate.js";
 
-export interface RefreshDeps {
+interface RefreshDeps {
   catalog: Catalog;
   settings: LoadedSettings;
   providers: Provider[];

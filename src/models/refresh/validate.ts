@@ -1,3 +1,4 @@
+import { RefreshFailure } from "../../http/refresh-failure.js";
 import { headChars } from "../../protocol/text-cut.js";
 import { wellFormed } from "../../protocol/well-formed.js";
 import {
@@ -11,7 +12,6 @@ import {
   serializeCache,
 } from "../../store/catalog-cache.js";
 import type { Provider } from "../providers.js";
-import { RefreshFailure } from "./failure.js";
 
 /**
  * The cache bytes a refresh may write: a nonempty catalog of at most 2048 unique safe entries,

@@ -1,6 +1,6 @@
 import { contextFromReplay } from "../../agent/context.js";
 import type { ContextItem } from "../../agent/providers/provider.js";
-import { type Credential, discoverCredential } from "../../models/auth.js";
+import { type Credential, discoverCredential } from "../../credentials/discovery.js";
 import type { Provider } from "../../models/providers.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { HistoryMemo } from "../../sessions/history/admission-memo.js";

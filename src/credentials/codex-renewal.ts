@@ -1,33 +1,41 @@
+/**
+ * Codex OAuth renewal, for the catalog refresh (`codexBearer`) and for model calls
+ * (`renewCodexCredential`): when a token needs renewing, the refresh-token exchange with the
+ * provider's token URL, and the write-back of what it answered (codex-write-back.ts).
+ */
 import { z } from "zod";
-import { type Infer, lazy } from "../../protocol/lazy.js";
 import {
-  type CredentialPaths,
-  type CredentialUpdateOptions,
-  updateCredentialFile,
-} from "../../store/credentials.js";
-import { parseJson } from "../../store/settings.js";
-import type { CodexCredential } from "../auth.js";
-import { CODEX_CLIENT_ID, type Provider } from "../providers.js";
-import { endpointBase } from "./adapters.js";
-import { RefreshFailure } from "./failure.js";
-import { type ExchangeBounds, httpExchange, PROVIDER_BODY_BYTES } from "./http.js";
+  type ExchangeBounds,
+  endpointBase,
+  httpExchange,
+  PROVIDER_BODY_BYTES,
+} from "../http/exchange.js";
+import { RefreshFailure } from "../http/refresh-failure.js";
+import { type Infer, lazy } from "../protocol/lazy.js";
+import type { CredentialPaths, CredentialUpdateOptions } from "../store/credentials.js";
+import { parseJson } from "../store/settings.js";
+import { writeBackRenewal } from "./codex-write-back.js";
+import type { CodexCredential, ProviderAccess } from "./discovery.js";
+
+/** The OAuth client the Codex CLI logs in as; its refresh tokens renew only for it. */
+const CODEX_CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
 
 /** Without a JWT `exp`, tokens older than this are renewed (as Codex itself does). */
-export const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
+const CODEX_REFRESH_AGE_MS = 8 * 24 * 60 * 60 * 1000;
 const REJECTED_CODES = new Set([
   "refresh_token_expired",
   "refresh_token_reused",
   "refresh_token_invalidated",
 ]);
 
-export interface RenewalOptions {
+interface RenewalOptions {
   /** The renewal's clock (default: now). */
   now?: number;
   /** How the renewed tokens are written back (credentials.ts `CredentialUpdateOptions`). */
   write?: CredentialUpdateOptions;
 }
 
-export interface CodexBearer {
+interface CodexBearer {
   token: string;
   account_id: string | null;
 }
@@ -40,7 +48,7 @@ export interface CodexBearer {
  */
 export async function codexBearer(
   credential: CodexCredential,
-  provider: Provider,
+  provider: ProviderAccess,
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
   bounds: ExchangeBounds,
@@ -64,7 +72,7 @@ export async function codexBearer(
  */
 export async function renewCodexCredential(
   credential: CodexCredential,
-  provider: Provider,
+  provider: ProviderAccess,
   paths: CredentialPaths,
   log: (level: "warn", message: string) => void,
   bounds: ExchangeBounds,
@@ -73,8 +81,20 @@ export async function renewCodexCredential(
   const now = options.now ?? Date.now();
   if (!credential.refresh_token) throw new RefreshFailure("authentication_rejected");
   const renewed = await exchange(credential.refresh_token, provider, bounds);
+  const expiresAtMs =
+    renewed.expires_in !== undefined
+      ? now + Math.round(renewed.expires_in * 1000)
+      : jwtExpiryMs(renewed.access_token);
   try {
-    await persist(credential, renewed, provider, paths, now, options.write ?? {});
+    await writeBackRenewal(
+      credential,
+      renewed,
+      expiresAtMs,
+      provider.id,
+      paths,
+      now,
+      options.write,
+    );
   } catch {
     log("warn", "renewed credentials could not be saved");
   }
@@ -82,10 +102,7 @@ export async function renewCodexCredential(
     ...credential,
     access_token: renewed.access_token,
     refresh_token: renewed.refresh_token ?? credential.refresh_token,
-    expires_at_ms:
-      renewed.expires_in !== undefined
-        ? now + Math.round(renewed.expires_in * 1000)
-        : jwtExpiryMs(renewed.access_token),
+    expires_at_ms: expiresAtMs,
     last_refresh_ms: now,
   };
 }
@@ -100,7 +117,7 @@ export function needsRenewal(credential: CodexCredential, now: number): boolean 
 }
 
 /** The `exp` claim of a JWT in milliseconds, or null when the token carries none. */
-export function jwtExpiryMs(token: string): number | null {
+function jwtExpiryMs(token: string): number | null {
   const payload = token.split(".")[1];
   if (!payload) return null;
   try {
@@ -126,7 +143,7 @@ type TokenResponse = Infer<typeof TokenResponse>;
 
 async function exchange(
   refreshToken: string,
-  provider: Provider,
+  provider: ProviderAccess,
   bounds: ExchangeBounds,
 ): Promise<TokenResponse> {
   const url = endpointBase(provider.token_url ?? "");
@@ -168,54 +185,4 @@ function errorCodeOf(body: unknown): string {
   const nested = record.error as Record<string, unknown> | undefined;
   if (nested && typeof nested.code === "string") return nested.code;
   return typeof record.code === "string" ? record.code : "";
-}
-
-/**
- * Writes renewed tokens back where they came from, changing only the fields mc owns: Codex's
- * `tokens.access_token` / `refresh_token` / `id_token` and `last_refresh`, or mc's own entry of
- * this provider in `MC_HOME/auth.json`. Everything else in the file stays as it was.
- */
-async function persist(
-  credential: CodexCredential,
-  renewed: TokenResponse,
-  provider: Provider,
-  paths: CredentialPaths,
-  now: number,
-  write: CredentialUpdateOptions,
-): Promise<void> {
-  const refreshToken = renewed.refresh_token ?? credential.refresh_token ?? undefined;
-  if (credential.source === "codex") {
-    return updateCredentialFile(
-      paths.codexAuth,
-      (file) => {
-        const tokens = isRecord(file.tokens) ? file.tokens : {};
-        tokens.access_token = renewed.access_token;
-        tokens.refresh_token = refreshToken;
-        if (renewed.id_token) tokens.id_token = renewed.id_token;
-        file.tokens = tokens;
-        file.last_refresh = new Date(now).toISOString();
-      },
-      write,
-    );
-  }
-  const expiresAt =
-    renewed.expires_in !== undefined
-      ? now + Math.round(renewed.expires_in * 1000)
-      : jwtExpiryMs(renewed.access_token);
-  return updateCredentialFile(
-    paths.mcAuth,
-    (file) => {
-      file[provider.id] = {
-        type: "oauth",
-        access_token: renewed.access_token,
-        ...(refreshToken ? { refresh_token: refreshToken } : {}),
-        expires_at: expiresAt,
-      };
-    },
-    write,
-  );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

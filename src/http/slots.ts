@@ -1,4 +1,4 @@
-import { ProtocolError } from "../../protocol/codes.js";
+import { ProtocolError } from "../protocol/codes.js";
 
 /**
  * A counting semaphore. Catalog HTTP holds one of at most 32 process-wide slots per request, so

@@ -1,3 +1,7 @@
+/**
+ * The credentials room's reading side: which credential a provider has, found without network.
+ * The catalog (readiness, refresh), turn admission, ACP's auth methods and doctor all ask here.
+ */
 import {
   ClaudeCredentialsFile,
   CodexAuthFile,
@@ -6,7 +10,21 @@ import {
   McAuthFile,
   readCredentialFile,
 } from "../store/credentials.js";
-import type { Provider } from "./providers.js";
+import type { PROVIDER_TYPES } from "../store/settings.js";
+
+/**
+ * What the credentials room reads of a provider: where its credential may come from, and where a
+ * Codex token is renewed. models' resolved `Provider` is one (it adds the base URL and the
+ * fingerprint).
+ */
+export interface ProviderAccess {
+  id: string;
+  type: (typeof PROVIDER_TYPES)[number];
+  /** The environment variable holding an API key (checked before `auth.json`). */
+  api_key_env: string | null;
+  /** Codex only: where OAuth tokens are renewed. */
+  token_url: string | null;
+}
 
 /**
  * Credential discovery without network: where a provider's credential comes from, in order.
@@ -42,7 +60,7 @@ export interface AuthContext {
 }
 
 export async function discoverCredential(
-  provider: Provider,
+  provider: ProviderAccess,
   context: AuthContext,
 ): Promise<Credential | null> {
   const envKey = provider.api_key_env ? context.env[provider.api_key_env] : undefined;
@@ -62,14 +80,14 @@ export async function discoverCredential(
 
 /** Authentication readiness as `model.catalog.status` reports it for relevant providers. */
 export async function authenticationReady(
-  provider: Provider,
+  provider: ProviderAccess,
   context: AuthContext,
 ): Promise<boolean> {
   return (await discoverCredential(provider, context)) !== null;
 }
 
 function mcCredential(
-  provider: Provider,
+  provider: ProviderAccess,
   entry: McAuthEntry,
   context: AuthContext,
 ): Credential | null {
