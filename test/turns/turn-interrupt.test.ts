@@ -241,7 +241,12 @@ describe("turns: interrupt", () => {
     assert.equal(retry.event.delay_ms, 50_000);
     const { result, events } = await interruptTurn(child, turn);
     assertInterrupted(result);
-    assert.deepEqual(typesOf(events), ["turn_started", "retry"]);
+    // On a loaded machine the interrupted turn's checkpoint can outlast its hurried bound
+    // (docs/checkpoints.md): a `checkpoint_failed` with reason `timeout` then says so.
+    const shown = events.filter(
+      (e) => !(e.event.type === "checkpoint_failed" && e.event.reason === "timeout"),
+    );
+    assert.deepEqual(typesOf(shown), ["turn_started", "retry"]);
     assert.equal(server.requests.length, 1, "no second attempt");
   });
 
