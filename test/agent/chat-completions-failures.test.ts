@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { TOOL_ARGUMENT_BYTES } from "../../src/agent/providers/chat-stream.js";
 import { retryAfterMs } from "../../src/agent/providers/failures.js";
 import type { StreamEvent } from "../../src/agent/providers/provider.js";
 import { STREAM_LINE_BYTES } from "../../src/agent/providers/sse.js";
-import { ERROR_BODY_BYTES } from "../../src/agent/providers/transport.js";
 import {
   answerEvents,
   type ChatServer,
@@ -23,6 +21,11 @@ import {
 import { pause, within } from "../helpers/fakes.js";
 import { closedPort, startSilentListener } from "../models/fake-server.js";
 import { assertFailure, chatProvider, drain, joinedText, request } from "./chat-helpers.js";
+
+/** The documented bound, stated here: a changed constant fails this test. */
+const ERROR_BODY_BYTES = 65_536;
+/** The documented bound, stated here: a changed constant fails this test. */
+const TOOL_ARGUMENT_BYTES = 8 * 1_048_576;
 
 let server: ChatServer;
 beforeEach(async () => {

@@ -11,7 +11,7 @@
 /** The longest line kept whole: the SDK's own stdio bound (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
 const LINE_BYTES = 10 * 1024 * 1024;
 /** What an oversized line keeps of its start and of its end. */
-export const EDGE_BYTES = 4096;
+const EDGE_BYTES = 4096;
 
 export type ReadLine =
   | { kind: "line"; text: string }

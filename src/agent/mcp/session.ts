@@ -16,7 +16,7 @@ import { stopProcess } from "./stop.js";
 import type { McpToolInfo } from "./types.js";
 
 /** At most this many tools per server (more is `tool_limit`), read in at most this many pages. */
-export const MCP_SERVER_TOOLS = 1024;
+const MCP_SERVER_TOOLS = 1024;
 const TOOL_PAGES = 64;
 
 /** A start that failed, with its safe code. */

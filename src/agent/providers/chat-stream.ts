@@ -10,7 +10,7 @@ import type { StopReason, StreamEvent, Usage } from "./provider.js";
  */
 
 /** All of one answer's tool-call arguments together, kept whole until the end (a record's bound). */
-export const TOOL_ARGUMENT_BYTES = 8 * 1_048_576;
+const TOOL_ARGUMENT_BYTES = 8 * 1_048_576;
 
 const ToolCallDelta = z.looseObject({
   index: z.number().int().nonnegative().optional(),

@@ -13,7 +13,7 @@ import { SseDecoder, type SseMessage } from "./sse.js";
  */
 
 /** An error answer's body is read at most this far (it only refines the status). */
-export const ERROR_BODY_BYTES = 65_536;
+const ERROR_BODY_BYTES = 65_536;
 /**
  * The longest stretch a stream is processed without giving the event loop a turn. A body read
  * ahead is parsed and sent on entirely in promise callbacks, which never let the loop read

@@ -20,7 +20,7 @@ export interface SimpleCommand {
 }
 
 /** Longest command text considered at all; a longer one is never simple. */
-export const SIMPLE_COMMAND_CHARS = 8192;
+const SIMPLE_COMMAND_CHARS = 8192;
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 /**

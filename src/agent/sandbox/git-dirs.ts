@@ -24,12 +24,12 @@ import { within } from "./policy.js";
 import { SandboxRefusal } from "./refusal.js";
 
 /** The walk looks at most at this many folders of the workspace; past it, nothing runs. */
-export const GIT_WALK_FOLDERS = 50_000;
+const GIT_WALK_FOLDERS = 50_000;
 /**
  * At most this many paths kept read-only: each is one more mount, and bubblewrap's cost per
  * mount grows with their number (about 0.3 s for 100 on these machines, 6 s for 1,000).
  */
-export const GIT_PROTECTED_PATHS = 256;
+const GIT_PROTECTED_PATHS = 256;
 /** The walk gives the event loop back after this long. */
 const SLICE_MS = 8;
 /**

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { fsToolError, resolveExisting, type WorkspacePath } from "./workspace-path.js";
 
-export const LIST_DIR_ENTRIES = 1000;
+const LIST_DIR_ENTRIES = 1000;
 
 const ListDirInput = z.strictObject({
   path: z.string().describe('Folder path, relative to the workspace ("." for the workspace).'),

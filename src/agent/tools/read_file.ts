@@ -13,8 +13,8 @@ import { looksBinary } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
 import { fsToolError, resolveExisting, type WorkspacePath } from "./workspace-path.js";
 
-export const READ_FILE_LINES = 2000;
-export const READ_FILE_BYTES = 256 * 1024;
+const READ_FILE_LINES = 2000;
+const READ_FILE_BYTES = 256 * 1024;
 const CHUNK_BYTES = 64 * 1024;
 
 const ReadFileInput = z.strictObject({

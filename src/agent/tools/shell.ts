@@ -26,7 +26,7 @@ import {
   type ToolResult,
 } from "./tool.js";
 
-export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
+const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 /** How much of the command a title shows. */
 const TITLE_CHARS = 80;
 

@@ -2,9 +2,14 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { LIST_DIR_ENTRIES } from "../../../src/agent/tools/list_dir.js";
-import { READ_FILE_BYTES, READ_FILE_LINES } from "../../../src/agent/tools/read_file.js";
 import { call, context, put, tempWorkspace, toolError } from "./fixture.js";
+
+/** The documented bound, stated here: a changed constant fails this test. */
+const LIST_DIR_ENTRIES = 1000;
+/** The documented bound, stated here: a changed constant fails this test. */
+const READ_FILE_BYTES = 256 * 1024;
+/** The documented bound, stated here: a changed constant fails this test. */
+const READ_FILE_LINES = 2000;
 
 const lines = (count: number, make = (i: number) => `line ${i}`) =>
   Array.from({ length: count }, (_, i) => `${make(i + 1)}\n`).join("");
