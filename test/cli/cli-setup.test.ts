@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { type ChatServer, startChatServer, text } from "../fixtures/chat-completions-server.js";
-import { type Sandbox, sandbox } from "../helpers/child.js";
+import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
+import { PACKAGE_ROOT, type Sandbox, sandbox } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
 import { loadRecordings, streamsDir, wireOf } from "../turns/recorded-streams.js";
+import { serveLikeOllama } from "./setup-world.js";
 
 /**
  * `mc-agent setup` as a process, against a loopback server posing as the provider: OpenAI's
@@ -13,25 +14,6 @@ import { loadRecordings, streamsDir, wireOf } from "../turns/recorded-streams.js
  * Chat Completions. models.dev enrichment points at the stand-in too, so no test reaches the
  * network: that one setting is the only thing in the "empty" MC_HOME.
  */
-const MODELS = ["qwen2.5-coder:latest", "llama3.2:3b"];
-
-export function serveLikeOllama(server: ChatServer): void {
-  server.otherwise(async (exchange) => {
-    if (exchange.request.url.endsWith("/v1/models")) {
-      exchange.res.writeHead(200, { "content-type": "application/json" });
-      exchange.res.end(
-        JSON.stringify({ object: "list", data: MODELS.map((id) => ({ id, object: "model" })) }),
-      );
-      return;
-    }
-    if (exchange.request.method === "GET") {
-      exchange.res.writeHead(404).end();
-      return;
-    }
-    await text("Hello from the loopback provider.")(exchange);
-  });
-}
-
 describe("mc-agent setup", () => {
   let box: Sandbox;
   let server: ChatServer;
@@ -193,5 +175,37 @@ describe("mc-agent setup", () => {
     assert.match(sent.url, /\/v1\/responses$/);
     assert.equal((sent.body as { model?: string }).model, "gpt-5.1");
     assert.equal(sent.headers.authorization, "Bearer sk-e2e");
+  });
+
+  it("acp --setup runs setup (answers on stdin) and exits 0 once the model is written", async () => {
+    writeFileSync(
+      configPath,
+      JSON.stringify({
+        providers: { openai: { base_url: server.baseUrl } },
+        models_dev_url: `${server.baseUrl}/models-dev.json`,
+      }),
+    );
+    // "1" twice: the provider, had a default port answered too, then the first model.
+    const r = await run(["acp", "--setup"], { OPENAI_API_KEY: "sk-acp" }, "1\n1\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(readFileSync(configPath, "utf8")).model, "openai/qwen2.5-coder:latest");
+    const usage = await run(["acp", "--setup", "--print-config", "zed"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /do not go together \(usage_error\)/);
+  });
+
+  it("acp --print-config: the launcher's absolute path as the command, never node", async () => {
+    for (const editor of ["zed", "jetbrains"]) {
+      const r = await run(["acp", "--print-config", editor]);
+      assert.equal(r.code, 0, r.stderr);
+      const entry = JSON.parse(r.stdout).agent_servers["mc-agent"];
+      assert.equal(entry.command, join(PACKAGE_ROOT, "bin", "mc-agent.js"));
+      assert.deepEqual(entry.args, ["acp"]);
+      assert.equal(entry.type, editor === "zed" ? "custom" : undefined);
+      accessSync(entry.command, constants.X_OK);
+    }
+    const wrong = await run(["acp", "--print-config", "emacs"]);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /takes zed or jetbrains/);
   });
 });
