@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
@@ -207,5 +208,48 @@ describe("mc-agent setup", () => {
     const wrong = await run(["acp", "--print-config", "emacs"]);
     assert.equal(wrong.code, 2);
     assert.match(wrong.stderr, /takes zed or jetbrains/);
+  });
+
+  it("finds Codex's and Claude Code's logins and other key variables, by name only", async () => {
+    mkdirSync(join(box.home, ".codex"), { recursive: true });
+    writeFileSync(
+      join(box.home, ".codex", "auth.json"),
+      JSON.stringify({ tokens: { access_token: "codex-secret", refresh_token: "r" } }),
+    );
+    mkdirSync(join(box.home, ".claude"), { recursive: true });
+    writeFileSync(
+      join(box.home, ".claude", ".credentials.json"),
+      JSON.stringify({
+        claudeAiOauth: { accessToken: "claude-secret", expiresAt: 4_102_444_800_000 },
+      }),
+    );
+    const closed = await startChatServer();
+    const url = closed.baseUrl;
+    await closed.close();
+    // An unknown --provider stops after the list: no refresh reaches a real provider.
+    const r = await run(["setup", "--server", url, "--provider", "nope"], { GEMINI_API_KEY: "g" });
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /anthropic +Claude Code login \(.+\.credentials\.json\)/);
+    assert.match(r.stdout, /codex +Codex login \(.+auth\.json\)/);
+    assert.match(r.stdout, /Also set: GEMINI_API_KEY \(no built-in provider uses it/);
+    assert.match(r.stderr, /no provider or server named "nope" .*Found: anthropic, codex\./);
+    assert.ok(!`${r.stdout}${r.stderr}`.match(/codex-secret|claude-secret/), "no token shown");
+    assert.ok(!existsSync(configPath));
+  });
+
+  it("a server that accepts but never answers is given up after the probe's bound", async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const r = await run(["setup", "--yes", "--server", `http://127.0.0.1:${port}`]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /\(nothing_found\)/);
+      assert.ok(sockets.length >= 1, "the probe connected");
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
