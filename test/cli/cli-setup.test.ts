@@ -252,4 +252,19 @@ describe("mc-agent setup", () => {
       await new Promise((resolve) => silent.close(resolve));
     }
   });
+
+  it("--server and --base-url take a URL of at most 2040 characters", async () => {
+    const closed = await startChatServer();
+    const base = closed.baseUrl;
+    await closed.close();
+    const of = (length: number) => `${base}/${"a".repeat(length - base.length - 1)}`;
+    const atBound = await run(["setup", "--yes", "--server", of(2040)]);
+    assert.equal(atBound.code, 1, "accepted, probed, found nothing");
+    assert.match(atBound.stderr, /\(nothing_found\)/);
+    const past = await run(["setup", "--yes", "--server", of(2041)]);
+    assert.equal(past.code, 2);
+    assert.match(past.stderr, /--server takes an http:\/\/ or https:\/\/ URL of at most 2040/);
+    const notUrl = await run(["setup", "--yes", "--base-url", "ftp://x"]);
+    assert.equal(notUrl.code, 2);
+  });
 });

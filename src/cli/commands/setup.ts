@@ -57,10 +57,8 @@ export const setupCommand: Command = {
       baseUrl: stringOption(args.values["base-url"]),
     };
     const server = stringOption(args.values.server);
-    if (server !== null && !/^https?:\/\/[^\s]+$/.test(server))
-      throw new UsageError("--server takes an http:// or https:// URL");
-    if (answers.baseUrl !== null && !/^https?:\/\/[^\s]+$/.test(answers.baseUrl))
-      throw new UsageError("--base-url takes an http:// or https:// URL");
+    checkUrl("--server", server);
+    checkUrl("--base-url", answers.baseUrl);
     const env = term.io.env;
     const path = settingsFilePath("global", env, process.cwd());
     const before = await explainedEdit(() => readForSetup(path));
@@ -105,6 +103,17 @@ export const setupCommand: Command = {
     }
   },
 };
+
+/** The settings' URL bound (store/settings.ts), a few characters spared for the "/v1" added. */
+const URL_CHARS = 2040;
+
+function checkUrl(flag: string, url: string | null): void {
+  if (url === null) return;
+  if (!/^https?:\/\/\S+$/.test(url) || url.length > URL_CHARS)
+    throw new UsageError(
+      `${flag} takes an http:// or https:// URL of at most ${URL_CHARS} characters`,
+    );
+}
 
 function stringOption(value: string | boolean | undefined): string | null {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
