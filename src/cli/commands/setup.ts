@@ -70,7 +70,12 @@ export const setupCommand: Command = {
     try {
       const chosen = await chooseProvider(term, reader, candidates, findings, answers);
       const entry = chosenEntry(chosen, answers.baseUrl);
-      const stage = entry ? await createStagingHome(before.withProvider(chosen.id, entry)) : null;
+      // Only a provider entry the file lacks (or has otherwise) needs the staging home.
+      const staged = entry ? before.withProvider(chosen.id, entry) : null;
+      const stage =
+        staged !== null && staged !== (before.text ?? "{}\n")
+          ? await createStagingHome(staged)
+          : null;
       try {
         const picked = await refreshAndPick(term, reader, {
           env: stage ? { ...env, MC_HOME: stage } : env,
