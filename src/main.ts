@@ -88,12 +88,21 @@ const BACKENDS: Record<"stdio" | "acp", CommandSpec> = {
     help: "",
   },
   acp: {
-    usage: "mc-agent acp",
+    usage: "mc-agent acp [--setup | --print-config zed|jetbrains]",
     summary:
       "An Agent Client Protocol (v1) agent on stdin/stdout for ACP editors (docs/acp.md); logs to stderr (MC_LOG).",
-    help: "",
+    help: [
+      "Options:",
+      '  --setup                 Run "mc-agent setup" (interactive) instead; exit 0 once it wrote a model',
+      "  --print-config <editor> Print the editor's agent settings for this installation (zed, jetbrains)",
+      "  -h, --help",
+    ].join("\n"),
+    options: { setup: { type: "boolean" }, "print-config": { type: "string" } },
   },
 };
+
+/** The launcher, bin/mc-agent.js, beside this module's dist/src: the command an editor runs. */
+const LAUNCHER = new URL("../../bin/mc-agent.js", import.meta.url);
 
 /**
  * A backend command with more words than its name: parsed as strictly as every CLI command (its
@@ -107,21 +116,43 @@ async function backendCommand(
   handedOver: string | null,
 ): Promise<number> {
   const spec = BACKENDS[command];
-  const { parseCommand } = await import("./cli/args.js");
-  let help: boolean;
+  const { parseCommand, UsageError } = await import("./cli/args.js");
+  let parsed: ReturnType<typeof parseCommand>;
   try {
-    help = parseCommand(spec, rest).help;
+    parsed = parseCommand(spec, rest);
+    const { setup, "print-config": editor } = parsed.values;
+    if (setup && editor !== undefined)
+      throw new UsageError("--setup and --print-config do not go together");
   } catch (error) {
     const { failureOf } = await import("./cli/failure.js");
     const failure = failureOf(error, command);
     process.stderr.write(`mc-agent: ${failure.message} (${failure.code}). ${failure.advice}\n`);
     return failure.exit;
   }
-  if (help) {
-    process.stdout.write(`Usage: ${spec.usage}\n\n${spec.summary}\n`);
+  if (parsed.help) {
+    process.stdout.write(
+      `Usage: ${spec.usage}\n\n${spec.summary}\n${spec.help ? `\n${spec.help}\n` : ""}`,
+    );
     return 0;
   }
+  // ACP's terminal authentication runs the agent's command with `--setup` appended.
+  if (parsed.values.setup === true)
+    return (await import("./cli/main.js")).main(["setup"], handedOver);
+  const editor = parsed.values["print-config"];
+  if (typeof editor === "string") return printEditorConfig(editor);
   if (command === "stdio") (await import("./server/stdio.js")).runStdio(handedOver);
   else (await import("./acp/main.js")).runAcp(handedOver);
   return -1;
+}
+
+async function printEditorConfig(editor: string): Promise<number> {
+  const { editorConfig, isEditor, EDITORS } = await import("./cli/acp-config.js");
+  if (!isEditor(editor)) {
+    process.stderr.write(
+      `mc-agent: no editor "${editor.slice(0, 40)}" (usage_error). --print-config takes ${EDITORS.join(" or ")}; docs/acp.md shows Neovim's.\n`,
+    );
+    return 2;
+  }
+  process.stdout.write(editorConfig(editor, fileURLToPath(LAUNCHER)));
+  return 0;
 }

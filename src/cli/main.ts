@@ -23,12 +23,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
+  setup: async () => (await import("./commands/setup.js")).setupCommand,
 };
 
 const USAGE = `Usage: mc-agent <command> [options]
 
 Commands:
   demo               Walk the whole client flow on a throwaway home (start here)
+  setup [--yes]      Find your keys, logins and local servers, pick a model, write config.json
   exec <prompt...>   Run one turn of the agent in the current folder, print its reply
   chat               Talk with the agent in the current folder, one turn per message
   resume [--last]    Continue a saved session of this folder (a picker, or the newest)

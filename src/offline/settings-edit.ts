@@ -56,12 +56,91 @@ export async function enableModelInSettings(
         : modify(text, ["enabled_models"], [id], options),
     );
   if (needsDefault) text = applyEdits(text, modify(text, ["model"], id, options));
+  await commitEdit(path, before, text);
+  return "written";
+}
+
+/** What `mc-agent setup` writes: the chosen provider's entry (when it needs one) and model. */
+export interface SetupChange {
+  /** A provider entry to add or replace under "providers"; null when the file needs none. */
+  provider: { id: string; entry: ProviderEntry } | null;
+  /** Enabled (added to `enabled_models`) and made `model`. */
+  model: string;
+}
+type ProviderEntry = NonNullable<GlobalSettings["providers"]>[string];
+
+/** The settings file as it is now (`text` null when absent): refused when it cannot be edited. */
+export async function readSettingsForEdit(
+  path: string,
+): Promise<{ text: string | null; settings: GlobalSettings }> {
+  const text = await readSettingsText(path);
+  return { text, settings: parseValid(text ?? "{}") };
+}
+
+/**
+ * `setup`'s edit, in place like `models enable`'s: the provider entry, `enabled_models` and
+ * `model`; everything else in the file is kept. `before` is the text setup started from: a file
+ * changed since then is refused (nothing is written), so setup never overwrites another edit.
+ */
+export async function writeSetupSettings(
+  path: string,
+  before: string | null,
+  change: SetupChange,
+): Promise<"written" | "unchanged"> {
+  const text = setupEditedText(before, change);
+  if (text === (before ?? "{}\n")) return "unchanged";
+  await commitEdit(path, before, text);
+  return "written";
+}
+
+/** The settings text with `change` applied (also what a staged refresh reads, without model). */
+export function setupEditedText(before: string | null, change: SetupChange | null): string {
+  const current = parseValid(before ?? "{}");
+  let text = before ?? "{}\n";
+  if (!change) return text;
+  const options = { formattingOptions: formattingOf(text) };
+  const { provider, model } = change;
+  if (provider && !sameEntry(current.providers?.[provider.id], provider.entry))
+    text = applyEdits(text, modify(text, ["providers", provider.id], provider.entry, options));
+  const enabled = current.enabled_models;
+  if (!enabled?.includes(model))
+    text = applyEdits(
+      text,
+      enabled
+        ? modify(text, ["enabled_models", -1], model, { ...options, isArrayInsertion: true })
+        : modify(text, ["enabled_models"], [model], options),
+    );
+  if (current.model !== model) text = applyEdits(text, modify(text, ["model"], model, options));
+  return text;
+}
+
+/** The provider entries setup's refresh needs first: `before` with only the provider added. */
+export function withProviderText(
+  before: string | null,
+  provider: { id: string; entry: ProviderEntry },
+): string {
+  const current = parseValid(before ?? "{}");
+  const text = before ?? "{}\n";
+  if (sameEntry(current.providers?.[provider.id], provider.entry)) return text;
+  return applyEdits(
+    text,
+    modify(text, ["providers", provider.id], provider.entry, {
+      formattingOptions: formattingOf(text),
+    }),
+  );
+}
+
+function sameEntry(a: ProviderEntry | undefined, b: ProviderEntry): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Checks the edited text and replaces the file atomically, unless it changed since `before`. */
+async function commitEdit(path: string, before: string | null, text: string): Promise<void> {
   parseValid(text, true);
   // Another edit since the read would be lost: refuse rather than overwrite it.
   if ((await readSettingsText(path)) !== before) throw new SettingsEditRefused("changed");
   const mode = before === null ? 0o600 : (await stat(path)).mode & 0o777;
   await writeFileAtomic(path, Buffer.from(text, "utf8"), mode);
-  return "written";
 }
 
 async function readSettingsText(path: string): Promise<string | null> {

@@ -55,7 +55,7 @@ describe("CLI: doctor", () => {
     );
     assert.equal(
       lastLine(r.stdout),
-      'Verdict: nothing is broken, but no model is usable yet: run "mc-agent refresh <provider>", then "mc-agent models enable <provider>/<model>".',
+      'Verdict: nothing is broken, but no model is usable yet: run "mc-agent setup" (it finds your keys, logins and local servers, fetches the models and lets you pick one); or by hand, run "mc-agent refresh <provider>", then "mc-agent models enable <provider>/<model>".',
     );
   });
 

@@ -230,7 +230,7 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.equal(bare.code, 1);
     assert.match(
       bare.stderr,
-      /^mc-agent: no model is selected, and no model is selectable yet \(model_unavailable\)\. To get one, first fetch a provider's models with "mc-agent refresh <provider>" .+, then enable one with "mc-agent models enable <provider>\/<model>" .+; "mc-agent models" shows every provider's status\.\n$/,
+      /^mc-agent: no model is selected, and no model is selectable yet \(model_unavailable\)\. To get one, run "mc-agent setup" .+; or by hand, first fetch a provider's models with "mc-agent refresh <provider>" .+, then enable one with "mc-agent models enable <provider>\/<model>" .+; "mc-agent models" shows every provider's status\.\n$/,
     );
     world.server.reply(text("With demo-2."));
     const chosen = await run("exec", "--model", "demo/demo-2", "Hello");

@@ -47,7 +47,7 @@ describe("CLI: models and models enable", () => {
     // A fresh home: refresh first, then enable.
     assert.match(
       fresh.stdout,
-      /Next step: first fetch a provider's models with "mc-agent refresh <provider>" .+, then enable one with "mc-agent models enable <provider>\/<model>"/,
+      /Next step: run "mc-agent setup" \(it finds your keys, logins and local servers, fetches the models and lets you pick one\); or by hand, first fetch a provider's models with "mc-agent refresh <provider>" .+, then enable one with "mc-agent models enable <provider>\/<model>"/,
     );
     assert.equal((await run("refresh", "lp")).code, 0);
     const r = await run("models");
@@ -57,7 +57,7 @@ describe("CLI: models and models enable", () => {
     );
     assert.match(
       r.stdout,
-      /Next step: enable one of lp's cached models with "mc-agent models enable lp\/<model>"/,
+      /Next step: run "mc-agent setup" .+; or by hand, enable one of lp's cached models with "mc-agent models enable lp\/<model>"/,
     );
     const json = JSON.parse((await run("models", "--json")).stdout) as {
       cached: { id: string; state: string }[];

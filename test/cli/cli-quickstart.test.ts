@@ -55,6 +55,31 @@ describe("README quick start against a loopback local server", () => {
   });
   const run = (args: string[]) => runCli(args, { cwd: box.workspace, env });
 
+  it("the setup steps, as written: setup (the server given with --server), then a turn", async () => {
+    // The one setting that keeps the test off the network: models.dev enrichment.
+    writeFileSync(
+      join(box.home, "config.json"),
+      JSON.stringify({ models_dev_url: `${server.baseUrl}/models-dev.json` }),
+    );
+    const steps = blockAfter("<!-- setup-steps")
+      .split("\n")
+      .map((line) => line.replace(/#.*$/, "").trim())
+      .filter((line) => line.startsWith("mc-agent "))
+      .map((line) => line.split(/\s+/).slice(1));
+    assert.deepEqual(steps, [["setup"], ["chat"]]);
+    // The server is not on a default port here: --server names it. Enter takes the default model.
+    const setup = await runCli([...(steps[0] ?? []), "--server", server.baseUrl], {
+      cwd: box.workspace,
+      env,
+      input: "\n",
+    });
+    assert.equal(setup.code, 0, setup.stderr);
+    assert.match(setup.stdout, /Next: mc-agent chat/);
+    const turn = await run(["exec", "Say hello"]);
+    assert.equal(turn.code, 0, turn.stderr);
+    assert.equal(turn.stdout.trim(), "Hello from the local server.");
+  });
+
   it("the config and the steps, as written: refresh, models, enable --default, then a turn", async () => {
     const config = JSON.parse(blockAfter("<!-- quickstart-config")) as {
       providers: Record<string, { type: string; base_url: string; api_key_env?: string }>;

@@ -10,7 +10,11 @@ export async function pickModel(state: ChatState, arg: string): Promise<void> {
   const { client, term, reader } = state;
   const catalog = await client.catalogStatus();
   if (catalog.choices.length === 0) {
-    note(state, 'No model is selectable here; "mc-agent models" says why.', "33");
+    note(
+      state,
+      'No model is selectable here: "mc-agent setup" sets one up (quit the chat first); "mc-agent models" says why.',
+      "33",
+    );
     return;
   }
   const [wanted, effort = null] = arg.split(/\s+/).filter((w) => w !== "");

@@ -152,6 +152,6 @@ function finish(term: Terminal, missing: string[]): void {
     );
   say(
     term,
-    'Next, in your own folders: "mc-agent models", "mc-agent refresh <provider>", then\n"mc-agent exec <prompt>" or "mc-agent chat"; "mc-agent sessions" and "mc-agent show <id>".',
+    'Next, for real use: "mc-agent setup" (your key, login or local server, and a model), then in\nyour own folders "mc-agent chat" or "mc-agent exec <prompt>"; "mc-agent sessions" and "mc-agent show <id>".',
   );
 }

@@ -9,6 +9,7 @@ import { type SandboxLine, sandboxLine } from "../doctor/sandbox-line.js";
 import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
 import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
+import { RUN_SETUP } from "./next-step.js";
 
 /** The Node.js versions package.json's `engines` allows. */
 const NODE_MAJOR = 20;
@@ -143,9 +144,10 @@ function verdict(term: Terminal, f: Findings, problems: string[]): string {
   const usable = f.providers.flatMap((p) => (p.ready ? p.enabledCached : []));
   if (usable.length === 0) {
     const cached = f.providers.find((p) => p.cache === "available");
-    const next = cached
+    const byHand = cached
       ? `enable one of ${cached.id}'s cached models ("mc-agent models enable ${cached.id}/<model>")`
       : 'run "mc-agent refresh <provider>", then "mc-agent models enable <provider>/<model>"';
+    const next = `${RUN_SETUP}; or by hand, ${byHand}`;
     return term.yellow(`Verdict: nothing is broken, but no model is usable yet: ${next}.`);
   }
   const chosen = f.preferred

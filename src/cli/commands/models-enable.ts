@@ -96,7 +96,7 @@ function checkCached(cached: CachedRead, provider: string, id: string): string {
 }
 
 /** A refused edit as the user reads it: what happened and what to do. */
-async function explained<T>(edit: () => Promise<T>): Promise<T> {
+export async function explained<T>(edit: () => Promise<T>): Promise<T> {
   try {
     return await edit();
   } catch (error) {

@@ -19,11 +19,20 @@ export function nextStep(status: ProviderStatus): string | null {
   }
 }
 
+/** The one command that gets a user from nothing to a working model (docs/cli.md, "setup"). */
+export const RUN_SETUP =
+  'run "mc-agent setup" (it finds your keys, logins and local servers, fetches the models and lets you pick one)';
+
 /**
- * What to do when no model is selectable at all: the first in-use provider's next step, or,
- * when no provider is in use (a fresh MC_HOME), how to enable a model in the first place.
+ * What to do when no model is selectable at all: `mc-agent setup`, then by hand the first in-use
+ * provider's next step, or, when no provider is in use (a fresh MC_HOME), how to enable a model
+ * in the first place.
  */
 export function stepToFirstModel(providers: ProviderStatus[]): string {
+  return `${RUN_SETUP}; or by hand, ${stepByHand(providers)}`;
+}
+
+function stepByHand(providers: ProviderStatus[]): string {
   const stuck = providers.find((p) => p.relevant && p.recovery !== "none");
   if (stuck) return nextStep(stuck) as string;
   // Refreshed but nothing enabled yet: the second step, not the first again.

@@ -39,16 +39,19 @@ export const refreshCommand: Command = {
   },
 };
 
-async function refreshAndReport(
+/**
+ * The deliberate refresh with its progress (spinner, elapsed time) and Ctrl-C, which cancels it
+ * through the protocol: then this throws the backend's `operation_cancelled`. setup uses it too.
+ */
+export async function refreshWithProgress(
   term: Terminal,
   client: AgentClient,
   provider: string,
-  json: boolean,
-): Promise<number> {
+): Promise<RefreshReport> {
   let cancelling = false;
   let stopWaiting = () => {};
   try {
-    const report = await interruptible(
+    return await interruptible(
       term,
       (signal) => {
         // Only now, with the Ctrl-C handler installed, may the line promise that Ctrl-C cancels:
@@ -62,8 +65,22 @@ async function refreshAndReport(
         term.startSpinner("Cancelling… waiting for the backend to confirm");
       },
     );
+  } finally {
     stopWaiting();
     term.stopSpinner();
+  }
+}
+
+type RefreshReport = Awaited<ReturnType<AgentClient["refresh"]>>;
+
+async function refreshAndReport(
+  term: Terminal,
+  client: AgentClient,
+  provider: string,
+  json: boolean,
+): Promise<number> {
+  try {
+    const report = await refreshWithProgress(term, client, provider);
     const status = report.status?.providers.find((p) => p.provider === provider) ?? null;
     if (json) {
       term.line(
@@ -86,8 +103,6 @@ async function refreshAndReport(
     }
     return report.result.outcome === "refreshed" ? 0 : 1;
   } catch (error) {
-    stopWaiting();
-    term.stopSpinner();
     if (!isRemote(error, "operation_cancelled")) throw error;
     return reportCancelled(term, client, provider, json);
   }
