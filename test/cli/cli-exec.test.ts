@@ -211,6 +211,16 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.doesNotMatch(r.stderr, /127\.0\.0\.1|sk-cli/);
   });
 
+  it("a provider that is down, then rate limiting: each retry is a line on stderr, then the reply", async () => {
+    world.server.reply(fail(503), fail(429, { retryAfter: 1 }), text("Back again."));
+    const r = await run("exec", "Hello");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "Back again.\n");
+    assert.match(r.stderr, /\n {2}retrying now \(remote_unavailable, attempt 1\)\n/);
+    assert.match(r.stderr, /\n {2}retrying in 1\.0 s \(rate_limited, attempt 2\)\n/);
+    assert.equal(world.server.requests.length, 3);
+  });
+
   it("no model: says what to do, exits 1, and asks no provider; usage mistakes exit 2", async () => {
     world.env = writeTurnHome(world.box, world.server.baseUrl, { model: null });
     const r = await run("exec", "Hello");
