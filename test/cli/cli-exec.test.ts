@@ -211,6 +211,19 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.doesNotMatch(r.stderr, /127\.0\.0\.1|sk-cli/);
   });
 
+  it("no key for the model's provider: the backend's step, in the SDK's words, names the provider", async () => {
+    const r = await runCli(["exec", "Hello"], {
+      cwd: world.box.workspace,
+      env: { ...world.env, DEMO_KEY: "" },
+    });
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr.split("\n").find((l) => l.startsWith("mc-agent:")),
+      'mc-agent: The model\'s provider has no usable credentials (authentication_unavailable). Give demo credentials: export its API key variable or log in with its own CLI ("mc-agent setup" shows what it finds), then restart the backend.',
+    );
+    assert.equal(world.server.requests.length, 0);
+  });
+
   it("a provider that is down, then rate limiting: each retry is a line on stderr, then the reply", async () => {
     world.server.reply(fail(503), fail(429, { retryAfter: 1 }), text("Back again."));
     const r = await run("exec", "Hello");
@@ -238,9 +251,10 @@ describe("mc-agent exec (real child, loopback model)", () => {
       env: { PATH: process.env.PATH, HOME: fresh.home, MC_HOME: fresh.home },
     });
     assert.equal(bare.code, 1);
-    assert.match(
+    // The SDK's advice for the backend's step (errors.recovery): nothing is set up.
+    assert.equal(
       bare.stderr,
-      /^mc-agent: no model is selected, and no model is selectable yet \(model_unavailable\)\. To get one, first fetch a provider's models with "mc-agent refresh <provider>" .+, then enable one with "mc-agent models enable <provider>\/<model>" .+; "mc-agent models" shows every provider's status\.\n$/,
+      'mc-agent: no model is selected, and no model is selectable yet (model_unavailable). Run "mc-agent setup": it finds your API keys, logins and local model servers, fetches a provider\'s models and sets your default model. "mc-agent models" shows every provider\'s status.\n',
     );
     world.server.reply(text("With demo-2."));
     const chosen = await run("exec", "--model", "demo/demo-2", "Hello");
