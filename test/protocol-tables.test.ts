@@ -16,8 +16,11 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "turn",
       "mcp",
       "turn.revert",
+      "errors.recovery",
     ],
   );
+  // A field-only capability: no method makes it callable.
+  assert.deepEqual(methodsOf("errors.recovery"), []);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

@@ -54,9 +54,17 @@ export class TurnUpdates {
                 size: event.context_window,
               },
             ];
+      case "retry":
+        // A thought, not the reply: the wait is visible without entering the answer's text.
+        return [
+          {
+            sessionUpdate: "agent_thought_chunk",
+            content: { type: "text", text: retryLine(event) },
+          },
+        ];
       default:
         // turn_started, message_done, approval_requested (a permission request, not an update),
-        // retry, compacted: nothing an ACP client shows as an update.
+        // compacted: nothing an ACP client shows as an update.
         return [];
     }
   }
@@ -134,4 +142,24 @@ export function stopReason(result: TurnResult): StopReason | null {
   if (result.status === "interrupted") return "cancelled";
   if (result.status === "failed") return null;
   return result.stop_reason === "max_steps" ? "max_turn_requests" : result.stop_reason;
+}
+
+type RetryEvent = Extract<TurnEventBody, { type: "retry" }>;
+
+const RETRY_REASONS: Record<RetryEvent["reason"], string> = {
+  rate_limited: "the provider is rate limiting",
+  remote_unavailable: "the provider is unavailable",
+};
+
+/**
+ * "Retrying in 2 s (the provider is rate limiting)…", on a line of its own: editors join thought
+ * chunks, so it must not run into reasoning text before or after it.
+ */
+export function retryLine(event: RetryEvent): string {
+  const seconds = event.delay_ms / 1000;
+  const when =
+    event.delay_ms === 0
+      ? "Retrying now"
+      : `Retrying in ${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+  return `\n${when} (${RETRY_REASONS[event.reason]}, attempt ${event.attempt})…\n`;
 }

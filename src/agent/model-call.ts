@@ -17,7 +17,10 @@ import type { TurnEvents } from "./turn-events.js";
 const MAX_RETRIES = 4;
 /** A `Retry-After` longer than this is not waited for: the call fails `rate_limited` at once. */
 const MAX_RETRY_AFTER_MS = 60_000;
-/** Backoff without `Retry-After`: 500 ms, doubling. */
+/**
+ * Backoff without `Retry-After`: the first retry at once (a blip costs the user nothing), then
+ * 500 ms doubling (issue 38: a provider that is down showed nothing for 7.5 s of waits).
+ */
 const BACKOFF_MS = 500;
 /**
  * One message item carries at most this much JSON-encoded text, so its `message_done` (the whole
@@ -113,7 +116,8 @@ function retryDelay(failure: ProviderFailure, attempt: number, scale: number): n
   if (failure.retryAfterMs !== null) {
     return failure.retryAfterMs > MAX_RETRY_AFTER_MS ? null : Math.round(failure.retryAfterMs);
   }
-  return Math.round(BACKOFF_MS * 2 ** attempt * scale);
+  if (attempt === 0) return 0;
+  return Math.round(BACKOFF_MS * 2 ** (attempt - 1) * scale);
 }
 
 function asFailure(error: unknown): ProviderFailure {

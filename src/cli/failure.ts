@@ -22,7 +22,7 @@ export function failureOf(error: unknown, command?: string): Failure {
     return {
       code: error.code,
       message: withoutStop(error.message),
-      advice: adviceFor(error.code),
+      advice: adviceFor(error.code, error instanceof RemoteError ? error.next : null),
       exit: 1,
     };
   const message = error instanceof Error ? error.message : String(error);

@@ -225,7 +225,7 @@ export class Connection {
       call.onAnswered?.();
     } catch {}
     if (response.kind === "error") {
-      call.reject(new RemoteError(response.code, response.message, call.method));
+      call.reject(new RemoteError(response.code, response.message, call.method, response.next));
       return;
     }
     // After the shutdown answer nothing more can legitimately follow: stop reading at once,

@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../protocol/codes.js";
+import type { NextStep } from "../protocol/recovery.js";
 
 /**
  * The two kinds of failure a caller sees. `RemoteError` is an error the child sent over the
@@ -12,6 +13,8 @@ export class RemoteError extends Error {
     message: string,
     /** The method whose request failed. */
     readonly method: string,
+    /** Its next step (`recovery`, `provider`): only with `errors.recovery` negotiated. */
+    readonly next: NextStep | null = null,
   ) {
     super(message);
   }

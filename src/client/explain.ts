@@ -1,4 +1,5 @@
 import type { ErrorCode } from "../protocol/codes.js";
+import type { NextStep } from "../protocol/recovery.js";
 import type {
   AuthenticationState,
   CatalogRecovery,
@@ -8,6 +9,7 @@ import type {
   RefreshReason,
 } from "../protocol/schemas/models.js";
 import type { ClientErrorCode } from "./errors.js";
+import { adviceForStep } from "./next-step-advice.js";
 
 /** Human words for every status value; `Record` over the enums makes a missing one a type error. */
 const CATALOG_WORDS: Record<CatalogStatus, string> = {
@@ -25,14 +27,15 @@ const AUTH_WORDS: Record<AuthenticationState, string> = {
   not_checked: "credentials were not checked because no enabled model uses it",
 };
 
-/** The recovery action, as something a person can do. */
+/** The recovery action, as something a person can do (the command, with `explain`'s provider). */
 export const RECOVERY_ACTIONS: Record<CatalogRecovery, string> = {
   none: "Nothing to do.",
-  configure_authentication:
-    "Configure credentials for this provider (its API key variable or the backend's auth file), then restart the backend.",
-  refresh_catalog: "Refresh this provider's catalog (a deliberate request to the provider).",
-  enable_models_and_restart:
-    "Enable some of its models in the backend settings (enabled_models), then restart the backend.",
+  configure_authentication: adviceForStep({ recovery: "configure_authentication", provider: null }),
+  refresh_catalog: adviceForStep({ recovery: "refresh_catalog", provider: null }),
+  enable_models_and_restart: adviceForStep({
+    recovery: "enable_models_and_restart",
+    provider: null,
+  }),
 };
 
 export interface Explanation {
@@ -51,7 +54,10 @@ export function explain(status: ProviderStatus): Explanation {
     provider: status.provider,
     sentence: `${status.provider} (${use}): ${CATALOG_WORDS[status.catalog_status]}; ${AUTH_WORDS[status.authentication]}.`,
     recovery: status.recovery,
-    action: RECOVERY_ACTIONS[status.recovery],
+    action:
+      status.recovery === "none"
+        ? RECOVERY_ACTIONS.none
+        : adviceForStep({ recovery: status.recovery, provider: status.provider }),
   };
 }
 
@@ -131,6 +137,10 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   stale_guard: "Reload the catalog, then choose again.",
 };
 
-export function adviceFor(code: ErrorCode | ClientErrorCode): string {
-  return ADVICE[code];
+/**
+ * What to do after an error: its next step when it carries one (`errors.recovery` negotiated:
+ * `RemoteError.next`), naming the command to run, else the advice for its code.
+ */
+export function adviceFor(code: ErrorCode | ClientErrorCode, next: NextStep | null = null): string {
+  return next ? adviceForStep(next) : ADVICE[code];
 }

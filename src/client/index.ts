@@ -9,6 +9,7 @@
 export type { Capability } from "../protocol/capabilities.js";
 export type { ErrorCode } from "../protocol/codes.js";
 export type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+export { type NextStep, type NextStepName, nextStepForModel } from "../protocol/recovery.js";
 export type {
   RevertFile,
   TurnRevertParams,
@@ -68,6 +69,7 @@ export type {
   RefreshExtension,
   TurnExtension,
 } from "./negotiate.js";
+export { adviceForStep, explainNotice } from "./next-step-advice.js";
 export { isRecordStub, RECORD_TEXT_BYTES, readRecord } from "./record.js";
 export type { RefreshReport } from "./refresh.js";
 export type { RevertOptions } from "./revert.js";

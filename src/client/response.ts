@@ -1,10 +1,11 @@
 import type { ErrorCode } from "../protocol/codes.js";
+import type { NextStep } from "../protocol/recovery.js";
 import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
 
 /** One decoded inbound frame, or why it is not a protocol frame. */
 export type Response =
   | { kind: "result"; id: string; result: Record<string, unknown> }
-  | { kind: "error"; id: string | null; code: ErrorCode; message: string }
+  | { kind: "error"; id: string | null; code: ErrorCode; message: string; next: NextStep | null }
   | { kind: "notification"; method: string; params: Record<string, unknown> }
   | { kind: "malformed"; reason: string };
 
@@ -26,7 +27,11 @@ export function decodeResponse(bytes: Uint8Array): Response {
   const failure = ErrorFrame().safeParse(value);
   if (failure.success) {
     const { id, error } = failure.data;
-    return { kind: "error", id, code: error.code, message: error.message };
+    const next =
+      error.recovery === undefined
+        ? null
+        : { recovery: error.recovery, provider: error.provider ?? null };
+    return { kind: "error", id, code: error.code, message: error.message, next };
   }
   const notification = NotificationFrame().safeParse(value);
   if (notification.success) return { kind: "notification", ...notification.data };

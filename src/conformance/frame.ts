@@ -6,5 +6,6 @@
 export interface Frame {
   id: string | null;
   result?: Record<string, unknown>;
-  error?: { code: string; message: string };
+  /** `recovery` and `provider` only with `errors.recovery` (docs/extensions.md). */
+  error?: { code: string; message: string; recovery?: string; provider?: string | null };
 }

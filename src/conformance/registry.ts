@@ -4,6 +4,7 @@ import { CANCEL_DISCOVER_CASES } from "./cases/cancel-discover.js";
 import { CANCEL_REFRESH_CASES } from "./cases/cancel-refresh.js";
 import { CANCEL_TIMING_CASES } from "./cases/cancel-timing.js";
 import { CAPABILITY_CASES } from "./cases/capabilities.js";
+import { ERROR_RECOVERY_CASES } from "./cases/errors-recovery.js";
 import { FAULT_CASES } from "./cases/faults.js";
 import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
 import { HISTORY_FIDELITY_CASES } from "./cases/history-fidelity.js";
@@ -31,6 +32,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   sessions: SESSION_CASES,
   "history-fidelity": HISTORY_FIDELITY_CASES,
   models: MODEL_CASES,
+  "errors-recovery": ERROR_RECOVERY_CASES,
   "cancel-timing": CANCEL_TIMING_CASES,
   "cancel-commit": CANCEL_COMMIT_CASES,
   "shutdown-ids": SHUTDOWN_ID_CASES,

@@ -151,6 +151,20 @@ function notificationProblems(
   return problems;
 }
 
+/**
+ * `errors.recovery` (extensions.md): a next step only on the two first-run codes, and then with
+ * its `provider` (whether it was negotiated is the cases' check, errors.recovery.*).
+ */
+function nextStepProblem(error: Record<string, unknown>): string | null {
+  const hasStep = "recovery" in error || "provider" in error;
+  if (!hasStep) return null;
+  if (error.code !== "model_unavailable" && error.code !== "authentication_unavailable")
+    return `a next step on ${String(error.code)}, which never carries one`;
+  if (!("recovery" in error && "provider" in error))
+    return "a next step without recovery and provider";
+  return null;
+}
+
 function frameProblems(
   frame: Frame,
   input: AuditInput,
@@ -167,6 +181,8 @@ function frameProblems(
     if (!ErrorFrame().safeParse(frame).success) return [...problems, `bad error frame: ${text}`];
     const unsafe = unsafeMessage(frame.error?.message ?? "", input.forbidden ?? []);
     if (unsafe) problems.push(`error message carries ${unsafe}: ${text}`);
+    const step = nextStepProblem(frame.error as Record<string, unknown>);
+    if (step) problems.push(`${step}: ${text}`);
     return problems;
   }
   if (!SuccessFrame().safeParse(frame).success) return [...problems, `bad frame: ${text}`];

@@ -6,7 +6,8 @@ import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { ModelCatalogResult, ModelCatalogStatusResult } from "../protocol/schemas/models.js";
 import type { ModelCachedResult } from "../protocol/schemas/settings.js";
 import type { CredentialPaths } from "../store/credentials.js";
-import { anySettingsInvalid, type LoadedSettings } from "../store/settings.js";
+import type { LoadedSettings } from "../store/settings.js";
+import { plainNotices } from "./notices.js";
 import type { Provider } from "./providers.js";
 import { type CatalogSnapshot, scanCatalog } from "./snapshot.js";
 import { VerdictMemo } from "./verdict-memo.js";
@@ -62,7 +63,7 @@ export class Catalog {
       home: this.deps.home,
       providers: this.deps.providers,
       enabled: this.deps.settings.global.enabled_models ?? [],
-      settingsInvalid: anySettingsInvalid(this.deps.settings),
+      settingsInvalid: this.deps.settings.invalid,
       selection: this.deps.selection(),
       auth: { env: this.deps.env, paths: this.deps.paths },
       revisionSeed: `${this.salt}:${this.epoch}:${this.settingsDigest}`,
@@ -83,23 +84,24 @@ export class Catalog {
     this.dropCursors();
   }
 
-  async catalogPage(cursor: string | undefined): Promise<ModelCatalogResult> {
+  /** `guided`: `errors.recovery` was negotiated, so notices carry their next steps. */
+  async catalogPage(cursor: string | undefined, guided = false): Promise<ModelCatalogResult> {
     const { snapshot, offset } = await this.position(cursor, this.deps.catalogCursors);
     const base = {
       revision: snapshot.revision,
       selection: this.deps.selection(),
-      notices: snapshot.notices,
+      notices: guided ? snapshot.notices : plainNotices(snapshot.notices),
     };
     const page = this.page(snapshot.choices, snapshot, offset, base, this.deps.catalogCursors);
     return { ...base, choices: page.items, cursor: page.cursor, complete: page.complete };
   }
 
-  async statusPage(cursor: string | undefined): Promise<ModelCatalogStatusResult> {
+  async statusPage(cursor: string | undefined, guided = false): Promise<ModelCatalogStatusResult> {
     const { snapshot, offset } = await this.position(cursor, this.deps.statusCursors);
     const base = {
       revision: snapshot.revision,
       selection: this.deps.selection(),
-      notices: snapshot.notices,
+      notices: guided ? snapshot.notices : plainNotices(snapshot.notices),
       configuration_reload: "restart_child" as const,
       providers: snapshot.providers,
     };

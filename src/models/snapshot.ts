@@ -14,6 +14,7 @@ import {
 } from "../store/catalog-cache.js";
 import { UnsafeStoreFile } from "../store/safe-read.js";
 import { cachedModels } from "./cached.js";
+import { guidedNotices } from "./notices.js";
 import { type Provider, splitModelId } from "./providers.js";
 import { recoveryFor } from "./recovery.js";
 import type { CheckedCache, VerdictMemo } from "./verdict-memo.js";
@@ -38,7 +39,8 @@ interface SnapshotInputs {
   home: string;
   providers: Provider[];
   enabled: readonly string[];
-  settingsInvalid: boolean;
+  /** Which settings files are ignored as invalid (the `configuration_invalid` notices). */
+  settingsInvalid: { global: boolean; project: boolean };
   selection: Selection;
   auth: AuthContext;
   /** Per-child salt, settings digest and refresh epoch: the non-cache parts of the revision. */
@@ -82,10 +84,8 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
     relevant,
     ready,
   };
-  const notices: CatalogNotice[] = inputs.settingsInvalid
-    ? [{ code: "configuration_invalid" }]
-    : [];
   const revision = revisionOf(inputs.revisionSeed, scans);
+  const providers = scans.map((scan) => statusFor(scan, usage));
   const same = inputs.previous?.revision === revision ? inputs.previous : null;
   const choices = same ? same.choices : enabled.flatMap((id) => choiceFor(id, byProvider));
   let cached: ReturnType<CatalogSnapshot["cached"]> | null = null;
@@ -105,8 +105,8 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
           byProvider.get(c.provider)?.models.get(c.model)?.context_window ?? null,
         ]),
       ),
-    notices: [...notices, ...scans.flatMap((scan) => noticeFor(scan, relevant))],
-    providers: scans.map((scan) => statusFor(scan, usage)),
+    notices: guidedNotices(inputs.settingsInvalid, providers),
+    providers,
     cached: same
       ? same.cached
       : () => {
@@ -134,14 +134,6 @@ function revisionOf(seed: string, scans: ProviderScan[]): string {
     .update(scans.map((s) => `${s.provider.id}=${s.digest}`).join("\n"))
     .digest("hex")
     .slice(0, 32);
-}
-
-/** Only relevant providers without a valid cache get a notice; unused ones never do. */
-function noticeFor(scan: ProviderScan, relevant: Set<string | undefined>): CatalogNotice[] {
-  const status = scan.verdict.status;
-  if (!relevant.has(scan.provider.id) || status === "available") return [];
-  const code = status === "missing_cache" ? "catalog_missing" : "catalog_invalid";
-  return [{ code, provider: scan.provider.id }];
 }
 
 function statusFor(scan: ProviderScan, usage: Usage): ProviderStatus {

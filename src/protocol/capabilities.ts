@@ -10,8 +10,16 @@ import {
 type RequestCapability = (typeof METHODS)[keyof typeof METHODS]["capability"];
 type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]["capability"];
 
-/** Every capability name: those the method and notification tables use, nothing hand-kept. */
-export type Capability = Exclude<RequestCapability | NotificationCapability, null>;
+/**
+ * Capabilities that add fields, not methods: no table can name them, so they are listed here
+ * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices.
+ */
+export const FIELD_CAPABILITIES = ["errors.recovery"] as const;
+
+/** Every capability name: those the method and notification tables use, and the field ones. */
+export type Capability =
+  | Exclude<RequestCapability | NotificationCapability, null>
+  | (typeof FIELD_CAPABILITIES)[number];
 
 function collect(): Capability[] {
   const names = new Set<Capability>();
@@ -21,6 +29,7 @@ function collect(): Capability[] {
   }
   for (const spec of Object.values(NOTIFICATIONS) as NotificationSpec[])
     names.add(spec.capability as Capability);
+  for (const name of FIELD_CAPABILITIES) names.add(name);
   return [...names];
 }
 
@@ -38,6 +47,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "mcp",
   "session.fork",
   "turn.revert",
+  "errors.recovery",
 ];
 
 /**

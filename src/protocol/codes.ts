@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Infer, lazy } from "./lazy.js";
+import type { NextStep } from "./recovery.js";
 
 /** Every error code on the wire: the base table plus the extension contract's own. */
 export const ERROR_CODES = [
@@ -92,10 +93,17 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   internal_error: "Internal error.",
 };
 
-/** An error that goes over the wire as `{"code", "message"}`. */
+/**
+ * An error that goes over the wire as `{"code", "message"}`; its `next` step is added as
+ * `recovery` and `provider` only where `errors.recovery` was negotiated.
+ */
 export class ProtocolError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message?: string) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    readonly next: NextStep | null = null,
+  ) {
     super(message ?? DEFAULT_MESSAGES[code]);
     this.code = code;
     this.name = "ProtocolError";

@@ -1,6 +1,7 @@
 import type { ErrorCode } from "./codes.js";
 import { isRequestId } from "./constants.js";
 import { wireText } from "./raw-json.js";
+import type { NextStep } from "./recovery.js";
 import { parseJson } from "./well-formed.js";
 
 export interface Request {
@@ -55,6 +56,22 @@ export function encodeResult(id: string, result: unknown, raw?: boolean): string
   return `${wireText({ id, result })}\n`;
 }
 
-export function encodeError(id: string | null, code: ErrorCode, message: string): string {
-  return `${JSON.stringify({ id, error: { code, message } })}\n`;
+export function encodeError(
+  id: string | null,
+  code: ErrorCode,
+  message: string,
+  next: NextStep | null = null,
+): string {
+  return `${JSON.stringify({ id, error: errorObject(code, message, next) })}\n`;
+}
+
+/** `{code, message}`, plus `recovery` and `provider` when a next step is given (negotiated). */
+export function errorObject(
+  code: ErrorCode,
+  message: string,
+  next: NextStep | null,
+): { code: ErrorCode; message: string; recovery?: NextStep["recovery"]; provider?: string | null } {
+  return next
+    ? { code, message, recovery: next.recovery, provider: next.provider }
+    : { code, message };
 }

@@ -11,6 +11,7 @@ export * from "./framing.js";
 export { buildProtocolSchema } from "./json-schema.js";
 export * from "./methods.js";
 export * from "./paging.js";
+export * from "./recovery.js";
 export * from "./schemas/common.js";
 export * from "./schemas/lifecycle.js";
 export * from "./schemas/models.js";

@@ -21,6 +21,10 @@ const TYPES: Record<string, string> = {
   ModelChoice: "One selectable model of the catalog.",
   CatalogNotice: "A provider whose catalog cache is missing or invalid, or a bad configuration.",
   ProviderStatus: "One provider's catalog and authentication state, and what would fix it.",
+  ErrorRecovery:
+    "With `errors.recovery`: the next step of a `model_unavailable` or `authentication_unavailable` error (extensions.md).",
+  NoticeRecovery: "With `errors.recovery`: the next step of a catalog cache notice.",
+  SettingsScope: "With `errors.recovery`: which settings file is invalid (never a path).",
   Limits: "The child's bounds, advertised by initialize.",
   Extensions: "One parameter object per negotiated extension that has one.",
   TurnEvent: "Every event a turn streams, discriminated by `type` (turns.md section 4).",
@@ -88,6 +92,18 @@ const VALUES: Record<string, Record<string, string>> = {
   },
   ApprovalKind: { edit: "A workspace write or edit.", command: "A shell command." },
   OutputStream: { stdout: "The command's standard output.", stderr: "Its standard error." },
+  ErrorRecovery: {
+    configure_authentication: "Give the provider credentials, then restart the backend.",
+    refresh_catalog: "Fetch the provider's models (`model.refresh`, `mc-agent refresh`).",
+    enable_models_and_restart:
+      "Enable a model and make it the default in the settings, then restart the backend.",
+    run_setup: "Nothing usable is set up: run `mc-agent setup`.",
+  },
+  NoticeRecovery: {
+    configure_authentication: "Give the provider credentials first (a refresh needs them).",
+    refresh_catalog: "Fetch the provider's models (`model.refresh`).",
+  },
+  SettingsScope: { global: "MC_HOME's settings file.", project: "The workspace's settings file." },
   RetryReason: {
     rate_limited: "The provider rate limited the call.",
     remote_unavailable: "The provider was unreachable or failed transiently.",

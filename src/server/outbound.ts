@@ -1,7 +1,7 @@
 import { log } from "../process/log.js";
 import { DEFAULT_MESSAGES, type ErrorCode, ProtocolError } from "../protocol/codes.js";
 import { LIMITS } from "../protocol/constants.js";
-import { encodeError, encodeResult } from "../protocol/envelope.js";
+import { encodeError, encodeResult, errorObject } from "../protocol/envelope.js";
 import { safeParse } from "../protocol/first-parse.js";
 import {
   METHODS,
@@ -12,6 +12,7 @@ import {
 } from "../protocol/methods.js";
 import { utf8Length } from "../protocol/paging.js";
 import { checkWire } from "../protocol/raw-json.js";
+import type { NextStep } from "../protocol/recovery.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
 import type { ServerState } from "./state.js";
 import { StatusLines } from "./status-line.js";
@@ -23,7 +24,7 @@ import type { FrameKind } from "./writer.js";
  */
 export type OutboundFrame =
   | { id: string; result: unknown }
-  | { id: string | null; error: { code: ErrorCode; message: string } }
+  | { id: string | null; error: ReturnType<typeof errorObject> }
   | { method: NotificationName; params: unknown };
 
 /**
@@ -73,13 +74,27 @@ export class Outbound {
     void this.sink(line, "answer", { id, result: value });
   }
 
-  error(id: string | null, code: ErrorCode, message = DEFAULT_MESSAGES[code]): void {
-    void this.sink(encodeError(id, code, message), "answer", { id, error: { code, message } });
+  error(
+    id: string | null,
+    code: ErrorCode,
+    message = DEFAULT_MESSAGES[code],
+    next: NextStep | null = null,
+  ): void {
+    void this.sink(encodeError(id, code, message, next), "answer", {
+      id,
+      error: errorObject(code, message, next),
+    });
   }
 
-  /** A handler's failure: its ProtocolError, or `internal_error` (logged) for anything else. */
+  /**
+   * A handler's failure: its ProtocolError (with its next step only where `errors.recovery` was
+   * negotiated), or `internal_error` (logged) for anything else.
+   */
   failure(id: string, method: string, error: unknown): void {
-    if (error instanceof ProtocolError) return this.error(id, error.code, error.message);
+    if (error instanceof ProtocolError) {
+      const next = this.state.negotiated.has("errors.recovery") ? error.next : null;
+      return this.error(id, error.code, error.message, next);
+    }
     log("error", `${method} failed unexpectedly`);
     log("debug", error instanceof Error ? (error.stack ?? error.message) : String(error));
     this.error(id, "internal_error");

@@ -142,11 +142,6 @@ function withoutData<T>(read: FileRead<T>): SettingsFileState {
   return read.state === "valid" ? { state: "valid" } : read;
 }
 
-/** Whether any settings file is ignored as invalid (the `configuration_invalid` notice). */
-export function anySettingsInvalid(settings: LoadedSettings): boolean {
-  return settings.invalid.global || settings.invalid.project;
-}
-
 /**
  * The parsed file; absent when it cannot exist (no such file, or a path component that is not a
  * folder, such as a plain file named `.mc`); invalid when it exists but is unreadable, unsafe,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, it } from "node:test";
-import { held, text } from "../../src/conformance/chat-server.js";
+import { fail, held, text } from "../../src/conformance/chat-server.js";
 import { AcpWorld } from "./acp-world.js";
 
 describe("mc-agent acp: initialize, new session, prompt", () => {
@@ -56,6 +56,28 @@ describe("mc-agent acp: initialize, new session, prompt", () => {
     // The launcher handed the key over on fd 3: the agent's start-up environment never held it.
     const environ = readFileSync(`/proc/${world.proc.pid}/environ`, "utf8");
     assert.equal(environ.includes("sk-conformance-turn-key"), false);
+  });
+
+  it("shows each retry of a provider that is down or rate limiting as a thought, then the reply", async () => {
+    world = await AcpWorld.start();
+    await world.initialize();
+    const created = await world.newSession();
+    world.server.reply(fail(503), fail(429, { retryAfter: 1 }), text("Recovered."));
+    const answer = await world.prompt(created.sessionId, "Hello");
+    assert.equal(answer.stopReason, "end_turn");
+    const thoughts = world
+      .updates("agent_thought_chunk")
+      .map((u) =>
+        u.sessionUpdate === "agent_thought_chunk" && u.content.type === "text"
+          ? u.content.text
+          : "",
+      );
+    assert.deepEqual(thoughts, [
+      "\nRetrying now (the provider is unavailable, attempt 1)…\n",
+      "\nRetrying in 1 s (the provider is rate limiting, attempt 2)…\n",
+    ]);
+    assert.equal(world.agentText(), "Recovered.");
+    assert.equal(world.server.requests.length, 3);
   });
 
   it("gives the engine a prompt's lone surrogate as U+FFFD, as a frame's text would", async () => {

@@ -96,4 +96,18 @@ describe("mc-agent chat (real child, loopback model)", () => {
     assert.match(r.stderr, /denied: no terminal to ask on \(rerun with --permissions full_access/);
     assert.equal(world.server.requests.length, 3, "the empty line is no turn");
   });
+
+  it("a turn refused for want of a key: the backend's next step in the SDK's words, then the chat goes on", async () => {
+    const r = await runCli(["chat"], {
+      cwd: world.box.workspace,
+      env: { ...world.env, DEMO_KEY: "" },
+      input: "Hello\n",
+      timeoutMs: 40_000,
+    });
+    assert.match(
+      r.stderr,
+      /mc-agent: The model's provider has no usable credentials \(authentication_unavailable\)\. Give demo credentials: export its API key variable or log in with its own CLI \("mc-agent setup" shows what it finds\), then restart the backend\.\n/,
+    );
+    assert.equal(world.server.requests.length, 0, "no provider was asked");
+  });
 });

@@ -211,6 +211,29 @@ describe("mc-agent exec (real child, loopback model)", () => {
     assert.doesNotMatch(r.stderr, /127\.0\.0\.1|sk-cli/);
   });
 
+  it("no key for the model's provider: the backend's step, in the SDK's words, names the provider", async () => {
+    const r = await runCli(["exec", "Hello"], {
+      cwd: world.box.workspace,
+      env: { ...world.env, DEMO_KEY: "" },
+    });
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr.split("\n").find((l) => l.startsWith("mc-agent:")),
+      'mc-agent: The model\'s provider has no usable credentials (authentication_unavailable). Give demo credentials: export its API key variable or log in with its own CLI ("mc-agent setup" shows what it finds), then restart the backend.',
+    );
+    assert.equal(world.server.requests.length, 0);
+  });
+
+  it("a provider that is down, then rate limiting: each retry is a line on stderr, then the reply", async () => {
+    world.server.reply(fail(503), fail(429, { retryAfter: 1 }), text("Back again."));
+    const r = await run("exec", "Hello");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "Back again.\n");
+    assert.match(r.stderr, /\n {2}retrying now \(remote_unavailable, attempt 1\)\n/);
+    assert.match(r.stderr, /\n {2}retrying in 1\.0 s \(rate_limited, attempt 2\)\n/);
+    assert.equal(world.server.requests.length, 3);
+  });
+
   it("no model: says what to do, exits 1, and asks no provider; usage mistakes exit 2", async () => {
     world.env = writeTurnHome(world.box, world.server.baseUrl, { model: null });
     const r = await run("exec", "Hello");
@@ -228,9 +251,10 @@ describe("mc-agent exec (real child, loopback model)", () => {
       env: { PATH: process.env.PATH, HOME: fresh.home, MC_HOME: fresh.home },
     });
     assert.equal(bare.code, 1);
-    assert.match(
+    // The SDK's advice for the backend's step (errors.recovery): nothing is set up.
+    assert.equal(
       bare.stderr,
-      /^mc-agent: no model is selected, and no model is selectable yet \(model_unavailable\)\. To get one, run "mc-agent setup" .+; or by hand, first fetch a provider's models with "mc-agent refresh <provider>" .+, then enable one with "mc-agent models enable <provider>\/<model>" .+; "mc-agent models" shows every provider's status\.\n$/,
+      'mc-agent: no model is selected, and no model is selectable yet (model_unavailable). Run "mc-agent setup": it finds your API keys, logins and local model servers, fetches a provider\'s models and sets your default model. "mc-agent models" shows every provider\'s status.\n',
     );
     world.server.reply(text("With demo-2."));
     const chosen = await run("exec", "--model", "demo/demo-2", "Hello");

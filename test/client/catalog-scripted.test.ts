@@ -91,7 +91,7 @@ describe("catalog, refresh and select against the scripted child", () => {
     );
     assert.match(explained[1]?.sentence ?? "", /^openai \(in use\): no catalog has been cached/);
     assert.match(explained[2]?.sentence ?? "", /not checked/);
-    assert.match(explained[1]?.action ?? "", /Refresh/);
+    assert.equal(explained[1]?.action, 'Fetch openai\'s models: run "mc-agent refresh openai".');
     assert.equal(status.choices.length, 2);
   });
 

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { adviceFor, CLIENT_ERROR_CODES, explain, explainRefresh } from "../../src/client/index.js";
+import {
+  adviceFor,
+  CLIENT_ERROR_CODES,
+  explain,
+  explainNotice,
+  explainRefresh,
+  nextStepForModel,
+} from "../../src/client/index.js";
 import { ERROR_CODES } from "../../src/protocol/codes.js";
+import { NEXT_STEPS } from "../../src/protocol/recovery.js";
 import {
   AUTHENTICATION_STATES,
   CATALOG_RECOVERIES,
@@ -63,5 +71,103 @@ describe("explain", () => {
   it("has advice for every wire and client error code", () => {
     for (const code of [...ERROR_CODES, ...CLIENT_ERROR_CODES])
       assert.ok(adviceFor(code).length > 5, code);
+  });
+
+  it("advice for an error with a next step names the command to run, and the provider", () => {
+    const advice = (recovery: (typeof NEXT_STEPS)[number], provider: string | null) =>
+      adviceFor("model_unavailable", { recovery, provider });
+    assert.equal(
+      advice("run_setup", null),
+      'Run "mc-agent setup": it finds your API keys, logins and local model servers, fetches a provider\'s models and sets your default model.',
+    );
+    assert.equal(
+      advice("refresh_catalog", "demo"),
+      'Fetch demo\'s models: run "mc-agent refresh demo".',
+    );
+    assert.match(
+      advice("enable_models_and_restart", "demo"),
+      /run "mc-agent models enable demo\/<model> --default" \("mc-agent models" lists them\), then restart the backend\.$/,
+    );
+    assert.match(
+      adviceFor("authentication_unavailable", {
+        recovery: "configure_authentication",
+        provider: "demo",
+      }),
+      /^Give demo credentials: export its API key variable or log in with its own CLI \("mc-agent setup" shows what it finds\)/,
+    );
+    const all = NEXT_STEPS.map((step) => advice(step, "p"));
+    assert.equal(new Set(all).size, NEXT_STEPS.length, "each step has its own words");
+    // Without a step (not negotiated), the code's own advice, unchanged.
+    assert.equal(
+      adviceFor("model_unavailable"),
+      "Pick one of the selectable choices listed by the catalog.",
+    );
+  });
+
+  it("explains each notice with its step, and the base notices without one", () => {
+    assert.equal(
+      explainNotice({
+        code: "catalog_missing",
+        provider: "demo",
+        recovery: "configure_authentication",
+      }),
+      'No catalog of demo\'s models has been fetched yet. Give demo credentials: export its API key variable or log in with its own CLI ("mc-agent setup" shows what it finds), then restart the backend.',
+    );
+    assert.equal(
+      explainNotice({ code: "catalog_invalid", provider: "demo" }),
+      "demo's cached catalog is invalid. Fetch demo's models: run \"mc-agent refresh demo\".",
+    );
+    assert.match(
+      explainNotice({ code: "configuration_invalid", recovery: "run_setup", settings: "project" }),
+      /^The project settings file is invalid and is ignored \(built-in defaults are in use\): fix it \("mc-agent doctor" shows where it is wrong\) or run "mc-agent setup"/,
+    );
+    assert.match(explainNotice({ code: "configuration_invalid" }), /^A settings file is invalid/);
+  });
+
+  it("decides a missing model's step as the child does, first rule first", () => {
+    const status = (
+      provider: string,
+      catalog_status: string,
+      relevant: boolean,
+      recovery:
+        | "none"
+        | "configure_authentication"
+        | "refresh_catalog"
+        | "enable_models_and_restart",
+    ) => ({ provider, catalog_status, relevant, recovery });
+    const none = { choices: [], providers: [status("openai", "missing_cache", false, "none")] };
+    assert.deepEqual(nextStepForModel(none, null), { recovery: "run_setup", provider: null });
+    assert.deepEqual(nextStepForModel(none, "elsewhere/x"), {
+      recovery: "run_setup",
+      provider: null,
+    });
+    assert.deepEqual(nextStepForModel(none, "openai/gpt"), {
+      recovery: "refresh_catalog",
+      provider: "openai",
+    });
+    const keyless = {
+      choices: [],
+      providers: [status("demo", "available", true, "configure_authentication")],
+    };
+    assert.deepEqual(nextStepForModel(keyless, null), {
+      recovery: "configure_authentication",
+      provider: "demo",
+    });
+    const cachedOnly = {
+      choices: [],
+      providers: [status("demo", "available", false, "enable_models_and_restart")],
+    };
+    assert.deepEqual(nextStepForModel(cachedOnly, null), {
+      recovery: "enable_models_and_restart",
+      provider: "demo",
+    });
+    const chosen = {
+      choices: [{ id: "demo/demo-1", provider: "demo" }],
+      providers: [status("demo", "available", true, "none")],
+    };
+    assert.deepEqual(nextStepForModel(chosen, null), {
+      recovery: "enable_models_and_restart",
+      provider: "demo",
+    });
   });
 });

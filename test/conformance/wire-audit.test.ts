@@ -33,6 +33,43 @@ describe("wire audit", () => {
     assert.deepEqual(auditWire({ sent, received }), []);
   });
 
+  test("errors.recovery: a next step only on the two first-run codes, with its provider", () => {
+    const sentThree = requestsIn(
+      ["c", "d", "e"]
+        .map((id) => JSON.stringify({ id, method: "turn.start", params: {} }))
+        .join("\n"),
+    );
+    const problems = auditWire({
+      sent: sentThree,
+      received: [
+        {
+          id: "c",
+          error: {
+            code: "model_unavailable",
+            message: "No.",
+            recovery: "run_setup",
+            provider: null,
+          },
+        },
+        {
+          id: "d",
+          error: { code: "busy", message: "Busy.", recovery: "run_setup", provider: null },
+        },
+        {
+          id: "e",
+          error: {
+            code: "authentication_unavailable",
+            message: "No.",
+            recovery: "configure_authentication",
+          },
+        },
+      ],
+    });
+    assert.equal(problems.length, 2, problems.join("\n"));
+    assert.match(problems[0] as string, /^a next step on busy, which never carries one/);
+    assert.match(problems[1] as string, /^a next step without recovery and provider/);
+  });
+
   test("two answers to one request, and an answer to an ID never sent", () => {
     const received: Frame[] = [
       { id: "a", result: status },

@@ -119,10 +119,10 @@ describe("turns: provider failures", () => {
     } = await turnOn([refused(429, { retryAfter: 1 }), refused(503), text("Recovered.")]);
     assert.equal(result.status, "completed");
     assert.equal(w.server.requests.length, 3);
-    // Retry-After (1 s) honoured as sent; the 503 takes the second backoff step (1000 ms x 1%).
+    // Retry-After (1 s) honoured as sent; the 503 takes the second backoff step (500 ms x 1%).
     assert.deepEqual(retries(events), [
       { type: "retry", attempt: 1, reason: "rate_limited", delay_ms: 1000 },
-      { type: "retry", attempt: 2, reason: "remote_unavailable", delay_ms: 10 },
+      { type: "retry", attempt: 2, reason: "remote_unavailable", delay_ms: 5 },
     ]);
     assert.deepEqual(typesOf(events).slice(0, 3), ["turn_started", "retry", "retry"]);
     const done = events.filter((e) => e.event.type === "message_done");
@@ -146,10 +146,30 @@ describe("turns: provider failures", () => {
     assert.deepEqual(
       retries(events).map((e) => [e.attempt, e.reason, e.delay_ms]),
       [
-        [1, "rate_limited", 5],
-        [2, "rate_limited", 10],
-        [3, "rate_limited", 20],
-        [4, "rate_limited", 40],
+        [1, "rate_limited", 0],
+        [2, "rate_limited", 5],
+        [3, "rate_limited", 10],
+        [4, "rate_limited", 20],
+      ],
+    );
+    assertClean(w);
+  });
+
+  test("a provider down without Retry-After: the first retry at once, the next after the backoff", async () => {
+    // Production backoff (100%): the first retry waits nothing, the second 500 ms.
+    const {
+      result,
+      events,
+      world: w,
+    } = await turnOn([refused(503), refused(503), text("Back.")], {
+      MC_AGENT_TEST_BACKOFF_PERCENT: "100",
+    });
+    assert.equal(result.status, "completed");
+    assert.deepEqual(
+      retries(events).map((e) => [e.attempt, e.reason, e.delay_ms]),
+      [
+        [1, "remote_unavailable", 0],
+        [2, "remote_unavailable", 500],
       ],
     );
     assertClean(w);

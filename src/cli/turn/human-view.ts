@@ -87,7 +87,7 @@ export class HumanView implements TurnView {
         return;
       case "retry":
         return this.side(
-          `  retrying in ${(event.delay_ms / 1000).toFixed(1)} s (${event.reason}, attempt ${event.attempt})`,
+          `  ${event.delay_ms === 0 ? "retrying now" : `retrying in ${(event.delay_ms / 1000).toFixed(1)} s`} (${event.reason}, attempt ${event.attempt})`,
           DIM,
         );
       case "compacted":

@@ -1,13 +1,14 @@
 import {
   type AgentClient,
+  adviceFor,
   type Capability,
   type CatalogStatusRead,
   isRemote,
+  nextStepForModel,
   type Permissions,
 } from "../../client/index.js";
 import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { UsageError } from "../args.js";
-import { stepToFirstModel } from "../commands/next-step.js";
 import { connect } from "../connect.js";
 import { ActionableError } from "../failure.js";
 import { resolveSessionRef } from "../sessions/session-ref.js";
@@ -79,6 +80,8 @@ export async function openTurnSession(
       : (["session.create"] as const)),
     "model.catalog.status",
     "turn",
+    // The backend's next step on a refused turn (no credentials, ...), worded by the SDK.
+    "errors.recovery",
     ...(options.model ? (["model.select"] as const) : []),
     ...(options.capabilities ?? []),
   ]);
@@ -145,11 +148,12 @@ function noModel(catalog: CatalogStatusRead, wanted: string | null): ActionableE
     wanted === null
       ? "no model is selected"
       : `the model "${wanted}" is not a selectable choice here`;
+  // The same decision and words as the backend's refused turn under errors.recovery.
   if (ids.length === 0)
     return new ActionableError(
       "model_unavailable",
       `${what}, and no model is selectable yet`,
-      `To get one, ${stepToFirstModel(catalog.providers)}; "mc-agent models" shows every provider's status.`,
+      `${adviceFor("model_unavailable", nextStepForModel(catalog, wanted))} "mc-agent models" shows every provider's status.`,
     );
   const shown = ids.length > 5 ? `${ids.slice(0, 5).join(", ")}, …` : ids.join(", ");
   return new ActionableError(

@@ -8,6 +8,7 @@ import {
   SESSION_ID_PATTERN,
 } from "../constants.js";
 import { type Infer, lazy } from "../lazy.js";
+import { NEXT_STEPS } from "../recovery.js";
 
 export const RequestId = lazy(() => z.string().regex(REQUEST_ID_PATTERN));
 export const SessionId = lazy(() => z.string().regex(SESSION_ID_PATTERN));
@@ -31,7 +32,20 @@ export function isEmptyParams(params: Record<string, unknown>): boolean {
 }
 export const CursorParams = lazy(() => z.strictObject({ cursor: Cursor().optional() }));
 
-export const ErrorObject = lazy(() => z.strictObject({ code: ErrorCode(), message: z.string() }));
+export const ErrorRecovery = lazy(() => z.enum(NEXT_STEPS));
+
+/**
+ * `recovery` and `provider` only with `errors.recovery` negotiated, and then only on
+ * `model_unavailable` and `authentication_unavailable` (docs/extensions.md).
+ */
+export const ErrorObject = lazy(() =>
+  z.strictObject({
+    code: ErrorCode(),
+    message: z.string(),
+    recovery: ErrorRecovery().optional(),
+    provider: ProviderId().nullable().optional(),
+  }),
+);
 
 export const RequestFrame = lazy(() =>
   z.strictObject({

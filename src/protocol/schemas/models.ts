@@ -15,11 +15,28 @@ export const ModelChoice = lazy(() =>
   }),
 );
 
+/** A catalog notice's step under `errors.recovery`: credentials first, then the refresh. */
+export const NoticeRecovery = lazy(() => z.enum(["configure_authentication", "refresh_catalog"]));
+/** Which settings file an invalid-settings notice is about, under `errors.recovery`. */
+export const SettingsScope = lazy(() => z.enum(["global", "project"]));
+
 export const CatalogNotice = lazy(() =>
   z.discriminatedUnion("code", [
-    z.strictObject({ code: z.literal("catalog_missing"), provider: ProviderId() }),
-    z.strictObject({ code: z.literal("catalog_invalid"), provider: ProviderId() }),
-    z.strictObject({ code: z.literal("configuration_invalid") }),
+    z.strictObject({
+      code: z.literal("catalog_missing"),
+      provider: ProviderId(),
+      recovery: NoticeRecovery().optional(),
+    }),
+    z.strictObject({
+      code: z.literal("catalog_invalid"),
+      provider: ProviderId(),
+      recovery: NoticeRecovery().optional(),
+    }),
+    z.strictObject({
+      code: z.literal("configuration_invalid"),
+      recovery: z.literal("run_setup").optional(),
+      settings: SettingsScope().optional(),
+    }),
   ]),
 );
 

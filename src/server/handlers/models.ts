@@ -13,9 +13,10 @@ export function modelHandlers(
   seam: TestSeam,
 ): HandlerTable {
   const { catalog, settings, providers, paths } = services;
+  const guided = () => state.negotiated.has("errors.recovery");
   return {
-    "model.catalog": (params) => catalog.catalogPage(params.cursor),
-    "model.catalog.status": (params) => catalog.statusPage(params.cursor),
+    "model.catalog": (params) => catalog.catalogPage(params.cursor, guided()),
+    "model.catalog.status": (params) => catalog.statusPage(params.cursor, guided()),
     "model.select": async (params, ctx) => {
       const selection = await selectModel(catalog, params, ctx.signal);
       ctx.commit(() => {

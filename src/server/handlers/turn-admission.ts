@@ -2,6 +2,7 @@ import { contextFromReplay } from "../../agent/context.js";
 import type { ContextItem } from "../../agent/providers/provider.js";
 import { type Credential, discoverCredential } from "../../credentials/discovery.js";
 import type { Provider } from "../../models/providers.js";
+import { modelUnavailable } from "../../models/selection.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { HistoryMemo } from "../../sessions/history/admission-memo.js";
 import { Slicer } from "../../sessions/slicer.js";
@@ -56,13 +57,17 @@ export async function admitTurn(
   const attachment = state.attachment;
   if (attachment === null) throw new ProtocolError("attachment_required");
   const selected = state.selection;
-  if (selected.model === null) throw new ProtocolError("model_unavailable");
+  // The snapshot first even without a selection: the refusal's next step is read from it.
   const snapshot = await services.catalog.fresh();
   const choice = snapshot.choices.find((c) => c.id === selected.model);
   const provider = services.providers.find((p) => p.id === choice?.provider);
-  if (!choice || !provider) throw new ProtocolError("model_unavailable");
+  if (!choice || !provider) throw modelUnavailable(snapshot, selected.model);
   const credential = await discoverCredential(provider, { env: state.env, paths: services.paths });
-  if (credential === null) throw new ProtocolError("authentication_unavailable");
+  if (credential === null)
+    throw new ProtocolError("authentication_unavailable", undefined, {
+      recovery: "configure_authentication",
+      provider: provider.id,
+    });
   if (signal.aborted) throw new ProtocolError("shutting_down");
   const id = attachment.session_id;
   // Judged before the lock too, so that these refusals write nothing (not even a lock made and
