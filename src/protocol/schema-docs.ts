@@ -24,7 +24,8 @@ const TYPES: Record<string, string> = {
   ErrorRecovery:
     "With `errors.recovery`: the next step of a `model_unavailable` or `authentication_unavailable` error (extensions.md).",
   NoticeRecovery: "With `errors.recovery`: the next step of a catalog cache notice.",
-  SettingsScope: "With `errors.recovery`: which settings file is invalid (never a path).",
+  SettingsFile:
+    "A settings file, never a path: in `settings.check`, and with `errors.recovery` the invalid one a notice is about.",
   Limits: "The child's bounds, advertised by initialize.",
   Extensions: "One parameter object per negotiated extension that has one.",
   TurnEvent: "Every event a turn streams, discriminated by `type` (turns.md section 4).",
@@ -103,7 +104,7 @@ const VALUES: Record<string, Record<string, string>> = {
     configure_authentication: "Give the provider credentials first (a refresh needs them).",
     refresh_catalog: "Fetch the provider's models (`model.refresh`).",
   },
-  SettingsScope: { global: "MC_HOME's settings file.", project: "The workspace's settings file." },
+  SettingsFile: { global: "MC_HOME's settings file.", project: "The workspace's settings file." },
   RetryReason: {
     rate_limited: "The provider rate limited the call.",
     remote_unavailable: "The provider was unreachable or failed transiently.",

@@ -95,7 +95,6 @@ export const NESTED_NAMES: Record<string, string> = {
   "KeptShellRule.match": "RuleMatch",
   "ApprovalRulesResult.file": "RulesFileState",
   "SettingsCheckResult.home": "HomeState",
-  "SettingsFileCheck.file": "SettingsFile",
   "SettingsFileCheck.state": "SettingsFileState",
   "SettingsFileCheck.reason": "SettingsFault",
   "ToolServerStatus.transport": "ToolServerTransport",

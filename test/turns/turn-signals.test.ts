@@ -37,7 +37,12 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
       // The shell leads the command's group; its pid is the group's id.
       server.reply(toolCall("shell", { command: "echo $$ > sh.pid; sleep 120" }));
       startTurn(child, "run it", "full_access");
-      await waitUntil(() => existsSync(join(ws, "sh.pid")), "the command to start");
+      // The redirection creates the file before echo writes it: wait for the whole line.
+      const pidFile = join(ws, "sh.pid");
+      await waitUntil(
+        () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"),
+        "the command to start",
+      );
       const pgid = Number(readFileSync(join(ws, "sh.pid"), "utf8"));
       assert.ok(pgid > 0 && groupRuns(pgid), "the command runs");
       assert.ok(existsSync(lockPath(box, session.id)), "the turn holds its lock");
@@ -67,7 +72,11 @@ describe("turns: kill -9 of the child", () => {
       toolCall("shell", { command: "sleep 120 & echo $! > bg.pid; echo $$ > sh.pid; sleep 120" }),
     );
     startTurn(child, "run it", "full_access");
-    await waitUntil(() => existsSync(join(ws, "sh.pid")), "the command to start");
+    const pidFile = join(ws, "sh.pid");
+    await waitUntil(
+      () => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"),
+      "the command to start",
+    );
     const pgid = Number(readFileSync(join(ws, "sh.pid"), "utf8"));
     const background = Number(readFileSync(join(ws, "bg.pid"), "utf8"));
     assert.ok(groupRuns(pgid) && alive(background), "the command runs");

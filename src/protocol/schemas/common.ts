@@ -34,6 +34,9 @@ export const CursorParams = lazy(() => z.strictObject({ cursor: Cursor().optiona
 
 export const ErrorRecovery = lazy(() => z.enum(NEXT_STEPS));
 
+/** A settings file: MC_HOME's (`global`) or the workspace's (`project`); never a path. */
+export const SettingsFile = lazy(() => z.enum(["global", "project"]));
+
 /**
  * `recovery` and `provider` only with `errors.recovery` negotiated, and then only on
  * `model_unavailable` and `authentication_unavailable` (docs/extensions.md).

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Infer, lazy } from "../lazy.js";
-import { Cursor, CursorParams, Effort, ModelId, ProviderId } from "./common.js";
+import { Cursor, CursorParams, Effort, ModelId, ProviderId, SettingsFile } from "./common.js";
 import { Selection } from "./lifecycle.js";
 
 export const ModelChoice = lazy(() =>
@@ -17,8 +17,6 @@ export const ModelChoice = lazy(() =>
 
 /** A catalog notice's step under `errors.recovery`: credentials first, then the refresh. */
 export const NoticeRecovery = lazy(() => z.enum(["configure_authentication", "refresh_catalog"]));
-/** Which settings file an invalid-settings notice is about, under `errors.recovery`. */
-export const SettingsScope = lazy(() => z.enum(["global", "project"]));
 
 export const CatalogNotice = lazy(() =>
   z.discriminatedUnion("code", [
@@ -35,7 +33,7 @@ export const CatalogNotice = lazy(() =>
     z.strictObject({
       code: z.literal("configuration_invalid"),
       recovery: z.literal("run_setup").optional(),
-      settings: SettingsScope().optional(),
+      settings: SettingsFile().optional(),
     }),
   ]),
 );

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { type Infer, lazy } from "../lazy.js";
-import { Cursor, ModelId, ProviderId } from "./common.js";
+import { Cursor, ModelId, ProviderId, SettingsFile } from "./common.js";
 import { CatalogStatus } from "./models.js";
 
 /** `settings.check` (docs/extensions.md): what the child made of each settings file at start. */
-const SETTINGS_FILES = ["global", "project"] as const;
 const SETTINGS_STATES = ["absent", "valid", "invalid"] as const;
 const SETTINGS_FAULTS = [
   "syntax",
@@ -17,7 +16,7 @@ const SETTINGS_FAULTS = [
 
 export const SettingsFileCheck = lazy(() =>
   z.strictObject({
-    file: z.enum(SETTINGS_FILES),
+    file: SettingsFile(),
     state: z.enum(SETTINGS_STATES),
     /** Null unless invalid. Never a path, a name or a value from the file: rule names only. */
     reason: z.enum(SETTINGS_FAULTS).nullable(),
