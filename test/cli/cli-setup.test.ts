@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { after, afterEach, beforeEach, describe, it } from "node:test";
 import { type ChatServer, startChatServer } from "../fixtures/chat-completions-server.js";
 import { PACKAGE_ROOT, type Sandbox, sandbox } from "../helpers/child.js";
 import { runCli } from "../helpers/cli.js";
@@ -19,9 +19,16 @@ describe("mc-agent setup", () => {
   let box: Sandbox;
   let server: ChatServer;
   let configPath: string;
+  // Every server a hook started: a loaded run once left one listening after the last test (the
+  // file's process then never ended), so the file closes whatever is still open at its end.
+  const started: ChatServer[] = [];
+  after(async () => {
+    await Promise.all(started.map((s) => s.close()));
+  });
   beforeEach(async () => {
     box = sandbox("mc-cli-setup-");
     server = await startChatServer();
+    started.push(server);
     serveLikeOllama(server);
     configPath = join(box.home, "config.json");
   });
