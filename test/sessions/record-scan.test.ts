@@ -73,6 +73,44 @@ describe("the record scanner", () => {
     vouches(`{"type":"x","ts":"${TS}","\\"":1,"\\\\":2,"\\/\\b\\f\\n\\r\\t":3}`);
   });
 
+  it("reads each record's own cwd and type, record after record (the scanner compares bytes)", () => {
+    // One buffer, records written over each other as the reader's buffer is reused.
+    const source = Buffer.alloc(4096);
+    const cwdOf = (text: string) => {
+      source.fill(0x20);
+      const length = source.write(text);
+      const scanned = scanFacts(source, 0, length, true);
+      const parsed = parseFacts(source, 0, length, readOptions(0, true));
+      assert.deepEqual(scanned, parsed);
+      return scanned?.valid ? [scanned.cwd, scanned.title, scanned.userLine] : null;
+    };
+    const record = (cwd: string, type = "user_message") =>
+      `{"type":"${type}","ts":"${TS}","cwd":"${cwd}","text":"u","title":"t"}`;
+    assert.deepEqual(cwdOf(record("/w/a")), ["/w/a", null, "u"]);
+    assert.deepEqual(cwdOf(record("/w/a")), ["/w/a", null, "u"]);
+    // The same length, other bytes: never the last record's cwd.
+    assert.deepEqual(cwdOf(record("/w/b")), ["/w/b", null, "u"]);
+    assert.deepEqual(cwdOf(record("/w/b\u00e9")), ["/w/b\u00e9", null, "u"]);
+    assert.deepEqual(cwdOf(record("/w/b\\u0061")), ["/w/ba", null, "u"]);
+    assert.deepEqual(cwdOf(record("/w/ba")), ["/w/ba", null, "u"]);
+    assert.deepEqual(cwdOf(record("/w")), ["/w", null, "u"]);
+    // At the compared cwd's bound (1024 bytes), one past it, and far past it.
+    for (const length of [1024, 1025, 2000]) {
+      const long = `/${"d".repeat(length - 1)}`;
+      const other = `${long.slice(0, -1)}e`;
+      assert.deepEqual(cwdOf(record(long)), [long, null, "u"]);
+      assert.deepEqual(cwdOf(record(long)), [long, null, "u"]);
+      assert.deepEqual(cwdOf(record(other)), [other, null, "u"]);
+    }
+    // The type as bytes: only exactly `title` and `user_message` count, an escaped one too.
+    assert.deepEqual(cwdOf(record("/w", "title")), ["/w", "t", null]);
+    assert.deepEqual(cwdOf(record("/w", "t\\u0069tle")), ["/w", "t", null]);
+    assert.deepEqual(cwdOf(record("/w", "titles")), ["/w", null, null]);
+    assert.deepEqual(cwdOf(record("/w", "Title")), ["/w", null, null]);
+    assert.deepEqual(cwdOf(record("/w", "user_messag")), ["/w", null, null]);
+    assert.deepEqual(cwdOf(record("/w", "user_m\\u0065ssage")), ["/w", null, "u"]);
+  });
+
   it("takes a ts of 64 characters and leaves one of 65 to the parse (invalid)", () => {
     vouches(`{"type":"x","ts":"${"t".repeat(64)}"}`);
     refuses(`{"type":"x","ts":"${"t".repeat(65)}"}`);

@@ -116,6 +116,49 @@ export function scanFacts(
   return factsFromMembers(source, wantUserLine);
 }
 
+/** The two types a row reads something from, as their bytes. */
+const TITLE_TYPE = Buffer.from("title");
+const USER_MESSAGE_TYPE = Buffer.from("user_message");
+
+/**
+ * Whether the record's `type` (a string) is `word`: compared as bytes, since a row needs no
+ * other use of the type than this (decoding it cost a string per record); an escaped type is
+ * decoded first, as JSON.parse would.
+ */
+function typeIs(source: Buffer, word: Buffer): boolean {
+  if (escapes[TYPE] === 1) return stringOf(source, TYPE) === word.toString("latin1");
+  const from = (starts[TYPE] as number) + 1;
+  return (ends[TYPE] as number) - 1 - from === word.length && sameBytes(source, from, word);
+}
+
+/** Whether `source[from, from + length)` equals `bytes[0, length)`. */
+function sameBytes(source: Uint8Array, from: number, bytes: Uint8Array, length = bytes.length) {
+  for (let k = 0; k < length; k += 1) if (source[from + k] !== bytes[k]) return false;
+  return true;
+}
+
+/**
+ * The last cwd decoded and its bytes: a history repeats one cwd record after record, and
+ * comparing its bytes with the last one's costs less than decoding a string per record.
+ * Module state, as the offsets above; only unescaped cwds up to CWD_MEMO_BYTES are kept.
+ */
+const CWD_MEMO_BYTES = 1024;
+const lastCwdBytes = Buffer.alloc(CWD_MEMO_BYTES);
+let lastCwdLength = -1;
+let lastCwd = "";
+
+function cwdOf(source: Buffer): string {
+  if (escapes[CWD] === 1) return stringOf(source, CWD);
+  const from = (starts[CWD] as number) + 1;
+  const length = (ends[CWD] as number) - 1 - from;
+  if (length > CWD_MEMO_BYTES) return stringOf(source, CWD);
+  if (length === lastCwdLength && sameBytes(source, from, lastCwdBytes, length)) return lastCwd;
+  lastCwd = stringOf(source, CWD);
+  source.copy(lastCwdBytes, 0, from, from + length);
+  lastCwdLength = length;
+  return lastCwd;
+}
+
 function isString(source: Uint8Array, slot: number): boolean {
   return starts[slot] !== -1 && source[starts[slot] as number] === QUOTE;
 }
@@ -134,11 +177,11 @@ function factsFromMembers(source: Buffer, wantUserLine: boolean): ScannedFacts |
   if (starts[CWD] !== -1 && !isString(source, CWD)) return null;
   const ts = stringOf(source, TS);
   if (ts.length > TS_MAX_CHARS) return null;
-  const type = stringOf(source, TYPE);
-  const cwd = starts[CWD] === -1 ? "" : stringOf(source, CWD);
-  const title = type === "title" && isString(source, TITLE) ? stringOf(source, TITLE) : "";
+  const cwd = starts[CWD] === -1 ? "" : cwdOf(source);
+  const title =
+    typeIs(source, TITLE_TYPE) && isString(source, TITLE) ? stringOf(source, TITLE) : "";
   const userLine =
-    wantUserLine && type === "user_message" && isString(source, TEXT)
+    wantUserLine && typeIs(source, USER_MESSAGE_TYPE) && isString(source, TEXT)
       ? firstLineCut(stringOf(source, TEXT))
       : null;
   return {
