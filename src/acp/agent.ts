@@ -9,15 +9,17 @@ import {
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
 import { SERVER_INFO } from "../protocol/constants.js";
-import { anyCredentials, authMethods } from "./auth.js";
+import { authenticate, authMethods, nothingUsable, setupWords } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { ForkParams } from "./fork-params.js";
 import { replayHistory } from "./load-replay.js";
+import { NextSteps } from "./next-steps.js";
 import { promptText } from "./prompt-input.js";
 import { AcpSession } from "./session.js";
 import { checkedMode, modeState } from "./session-config.js";
 import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
+import { SettingsReport } from "./settings-report.js";
 
 /**
  * A session's answer, its available commands sent just after it (the editor knows the session
@@ -40,6 +42,19 @@ interface AcpAgentOptions extends SessionsOptions {
 export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: Sessions } {
   const sessions = new Sessions(options);
   const { home, env } = options;
+  const steps = new NextSteps(home);
+  const settingsReport = new SettingsReport(home, steps);
+
+  /**
+   * Before a session's engine opens in `cwd`: an invalid settings file is an error naming where
+   * it is wrong; for a new session, nothing usable at all is ACP's `auth_required` (-32000).
+   */
+  const ready = async (cwd: string, fresh: boolean) => {
+    const invalid = await settingsReport.check(cwd);
+    if (invalid) throw invalid;
+    if (fresh && (await nothingUsable({ cwd, home, env })))
+      throw acpError("authentication_unavailable", setupWords(steps, home));
+  };
 
   /** The session's answer to new/load/resume: its modes and config options. */
   const described = async (session: AcpSession) => ({
@@ -55,6 +70,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     mcpServers: readonly McpServer[] | undefined,
   ) => {
     const target = { cwd: canonicalCwd(cwd), client, mcpServers: mcpServers ?? [] };
+    await ready(target.cwd, false);
     const { engine } = await sessions.opened(target, "session.open", { id });
     const session = new AcpSession(id, engine.cwd, engine, client, {
       saved: true,
@@ -76,20 +92,22 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
             mcpCapabilities: { http: true, sse: false },
             sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
           },
-          authMethods: await authMethods(options.cwd, home, env),
+          authMethods: await authMethods(
+            { cwd: options.cwd, home, env },
+            params.clientCapabilities,
+            steps,
+          ),
           agentInfo: { name: SERVER_INFO.name, title: "mc-agent", version: SERVER_INFO.version },
         };
       }),
     )
-    .onRequest("authenticate", () =>
-      answering(async () => {
-        if (await anyCredentials(options.cwd, home, env)) return {};
-        throw acpError("authentication_unavailable", "No model provider has credentials yet.");
-      }),
+    .onRequest("authenticate", ({ params }) =>
+      answering(() => authenticate(params.methodId, { cwd: options.cwd, home, env }, steps)),
     )
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers: params.mcpServers };
+        await ready(target.cwd, true);
         const { engine, answer } = await sessions.opened(target, "session.create", {});
         const session = new AcpSession(answer.session.id, engine.cwd, engine, client, {
           saved: false,
@@ -104,6 +122,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
         const mcpServers = params.mcpServers ?? [];
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers };
+        await ready(target.cwd, false);
         const { engine, answer } = await sessions.opened(target, "session.fork", {
           id: params.sessionId,
         });

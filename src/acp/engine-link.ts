@@ -10,6 +10,7 @@ import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import type { SandboxKind, TurnResult } from "../protocol/schemas/turns.js";
 import { EngineFace, type TurnEventSink } from "../server/engine-face.js";
 import type { LoadedSettings } from "../store/settings.js";
+import { NextSteps } from "./next-steps.js";
 import type { SharedMcpServers } from "./shared-mcp.js";
 
 /** The longest a session start waits for its servers: the largest `startup_timeout_ms`. */
@@ -55,9 +56,12 @@ export class EngineLink {
 
   /** The session's `allow_session` rules: given (kept across a reopen) or its own. */
   readonly sessionRules: SessionRules;
+  /** How a first-run failure names its next step (next-steps.ts). */
+  readonly nextSteps: NextSteps;
 
   constructor(options: EngineOptions) {
     this.cwd = options.cwd;
+    this.nextSteps = new NextSteps(options.home);
     this.sessionRules = options.sessionRules ?? new SessionRules();
     this.ownServers = (options.mcpServers?.length ?? 0) > 0;
     const { sharedMcp, mcpServers } = options;
@@ -87,11 +91,13 @@ export class EngineLink {
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
       // turn.revert: the /undo command (undo-command.ts).
+      // errors.recovery: a first-run failure's next step, named to the user (next-steps.ts).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "session.record",
         "session.fork",
         "turn.revert",
+        "errors.recovery",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
@@ -105,8 +111,11 @@ export class EngineLink {
     }
   }
 
+  /** One request; a refusal with a next step comes back as the ACP error that names it. */
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-    return this.face.request(method, params);
+    return this.face.request(method, params).catch((error: unknown) => {
+      throw this.nextSteps.mapped(error);
+    });
   }
 
   /**
@@ -118,7 +127,11 @@ export class EngineLink {
     params: ParamsOf<"turn.start">,
     sink: TurnEventSink,
   ): { requestId: string; result: Promise<TurnResult> } {
-    return this.face.startTurn(params, sink);
+    const turn = this.face.startTurn(params, sink);
+    const result = turn.result.catch((error: unknown) => {
+      throw this.nextSteps.mapped(error);
+    });
+    return { requestId: turn.requestId, result };
   }
 
   /**

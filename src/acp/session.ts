@@ -217,7 +217,7 @@ export class AcpSession {
         });
       await this.sent;
       const reason = stopReason(result);
-      if (reason === null && result.error) throw acpError(result.error.code, result.error.message);
+      if (reason === null && result.error) throw this.engine.nextSteps.turnFailure(result.error);
       return reason ?? "end_turn";
     } finally {
       cancelled?.removeEventListener("abort", cancel);

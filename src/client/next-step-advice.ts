@@ -1,24 +1,8 @@
-import type { NextStep } from "../protocol/recovery.js";
+import { adviceForStep } from "../protocol/next-step-words.js";
 import type { CatalogNotice } from "../protocol/schemas/models.js";
 
-/**
- * A next step (`errors.recovery`, docs/extensions.md) as a sentence naming the command to run.
- * One wording for every frontend: the CLI prints it, an editor shows it, a GUI puts it on a
- * button's label. The provider is named when the step is about one.
- */
-export function adviceForStep(next: NextStep): string {
-  const p = next.provider;
-  switch (next.recovery) {
-    case "run_setup":
-      return 'Run "mc-agent setup": it finds your API keys, logins and local model servers, fetches a provider\'s models and sets your default model.';
-    case "configure_authentication":
-      return `Give ${p ?? "the model provider"} credentials: export its API key variable or log in with its own CLI ("mc-agent setup" shows what it finds), then restart the backend.`;
-    case "refresh_catalog":
-      return `Fetch ${p ? `${p}'s` : "the provider's"} models: run "mc-agent refresh ${p ?? "<provider>"}".`;
-    case "enable_models_and_restart":
-      return `Enable a model and make it the default: run "mc-agent models enable ${p ?? "<provider>"}/<model> --default" ("mc-agent models" lists them), then restart the backend.`;
-  }
-}
+/** The wording of a next step lives beside its vocabulary (protocol/next-step-words.ts). */
+export { adviceForStep };
 
 /**
  * A catalog notice in one sentence, with its next step when the notice carries one (and the

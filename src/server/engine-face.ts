@@ -10,6 +10,7 @@ import type { ErrorCode } from "../protocol/codes.js";
 import type { Request } from "../protocol/envelope.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { RawJson } from "../protocol/raw-json.js";
+import type { NextStep } from "../protocol/recovery.js";
 import type { TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { wellFormed } from "../protocol/well-formed.js";
 import { Dispatcher } from "./dispatcher.js";
@@ -18,12 +19,16 @@ import { createModelServices, type ModelServices } from "./handlers/model-servic
 import type { OutboundFrame } from "./outbound.js";
 import { createState } from "./state.js";
 
-/** A request the engine refused: its wire code and its (path-free) message. */
+/**
+ * A request the engine refused: its wire code, its (path-free) message, and its next step when
+ * the frontend negotiated `errors.recovery` and the error carries one.
+ */
 export class EngineError extends Error {
   override readonly name = "EngineError";
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly next: NextStep | null = null,
   ) {
     super(message);
   }
@@ -59,6 +64,7 @@ export class EngineFace {
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       ...(options.sessionRules ? { sessionRules: options.sessionRules } : {}),
       ...(options.mcpSource ? { mcpSource: options.mcpSource } : {}),
+      settingsReported: true,
     });
     this.dispatcher = new Dispatcher({
       state,
@@ -135,11 +141,24 @@ export class EngineFace {
     const waiter = frame.id === null ? undefined : this.waiters.get(frame.id);
     if (waiter && frame.id !== null) {
       this.waiters.delete(frame.id);
-      if ("error" in frame) waiter.reject(new EngineError(frame.error.code, frame.error.message));
+      if ("error" in frame) waiter.reject(engineError(frame.error));
       else waiter.resolve(storedValues(frame.result));
     }
     return Promise.resolve();
   }
+}
+
+/** An error frame's object as an EngineError, its next step kept when it has one. */
+function engineError(error: {
+  code: ErrorCode;
+  message: string;
+  recovery?: NextStep["recovery"];
+  provider?: string | null;
+}): EngineError {
+  const next = error.recovery
+    ? { recovery: error.recovery, provider: error.provider ?? null }
+    : null;
+  return new EngineError(error.code, error.message, next);
 }
 
 /**
@@ -151,7 +170,7 @@ export function engineModelServices(
   home: string,
   env: NodeJS.ProcessEnv,
 ): ModelServices {
-  return createModelServices(createState(cwd, home, env));
+  return createModelServices(createState(cwd, home, env), { warn: false });
 }
 
 /**

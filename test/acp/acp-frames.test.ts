@@ -139,7 +139,10 @@ describe("mc-agent acp: bad frames and refusals", () => {
         authMethods: { id: string; description: string }[];
       };
       assert.equal(result.authMethods.length, 1);
-      assert.match(result.authMethods[0]?.description ?? "", /No model provider has credentials/);
+      assert.match(
+        result.authMethods[0]?.description ?? "",
+        /No model provider is set up with credentials\. Run "MC_HOME=/,
+      );
       agent.request(2, "authenticate", { methodId: "configure-credentials" });
       const refused = (await agent.answer(2)).error as { code: number; data: unknown };
       assert.equal(refused.code, -32000);

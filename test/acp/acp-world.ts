@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
+  type ClientCapabilities,
   type ClientConnection,
   client,
   ndJsonStream,
@@ -60,6 +61,8 @@ export class AcpWorld {
        * `node`, which the launcher (bin/mc-agent.js, a sh script) execs.
        */
       path?: string;
+      /** More of the child's environment (a provider key, say). */
+      env?: Record<string, string>;
     } = {},
   ) {
     const box = options.box ?? sandbox("mc-acp-");
@@ -75,6 +78,7 @@ export class AcpWorld {
         CODEX_HOME: join(box.home, "no-codex"),
         CLAUDE_CONFIG_DIR: join(box.home, "no-claude"),
         MC_KIT_KEY: KIT_KEY,
+        ...options.env,
       },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -102,13 +106,14 @@ export class AcpWorld {
     return this.connection.agent;
   }
 
-  async initialize() {
+  async initialize(capabilities?: ClientCapabilities) {
     return this.agent.request("initialize", {
       protocolVersion: 1,
-      clientCapabilities: this.editor?.capabilities() ?? {
-        fs: { readTextFile: false, writeTextFile: false },
-        terminal: false,
-      },
+      clientCapabilities: capabilities ??
+        this.editor?.capabilities() ?? {
+          fs: { readTextFile: false, writeTextFile: false },
+          terminal: false,
+        },
       clientInfo: { name: "acp-test", version: "1" },
     });
   }

@@ -185,6 +185,20 @@ describe("mc-agent setup", () => {
     assert.equal(sent.headers.authorization, "Bearer sk-e2e");
   });
 
+  it("a key stored in MC_HOME/auth.json refreshes a staged provider as mc-agent refresh does", async () => {
+    writeFileSync(configPath, JSON.stringify({ models_dev_url: `${server.baseUrl}/m.json` }));
+    const stored = `${JSON.stringify({ openai: { type: "api_key", key: "sk-stored" } })}\n`;
+    writeFileSync(join(box.home, "auth.json"), stored, { mode: 0o600 });
+    // --base-url: a provider entry the file lacks, so the refresh runs in a staging home.
+    const r = await run(["setup", "--yes", "--base-url", server.baseUrl]);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /credential in MC_HOME\/auth\.json/);
+    const listing = server.requests.find((q) => q.url.endsWith("/v1/models"));
+    assert.equal(listing?.headers.authorization, "Bearer sk-stored");
+    assert.equal(JSON.parse(readFileSync(configPath, "utf8")).model, "openai/qwen2.5-coder:latest");
+    assert.equal(readFileSync(join(box.home, "auth.json"), "utf8"), stored, "left as it was");
+  });
+
   it("acp --setup runs setup (answers on stdin) and exits 0 once the model is written", async () => {
     writeFileSync(
       configPath,

@@ -2,6 +2,7 @@ import { homeOf, isRemote, settingsFilePath } from "../../client/index.js";
 import { detectSetup, normalizeBaseUrl } from "../../offline/setup-detect.js";
 import {
   adoptStagedCache,
+  adoptStagedCredentials,
   createStagingHome,
   removeStagingHome,
 } from "../../offline/setup-stage.js";
@@ -74,23 +75,26 @@ export const setupCommand: Command = {
       const staged = entry ? before.withProvider(chosen.id, entry) : null;
       const stage =
         staged !== null && staged !== (before.text ?? "{}\n")
-          ? await createStagingHome(staged)
+          ? await createStagingHome(staged, homeOf(env))
           : null;
       try {
         const picked = await refreshAndPick(term, reader, {
-          env: stage ? { ...env, MC_HOME: stage } : env,
+          env: stage ? { ...env, MC_HOME: stage.dir } : env,
           provider: chosen.id,
           current: findings.model,
           answers,
         });
         if (typeof picked === "number") return picked;
-        if (stage) await adoptStagedCache(stage, homeOf(env), chosen.id);
+        if (stage) await adoptStagedCache(stage.dir, homeOf(env), chosen.id);
         await writeSetup(term, path, before.text, {
           provider: entry ? { id: chosen.id, entry } : null,
           model: picked,
         });
       } finally {
-        if (stage) await removeStagingHome(stage);
+        if (stage) {
+          await adoptStagedCredentials(stage, homeOf(env));
+          await removeStagingHome(stage.dir);
+        }
       }
       term.line("");
       term.line(

@@ -47,6 +47,11 @@ export interface HandlerOptions {
    */
   sessionRules?: SessionRules;
   /**
+   * In-process use only (`mc-agent acp`): the frontend reports an invalid settings file itself
+   * (once, with its line and column), so the engine does not warn on stderr at each start.
+   */
+  settingsReported?: boolean;
+  /**
    * Start the sandbox's probe before anything else (child-sandbox.ts): when an `initialize`
    * that may negotiate `turn` is still to be answered. Otherwise it starts in the loop's first
    * check phase (turns.ts), behind the frames already waiting.
@@ -56,7 +61,7 @@ export interface HandlerOptions {
 
 export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
   const sandbox = childSandbox(state, options.probeSandboxFirst === true);
-  const models = createModelServices(state);
+  const models = createModelServices(state, { warn: options.settingsReported !== true });
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
   const rules = new ChildRules(state, options.sessionRules);
   const mcp = options.mcp?.(models.settings);

@@ -20,10 +20,17 @@ export interface ModelServices {
  * effort become the initial selection (their own choice, applied as written, never replaced by
  * another model).
  */
-export function createModelServices(state: ServerState): ModelServices {
+export function createModelServices(
+  state: ServerState,
+  { warn }: { warn: boolean } = { warn: true },
+): ModelServices {
   const settings = loadSettings(state.home, state.cwd);
-  if (settings.invalid.global) log("warn", "the global settings file is invalid and ignored");
-  if (settings.invalid.project) log("warn", "the project settings file is invalid and ignored");
+  // An in-process frontend (ACP) reports an invalid file itself, once per process and with
+  // where it is wrong, instead of once per engine (src/acp/settings-report.ts).
+  if (warn && settings.invalid.global)
+    log("warn", "the global settings file is invalid and ignored");
+  if (warn && settings.invalid.project)
+    log("warn", "the project settings file is invalid and ignored");
   state.selection = { ...settings.preferred };
   const providers = resolveProviders(settings);
   // A child's state holds its own copy of the environment (childEnvironment): the configured
