@@ -84,12 +84,12 @@ export async function removeTrustRecord(
   gate: RenameGate = (act) => act(),
 ): Promise<void> {
   if (!folderSafe(home)) throw new TrustUnavailable();
+  // A gate's refusal (a cancelled request) is the caller's to answer: it propagates as it is.
+  const removing = gate(() => unlink(trustFilePath(home, workspace)));
   try {
-    await gate(() => unlink(trustFilePath(home, workspace)));
+    await removing;
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return;
-    if (errorCode(error) !== undefined) throw new TrustUnavailable();
-    throw error;
+    if (errorCode(error) !== "ENOENT") throw new TrustUnavailable();
   }
 }
 
