@@ -56,11 +56,3 @@ export async function setTrust(
   else await revokeWorkspaceTrust(home, finding.workspace);
   return projectTrust(home, finding.workspace, finding.project);
 }
-
-/** "MCP servers (a, b) and hooks": what waits, by name only. */
-export function waitingText(waiting: TrustFinding["waiting"]): string {
-  const parts: string[] = [];
-  if (waiting.mcp_servers.length > 0) parts.push(`MCP servers (${waiting.mcp_servers.join(", ")})`);
-  if (waiting.hooks) parts.push("hooks");
-  return parts.length > 0 ? parts.join(" and ") : "no hooks and no MCP servers";
-}

@@ -1,5 +1,6 @@
-import { setTrust, trustFinding, waitingText } from "../../offline/workspace-trust.js";
+import { setTrust, trustFinding } from "../../offline/workspace-trust.js";
 import type { Terminal } from "../terminal.js";
+import { waitingText } from "../trust-words.js";
 import type { LineReader } from "../turn/reader-types.js";
 
 /**

@@ -1,7 +1,7 @@
 import { checkpointsAvailable } from "../../offline/checkpoints.js";
 import { type Findings, inspect } from "../../offline/inspect.js";
 import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
-import { type TrustFinding, trustFinding, waitingText } from "../../offline/workspace-trust.js";
+import { type TrustFinding, trustFinding } from "../../offline/workspace-trust.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { interruptible } from "../connect.js";
@@ -10,6 +10,7 @@ import { type SandboxLine, sandboxLine } from "../doctor/sandbox-line.js";
 import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
 import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
+import { waitingText } from "../trust-words.js";
 import { RUN_SETUP } from "./next-step.js";
 
 /** The Node.js versions package.json's `engines` allows. */

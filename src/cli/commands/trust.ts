@@ -1,12 +1,8 @@
-import {
-  setTrust,
-  type TrustFinding,
-  trustFinding,
-  waitingText,
-} from "../../offline/workspace-trust.js";
+import { setTrust, type TrustFinding, trustFinding } from "../../offline/workspace-trust.js";
 import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
 import type { Terminal } from "../terminal.js";
+import { waitingText } from "../trust-words.js";
 
 /** `mc-agent trust [--revoke]`: the current folder's trust of its project code (docs/trust.md). */
 export const trustCommand: Command = {
