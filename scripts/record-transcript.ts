@@ -278,6 +278,7 @@ async function record(target: string): Promise<void> {
     // One record read whole (small, so one chunk): the method a stub's record is read by.
     await first.child.call("session.record", { id, index: 2 });
     await first.child.call("settings.check", {});
+    await first.child.call("workspace.trust", { trusted: true });
     await first.child.call("model.cached", {});
     await errors(first.child);
     await first.child.call("status", {});

@@ -1,6 +1,7 @@
 import { checkpointsAvailable } from "../../offline/checkpoints.js";
 import { type Findings, inspect } from "../../offline/inspect.js";
 import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
+import { type TrustFinding, trustFinding } from "../../offline/workspace-trust.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { interruptible } from "../connect.js";
@@ -9,6 +10,7 @@ import { type SandboxLine, sandboxLine } from "../doctor/sandbox-line.js";
 import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
 import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
+import { waitingText } from "../trust-words.js";
 import { RUN_SETUP } from "./next-step.js";
 
 /** The Node.js versions package.json's `engines` allows. */
@@ -44,7 +46,7 @@ export const doctorCommand: Command = {
       ),
     );
     term.stopSpinner();
-    const problems = print(term, findings, sandbox, mcp);
+    const problems = print(term, findings, sandbox, mcp, trustFinding(env, cwd));
     // As every command's Ctrl-C: 130 (128 + SIGINT), the report printed as far as it got.
     if (mcp.kind === "servers" && mcp.interrupted) return 130;
     return problems.length > 0 ? 1 : 0;
@@ -52,7 +54,13 @@ export const doctorCommand: Command = {
 };
 
 /** Prints the report; returns the problems (what the verdict names). */
-function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFinding): string[] {
+function print(
+  term: Terminal,
+  f: Findings,
+  sandbox: SandboxLine,
+  mcp: McpFinding,
+  trust: TrustFinding,
+): string[] {
   const problems: string[] = [];
   const node = process.versions.node;
   const nodeOk = nodeSupported(node);
@@ -84,6 +92,7 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFindin
     term.line("           The backend ignores this file as a whole until it is fixed.");
   }
   term.line(`  ${"auth".padEnd(8)} ${f.auth.path}: ${authText(term, f.auth)}`);
+  term.line(`  ${"trust".padEnd(8)} ${trustText(term, trust)}`);
   if (f.auth.state === "unsafe") problems.push("MC_HOME/auth.json is not a regular file");
   term.line(term.bold("Providers"));
   for (const p of f.providers) {
@@ -117,6 +126,21 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFindin
   term.line();
   term.line(verdict(term, f, problems));
   return problems;
+}
+
+/**
+ * What waits for the folder's trust (docs/trust.md). Not a problem: an untrusted folder is the
+ * safe default, and the line says how to trust it.
+ */
+function trustText(term: Terminal, trust: TrustFinding): string {
+  if (trust.global) return term.dim("this folder's .mc/config.json is the global file (no trust)");
+  const what = waitingText(trust.waiting);
+  if (trust.trust === "trusted")
+    return trust.waiting.hooks || trust.waiting.mcp_servers.length > 0
+      ? `${term.green("trusted")}: the project's ${what} run`
+      : term.dim("nothing to trust (the project file runs no code)");
+  const why = trust.trust === "changed" ? "changed since you trusted it" : "not trusted";
+  return `${term.yellow(why)}: the project's ${what} wait; "mc-agent trust" runs them`;
 }
 
 /** The same lines as `mc-agent mcp`; a failed server is a problem (its config needs a fix). */
