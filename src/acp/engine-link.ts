@@ -87,11 +87,13 @@ export class EngineLink {
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
       // turn.revert: the /undo command (undo-command.ts).
+      // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "session.record",
         "session.fork",
         "turn.revert",
+        "plans",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

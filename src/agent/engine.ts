@@ -7,6 +7,7 @@ import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-r
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
+import { planTools } from "./plan/plan-publisher.js";
 import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./providers/provider.js";
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
@@ -63,6 +64,8 @@ export interface TurnInputs {
   closing?: AbortSignal;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
+  /** The client negotiated `plans`: the turn offers `update_plan` (docs/turns.md, "Plans"). */
+  plans?: boolean;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -104,7 +107,10 @@ class TurnRun {
       addUsage: (usage) => this.addUsage(usage),
       newItemId: () => this.newItemId(),
     });
-    this.tools = offeredTools(inputs.permissions);
+    this.tools = [
+      ...offeredTools(inputs.permissions),
+      ...planTools(inputs.plans, inputs.events, inputs.record),
+    ];
     this.checkpoints = new TurnCheckpointRun(
       inputs.checkpoint ?? null,
       inputs.signal,

@@ -7,6 +7,7 @@ import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+import { PlanEvent } from "./plans.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
@@ -294,6 +295,8 @@ export const TurnEventBody = lazy(() =>
       tokens_before: z.number().int().min(0),
       tokens_after: z.number().int().min(0),
     }),
+    /** With `plans` negotiated: the model's whole plan after each `update_plan` call. */
+    PlanEvent(),
   ]),
 );
 export type TurnEventBody = Infer<typeof TurnEventBody>;

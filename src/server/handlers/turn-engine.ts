@@ -109,6 +109,7 @@ export async function admitAndRun(
       ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
       backoffScale: seam.retryBackoffScale,
       betweenSteps: collectBetweenSteps,
+      plans: state.negotiated.has("plans"),
     });
   } finally {
     turnMemoryMode(false);
