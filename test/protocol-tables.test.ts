@@ -18,6 +18,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "turn.revert",
       "errors.recovery",
       "plans",
+      "subagents",
     ],
   );
   // Field-only capabilities: no method makes them callable.

@@ -13,9 +13,10 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
 /**
  * Capabilities that add fields, not methods: no table can name them, so they are listed here
  * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices;
- * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans").
+ * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
+ * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents").
  */
-export const FIELD_CAPABILITIES = ["errors.recovery", "plans"] as const;
+export const FIELD_CAPABILITIES = ["errors.recovery", "plans", "subagents"] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
 export type Capability =
@@ -50,6 +51,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "turn.revert",
   "errors.recovery",
   "plans",
+  "subagents",
 ];
 
 /**
