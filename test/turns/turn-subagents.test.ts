@@ -17,7 +17,7 @@ import {
   text,
   toolCalls,
 } from "../fixtures/chat-completions-server.js";
-import { bodiesOf, type Loose, resultText } from "./tool-turns.js";
+import { bodiesOf, type Loose, resultText, runApproving } from "./tool-turns.js";
 import {
   finishTurn,
   runTurn,
@@ -206,5 +206,42 @@ describe("subagents", () => {
       assert.equal(records.at(-1).status, "interrupted");
     }
     assert.ok(existsSync(join(w.box.home, "sessions", `${session.id}.jsonl`)));
+  });
+});
+
+describe("subagents: approvals", () => {
+  test("a subagent's write under ask asks in the parent's stream, naming it; denied, it is told", async () => {
+    world = await turnWorld({ capabilities: SUB_CAPS });
+    const w = world;
+    await w.child.call("session.create", {});
+    w.server.reply(
+      toolCalls([
+        call("agent", { description: "Write", prompt: "write it", permissions: "ask" }, "call_w"),
+      ]),
+      toolCalls([call("write_file", { path: "note.txt", content: "hi\n" }, "call_inner")]),
+      text("I was denied."),
+      text("The helper could not write."),
+    );
+    const run = await runApproving(w.child, "Delegate a write", "ask", ["deny"]);
+    assert.equal(run.result.status, "completed");
+    const [asked] = run.approvals;
+    const [agentCall] = bodiesOf(run.events, "tool_call");
+    assert.equal(asked.subagent_id, agentCall.item_id, "the approval names the subagent");
+    assert.equal(asked.path, "note.txt");
+    assert.ok(!existsSync(join(w.box.workspace, "note.txt")), "nothing written");
+    assert.equal(resultText(w.server.requests[2], "call_inner"), "denied by the user");
+    assert.equal(resultText(w.server.requests[3], "call_w"), "I was denied.");
+  });
+
+  test("the parent's own approval says subagent_id null", async () => {
+    world = await turnWorld({ capabilities: SUB_CAPS });
+    const w = world;
+    await w.child.call("session.create", {});
+    w.server.reply(
+      toolCalls([call("write_file", { path: "own.txt", content: "x\n" }, "call_own")]),
+      text("ok"),
+    );
+    const run = await runApproving(w.child, "Write", "ask", ["deny"]);
+    assert.equal(run.approvals[0].subagent_id, null);
   });
 });
