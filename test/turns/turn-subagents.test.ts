@@ -5,7 +5,7 @@
  * its history is the derived file, never listed; three run at once; an interrupt stops all.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import {
@@ -243,5 +243,33 @@ describe("subagents: approvals", () => {
     );
     const run = await runApproving(w.child, "Write", "ask", ["deny"]);
     assert.equal(run.approvals[0].subagent_id, null);
+  });
+});
+
+describe("subagents: revert", () => {
+  test("a revert of the parent's turn undoes the subagent's edit", async () => {
+    world = await turnWorld({ capabilities: [...SUB_CAPS, "turn.revert"] });
+    const w = world;
+    writeFileSync(join(w.box.workspace, "kept.txt"), "before\n");
+    const { session } = await w.child.call("session.create", {});
+    w.server.reply(
+      toolCalls([
+        call("agent", { description: "Edit", prompt: "edit it", permissions: "full_access" }, "c"),
+      ]),
+      toolCalls([call("write_file", { path: "kept.txt", content: "after\n" }, "c_inner")]),
+      text("Edited."),
+      text("The helper edited it."),
+    );
+    const run = await runApproving(w.child, "Delegate an edit", "full_access", []);
+    assert.equal(run.result.status, "completed");
+    assert.equal(readFileSync(join(w.box.workspace, "kept.txt"), "utf8"), "after\n");
+    const done: Loose = await w.child.request(
+      "turn.revert",
+      { session_id: session.id, turn_id: run.result.turn_id },
+      undefined,
+      60_000,
+    );
+    assert.equal(done.result?.state, "reverted", JSON.stringify(done.error));
+    assert.equal(readFileSync(join(w.box.workspace, "kept.txt"), "utf8"), "before\n");
   });
 });
