@@ -18,10 +18,13 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "mcp",
       "turn.revert",
       "errors.recovery",
+      "plans",
+      "subagents",
     ],
   );
-  // A field-only capability: no method makes it callable.
+  // Field-only capabilities: no method makes them callable.
   assert.deepEqual(methodsOf("errors.recovery"), []);
+  assert.deepEqual(methodsOf("plans"), []);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

@@ -105,6 +105,7 @@ export class EngineLink {
       // turn.revert: the /undo command (undo-command.ts).
       // errors.recovery: a first-run failure's next step, named to the user (next-steps.ts).
       // workspace.trust: the first prompt's question in an untrusted workspace (trust-ask.ts).
+      // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "workspace.trust",
@@ -112,6 +113,7 @@ export class EngineLink {
         "session.fork",
         "turn.revert",
         "errors.recovery",
+        "plans",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

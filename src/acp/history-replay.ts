@@ -2,11 +2,12 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { utf8Length } from "../protocol/raw-json.js";
 import type { SessionEvent } from "../protocol/schemas/sessions.js";
 import { chunkChars } from "../protocol/text-cut.js";
+import { planUpdate } from "./plan-update.js";
 import { replayTitle, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
 /**
  * One saved history record (what `session.history` pages) as the updates `session/load` replays:
- * user and agent messages as chunks, a tool call with its result. Other records (turn starts and
+ * user and agent messages as chunks, a tool call with its result, a plan as ACP's `plan`. Other records (turn starts and
  * ends, compactions, titles, records of other tools) show nothing. Records are loose objects, so
  * each field is checked before it is used. A message longer than `REPLAY_CHUNK_CHARS` is sent
  * as several chunks (as a turn streams it), and a tool call's input larger than
@@ -50,6 +51,8 @@ export function replayUpdates(cwd: string, record: SessionEvent): SessionUpdate[
         },
       ];
     }
+    case "plan":
+      return planUpdate(r.plan);
     default:
       return [];
   }

@@ -13,6 +13,7 @@ const KINDS: Record<string, ToolKind> = {
   write_file: "edit",
   edit_file: "edit",
   shell: "execute",
+  update_plan: "think",
 };
 
 export function toolKind(tool: string): ToolKind {
@@ -89,6 +90,7 @@ const VERBS: Record<string, string> = {
   write_file: "Write",
   edit_file: "Edit",
   shell: "Run",
+  update_plan: "Update the plan",
 };
 const TITLE_CHARS = 80;
 

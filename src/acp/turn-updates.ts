@@ -1,6 +1,7 @@
 import type { SessionUpdate, StopReason, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { TurnEventBody, TurnResult } from "../protocol/schemas/turns.js";
 import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
+import { planUpdate } from "./plan-update.js";
 import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
 /**
@@ -62,6 +63,8 @@ export class TurnUpdates {
             content: { type: "text", text: retryLine(event) },
           },
         ];
+      case "plan":
+        return planUpdate(event.plan);
       default:
         // turn_started, message_done, approval_requested (a permission request, not an update),
         // compacted: nothing an ACP client shows as an update.

@@ -44,6 +44,8 @@ function contextFromRecords(records: readonly ReplayRecord[]): ContextItem[] {
     results.clear();
   };
   for (const record of records) {
+    // A plan is shown to people; the model has its `update_plan` call and result instead.
+    if (record.type === "plan") continue;
     if (record.type === "tool_call") {
       calls.push({
         kind: "tool_call",

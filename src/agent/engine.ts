@@ -7,8 +7,11 @@ import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-r
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
+import { planTools } from "./plan/plan-publisher.js";
 import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./providers/provider.js";
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
+import { runStepCalls } from "./subagents/step-calls.js";
+import { type SubagentSetup, subagentTools } from "./subagents/subagent-runner.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
@@ -63,6 +66,10 @@ export interface TurnInputs {
   closing?: AbortSignal;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
+  /** The client negotiated `plans`: the turn offers `update_plan` (docs/turns.md, "Plans"). */
+  plans?: boolean;
+  /** The client negotiated `subagents`: the turn offers `agent` (docs/turns.md, "Subagents"). */
+  subagents?: SubagentSetup | undefined;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -104,7 +111,17 @@ class TurnRun {
       addUsage: (usage) => this.addUsage(usage),
       newItemId: () => this.newItemId(),
     });
-    this.tools = offeredTools(inputs.permissions);
+    this.tools = [
+      ...offeredTools(inputs.permissions),
+      ...planTools(inputs.plans, inputs.events, inputs.record),
+      ...subagentTools({
+        permissions: inputs.permissions,
+        events: inputs.events,
+        setup: inputs.subagents,
+        runNested: (turn) => runTurn({ ...inputs, ...turn }),
+        addUsage: (usage) => this.sumUsage(usage),
+      }),
+    ];
     this.checkpoints = new TurnCheckpointRun(
       inputs.checkpoint ?? null,
       inputs.signal,
@@ -245,18 +262,23 @@ class TurnRun {
       }
       // No tool runs before the workspace's state before the turn is recorded.
       await this.checkpoints.before();
-      for (const call of outcome.toolCalls) {
-        if (inputs.signal.aborted) return INTERRUPTED;
-        const result = await runToolCall(call, {
-          offered,
-          permissions: inputs.permissions,
-          rules: inputs.rules,
-          approvals: inputs.approvals,
-          events: inputs.events,
-          record: inputs.record,
-          toolContext: { ...inputs.toolContext, signal: inputs.signal },
-          newItemId: () => this.newItemId(),
-        });
+      // Consecutive `agent` calls run together (subagents/step-calls.ts); others one by one.
+      const results = await runStepCalls(
+        outcome.toolCalls,
+        (call) =>
+          runToolCall(call, {
+            offered,
+            permissions: inputs.permissions,
+            rules: inputs.rules,
+            approvals: inputs.approvals,
+            events: inputs.events,
+            record: inputs.record,
+            toolContext: { ...inputs.toolContext, signal: inputs.signal },
+            newItemId: () => this.newItemId(),
+          }),
+        () => inputs.signal.aborted,
+      );
+      for (const result of results) {
         this.context.push({
           kind: "tool_result",
           call_id: result.call_id,
@@ -329,15 +351,20 @@ class TurnRun {
   }
 
   private async addUsage(usage: Usage): Promise<void> {
-    this.usage.input_tokens += usage.input_tokens;
-    this.usage.output_tokens += usage.output_tokens;
-    this.usage.cached_input_tokens += usage.cached_input_tokens;
-    this.usage.reasoning_tokens += usage.reasoning_tokens;
+    this.sumUsage(usage);
     await this.inputs.events.emit({
       type: "usage",
       ...usage,
       context_window: this.inputs.model.contextWindow,
     });
+  }
+
+  /** Into the turn's result only: a subagent's usage is not a model call of this turn. */
+  private sumUsage(usage: Usage): void {
+    this.usage.input_tokens += usage.input_tokens;
+    this.usage.output_tokens += usage.output_tokens;
+    this.usage.cached_input_tokens += usage.cached_input_tokens;
+    this.usage.reasoning_tokens += usage.reasoning_tokens;
   }
 
   private newItemId(): string {

@@ -24,10 +24,17 @@ type EventOf<T extends TurnEventBody["type"]> = Extract<TurnEventBody, { type: T
 export class TurnEvents {
   private seq = 0;
 
+  /**
+   * `wrapBytes`: what the frame that carries these events adds around each (a subagent's
+   * events travel inside its parent's `subagent_event`), counted in every fit. `subagentId`:
+   * with `subagents` negotiated, whose approvals these are (null: the parent's own), said on
+   * every `approval_requested`; absent, the field is left out.
+   */
   constructor(
     private readonly notify: Notify,
     private readonly requestId: string,
     private readonly turnId: string,
+    private readonly options: { wrapBytes?: number; subagentId?: string | null } = {},
   ) {}
 
   emit(event: TurnEventBody): Promise<void> {
@@ -60,7 +67,9 @@ export class TurnEvents {
   }
 
   /** `approval_requested`, its diff, command, title (and path) cut to fit (then `truncated`). */
-  approvalRequested(event: EventOf<"approval_requested">): Promise<void> {
+  approvalRequested(asked: EventOf<"approval_requested">): Promise<void> {
+    const owner = this.options.subagentId;
+    const event = owner === undefined ? asked : { ...asked, subagent_id: owner };
     const { event: fitted, cut } = this.fit(event, [
       { key: "diff", mark: CUT_MARK },
       { key: "command", mark: CUT_MARK },
@@ -85,6 +94,7 @@ export class TurnEvents {
   }
 
   private frameBytes(event: TurnEventBody): number {
-    return eventFrameBytes({ request_id: this.requestId, turn_id: this.turnId, event });
+    const frame = { request_id: this.requestId, turn_id: this.turnId, event };
+    return eventFrameBytes(frame) + (this.options.wrapBytes ?? 0);
   }
 }

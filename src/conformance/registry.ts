@@ -20,6 +20,7 @@ import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
+import { TURN_PLAN_CASES } from "./cases/turns-plans.js";
 import { TURN_REVERT_CASES } from "./cases/turns-revert.js";
 import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
 
@@ -50,6 +51,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   trust: TRUST_CASES,
   "sessions-fork": SESSION_FORK_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
+  "turns-plans": TURN_PLAN_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

@@ -12,9 +12,11 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
 
 /**
  * Capabilities that add fields, not methods: no table can name them, so they are listed here
- * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices.
+ * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices;
+ * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
+ * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents").
  */
-export const FIELD_CAPABILITIES = ["errors.recovery"] as const;
+export const FIELD_CAPABILITIES = ["errors.recovery", "plans", "subagents"] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
 export type Capability =
@@ -49,6 +51,8 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.fork",
   "turn.revert",
   "errors.recovery",
+  "plans",
+  "subagents",
 ];
 
 /**

@@ -13,6 +13,7 @@ import * as fork from "./schemas/fork.js";
 import * as lifecycle from "./schemas/lifecycle.js";
 import * as mcp from "./schemas/mcp.js";
 import * as models from "./schemas/models.js";
+import * as plans from "./schemas/plans.js";
 import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
 import * as settings from "./schemas/settings.js";
@@ -32,6 +33,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   settings,
   turns,
   checkpoints,
+  plans,
 };
 
 /** `module.Export` of every exported schema built so far, sorted (a re-export counts once). */

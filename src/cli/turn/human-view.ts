@@ -3,6 +3,7 @@ import type { Terminal } from "../terminal.js";
 import { diffLines } from "./diff-lines.js";
 import type { RenderBlock } from "./markdown.js";
 import { MarkdownStream } from "./markdown-stream.js";
+import { PlanBlock } from "./plan-block.js";
 import { ShellFold } from "./shell-fold.js";
 import { failureLines } from "./turn-failure.js";
 import { usageLine } from "./usage-line.js";
@@ -45,6 +46,9 @@ export class HumanView implements TurnView {
   private readonly markdown: MarkdownStream | null;
   private lastUsage: Body<"usage"> | null = null;
   private model: string | null = null;
+  private readonly plan: PlanBlock;
+  /** `update_plan` calls: their plan is shown, their tool line only when they fail. */
+  private readonly planCalls = new Set<string>();
 
   constructor(
     private readonly term: Terminal,
@@ -54,9 +58,16 @@ export class HumanView implements TurnView {
     this.markdown = render
       ? new MarkdownStream(render, (text) => this.term.io.out.write(text))
       : null;
+    this.plan = new PlanBlock(term);
   }
 
   event({ event }: TurnEventParams): void {
+    if (this.quietPlanCall(event)) return;
+    if (event.type === "plan") {
+      if (!this.plan.inPlace) this.pause();
+      return this.plan.show(event);
+    }
+    if (event.type !== "usage") this.plan.covered();
     switch (event.type) {
       case "turn_started":
         return this.started(event);
@@ -101,7 +112,25 @@ export class HumanView implements TurnView {
     }
   }
 
+  /**
+   * An `update_plan` call shows nothing of its own: its plan is what it shows. One that failed
+   * (an invalid plan) gets its tool line, with the error.
+   */
+  private quietPlanCall(event: TurnEventBody): boolean {
+    if (event.type === "tool_call" && event.tool === "update_plan") {
+      this.planCalls.add(event.item_id);
+      return true;
+    }
+    if (event.type !== "tool_done" || !this.planCalls.delete(event.item_id)) return false;
+    if (event.status === "completed") return true;
+    this.plan.covered();
+    this.side(`▸ Update the plan · ${event.status}: ${event.summary}`, RED);
+    return true;
+  }
+
   pause(): void {
+    // Whoever pauses the view writes next (a prompt, a note): the plan is no longer last.
+    this.plan.covered();
     if (this.flow === "text" && this.markdown) {
       this.markdown.end(); // rendered blocks always end their line
       this.atLineStart = true;
@@ -114,6 +143,7 @@ export class HumanView implements TurnView {
   }
 
   result(result: TurnResult, exit?: TurnExit): void {
+    this.plan.covered();
     this.pause();
     const usage = usageLine(result, this.lastUsage);
     const denied = exit?.deniedUnasked ?? 0;

@@ -82,6 +82,8 @@ export async function openTurnSession(
     "turn",
     // The backend's next step on a refused turn (no credentials, ...), worded by the SDK.
     "errors.recovery",
+    // The model's checklist, shown as it changes (plan-block.ts).
+    "plans",
     ...(options.model ? (["model.select"] as const) : []),
     ...(options.capabilities ?? []),
   ]);

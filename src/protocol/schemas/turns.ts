@@ -7,6 +7,7 @@ import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+import { PlanEvent } from "./plans.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
@@ -212,8 +213,12 @@ export const UNKNOWN_TOOL_BYTES = 64;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
 const SHOWN_TOOL_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/;
 
-/** Every event a turn streams, by `type`. */
-export const TurnEventBody = lazy(() =>
+/**
+ * Every event a turn streams, by `type`, but `subagent_event`: what a subagent's nested turn
+ * streams, each one carried whole inside a `subagent_event` of its parent (docs/turns.md,
+ * "Subagents").
+ */
+export const InnerTurnEventBody = lazy(() =>
   z.discriminatedUnion("type", [
     z.strictObject({
       type: z.literal("turn_started"),
@@ -258,6 +263,8 @@ export const TurnEventBody = lazy(() =>
       truncated: z.boolean(),
       /** The rule allow_session / allow_always / deny_always would keep; null: none can. */
       rule: RuleOffer().nullable(),
+      /** With `subagents`: the subagent that asks (its `subagent_id`), or null: the turn itself. */
+      subagent_id: ItemId().nullable().optional(),
     }),
     z.strictObject({
       type: z.literal("approval_resolved"),
@@ -293,6 +300,23 @@ export const TurnEventBody = lazy(() =>
       type: z.literal("compacted"),
       tokens_before: z.number().int().min(0),
       tokens_after: z.number().int().min(0),
+    }),
+    /** With `plans` negotiated: the model's whole plan after each `update_plan` call. */
+    PlanEvent(),
+  ]),
+);
+
+/** Every event a turn streams, by `type`. */
+export const TurnEventBody = lazy(() =>
+  z.discriminatedUnion("type", [
+    ...InnerTurnEventBody().options,
+    /** With `subagents` negotiated: one event of a subagent's turn, whole (docs/turns.md). */
+    z.strictObject({
+      type: z.literal("subagent_event"),
+      /** The parent's `agent` call that runs the subagent. */
+      item_id: ItemId(),
+      subagent_id: ItemId(),
+      event: InnerTurnEventBody(),
     }),
   ]),
 );

@@ -26,6 +26,7 @@ import type { TestSeam } from "../test-seam.js";
 import type { ChildCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
+import { subagentHistories } from "./subagent-histories.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 
 /** What turns.ts made at the child's start, handed to every turn. */
@@ -71,6 +72,7 @@ export async function admitAndRun(
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
     // Started now, beside the first model call; the first tool waits for it.
     const checkpoint = checkpoints.forTurn(permissions);
+    const subagents = state.negotiated.has("subagents");
     return await runTurn({
       turnId,
       sessionId: admitted.sessionId,
@@ -91,7 +93,12 @@ export async function admitAndRun(
       history: admitted.history,
       historyTruncated: admitted.historyTruncated,
       // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
-      events: new TurnEvents((event) => untilAborted(ctx.notify(event), signal), ctx.id, turnId),
+      events: new TurnEvents(
+        (event) => untilAborted(ctx.notify(event), signal),
+        ctx.id,
+        turnId,
+        subagents ? { subagentId: null } : {},
+      ),
       approvals,
       rules: { book: rules.book, session: rules.session() },
       record: recorder(admitted.writer, turnId),
@@ -109,6 +116,10 @@ export async function admitAndRun(
       ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
       backoffScale: seam.retryBackoffScale,
       betweenSteps: collectBetweenSteps,
+      plans: state.negotiated.has("plans"),
+      subagents: subagents
+        ? subagentHistories(state.home, state.cwd, admitted.sessionId, recorder, seam.historyWrite)
+        : undefined,
     });
   } finally {
     turnMemoryMode(false);

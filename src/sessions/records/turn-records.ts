@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { type Infer, lazy } from "../../protocol/lazy.js";
+import { PlanStep } from "../../protocol/schemas/plans.js";
 import { Permissions, TurnFailureCode, Usage } from "../../protocol/schemas/turns.js";
 
 const Base = lazy(() => ({ ts: z.string(), cwd: z.string(), turn_id: z.string() }));
@@ -94,6 +95,20 @@ const RevertRecord = lazy(() =>
   }),
 );
 
+/**
+ * The model's whole plan after an `update_plan` call (docs/turns.md, "Plans"): shown again on
+ * a history page, a reopen and an ACP load; never part of the model's context (the call and
+ * its result are).
+ */
+const PlanRecord = lazy(() =>
+  z.looseObject({
+    type: z.literal("plan"),
+    ...Base(),
+    explanation: z.string().nullable(),
+    plan: z.array(PlanStep()),
+  }),
+);
+
 export const TurnRecord = lazy(() =>
   z.discriminatedUnion("type", [
     TurnStartRecord(),
@@ -104,6 +119,7 @@ export const TurnRecord = lazy(() =>
     TurnEndRecord(),
     CompactionRecord(),
     RevertRecord(),
+    PlanRecord(),
   ]),
 );
 export type TurnRecord = Infer<typeof TurnRecord>;
