@@ -49,6 +49,13 @@ describe("turn.steer racing the turn's end", () => {
         method: "turn.steer",
         params: { request_id: turn.id, input: `steer ${run}` },
       });
+      // Half the runs interrupt right behind the steer: the end then races the boundary too.
+      if (random() < 0.5)
+        child.send({
+          id: nextId("stop"),
+          method: "turn.interrupt",
+          params: { request_id: turn.id },
+        });
       const reply = await answer;
       const { result, events } = await finishTurn(child, turn);
       const applied = events.filter((e) => e.event.type === "steer_applied");
