@@ -45,9 +45,15 @@ describe("mc-agent acp: queued prompts and _mc/steer", () => {
     const release = door();
     w.server.reply(held(text("First answer."), 3, release.wait), text("Second answer."));
     const order: string[] = [];
-    const first = w.prompt(sessionId, "first").then((r) => (order.push("first"), r));
+    const first = w.prompt(sessionId, "first").then((r) => {
+      order.push("first");
+      return r;
+    });
     await w.until(() => w.agentText().length > 0, "a first chunk");
-    const second = w.prompt(sessionId, "second").then((r) => (order.push("second"), r));
+    const second = w.prompt(sessionId, "second").then((r) => {
+      order.push("second");
+      return r;
+    });
     // The second waits: no model call for it while the first runs.
     await w.agent.request("session/set_mode", { sessionId, modeId: "ask" });
     assert.equal(w.server.requests.length, 1);
