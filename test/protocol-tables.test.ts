@@ -14,13 +14,17 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "model.cached",
       "settings.check",
       "turn",
+      "turn.steer",
       "mcp",
       "turn.revert",
       "errors.recovery",
+      "turn.queue",
     ],
   );
-  // A field-only capability: no method makes it callable.
+  // Field-only capabilities: no method makes them callable.
   assert.deepEqual(methodsOf("errors.recovery"), []);
+  assert.deepEqual(methodsOf("turn.queue"), []);
+  assert.deepEqual(methodsOf("turn.steer"), ["turn.steer"]);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",
