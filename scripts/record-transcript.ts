@@ -131,6 +131,8 @@ async function interruptedTurn(
   );
   const done = child.request("turn.start", { input: "Talk" }, id, 60_000);
   await delta;
+  // A steer the interrupt leaves undelivered: the result's undelivered_steers holds it.
+  await child.request("turn.steer", { request_id: id, input: "Shorter, please." });
   await child.request("turn.interrupt", { request_id: id });
   await done;
   release();
