@@ -83,6 +83,7 @@ async function session(child: TestChild, server: Awaited<ReturnType<typeof start
   server.reply(contextTooLong(), text("Summary: greetings, a file, a command."), text("Done."));
   await turn(child, "Go on");
   await interruptedTurn(child, server);
+  await steeredTurn(child, server);
   server.reply(fail(401));
   await turn(child, "Fail please");
   server.reply(fail(404, { body: { error: { message: "model 'kit-1' is not loaded" } } }));
@@ -131,9 +132,33 @@ async function interruptedTurn(
   );
   const done = child.request("turn.start", { input: "Talk" }, id, 60_000);
   await delta;
+  // A steer the interrupt leaves undelivered: the result's undelivered_steers holds it.
+  await child.request("turn.steer", { request_id: id, input: "Shorter, please." });
   await child.request("turn.interrupt", { request_id: id });
   await done;
   release();
+}
+
+/** A steer during the final answer: steer_applied, then one more model call. */
+async function steeredTurn(
+  child: TestChild,
+  server: Awaited<ReturnType<typeof startChatServer>>,
+): Promise<void> {
+  let release = () => {};
+  const door = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  server.reply(held(text("A first answer."), 3, door), text("A shorter one."));
+  const id = nextId("turn");
+  const delta = child.waitFor(
+    (f) => (f as unknown as Json).method === "turn.event" && hasDelta(f),
+    60_000,
+  );
+  const done = child.request("turn.start", { input: "Answer" }, id, 60_000);
+  await delta;
+  await child.request("turn.steer", { request_id: id, input: "Shorter." });
+  release();
+  await done;
 }
 
 const hasDelta = (frame: unknown) =>

@@ -15,16 +15,20 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "settings.check",
       "workspace.trust",
       "turn",
+      "turn.steer",
       "mcp",
       "turn.revert",
       "errors.recovery",
       "plans",
       "subagents",
+      "turn.queue",
     ],
   );
   // Field-only capabilities: no method makes them callable.
   assert.deepEqual(methodsOf("errors.recovery"), []);
   assert.deepEqual(methodsOf("plans"), []);
+  assert.deepEqual(methodsOf("turn.queue"), []);
+  assert.deepEqual(methodsOf("turn.steer"), ["turn.steer"]);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

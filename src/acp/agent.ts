@@ -20,6 +20,7 @@ import { AcpSession } from "./session.js";
 import { checkedMode, modeState } from "./session-config.js";
 import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
 import { SettingsReport } from "./settings-report.js";
+import { STEER_METHOD, SteerParams } from "./steer-method.js";
 
 /**
  * A session's answer, its available commands sent just after it (the editor knows the session
@@ -91,6 +92,12 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
             mcpCapabilities: { http: true, sse: false },
             sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
+            // A prompt sent while one runs is queued, as the Claude ACP agent advertises it;
+            // ours also names the steering method (docs/acp.md, "Queued prompts and steering").
+            _meta: {
+              claudeCode: { promptQueueing: true },
+              "mc-agent": { promptQueueing: true, steer: STEER_METHOD },
+            },
           },
           authMethods: await authMethods(
             { cwd: options.cwd, home, env },
@@ -191,8 +198,11 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         const session = await sessions.use(params.sessionId);
         // `signal`: the SDK aborts it on `$/cancel_request` of this request (or the
         // connection's end), which is taken as session/cancel (docs/acp.md).
-        return { stopReason: await session.prompt(promptText(params.prompt), signal) };
+        return await session.prompt(promptText(params.prompt), signal);
       }),
+    )
+    .onRequest(STEER_METHOD, SteerParams, ({ params }) =>
+      answering(async () => (await sessions.use(params.sessionId)).steer(params.text)),
     )
     .onNotification("session/cancel", ({ params }) => {
       try {

@@ -102,7 +102,7 @@ export class EngineLink {
       client: { name: "mc-agent-acp", version: "1" },
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
-      // turn.revert: the /undo command (undo-command.ts).
+      // turn.revert: the /undo command (undo-command.ts). turn.steer: `_mc/steer` (docs/acp.md).
       // errors.recovery: a first-run failure's next step, named to the user (next-steps.ts).
       // workspace.trust: the first prompt's question in an untrusted workspace (trust-ask.ts).
       // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
@@ -114,6 +114,7 @@ export class EngineLink {
         "turn.revert",
         "errors.recovery",
         "plans",
+        "turn.steer",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

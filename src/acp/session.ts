@@ -10,7 +10,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import type { SessionRules } from "../agent/rules/rule-book.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
-import type { Permissions, TurnEventParams } from "../protocol/schemas/turns.js";
+import type { Permissions, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/records/facts.js";
 import {
   applyPendingSelection,
@@ -21,6 +21,7 @@ import {
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
+import { PromptQueue } from "./prompt-queue.js";
 import { DEFAULT_MODE } from "./session-config.js";
 import { askWorkspaceTrust } from "./trust-ask.js";
 import { stopReason, TurnUpdates } from "./turn-updates.js";
@@ -61,6 +62,8 @@ export class AcpSession {
   private evicting: Promise<void> | null = null;
   private reopening: Promise<void> | null = null;
   private running: RunningPrompt | null = null;
+  /** The prompts sent while one runs, in order (prompt-queue.ts). */
+  private readonly prompts = new PromptQueue();
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
   /** Whether its first prompt asked for the workspace's trust (trust-ask.ts): once a session. */
@@ -94,7 +97,7 @@ export class AcpSession {
   }
 
   get busy(): boolean {
-    return this.running !== null || this.undoing || this.asking;
+    return this.running !== null || this.undoing || this.asking || this.prompts.occupied;
   }
 
   /** Whether its engine may be closed now: live, idle, saved, not being reopened. */
@@ -189,10 +192,36 @@ export class AcpSession {
     void this.update({ sessionUpdate: "config_option_update", configOptions });
   }
 
-  async prompt(input: string, cancelled?: AbortSignal): Promise<StopReason> {
-    if (this.busy) throw acpError("busy", "A prompt is already running in this session.");
+  /**
+   * One prompt, queued behind the running one (prompt-queue.ts): it runs when that one has
+   * answered; cancelled while it waits, it answers `cancelled` and never ran.
+   */
+  async prompt(input: string, cancelled?: AbortSignal): Promise<PromptAnswer> {
+    if (!(await this.prompts.enter(cancelled))) return { stopReason: "cancelled" };
+    try {
+      return await this.runPrompt(input, cancelled);
+    } finally {
+      this.prompts.leave();
+    }
+  }
+
+  /**
+   * `_mc/steer`: `text` joins the running prompt's turn at its next model call boundary
+   * (turn.steer); `turn_missing` when no turn runs.
+   */
+  async steer(text: string): Promise<{ steerId: string }> {
+    const running = this.running;
+    if (!running) throw acpError("turn_missing", "No prompt is running in this session.");
+    const answer = await this.engine.request("turn.steer", {
+      request_id: running.requestId,
+      input: text,
+    });
+    return { steerId: answer.steer_id };
+  }
+
+  private async runPrompt(input: string, cancelled?: AbortSignal): Promise<PromptAnswer> {
     const undo = undoCommand(input);
-    if (undo) return this.undo(undo.force);
+    if (undo) return { stopReason: await this.undo(undo.force) };
     if (!this.trustAsked) {
       this.trustAsked = true;
       this.asking = true;
@@ -201,7 +230,7 @@ export class AcpSession {
       } finally {
         this.asking = false;
       }
-      if (cancelled?.aborted) return "cancelled";
+      if (cancelled?.aborted) return { stopReason: "cancelled" };
     }
     const updates = new TurnUpdates(this.cwd);
     const permissions = new AbortController();
@@ -233,7 +262,7 @@ export class AcpSession {
       await this.sent;
       const reason = stopReason(result);
       if (reason === null && result.error) throw this.engine.nextSteps.turnFailure(result.error);
-      return reason ?? "end_turn";
+      return { stopReason: reason ?? "end_turn", ...undeliveredMeta(result) };
     } finally {
       cancelled?.removeEventListener("abort", cancel);
       permissions.abort();
@@ -300,4 +329,18 @@ export class AcpSession {
         .catch(() => {});
     });
   }
+}
+
+/** A prompt's answer: its stop reason, and the steers its turn never delivered (`_meta`). */
+export interface PromptAnswer {
+  stopReason: StopReason;
+  _meta?: { "mc-agent": { undeliveredSteers: { steerId: string; text: string }[] } };
+}
+
+/** The undelivered steers of a turn as the prompt answer's `_meta` (docs/acp.md); none: nothing. */
+function undeliveredMeta(result: TurnResult): Pick<PromptAnswer, "_meta"> {
+  const steers = result.undelivered_steers ?? [];
+  if (steers.length === 0) return {};
+  const undeliveredSteers = steers.map((s) => ({ steerId: s.steer_id, text: s.input }));
+  return { _meta: { "mc-agent": { undeliveredSteers } } };
 }

@@ -41,6 +41,11 @@ export class TurnUpdates {
         ];
       case "approval_resolved":
         return [];
+      case "steer_applied":
+        // Shown where it joined the turn, as a load replays its record (history-replay.ts).
+        return [
+          { sessionUpdate: "user_message_chunk", content: { type: "text", text: event.text } },
+        ];
       case "tool_output_delta":
         return this.outputPiece(event.item_id, event.text);
       case "tool_done":

@@ -12,6 +12,7 @@ import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./provi
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
 import { runStepCalls } from "./subagents/step-calls.js";
 import { type SubagentSetup, subagentTools } from "./subagents/subagent-runner.js";
+import { type PendingSteer, SteerDelivery, type SteerInbox } from "./steering.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
@@ -70,6 +71,8 @@ export interface TurnInputs {
   plans?: boolean;
   /** The client negotiated `subagents`: the turn offers `agent` (docs/turns.md, "Subagents"). */
   subagents?: SubagentSetup | undefined;
+  /** `turn.steer`'s inbox (steering.ts); with it the result carries `undelivered_steers`. */
+  steers?: SteerInbox;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -105,6 +108,7 @@ class TurnRun {
   private readonly context: TurnContext;
   private readonly tools;
   private readonly checkpoints: TurnCheckpointRun;
+  private readonly steering: SteerDelivery | null;
 
   constructor(private readonly inputs: TurnInputs) {
     this.context = new TurnContext(inputs, inputs.history, inputs.historyTruncated === true, {
@@ -128,6 +132,11 @@ class TurnRun {
       (event) => inputs.events.emit(event),
       inputs.closing,
     );
+    this.steering = inputs.steers
+      ? new SteerDelivery(inputs.steers, inputs.record, inputs.events, (text) =>
+          this.context.push({ kind: "user", text }),
+        )
+      : null;
   }
 
   async execute(): Promise<Result> {
@@ -143,6 +152,7 @@ class TurnRun {
       checkpoint: inputs.checkpoint?.id ? { id: inputs.checkpoint.id } : null,
     });
     let started = false;
+    inputs.steers?.open();
     try {
       await inputs.record({
         type: "turn_start",
@@ -153,8 +163,10 @@ class TurnRun {
       started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
       const outcome = await this.loop();
+      // Closed in the microtask the loop ended in: a steer either was taken or is reported.
+      const undelivered = this.steering?.close() ?? [];
       await this.recordEnd(outcome, await this.checkpoints.atEnd());
-      return this.result(outcome);
+      return this.result(outcome, undelivered);
     } catch (error) {
       if (!(error instanceof TurnWriteFailed)) throw error;
       const outcome: Outcome = {
@@ -162,8 +174,9 @@ class TurnRun {
         stop_reason: null,
         error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
       };
+      const undelivered = this.steering?.close() ?? [];
       if (started) await this.recordEndOnce(outcome);
-      return this.result(outcome);
+      return this.result(outcome, undelivered);
     }
   }
 
@@ -196,13 +209,14 @@ class TurnRun {
     }
   }
 
-  private result(outcome: Outcome): Result {
+  private result(outcome: Outcome, undelivered: PendingSteer[]): Result {
     return {
       turn_id: this.inputs.turnId,
       session_id: this.inputs.sessionId,
       usage: { ...this.usage },
       steps: this.steps,
       ...outcome,
+      ...(this.steering ? { undelivered_steers: undelivered } : {}),
     } as Result;
   }
 
@@ -219,6 +233,8 @@ class TurnRun {
       if (round > 0) inputs.betweenSteps?.();
       if (round > 0 && (await mcp?.refresh(inputs.signal, 0))) offered = turnTools(this.tools, mcp);
       this.roundIsStep = false;
+      // The next model call boundary: every steer accepted so far joins the context, in order.
+      await this.steering?.deliver();
       const system = inputs.system([...this.tools, ...(mcp?.named() ?? [])]);
       const specs = mcp ? [...builtins, ...mcp.specs()] : builtins;
       const proactive = await this.context.compactIfNeeded(system);
@@ -246,6 +262,8 @@ class TurnRun {
       await this.recordReply(outcome.messages, outcome.toolCalls.length > 0);
       // Calls are run whatever the stop reason says: some compatible servers end a step that
       // asks for tools with "stop", and every recorded call must get its result.
+      // A steer that came while the model answered: one more call, with it in the context.
+      if (outcome.toolCalls.length === 0 && this.steering?.hasPending) continue;
       if (outcome.toolCalls.length === 0)
         return completed(outcome.stop === "tool_use" ? "end_turn" : outcome.stop);
       for (const call of outcome.toolCalls) {

@@ -14,9 +14,10 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * Capabilities that add fields, not methods: no table can name them, so they are listed here
  * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices;
  * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
- * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents").
+ * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents");
+ * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing").
  */
-export const FIELD_CAPABILITIES = ["errors.recovery", "plans", "subagents"] as const;
+export const FIELD_CAPABILITIES = ["errors.recovery", "plans", "subagents", "turn.queue"] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
 export type Capability =
@@ -53,6 +54,8 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "errors.recovery",
   "plans",
   "subagents",
+  "turn.steer",
+  "turn.queue",
 ];
 
 /**

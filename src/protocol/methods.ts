@@ -46,6 +46,7 @@ import {
   WorkspaceTrustParams,
   WorkspaceTrustResult,
 } from "./schemas/settings.js";
+import { TurnSteerResult } from "./schemas/steering.js";
 import {
   TurnApproveParams,
   TurnApproveResult,
@@ -54,6 +55,7 @@ import {
   TurnInterruptResult,
   TurnResult,
   TurnStartParams,
+  TurnSteerParams,
 } from "./schemas/turns.js";
 
 /**
@@ -61,7 +63,7 @@ import {
  * - `loop`: answered at once on the protocol loop, never counted or remembered (status, shutdown);
  * - `initialize`: the handshake;
  * - `control`: answered at once, counted, exempt from the active bound (operation.cancel,
- *   turn.interrupt, turn.approve);
+ *   turn.interrupt, turn.steer, turn.approve);
  * - `worker`: the single session worker, `busy` while it runs;
  * - `turn`: the session worker too, but never cancelled by operation.cancel (only by shutdown or
  *   EOF), and its handler's result is always the answer: a turn ends with its own result;
@@ -176,6 +178,10 @@ export const METHODS = {
   "turn.start": method(TurnStartParams, TurnResult, { capability: "turn", admission: "turn" }),
   "turn.interrupt": method(TurnInterruptParams, TurnInterruptResult, {
     capability: "turn",
+    admission: "control",
+  }),
+  "turn.steer": method(TurnSteerParams, TurnSteerResult, {
+    capability: "turn.steer",
     admission: "control",
   }),
   "turn.approve": method(TurnApproveParams, TurnApproveResult, {

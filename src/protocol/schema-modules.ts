@@ -17,6 +17,7 @@ import * as plans from "./schemas/plans.js";
 import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
 import * as settings from "./schemas/settings.js";
+import * as steering from "./schemas/steering.js";
 import * as turns from "./schemas/turns.js";
 
 /** In naming order: a schema exported by two modules is named after the first. */
@@ -32,6 +33,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   sessions,
   settings,
   turns,
+  steering,
   checkpoints,
   plans,
 };

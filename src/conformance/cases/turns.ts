@@ -13,6 +13,7 @@ import { TURN_RULES_CASES } from "./turns-rules.js";
 import { TURN_RULES_AUDIT_CASES } from "./turns-rules-audit.js";
 import { TURN_RUNNING_CASES } from "./turns-running.js";
 import { TURN_SANDBOXED_CASES } from "./turns-sandboxed.js";
+import { TURN_STEERING_CASES } from "./turns-steering.js";
 import { TURN_WIRE_CASES } from "./turns-wire.js";
 
 /** The `turn` extension's cases (shared/design/turns.md, docs/turns.md), by area. */
@@ -20,6 +21,7 @@ export const TURN_CASES: ConformanceCase[] = [
   ...TURN_ADMISSION_CASES,
   ...TURN_FLOW_CASES,
   ...TURN_RUNNING_CASES,
+  ...TURN_STEERING_CASES,
   ...TURN_PERSISTENCE_CASES,
   ...TURN_COMPACTION_CASES,
   ...TURN_WIRE_CASES,
