@@ -25,8 +25,11 @@ export interface AskOptions {
 export interface LiveInput {
   /** Enter: the whole message, sent now (a steer). Not called for an all-blank message. */
   onSend(text: string): void;
-  /** Tab: the whole message, for after the turn (queued). Not called for an all-blank message. */
-  onQueue(text: string): void;
+  /**
+   * Tab: the whole message, for after the turn (queued); false keeps it in the composer (the
+   * queue is full). Not called for an all-blank message.
+   */
+  onQueue(text: string): boolean;
   /** Alt-Up on an empty composer: a text to edit instead (the newest queued message), or null. */
   onRecall(): string | null;
   /** Ctrl-C. */

@@ -134,7 +134,8 @@ export class TerminalReader implements LineReader {
     const composer: ComposerView = {
       rowsAboveCursor: () => earlierRows() + rl.getCursorPos().rows,
       redraw: () => {
-        lines.forEach((line, i) => this.output.write(`${i === 0 ? prompt : MORE}${line}\n`));
+        for (const [i, line] of lines.entries())
+          this.output.write(`${i === 0 ? prompt : MORE}${line}\n`);
         // readline redraws its line by first going up as many rows as its cursor was below the
         // line's start: give it those rows, so it lands on this one.
         const rows = rl.getCursorPos().rows;
@@ -171,10 +172,9 @@ export class TerminalReader implements LineReader {
       } else if (live && !pasting) {
         if (key?.name === "tab" && !key.ctrl && !key.meta) {
           const text = typed();
-          if (text.trim() === "") return;
+          if (text.trim() === "" || !live.onQueue(text)) return;
           clear();
           this.remember(text);
-          live.onQueue(text);
         } else if (key?.name === "up" && key.meta && typed() === "") {
           insert(live.onRecall() ?? "");
         } else if ((key?.name === "return" || key?.name === "enter") && !key.meta) {

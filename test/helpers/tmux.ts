@@ -1,0 +1,100 @@
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+
+/** True when tmux is installed (a real terminal emulator whose screen a test can read). */
+export function hasTmux(): boolean {
+  return spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * A command in its own tmux server (a private socket, no config file), in one pane of
+ * `width` × `height`: keys are sent as a person types them (`send-keys`), and the screen is
+ * read as the terminal shows it (`capture-pane`), so cursor moves and erases count, not just the
+ * bytes written. The pane stays after the command exits, so its exit status can be read.
+ */
+export class TmuxRun {
+  private readonly socket = `mc-test-${process.pid}-${randomBytes(4).toString("hex")}`;
+  private alive = true;
+
+  constructor(
+    commandLine: string,
+    options: { cwd: string; env: Record<string, string | undefined>; width?: number; height?: number },
+  ) {
+    // The server copies the environment of the client that starts it: the command's own.
+    this.tmux(
+      ["new-session", "-d", "-s", "t", "-x", String(options.width ?? 100), "-y", String(options.height ?? 30)],
+      ["-c", options.cwd, commandLine],
+      { ...options.env, TERM: "xterm-256color" },
+    );
+    this.tmux(["set-option", "-t", "t", "remain-on-exit", "on"]);
+    this.tmux(["set-option", "-t", "t", "history-limit", "5000"]);
+  }
+
+  /** Types `text` literally (no key names). */
+  type(text: string): void {
+    this.tmux(["send-keys", "-t", "t", "-l", text]);
+  }
+
+  /** Presses keys by tmux name: "Enter", "Tab", "M-Up", "C-c", "C-d". */
+  press(...keys: string[]): void {
+    this.tmux(["send-keys", "-t", "t", ...keys]);
+  }
+
+  /** The visible screen, one string per row, trailing spaces cut. */
+  screen(): string[] {
+    const out = this.tmux(["capture-pane", "-p", "-t", "t"]);
+    return out.split("\n").map((line) => line.trimEnd());
+  }
+
+  /** Scrollback and screen, rows joined (wrapped rows are joined to their line). */
+  all(): string {
+    return this.tmux(["capture-pane", "-p", "-J", "-S", "-", "-t", "t"]);
+  }
+
+  /** The command's exit status once it ended, else null. */
+  exitStatus(): number | null {
+    const out = this.tmux(["display-message", "-p", "-t", "t", "#{pane_dead} #{pane_dead_status}"]);
+    const [dead, status] = out.trim().split(" ");
+    return dead === "1" ? Number(status) : null;
+  }
+
+  /** Resolves once `check` holds for the whole text (scrollback and screen); rejects after `ms`. */
+  async waitFor(check: string | ((all: string) => boolean), ms = 30_000): Promise<void> {
+    const test = typeof check === "string" ? (all: string) => all.includes(check) : check;
+    const until = Date.now() + ms;
+    for (;;) {
+      const all = this.all();
+      if (test(all)) return;
+      if (Date.now() > until)
+        throw new Error(`not on the terminal (${String(check)}); screen:\n${this.screen().join("\n")}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Resolves with the exit status once the command ended; rejects after `ms`. */
+  async ended(ms = 40_000): Promise<number> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const status = this.exitStatus();
+      if (status !== null) return status;
+      if (Date.now() > until) throw new Error(`still running; screen:\n${this.screen().join("\n")}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  kill(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
+  }
+
+  private tmux(args: string[], tail: string[] = [], env?: Record<string, string | undefined>): string {
+    const run = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args, ...tail], {
+      encoding: "utf8",
+      ...(env ? { env } : {}),
+    });
+    if (run.status !== 0 && this.alive)
+      throw new Error(`tmux ${args[0]} failed: ${run.stderr.trim()}`);
+    return run.stdout;
+  }
+}
