@@ -16,6 +16,8 @@ import type { ChatState } from "./chat-state.js";
 import { oneLine, queuedLines } from "./queued-list.js";
 
 const INTERRUPTED_EXIT = 130;
+/** The live input line has bracketed paste on; an exit in the middle of it turns it off. */
+const PASTE_MODE_OFF = "\x1b[?2004l";
 const DIM = "2";
 const CYAN = "36";
 const YELLOW = "33";
@@ -77,6 +79,7 @@ export async function liveTurns(
     current.view.pause();
     if (interrupting) {
       say("mc-agent: interrupted twice; exiting without waiting for the turn to end.", YELLOW);
+      term.io.out.write(PASTE_MODE_OFF);
       process.exit(INTERRUPTED_EXIT);
     }
     interrupting = true;
@@ -115,6 +118,7 @@ export async function liveTurns(
   };
 
   area.begin();
+  showQueue();
   current = start(first, false);
   let typed = "";
   let ended = false;
