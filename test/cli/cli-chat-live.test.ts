@@ -64,7 +64,10 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
   });
   const chat = () => {
     const line = `exec ${[process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ")}`;
-    const run = new TmuxRun(line, { cwd: world.box.workspace, env: { ...world.env, NO_COLOR: "1" } });
+    const run = new TmuxRun(line, {
+      cwd: world.box.workspace,
+      env: { ...world.env, NO_COLOR: "1" },
+    });
     runs.push(run);
     return run;
   };
@@ -83,7 +86,11 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     await run.waitFor("Looking at a.ts first.");
     run.type("not that file, the other one");
     // What is typed stays on the input line under the output.
-    await until(() => lastRow(run) === "› not that file, the other one", "typed text on the input line", run);
+    await until(
+      () => lastRow(run) === "› not that file, the other one",
+      "typed text on the input line",
+      run,
+    );
     run.press("Enter");
     await run.waitFor("steer: not that file, the other one");
     assert.equal(world.server.requests.length, 1, "a steer starts no turn of its own");
@@ -92,12 +99,22 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     await run.waitFor("Switched to b.ts as you asked.");
     assert.deepEqual(userTexts(world, 1), ["fix the bug", "not that file, the other one"]);
     const roles = messagesOf(world, 1).map((m) => m.role);
-    assert.deepEqual(roles.slice(-3), ["user", "assistant", "user"], "the steer follows the reply so far");
+    assert.deepEqual(
+      roles.slice(-3),
+      ["user", "assistant", "user"],
+      "the steer follows the reply so far",
+    );
     await run.waitFor("✓ 2 steps");
     await until(() => lastRow(run) === "›", "a fresh prompt after the turn", run);
     const screen = run.all();
-    assert.ok(!screen.includes("› not that file, the other one"), "the echo gave way to the steer line");
-    assert.ok(!screen.includes(HINT) || run.screen().every((row) => !row.includes(HINT)), "the hint is gone");
+    assert.ok(
+      !screen.includes("› not that file, the other one"),
+      "the echo gave way to the steer line",
+    );
+    assert.ok(
+      !screen.includes(HINT) || run.screen().every((row) => !row.includes(HINT)),
+      "the hint is gone",
+    );
     run.press("C-d");
     assert.equal(await run.ended(), 0);
   });
@@ -122,7 +139,11 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     await until(() => lastRow(run) === "›", "an empty input line after queueing", run);
     // Alt-Up on the empty input line: the newest queued message comes back to edit.
     run.press("M-Up");
-    await until(() => lastRow(run) === "› and the changelog", "the taken-back message on the input line", run);
+    await until(
+      () => lastRow(run) === "› and the changelog",
+      "the taken-back message on the input line",
+      run,
+    );
     assert.ok(
       run.screen().every((row) => !row.includes("queued 2:")),
       "the taken-back message left the queue",
@@ -154,7 +175,11 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     run.press("C-c");
     await run.waitFor("Interrupted");
     await run.waitFor("not delivered before the turn ended: back in the input line");
-    await until(() => lastRow(run) === "› use the new API", "the steer back on the input line", run);
+    await until(
+      () => lastRow(run) === "› use the new API",
+      "the steer back on the input line",
+      run,
+    );
     slow.release();
     assert.equal(world.server.requests.length, 1, "no model call carried the steer");
     run.press("C-u", "C-d");

@@ -18,11 +18,25 @@ export class TmuxRun {
 
   constructor(
     commandLine: string,
-    options: { cwd: string; env: Record<string, string | undefined>; width?: number; height?: number },
+    options: {
+      cwd: string;
+      env: Record<string, string | undefined>;
+      width?: number;
+      height?: number;
+    },
   ) {
     // The server copies the environment of the client that starts it: the command's own.
     this.tmux(
-      ["new-session", "-d", "-s", "t", "-x", String(options.width ?? 100), "-y", String(options.height ?? 30)],
+      [
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        String(options.width ?? 100),
+        "-y",
+        String(options.height ?? 30),
+      ],
       ["-c", options.cwd, commandLine],
       { ...options.env, TERM: "xterm-256color" },
     );
@@ -66,7 +80,9 @@ export class TmuxRun {
       const all = this.all();
       if (test(all)) return;
       if (Date.now() > until)
-        throw new Error(`not on the terminal (${String(check)}); screen:\n${this.screen().join("\n")}`);
+        throw new Error(
+          `not on the terminal (${String(check)}); screen:\n${this.screen().join("\n")}`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -77,7 +93,8 @@ export class TmuxRun {
     for (;;) {
       const status = this.exitStatus();
       if (status !== null) return status;
-      if (Date.now() > until) throw new Error(`still running; screen:\n${this.screen().join("\n")}`);
+      if (Date.now() > until)
+        throw new Error(`still running; screen:\n${this.screen().join("\n")}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -88,7 +105,11 @@ export class TmuxRun {
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
   }
 
-  private tmux(args: string[], tail: string[] = [], env?: Record<string, string | undefined>): string {
+  private tmux(
+    args: string[],
+    tail: string[] = [],
+    env?: Record<string, string | undefined>,
+  ): string {
     const run = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args, ...tail], {
       encoding: "utf8",
       ...(env ? { env } : {}),

@@ -140,7 +140,10 @@ export async function liveTurns(
         },
         onQueue: (text) => {
           if (queued.length >= QUEUED_TURNS) {
-            say(`The queue is full (${QUEUED_TURNS} waiting); the message stays in the input line.`, YELLOW);
+            say(
+              `The queue is full (${QUEUED_TURNS} waiting); the message stays in the input line.`,
+              YELLOW,
+            );
             return false;
           }
           queued.push(start(text, true));
