@@ -86,12 +86,13 @@ export class EngineLink {
       client: { name: "mc-agent-acp", version: "1" },
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
-      // turn.revert: the /undo command (undo-command.ts).
+      // turn.revert: the /undo command (undo-command.ts). turn.steer: `_mc/steer` (docs/acp.md).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "session.record",
         "session.fork",
         "turn.revert",
+        "turn.steer",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

@@ -9,6 +9,7 @@ import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
 import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./providers/provider.js";
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
+import { type PendingSteer, SteerDelivery, type SteerInbox } from "./steering.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
 import type { ToolContext } from "./tools/tool.js";
@@ -63,6 +64,8 @@ export interface TurnInputs {
   closing?: AbortSignal;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
+  /** `turn.steer`'s inbox (steering.ts); with it the result carries `undelivered_steers`. */
+  steers?: SteerInbox;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -98,6 +101,7 @@ class TurnRun {
   private readonly context: TurnContext;
   private readonly tools;
   private readonly checkpoints: TurnCheckpointRun;
+  private readonly steering: SteerDelivery | null;
 
   constructor(private readonly inputs: TurnInputs) {
     this.context = new TurnContext(inputs, inputs.history, inputs.historyTruncated === true, {
@@ -111,6 +115,11 @@ class TurnRun {
       (event) => inputs.events.emit(event),
       inputs.closing,
     );
+    this.steering = inputs.steers
+      ? new SteerDelivery(inputs.steers, inputs.record, inputs.events, (text) =>
+          this.context.push({ kind: "user", text }),
+        )
+      : null;
   }
 
   async execute(): Promise<Result> {
@@ -126,6 +135,7 @@ class TurnRun {
       checkpoint: inputs.checkpoint?.id ? { id: inputs.checkpoint.id } : null,
     });
     let started = false;
+    inputs.steers?.open();
     try {
       await inputs.record({
         type: "turn_start",
@@ -136,8 +146,10 @@ class TurnRun {
       started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
       const outcome = await this.loop();
+      // Closed in the microtask the loop ended in: a steer either was taken or is reported.
+      const undelivered = this.steering?.close() ?? [];
       await this.recordEnd(outcome, await this.checkpoints.atEnd());
-      return this.result(outcome);
+      return this.result(outcome, undelivered);
     } catch (error) {
       if (!(error instanceof TurnWriteFailed)) throw error;
       const outcome: Outcome = {
@@ -145,8 +157,9 @@ class TurnRun {
         stop_reason: null,
         error: { code: "history_write_failed", message: HISTORY_WRITE_FAILED_MESSAGE },
       };
+      const undelivered = this.steering?.close() ?? [];
       if (started) await this.recordEndOnce(outcome);
-      return this.result(outcome);
+      return this.result(outcome, undelivered);
     }
   }
 
@@ -179,13 +192,14 @@ class TurnRun {
     }
   }
 
-  private result(outcome: Outcome): Result {
+  private result(outcome: Outcome, undelivered: PendingSteer[]): Result {
     return {
       turn_id: this.inputs.turnId,
       session_id: this.inputs.sessionId,
       usage: { ...this.usage },
       steps: this.steps,
       ...outcome,
+      ...(this.steering ? { undelivered_steers: undelivered } : {}),
     } as Result;
   }
 
@@ -202,6 +216,8 @@ class TurnRun {
       if (round > 0) inputs.betweenSteps?.();
       if (round > 0 && (await mcp?.refresh(inputs.signal, 0))) offered = turnTools(this.tools, mcp);
       this.roundIsStep = false;
+      // The next model call boundary: every steer accepted so far joins the context, in order.
+      await this.steering?.deliver();
       const system = inputs.system([...this.tools, ...(mcp?.named() ?? [])]);
       const specs = mcp ? [...builtins, ...mcp.specs()] : builtins;
       const proactive = await this.context.compactIfNeeded(system);
@@ -229,6 +245,8 @@ class TurnRun {
       await this.recordReply(outcome.messages, outcome.toolCalls.length > 0);
       // Calls are run whatever the stop reason says: some compatible servers end a step that
       // asks for tools with "stop", and every recorded call must get its result.
+      // A steer that came while the model answered: one more call, with it in the context.
+      if (outcome.toolCalls.length === 0 && this.steering?.hasPending) continue;
       if (outcome.toolCalls.length === 0)
         return completed(outcome.stop === "tool_use" ? "end_turn" : outcome.stop);
       for (const call of outcome.toolCalls) {

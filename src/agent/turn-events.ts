@@ -80,6 +80,12 @@ export class TurnEvents {
     return this.emit(this.fit(event, fields).event);
   }
 
+  /** `steer_applied`, its text cut to fit (the history and the model have it whole). */
+  steerApplied(steerId: string, text: string): Promise<void> {
+    const event: EventOf<"steer_applied"> = { type: "steer_applied", steer_id: steerId, text };
+    return this.emit(this.fit(event, [{ key: "text", mark: CUT_MARK }]).event);
+  }
+
   private fit<E extends TurnEventBody>(event: E, fields: Shrinkable<E>[]) {
     return fitEvent(event, fields, (e) => this.frameBytes(e));
   }

@@ -18,7 +18,13 @@ import { readRecord } from "./record.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
 import { previewRevert, type RevertOptions, revertTurn } from "./revert.js";
 import { type SpawnOptions, startChild, stopChild } from "./spawn.js";
-import { runTurn, type TurnOptions } from "./turn.js";
+import {
+  runTurn,
+  type StartTurnOptions,
+  startTurn,
+  type TurnHandle,
+  type TurnOptions,
+} from "./turn.js";
 
 /**
  * A typed handle on one backend child. Every method of the protocol is reachable through
@@ -163,6 +169,14 @@ export class AgentClient {
    */
   turn(input: string, options: TurnOptions = {}): Promise<TurnResult> {
     return runTurn(this, input, options);
+  }
+
+  /**
+   * A turn as a handle: sent at once; `steer(text)` while it runs (`turn.steer`), `interrupt()`,
+   * and its `result`. `queue: true` (`turn.queue`) waits behind the running turn, not `busy`.
+   */
+  startTurn(options: StartTurnOptions): TurnHandle {
+    return startTurn(this, options);
   }
 
   /**

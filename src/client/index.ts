@@ -81,7 +81,15 @@ export {
   settingsFilePath,
 } from "./settings.js";
 export { DEFAULT_COMMAND, type SpawnOptions } from "./spawn.js";
-export type { ApprovalChoice, ApprovalRequest, TurnOptions } from "./turn.js";
+export type {
+  ApprovalChoice,
+  ApprovalRequest,
+  StartTurnOptions,
+  SteerApplied,
+  TurnHandle,
+  TurnOptions,
+  UndeliveredSteer,
+} from "./turn.js";
 export { adviceForTurn, type TurnFailureCode } from "./turn-advice.js";
 
 import { AgentClient } from "./client.js";

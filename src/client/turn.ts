@@ -7,10 +7,16 @@ import type {
 } from "../protocol/schemas/turns.js";
 import type { Caller } from "./caller.js";
 import type { Notification } from "./connection.js";
-import { ClientError } from "./errors.js";
+import { ClientError, RemoteError } from "./errors.js";
 
 /** An `approval_requested` event: what the user is asked to allow. */
 export type ApprovalRequest = Extract<TurnEventBody, { type: "approval_requested" }>;
+
+/** A `steer_applied` event: a steer joined the turn's context, before its next model call. */
+export type SteerApplied = Extract<TurnEventBody, { type: "steer_applied" }>;
+
+/** A steer the turn accepted and ended before delivering (`undelivered_steers`). */
+export type UndeliveredSteer = NonNullable<TurnResult["undelivered_steers"]>[number];
 
 /** A decision with the scope of the edit rule it keeps (docs/turns.md, turn.approve). */
 export interface ApprovalChoice {
@@ -35,20 +41,52 @@ export interface TurnOptions {
   signal?: AbortSignal;
 }
 
+/** What startTurn takes: the turn's input, its options, and `queue` (capability `turn.queue`). */
+export interface StartTurnOptions extends TurnOptions {
+  input: string;
+  /**
+   * Wait behind the running turn instead of failing `busy` (docs/turns.md, "Steering and
+   * queueing"). Needs `turn.queue`; without it the call rejects `not_negotiated`, unsent.
+   */
+  queue?: boolean;
+}
+
+/** A turn that was sent: its result, and what can be said to it while it runs. */
+export interface TurnHandle {
+  /**
+   * The turn's result, the truth. With `turn.steer` it holds `undelivered_steers`: the steers
+   * accepted but never delivered, for the user's composer. A queued turn removed before it
+   * started resolves `interrupted` with `turn_id: null` and `steps: 0`.
+   */
+  readonly result: Promise<TurnResult>;
+  /**
+   * turn.steer: `text` joins the running turn at its next model call boundary (a
+   * `steer_applied` event says when), or comes back in `undelivered_steers`. Rejects with
+   * RemoteError `turn_missing` when the turn is not running (still queued, or ended), and with
+   * ClientError `not_negotiated` without `turn.steer`.
+   */
+  steer(text: string): Promise<{ steer_id: string }>;
+  /** turn.interrupt (a queued turn is removed); the result still resolves, `interrupted`. */
+  interrupt(): void;
+}
+
 /**
  * Runs one turn: turn.start, its events to `onEvent` (checked gapless by seq), each approval
  * answered through `onApproval` with turn.approve, `signal` turned into turn.interrupt, and the
  * final result as the truth. Answers that come too late (`approval_missing`, `turn_missing`:
  * the turn moved on) are expected and ignored.
  */
-export async function runTurn(
+export function runTurn(
   client: Caller,
   input: string,
   options: TurnOptions = {},
 ): Promise<TurnResult> {
-  const { signal } = options;
-  if (signal?.aborted)
-    throw new ClientError("aborted", "turn.start was aborted before it was sent.");
+  return startTurn(client, { ...options, input }).result;
+}
+
+/** Sends turn.start at once and returns its handle (see runTurn for the events and approvals). */
+export function startTurn(client: Caller, options: StartTurnOptions): TurnHandle {
+  const { signal, input } = options;
   let requestId: string | null = null;
   let ended = false;
   let nextSeq = 0;
@@ -56,6 +94,14 @@ export async function runTurn(
   const interrupt = () => {
     if (requestId === null || ended) return;
     client.call("turn.interrupt", { request_id: requestId }).catch(() => {});
+  };
+  const steer = async (text: string) => {
+    if (!client.has("turn.steer"))
+      throw new ClientError("not_negotiated", "turn.steer needs the turn.steer capability.");
+    if (requestId === null || ended)
+      throw new RemoteError("turn_missing", "No running turn has that request ID.", "turn.steer");
+    const { steer_id } = await client.call("turn.steer", { request_id: requestId, input: text });
+    return { steer_id };
   };
   const decide = async (request: ApprovalRequest, event: TurnEventParams) => {
     let choice: ApprovalChoice = { decision: "deny" };
@@ -86,19 +132,30 @@ export async function runTurn(
     }
     if (params.event.type === "approval_requested") void decide(params.event, params);
   };
-  signal?.addEventListener("abort", interrupt, { once: true });
-  try {
-    const params = options.permissions ? { input, permissions: options.permissions } : { input };
-    const result = await client.call("turn.start", params, {
-      onSent: (id) => {
-        requestId = id;
-      },
-      onNotification,
-    });
-    if (failure !== null) throw failure;
-    return result;
-  } finally {
-    ended = true;
-    signal?.removeEventListener("abort", interrupt);
-  }
+  const run = async (): Promise<TurnResult> => {
+    if (signal?.aborted)
+      throw new ClientError("aborted", "turn.start was aborted before it was sent.");
+    if (options.queue && !client.has("turn.queue"))
+      throw new ClientError("not_negotiated", "queue needs the turn.queue capability.");
+    signal?.addEventListener("abort", interrupt, { once: true });
+    try {
+      const params = {
+        input,
+        ...(options.permissions ? { permissions: options.permissions } : {}),
+        ...(options.queue ? { queue: true } : {}),
+      };
+      const result = await client.call("turn.start", params, {
+        onSent: (id) => {
+          requestId = id;
+        },
+        onNotification,
+      });
+      if (failure !== null) throw failure;
+      return result;
+    } finally {
+      ended = true;
+      signal?.removeEventListener("abort", interrupt);
+    }
+  };
+  return { result: run(), steer, interrupt };
 }

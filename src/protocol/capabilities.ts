@@ -13,8 +13,9 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
 /**
  * Capabilities that add fields, not methods: no table can name them, so they are listed here
  * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices.
+ * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing").
  */
-export const FIELD_CAPABILITIES = ["errors.recovery"] as const;
+export const FIELD_CAPABILITIES = ["errors.recovery", "turn.queue"] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
 export type Capability =
@@ -48,6 +49,8 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.fork",
   "turn.revert",
   "errors.recovery",
+  "turn.steer",
+  "turn.queue",
 ];
 
 /**

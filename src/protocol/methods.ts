@@ -41,6 +41,7 @@ import {
   SessionRecordResult,
 } from "./schemas/sessions.js";
 import { ModelCachedResult, SettingsCheckResult } from "./schemas/settings.js";
+import { TurnSteerResult } from "./schemas/steering.js";
 import {
   TurnApproveParams,
   TurnApproveResult,
@@ -49,6 +50,7 @@ import {
   TurnInterruptResult,
   TurnResult,
   TurnStartParams,
+  TurnSteerParams,
 } from "./schemas/turns.js";
 
 /**
@@ -56,7 +58,7 @@ import {
  * - `loop`: answered at once on the protocol loop, never counted or remembered (status, shutdown);
  * - `initialize`: the handshake;
  * - `control`: answered at once, counted, exempt from the active bound (operation.cancel,
- *   turn.interrupt, turn.approve);
+ *   turn.interrupt, turn.steer, turn.approve);
  * - `worker`: the single session worker, `busy` while it runs;
  * - `turn`: the session worker too, but never cancelled by operation.cancel (only by shutdown or
  *   EOF), and its handler's result is always the answer: a turn ends with its own result;
@@ -167,6 +169,10 @@ export const METHODS = {
   "turn.start": method(TurnStartParams, TurnResult, { capability: "turn", admission: "turn" }),
   "turn.interrupt": method(TurnInterruptParams, TurnInterruptResult, {
     capability: "turn",
+    admission: "control",
+  }),
+  "turn.steer": method(TurnSteerParams, TurnSteerResult, {
+    capability: "turn.steer",
     admission: "control",
   }),
   "turn.approve": method(TurnApproveParams, TurnApproveResult, {

@@ -16,6 +16,7 @@ import * as models from "./schemas/models.js";
 import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
 import * as settings from "./schemas/settings.js";
+import * as steering from "./schemas/steering.js";
 import * as turns from "./schemas/turns.js";
 
 /** In naming order: a schema exported by two modules is named after the first. */
@@ -31,6 +32,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   sessions,
   settings,
   turns,
+  steering,
   checkpoints,
 };
 

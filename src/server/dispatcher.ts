@@ -18,6 +18,7 @@ import { lifecycleResults } from "./lifecycle.js";
 import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } from "./operations.js";
 import { type FrameSink, Outbound } from "./outbound.js";
 import type { ServerState } from "./state.js";
+import { TurnQueue } from "./turn-queue.js";
 
 interface DispatcherOptions {
   state: ServerState;
@@ -62,11 +63,13 @@ export class Dispatcher {
   /** While an initialize result waits (lifecycle.ts), what was read behind it, in order. */
   private held: (() => void)[] | null = null;
   private readonly results;
+  private readonly queue: TurnQueue;
 
   constructor(private readonly options: DispatcherOptions) {
     this.state = options.state;
     this.out = new Outbound(options.write, options.state);
     this.childRequests = options.childRequests ?? LIMITS.child_requests;
+    this.queue = new TurnQueue(options.state);
     this.results = lifecycleResults(this.state, () => this.implementedCapabilities());
     this.state.announce = (method, params) =>
       void this.out.notification(method, params as never, null).catch(() => {});
@@ -123,7 +126,7 @@ export class Dispatcher {
     const admitted = this.refusal(request, spec);
     if (typeof admitted === "string") return this.out.error(id, admitted);
     // The checks above proved `spec` exists and the method is known.
-    this.run(id, method as MethodName, spec as MethodSpec, admitted.params);
+    this.run(id, method as MethodName, spec as MethodSpec, admitted.params, admitted.wait);
   }
 
   /** An ID held by an active request (a draining shutdown's included), or used by an admitted one. */
@@ -143,7 +146,10 @@ export class Dispatcher {
    * The first rule that refuses an admitted request, in the documented order; or, when none
    * does, its parsed params (parsed once: the handler gets what the check accepted).
    */
-  private refusal(request: Request, spec: MethodSpec | undefined): ErrorCode | { params: unknown } {
+  private refusal(
+    request: Request,
+    spec: MethodSpec | undefined,
+  ): ErrorCode | { params: unknown; wait: boolean } {
     if (this.state.phase === "shutting_down") return "shutting_down";
     if (!spec) return "method_not_found";
     if (spec.admission === "initialize") {
@@ -157,9 +163,16 @@ export class Dispatcher {
     if (!parsed.success) return "invalid_params";
     const method = request.method as MethodName;
     if (!BUILT_IN.has(method) && !this.options.handlers[method]) return "unsupported_capability";
-    const admitted = { params: parsed.data };
+    const admitted = { params: parsed.data, wait: false };
     if (spec.admission === "initialize" || spec.admission === "control") return admitted;
     if (this.ops.size >= LIMITS.active_requests) return "busy";
+    if (method === "turn.start") {
+      const holder =
+        this.workerHolder === null ? null : (this.ops.get(this.workerHolder)?.method ?? null);
+      const queued = this.queue.admission(parsed.data as ParamsOf<"turn.start">, holder);
+      if (queued === "wait") return { ...admitted, wait: true };
+      if (queued !== "run") return queued;
+    }
     if (holdsWorker(spec) && this.workerHolder !== null) return "busy";
     if (spec.admission === "scan" && this.scanHolder !== null) return "busy";
     return admitted;
@@ -181,15 +194,15 @@ export class Dispatcher {
     void this.shutdown(id);
   }
 
-  private run(id: string, method: MethodName, spec: MethodSpec, params: unknown): void {
+  private run(id: string, method: MethodName, spec: MethodSpec, params: unknown, wait = false) {
     if (spec.admission === "initialize") return this.initialize(id, params as never);
     if (spec.admission === "control")
       return this.settleSync(id, method, () => this.control(id, method, params));
-    this.start(id, method, spec, params);
+    this.start(id, method, spec, params, wait);
   }
 
   /** Registers an asynchronous operation and settles it with exactly one terminal response. */
-  private start(id: string, method: MethodName, spec: MethodSpec, params: unknown): void {
+  private start(id: string, method: MethodName, spec: MethodSpec, params: unknown, wait: boolean) {
     const handler = this.options.handlers[method] as Handler<MethodName>;
     const controller = new AbortController();
     // A turn is interrupted by turn.interrupt, never by operation.cancel, and always ends with
@@ -207,17 +220,20 @@ export class Dispatcher {
       }),
     };
     this.ops.add(op);
-    if (holdsWorker(spec)) this.workerHolder = id;
+    if (holdsWorker(spec) && !wait) this.workerHolder = id;
     if (spec.admission === "scan") this.scanHolder = id;
     const settle = (answer: () => void) => {
       if (this.ops.get(id) !== op) return; // already answered by the shutdown cleanup bound
       // The answer matches the effect: a committed request (or a turn) answers its own result.
       if (!turn && endsCancelled(op)) this.out.error(id, "operation_cancelled");
       else answer();
-      if (this.workerHolder === id) this.workerHolder = null;
+      const freed = this.workerHolder === id;
+      if (freed) this.workerHolder = null;
       if (this.scanHolder === id) this.scanHolder = null;
       this.ops.remove(id);
       finish();
+      // The next queued turn takes the worker before anything else can (turn-queue.ts).
+      if (freed && turn) this.queue.startNext();
     };
     const context: RequestContext = {
       id,
@@ -231,16 +247,32 @@ export class Dispatcher {
     };
     // Started at once, not in a later microtask: a request read right behind this one (a
     // turn.interrupt behind its turn.start) finds what the handler set up synchronously.
-    let answer: Promise<unknown>;
-    try {
-      answer = Promise.resolve(handler(params as never, context));
-    } catch (error) {
-      answer = Promise.reject(error);
-    }
-    answer.then(
-      (result) => settle(() => this.out.result(id, method, result)),
-      (error: unknown) => settle(() => this.out.failure(id, method, error)),
-    );
+    const begin = () => {
+      let answer: Promise<unknown>;
+      try {
+        answer = Promise.resolve(handler(params as never, context));
+      } catch (error) {
+        answer = Promise.reject(error);
+      }
+      answer.then(
+        (result) => settle(() => this.out.result(id, method, result)),
+        (error: unknown) => settle(() => this.out.failure(id, method, error)),
+      );
+    };
+    if (!wait) return begin();
+    this.queue.enqueue({
+      id,
+      begin: () => {
+        this.workerHolder = id;
+        begin();
+      },
+      remove: (answer) =>
+        settle(() =>
+          typeof answer === "string"
+            ? this.out.error(id, answer)
+            : this.out.result(id, "turn.start", answer),
+        ),
+    });
   }
 
   /**
@@ -284,6 +316,11 @@ export class Dispatcher {
       if (!this.ops.cancel(request_id)) throw new ProtocolError("operation_missing");
       return { state: "cancelling", request_id };
     }
+    // A queued turn.start that has not started is removed here: its handler never ran.
+    if (method === "turn.interrupt") {
+      const { request_id } = METHODS["turn.interrupt"].params.parse(params);
+      if (this.queue.interrupt(request_id)) return { state: "interrupting", request_id };
+    }
     const handler = this.options.handlers[method] as ControlHandler<MethodName>;
     const result = handler(params as never, { id, state: this.state });
     if (result instanceof Promise) {
@@ -307,6 +344,7 @@ export class Dispatcher {
     if (!this.stopping) {
       const deadline = Date.now() + LIMITS.cleanup_ms;
       this.state.phase = "shutting_down";
+      this.queue.removeAll();
       this.ops.cancelAll();
       const closing = this.state.closers.map((close) => close().catch(() => {}));
       let finished = false;

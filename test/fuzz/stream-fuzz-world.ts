@@ -77,7 +77,7 @@ export class StreamFuzzWorld {
           assert.deepEqual(calls, ["read_file"], "the streamed tool call, once");
         }
       }
-      await this.checkHistory(child, session.id, result.turn_id);
+      await this.checkHistory(child, session.id, String(result.turn_id));
       await assertIdle(child);
       const answers = child.frames.filter((f) => f.id === turn.id).length;
       assert.equal(answers, 1, "exactly one result for the turn");

@@ -110,7 +110,7 @@ describe("session.fork", () => {
     const source = turns[0]?.session_id as string;
     const sourceBytes = readFileSync(historyPath(world.box.home, source));
 
-    const forked = await child.call("session.fork", { id: source, turn_id: turns[1]?.turn_id });
+    const forked = await child.call("session.fork", { id: source, turn_id: turns[1]?.turn_id ?? undefined });
     assert.equal(forked.turns, 2);
     server.script(reply(4));
     const own = await runTurn(child, "question on the fork");

@@ -107,7 +107,7 @@ export const SESSION_FORK_CASES: ConformanceCase[] = [
           assert.deepEqual(status.attachment, { session_id: result.session.id, saved: true });
           const sourceLines = before.toString("utf8").slice(0, -1).split("\n");
           const endOfFirst = sourceLines.findIndex(
-            (l) => l.includes('"turn_end"') && l.includes(first.result.turn_id),
+            (l) => l.includes('"turn_end"') && l.includes(String(first.result.turn_id)),
           );
           assertForkLines(ctx, result, sourceLines.slice(1, endOfFirst + 1));
           // The fork's own turn: its context has the first turn and not the second.

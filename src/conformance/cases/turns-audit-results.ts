@@ -101,7 +101,7 @@ export const TURN_AUDIT_RESULT_CASES: ConformanceCase[] = [
           "the interrupt is answered before the result",
         );
         assert.deepEqual([result.status, result.stop_reason], ["completed", "end_turn"]);
-        const end = turnRecords(await historyOf(child, session.id), result.turn_id).at(-1);
+        const end = turnRecords(await historyOf(child, session.id), String(result.turn_id)).at(-1);
         assert.deepEqual([end?.type, end?.status], ["turn_end", "completed"], "they agree");
         const late = await child.request("turn.interrupt", { request_id: turn.id });
         assert.equal(late.error?.code, "turn_missing", "after its result the turn is gone");

@@ -75,7 +75,7 @@ export const TURN_RUNNING_CASES: ConformanceCase[] = [
         assert.equal(result.error, null);
         const again = await child.request("turn.interrupt", { request_id: turn.id });
         assert.equal(again.error?.code, "turn_missing", "an ended turn cannot be interrupted");
-        const records = turnRecords(await historyOf(child, session.id), result.turn_id);
+        const records = turnRecords(await historyOf(child, session.id), String(result.turn_id));
         const partial = records.find((r) => r.type === "assistant_message");
         assert.equal(partial?.interrupted, true, "the partial text is recorded as interrupted");
         assert.ok(LONG_REPLY.startsWith(String(partial?.text)), "the partial text is kept");

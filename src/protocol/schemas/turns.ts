@@ -8,6 +8,7 @@ import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
+import { SteerAppliedEvent, UndeliveredSteer } from "./steering.js";
 
 export const PERMISSIONS = [
   "read_only",
@@ -82,14 +83,24 @@ export const TurnExtension = lazy(() =>
 export type TurnExtension = Infer<typeof TurnExtension>;
 
 // utf8Length, not Buffer: the protocol layer runs wherever the client SDK does.
+const TurnInput = lazy(() =>
+  z
+    .string()
+    .min(1)
+    .refine((text) => utf8Length(text) <= TURN_EXTENSION.input_bytes, "input too long"),
+);
 export const TurnStartParams = lazy(() =>
   z.strictObject({
-    input: z
-      .string()
-      .min(1)
-      .refine((text) => utf8Length(text) <= TURN_EXTENSION.input_bytes, "input too long"),
+    input: TurnInput(),
     permissions: Permissions().optional(),
+    /** With `turn.queue`: wait behind the running turn instead of `busy` (steering.ts). */
+    queue: z.boolean().optional(),
   }),
+);
+
+/** `turn.steer` (capability `turn.steer`): `request_id` is the running turn.start's ID. */
+export const TurnSteerParams = lazy(() =>
+  z.strictObject({ request_id: RequestId(), input: TurnInput() }),
 );
 export type TurnStartParams = Infer<typeof TurnStartParams>;
 
@@ -126,6 +137,8 @@ const ResultBase = lazy(() => ({
   session_id: SessionId(),
   usage: Usage(),
   steps: z.number().int().min(0),
+  /** With `turn.steer`: the steers this turn accepted and never delivered (empty: none). */
+  undelivered_steers: z.array(UndeliveredSteer()).optional(),
 }));
 export const TurnResult = lazy(() =>
   z.discriminatedUnion("status", [
@@ -137,6 +150,8 @@ export const TurnResult = lazy(() =>
     }),
     z.strictObject({
       ...ResultBase(),
+      /** Null only for a queued turn.start removed before it started (`turn.queue`). */
+      turn_id: TurnId().nullable(),
       status: z.literal("interrupted"),
       stop_reason: z.literal("interrupted"),
       error: z.null(),
@@ -228,6 +243,7 @@ export const TurnEventBody = lazy(() =>
       checkpoint: CheckpointRef().nullable(),
     }),
     CheckpointFailedEvent(),
+    SteerAppliedEvent(),
     z.strictObject({ type: z.literal("message_delta"), item_id: ItemId(), text: DeltaText() }),
     z.strictObject({
       type: z.literal("message_done"),

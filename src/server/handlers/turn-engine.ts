@@ -8,6 +8,7 @@ import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../ag
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import type { Sandbox } from "../../agent/sandbox/index.js";
+import type { SteerInbox } from "../../agent/steering.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
@@ -40,17 +41,25 @@ export interface TurnWorld {
   historyMemo?: HistoryMemo;
 }
 
+/** What turns.ts registered for the turn before its admission. */
+interface RegisteredTurn {
+  turnId: string;
+  signal: AbortSignal;
+  approvals: ApprovalBroker;
+  inSandbox: Sandbox | null;
+  /** `turn.steer`'s inbox, when negotiated (steering.ts). */
+  steers: SteerInbox | null;
+}
+
 /** The turn after its registration: admission, the engine, the history closed. */
 export async function admitAndRun(
   world: TurnWorld,
   params: ParamsOf<"turn.start">,
   ctx: RequestContext,
-  turnId: string,
-  signal: AbortSignal,
-  approvals: ApprovalBroker,
-  inSandbox: Sandbox | null,
+  turn: RegisteredTurn,
 ): Promise<ResultOf<"turn.start">> {
   const { state, services, options, rules, checkpoints, credentialVariables } = world;
+  const { turnId, signal, approvals, inSandbox, steers } = turn;
   const { seam } = options;
   let admitted: AdmittedTurn;
   try {
@@ -60,7 +69,8 @@ export async function admitAndRun(
     });
   } catch (error) {
     if (!(error instanceof FirstSaveFailed)) throw error;
-    return firstSaveFailed(error, turnId, params.permissions ?? "ask", inSandbox, ctx);
+    const failed = firstSaveFailed(error, turnId, params.permissions ?? "ask", inSandbox, ctx);
+    return { ...(await failed), ...(steers ? { undelivered_steers: [] } : {}) };
   }
   if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
   turnMemoryMode(true);
@@ -109,6 +119,7 @@ export async function admitAndRun(
       ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
       backoffScale: seam.retryBackoffScale,
       betweenSteps: collectBetweenSteps,
+      ...(steers ? { steers } : {}),
     });
   } finally {
     turnMemoryMode(false);

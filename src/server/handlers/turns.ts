@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ApprovalBroker } from "../../agent/approvals.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { type ChildSandbox, unavailableMessage } from "../../agent/sandbox/index.js";
+import { SteerInbox } from "../../agent/steering.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { HandlerTable } from "../handler.js";
@@ -15,9 +16,11 @@ import type { TurnWorld } from "./turn-engine.js";
 interface RunningTurn {
   interrupt(): void;
   approvals: ApprovalBroker;
+  /** With `turn.steer` negotiated: where its steers wait for the next boundary. */
+  steers: SteerInbox | null;
 }
 
-/** turn.start, turn.interrupt and turn.approve (docs/turns.md). */
+/** turn.start, turn.interrupt, turn.steer and turn.approve (docs/turns.md). */
 export function turnHandlers(
   state: ServerState,
   services: ModelServices,
@@ -59,10 +62,12 @@ export function turnHandlers(
       signal.addEventListener("abort", () => approvals.cancelAll(), { once: true });
       // Registered before admission: an interrupt sent right behind turn.start finds its turn,
       // which then is refused as it would have been, or starts already interrupted.
-      running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals });
+      const steers = state.negotiated.has("turn.steer") ? new SteerInbox(turnId) : null;
+      running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals, steers });
       try {
         const { admitAndRun } = await loadEngine();
-        return await admitAndRun(world, params, ctx, turnId, signal, approvals, inSandbox);
+        const turn = { turnId, signal, approvals, inSandbox, steers };
+        return await admitAndRun(world, params, ctx, turn);
       } finally {
         // Removed last, after the history is closed: the dispatcher writes this handler's answer
         // in the microtask right after it returns, and frames are read only between macrotasks,
@@ -77,6 +82,14 @@ export function turnHandlers(
       if (!turn) throw new ProtocolError("turn_missing");
       turn.interrupt();
       return { state: "interrupting", request_id: params.request_id };
+    },
+
+    // Accepted only while the engine runs the turn (steering.ts): not while it is admitted or
+    // queued, nor once it ends.
+    "turn.steer": (params) => {
+      const steerId = running.get(params.request_id)?.steers?.add(params.input);
+      if (!steerId) throw new ProtocolError("turn_missing");
+      return { steer_id: steerId, state: "accepted" };
     },
 
     "turn.approve": (params) => {

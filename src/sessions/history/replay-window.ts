@@ -104,7 +104,7 @@ export class ReplayWindow {
 
   private startsTurn(record: ReplayRecord): boolean {
     if (record.type === "turn_start") return true;
-    if (record.type !== "user_message") return false;
+    if (record.type !== "user_message" || record.steer === true) return false;
     const previous = this.previous;
     const own =
       previous?.type === "turn_start" &&

@@ -49,7 +49,8 @@ export class ReplayCollector {
   readonly add = (event: SessionEvent, bytes: number): void => {
     const record = asReplayRecord(event);
     if (record === null) return;
-    if (record.type === "user_message") this.input = { record, bytes };
+    // A steer is inside its turn, not its input (docs/turns.md, "Steering and queueing").
+    if (record.type === "user_message" && record.steer !== true) this.input = { record, bytes };
     // Every later context is the latest summary and what follows it (turns.md section 10); the
     // turn that compacted keeps its input whole after the summary, as the engine did.
     if (record.type === "compaction") {

@@ -23,6 +23,8 @@ const UserMessageRecord = lazy(() =>
     type: z.literal("user_message"),
     ...Base(),
     text: z.string(),
+    /** A steer delivered inside its turn (docs/turns.md, "Steering and queueing"). */
+    steer: z.literal(true).optional(),
   }),
 );
 const AssistantMessageRecord = lazy(() =>
