@@ -87,7 +87,7 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     run.type("not that file, the other one");
     // What is typed stays on the input line under the output.
     await until(
-      () => lastRow(run) === "› not that file, the other one",
+      () => lastRow(run) === "» not that file, the other one",
       "typed text on the input line",
       run,
     );
@@ -108,7 +108,7 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     await until(() => lastRow(run) === "›", "a fresh prompt after the turn", run);
     const screen = run.all();
     assert.ok(
-      !screen.includes("› not that file, the other one"),
+      !screen.includes("» not that file, the other one"),
       "the echo gave way to the steer line",
     );
     assert.ok(
@@ -136,11 +136,11 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     run.type("and the changelog");
     run.press("Tab");
     await run.waitFor("queued 2: and the changelog");
-    await until(() => lastRow(run) === "›", "an empty input line after queueing", run);
+    await until(() => lastRow(run) === "»", "an empty input line after queueing", run);
     // Alt-Up on the empty input line: the newest queued message comes back to edit.
     run.press("M-Up");
     await until(
-      () => lastRow(run) === "› and the changelog",
+      () => lastRow(run) === "» and the changelog",
       "the taken-back message on the input line",
       run,
     );
@@ -149,7 +149,7 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
       "the taken-back message left the queue",
     );
     run.press("C-u");
-    await until(() => lastRow(run) === "›", "the input line cleared", run);
+    await until(() => lastRow(run) === "»", "the input line cleared", run);
     assert.equal(world.server.requests.length, 1, "nothing queued ran while the turn runs");
     slow.release();
     await run.waitFor("Tests updated.");

@@ -20,6 +20,8 @@ export function greet(state: ChatState): void {
 export async function converse(state: ChatState): Promise<void> {
   const { term, reader } = state;
   const prompt = term.bold("› ");
+  // While a turn runs the input line talks to it (a steer, a queued message): its own prompt.
+  const livePrompt = term.bold("» ");
   const markdown = await markdownRenderer(term);
   // What the input line held when the last live turn ended (typed, or a steer handed back).
   let typed = "";
@@ -42,7 +44,7 @@ export async function converse(state: ChatState): Promise<void> {
         await turn(state, input.text, markdown);
         continue;
       }
-      const outcome = await liveTurns(state, input.text, markdown, prompt);
+      const outcome = await liveTurns(state, input.text, markdown, livePrompt);
       if (outcome.ended) return;
       typed = outcome.typed;
     } catch (error) {
