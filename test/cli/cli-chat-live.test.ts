@@ -58,17 +58,13 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
   skip: hasTmux() ? false : "tmux is not installed",
 }, () => {
   const world = cliTurnWorld("mc-cli-live-");
-  const runs: TmuxRun[] = [];
-  world.closeAfter(() => {
-    for (const run of runs.splice(0)) run.kill();
-  });
   const chat = () => {
     const line = `exec ${[process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ")}`;
     const run = new TmuxRun(line, {
       cwd: world.box.workspace,
       env: { ...world.env, NO_COLOR: "1" },
     });
-    runs.push(run);
+    world.closeAfter(() => run.kill());
     return run;
   };
 
@@ -116,7 +112,7 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
       "the hint is gone",
     );
     run.press("C-d");
-    assert.equal(await run.ended(), 0);
+    await run.waitFor("Resume this session with: mc-agent resume");
   });
 
   it("Tab queues a message: shown while it waits, run after the turn; Alt-Up takes one back and it is never sent", async () => {
@@ -158,7 +154,7 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     assert.deepEqual(userTexts(world, 1), ["fix the parser", "also update the tests"]);
     await until(() => lastRow(run) === "›", "a fresh prompt after the queue ran", run);
     run.press("C-d");
-    assert.equal(await run.ended(), 0);
+    await run.waitFor("Resume this session with: mc-agent resume");
   });
 
   it("a steer the turn ended before taking comes back into the input line", async () => {
@@ -169,6 +165,12 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     run.type("plan the change");
     run.press("Enter");
     await run.waitFor("Thinking about it.");
+    // A slash command runs at the prompt: while the turn runs it stays in the input line.
+    run.type("/help");
+    run.press("Enter");
+    await run.waitFor("/help runs at the prompt: it stays in the input line until this turn ends.");
+    await until(() => lastRow(run) === "» /help", "the command kept in the input line", run);
+    run.press("C-u");
     run.type("use the new API");
     run.press("Enter");
     await run.waitFor("steer: use the new API");
@@ -183,6 +185,6 @@ describe("mc-agent chat: the input line while a turn runs (tmux, loopback model)
     slow.release();
     assert.equal(world.server.requests.length, 1, "no model call carried the steer");
     run.press("C-u", "C-d");
-    assert.equal(await run.ended(), 0);
+    await run.waitFor("Resume this session with: mc-agent resume");
   });
 });

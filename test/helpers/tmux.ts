@@ -67,9 +67,18 @@ export class TmuxRun {
 
   /** The command's exit status once it ended, else null. */
   exitStatus(): number | null {
-    const out = this.tmux(["display-message", "-p", "-t", "t", "#{pane_dead} #{pane_dead_status}"]);
-    const [dead, status] = out.trim().split(" ");
-    return dead === "1" ? Number(status) : null;
+    const out = this.tmux([
+      "display-message",
+      "-p",
+      "-t",
+      "t",
+      "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+    ]);
+    const [dead, status, signal] = out.trim().split(" ");
+    if (dead !== "1") return null;
+    if (status !== undefined && status !== "") return Number(status);
+    // Ended by a signal: 128 + its number, as a shell says it.
+    return signal ? 128 + Number(signal) : null;
   }
 
   /** Resolves once `check` holds for the whole text (scrollback and screen); rejects after `ms`. */

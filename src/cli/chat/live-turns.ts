@@ -14,6 +14,7 @@ import type { RenderBlock } from "../turn/markdown.js";
 import type { LiveInput } from "../turn/reader-types.js";
 import type { ChatState } from "./chat-state.js";
 import { oneLine, queuedLines } from "./queued-list.js";
+import { parseInput } from "./slash-commands.js";
 
 const INTERRUPTED_EXIT = 130;
 /** The live input line has bracketed paste on; an exit in the middle of it turns it off. */
@@ -128,7 +129,9 @@ export async function liveTurns(
       const returned: string[] = [];
       const inflight: Promise<unknown>[] = [];
       const live: LiveInput = {
-        onSend: (text) => {
+        onSend: (typed) => {
+          const text = messageOf(typed, say);
+          if (text === null) return false;
           turn.view.pause();
           say(`steer: ${text}`, CYAN);
           inflight.push(
@@ -137,8 +140,11 @@ export async function liveTurns(
               returned.push(text);
             }),
           );
+          return true;
         },
-        onQueue: (text) => {
+        onQueue: (typed) => {
+          const text = messageOf(typed, say);
+          if (text === null) return false;
           if (queued.length >= QUEUED_TURNS) {
             say(
               `The queue is full (${QUEUED_TURNS} waiting); the message stays in the input line.`,
@@ -207,4 +213,18 @@ async function settle(entry: Entry, shown: Terminal): Promise<TurnResult | null>
     reportFailure(error, shown);
     return null;
   }
+}
+
+/**
+ * The message a live line sends: "//text" is "/text"; a slash command runs only at the prompt,
+ * so it is refused here (null) and stays in the input line for then.
+ */
+function messageOf(typed: string, say: (text: string, color: string) => void): string | null {
+  const input = parseInput(typed);
+  if (input.kind === "message") return input.text;
+  say(
+    `/${input.name} runs at the prompt: it stays in the input line until this turn ends.`,
+    YELLOW,
+  );
+  return null;
 }

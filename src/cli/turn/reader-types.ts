@@ -23,8 +23,11 @@ export interface AskOptions {
 
 /** What a live question does with its keys while a turn runs. */
 export interface LiveInput {
-  /** Enter: the whole message, sent now (a steer). Not called for an all-blank message. */
-  onSend(text: string): void;
+  /**
+   * Enter: the whole message, sent now (a steer); false puts it back in the composer (a slash
+   * command, which waits for the prompt). Not called for an all-blank message.
+   */
+  onSend(text: string): boolean;
   /**
    * Tab: the whole message, for after the turn (queued); false keeps it in the composer (the
    * queue is full). Not called for an all-blank message.

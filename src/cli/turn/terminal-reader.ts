@@ -209,8 +209,8 @@ export class TerminalReader implements LineReader {
         rl.setPrompt(prompt);
         rl.prompt();
         if (whole.trim() === "") return;
-        this.remember(whole);
-        live.onSend(whole);
+        if (live.onSend(whole)) this.remember(whole);
+        else insert(whole);
         return;
       }
       answer = { kind: "line", text: whole };
