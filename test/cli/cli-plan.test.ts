@@ -41,10 +41,11 @@ describe("mc-agent exec: the plan", () => {
     if (!hasTmux()) return t.skip("tmux is not installed");
     threePlans();
     const args = [process.execPath, CHILD_BIN, "exec", "Plan it"].map(shellQuote).join(" ");
-    const run = new TmuxRun(args, { cwd: world.box.workspace, env: world.env });
+    const run = new TmuxRun(args, { cwd: world.box.workspace, env: world.env, height: 40 });
     world.closeAfter(() => run.kill());
-    const screen = await run.waitFor("[exit ");
-    assert.match(screen, /\[exit 0\]/, screen);
+    const status = await run.ended();
+    const screen = run.screen().join("\n");
+    assert.equal(status, 0, screen);
     assert.equal(screen.split("Plan").length - 1, 1, `one plan on the screen:\n${screen}`);
     assert.match(
       screen,

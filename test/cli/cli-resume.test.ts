@@ -172,6 +172,11 @@ describe("mc-agent resume and sessions (real child)", () => {
         { role: "user", content: "First question" },
         { role: "assistant", content: "First answer" },
       ]);
+      // Typed while the turn runs it would go to the live input line: wait for the prompt after it.
+      await p.waitFor("✓ 1 step", 30_000);
+      const after = p.output.lastIndexOf("✓ 1 step");
+      for (let i = 0; i < 1200 && !p.output.slice(after).includes(PROMPT); i += 1)
+        await new Promise((r) => setTimeout(r, 25));
       p.type("/exit\r");
       assert.equal(await ended(p), 0, p.output);
       assert.ok(p.output.includes("Resume this session with: mc-agent resume newer"));

@@ -1,64 +1,130 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { shellQuote } from "./pty.js";
 
-/** True when tmux is installed. */
+/** True when tmux is installed (a real terminal emulator whose screen a test can read). */
 export function hasTmux(): boolean {
   return spawnSync("tmux", ["-V"], { stdio: "ignore" }).status === 0;
 }
 
 /**
- * A command line in a detached tmux session of its own server (a private socket), so a test
- * reads the screen as a person sees it (`capture-pane`): what was redrawn in place shows once.
- * The pane stays after the command ends, so its last screen can still be read.
+ * A command in its own tmux server (a private socket, no config file), in one pane of
+ * `width` × `height`: keys are sent as a person types them (`send-keys`), and the screen is
+ * read as the terminal shows it (`capture-pane`), so cursor moves and erases count, not just the
+ * bytes written. The pane stays after the command exits, so its exit status can be read.
  */
 export class TmuxRun {
   private readonly socket = `mc-test-${process.pid}-${randomBytes(4).toString("hex")}`;
+  private alive = true;
 
   constructor(
     commandLine: string,
-    options: { cwd: string; env: Record<string, string | undefined> },
+    options: {
+      cwd: string;
+      env: Record<string, string | undefined>;
+      width?: number;
+      height?: number;
+    },
   ) {
-    const env = Object.entries(options.env)
-      .filter(([, value]) => value !== undefined)
-      .map(([key, value]) => `${key}=${shellQuote(value as string)}`)
-      .join(" ");
-    const started = this.tmux(
-      "new-session",
-      "-d",
-      "-x",
-      "100",
-      "-y",
-      "40",
-      "-c",
-      options.cwd,
-      `env -i TERM=xterm ${env} ${commandLine}; echo "[exit $?]"; sleep 60`,
+    // The server copies the environment of the client that starts it: the command's own.
+    this.tmux(
+      [
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        String(options.width ?? 100),
+        "-y",
+        String(options.height ?? 30),
+      ],
+      ["-c", options.cwd, commandLine],
+      { ...options.env, TERM: "xterm-256color" },
     );
-    if (started.status !== 0) throw new Error(`tmux did not start: ${started.stderr}`);
+    this.tmux(["set-option", "-t", "t", "remain-on-exit", "on"]);
+    this.tmux(["set-option", "-t", "t", "history-limit", "5000"]);
   }
 
-  /** The visible screen, trailing blank lines dropped. */
-  screen(): string {
-    return this.tmux("capture-pane", "-p").stdout.replace(/\n+$/, "");
+  /** Types `text` literally (no key names). */
+  type(text: string): void {
+    this.tmux(["send-keys", "-t", "t", "-l", text]);
   }
 
-  /** Resolves with the screen once it contains `text`; rejects after `ms`. */
-  async waitFor(text: string, ms = 40_000): Promise<string> {
+  /** Presses keys by tmux name: "Enter", "Tab", "M-Up", "C-c", "C-d". */
+  press(...keys: string[]): void {
+    this.tmux(["send-keys", "-t", "t", ...keys]);
+  }
+
+  /** The visible screen, one string per row, trailing spaces cut. */
+  screen(): string[] {
+    const out = this.tmux(["capture-pane", "-p", "-t", "t"]);
+    return out.split("\n").map((line) => line.trimEnd());
+  }
+
+  /** Scrollback and screen, rows joined (wrapped rows are joined to their line). */
+  all(): string {
+    return this.tmux(["capture-pane", "-p", "-J", "-S", "-", "-t", "t"]);
+  }
+
+  /** The command's exit status once it ended, else null. */
+  exitStatus(): number | null {
+    const out = this.tmux([
+      "display-message",
+      "-p",
+      "-t",
+      "t",
+      "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+    ]);
+    const [dead, status, signal] = out.trim().split(" ");
+    if (dead !== "1") return null;
+    if (status !== undefined && status !== "") return Number(status);
+    // Ended by a signal: 128 + its number, as a shell says it.
+    return signal ? 128 + Number(signal) : null;
+  }
+
+  /** Resolves once `check` holds for the whole text (scrollback and screen); rejects after `ms`. */
+  async waitFor(check: string | ((all: string) => boolean), ms = 30_000): Promise<void> {
+    const test = typeof check === "string" ? (all: string) => all.includes(check) : check;
     const until = Date.now() + ms;
     for (;;) {
-      const screen = this.screen();
-      if (screen.includes(text)) return screen;
-      if (Date.now() > until) throw new Error(`no "${text}" on the screen; got:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 100));
+      const all = this.all();
+      if (test(all)) return;
+      if (Date.now() > until)
+        throw new Error(
+          `not on the terminal (${String(check)}); screen:\n${this.screen().join("\n")}`,
+        );
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
 
-  /** Stops this test's own tmux server (and the command in it). */
-  kill(): void {
-    this.tmux("kill-server");
+  /** Resolves with the exit status once the command ended; rejects after `ms`. */
+  async ended(ms = 40_000): Promise<number> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const status = this.exitStatus();
+      if (status !== null) return status;
+      if (Date.now() > until)
+        throw new Error(`still running; screen:\n${this.screen().join("\n")}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
-  private tmux(...args: string[]) {
-    return spawnSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8" });
+  kill(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
+  }
+
+  private tmux(
+    args: string[],
+    tail: string[] = [],
+    env?: Record<string, string | undefined>,
+  ): string {
+    const run = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args, ...tail], {
+      encoding: "utf8",
+      ...(env ? { env } : {}),
+    });
+    if (run.status !== 0 && this.alive)
+      throw new Error(`tmux ${args[0]} failed: ${run.stderr.trim()}`);
+    return run.stdout;
   }
 }

@@ -4,6 +4,7 @@ import { HumanView } from "../turn/human-view.js";
 import { markdownRenderer, type RenderBlock } from "../turn/markdown.js";
 import { runTurn } from "../turn/run-turn.js";
 import { type ChatState, note, sessionLabel } from "./chat-state.js";
+import { liveTurns } from "./live-turns.js";
 import { parseInput, runCommand } from "./slash-commands.js";
 
 export function greet(state: ChatState): void {
@@ -11,7 +12,7 @@ export function greet(state: ChatState): void {
   const effort = state.effort ? ` (${state.effort})` : "";
   note(
     state,
-    `mc-agent chat · ${state.model}${effort} · ${state.permissions ?? "ask"} · ${sessionLabel(state)}\nEnter sends; Alt-Enter or a trailing \\ adds a line; /help lists commands; Ctrl-C interrupts a turn; Ctrl-D or /exit quits.`,
+    `mc-agent chat · ${state.model}${effort} · ${state.permissions ?? "ask"} · ${sessionLabel(state)}\nEnter sends; Alt-Enter or a trailing \\ adds a line; while a turn runs, Enter steers it and Tab queues for after it; /help lists commands; Ctrl-C interrupts a turn; Ctrl-D or /exit quits.`,
   );
 }
 
@@ -19,9 +20,14 @@ export function greet(state: ChatState): void {
 export async function converse(state: ChatState): Promise<void> {
   const { term, reader } = state;
   const prompt = term.bold("› ");
+  // While a turn runs the input line talks to it (a steer, a queued message): its own prompt.
+  const livePrompt = term.bold("» ");
   const markdown = await markdownRenderer(term);
+  // What the input line held when the last live turn ended (typed, or a steer handed back).
+  let typed = "";
   for (;;) {
-    const answer = await reader.ask(prompt, { message: true });
+    const answer = await reader.ask(prompt, { message: true, initial: typed });
+    typed = "";
     if (answer.kind === "end") return;
     if (answer.kind === "interrupt") {
       if (answer.typed === "") return;
@@ -34,7 +40,13 @@ export async function converse(state: ChatState): Promise<void> {
         if (await runCommand(state, input.name, input.arg)) return;
         continue;
       }
-      await turn(state, input.text, markdown);
+      if (!staysLive(state)) {
+        await turn(state, input.text, markdown);
+        continue;
+      }
+      const outcome = await liveTurns(state, input.text, markdown, livePrompt);
+      if (outcome.ended) return;
+      typed = outcome.typed;
     } catch (error) {
       // A refused turn or command (busy, session_locked, …) is reported and the conversation
       // goes on; a child that died or broke the protocol ends it.
@@ -42,6 +54,12 @@ export async function converse(state: ChatState): Promise<void> {
       reportFailure(error, term);
     }
   }
+}
+
+/** The input line stays live during a turn when it and the output are on a terminal. */
+function staysLive(state: ChatState): boolean {
+  const { reader, term } = state;
+  return reader.area !== null && Boolean(term.io.out.isTTY) && Boolean(term.io.err.isTTY);
 }
 
 async function turn(state: ChatState, input: string, markdown: RenderBlock | null): Promise<void> {

@@ -55,7 +55,7 @@ const COMMANDS: Record<string, SlashCommand> = {
         );
       note(
         state,
-        "Enter sends; Alt-Enter or a line ending in \\ adds a line; a paste keeps all its lines.\nUp/Down recall earlier messages (kept across runs). Ctrl-C interrupts a turn; Ctrl-D quits.",
+        "Enter sends; Alt-Enter or a line ending in \\ adds a line; a paste keeps all its lines.\nUp/Down recall earlier messages (kept across runs). Ctrl-C interrupts a turn; Ctrl-D quits.\nWhile a turn runs the input line stays live: Enter steers the turn, Tab queues the message for after it, Alt-Up takes the last queued message back to edit.",
       );
       return undefined;
     },

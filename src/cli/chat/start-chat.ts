@@ -22,6 +22,9 @@ const CHAT_CAPABILITIES: Capability[] = [
   "model.select",
   "turn.revert",
   "session.fork",
+  // The live input line: Enter steers the running turn, Tab queues in the child (live-turns.ts).
+  "turn.steer",
+  "turn.queue",
 ];
 
 /**

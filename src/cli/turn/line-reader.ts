@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import type { HistoryFile } from "./history-file.js";
-import type { Answer, KeyAnswer, LineReader } from "./reader-types.js";
+import type { Answer, KeyAnswer, LineReader, LiveAnswer } from "./reader-types.js";
 import { TerminalReader } from "./terminal-reader.js";
 
 /**
@@ -9,7 +9,7 @@ import { TerminalReader } from "./terminal-reader.js";
  */
 export function lineReader(
   input: NodeJS.ReadStream,
-  output: NodeJS.WritableStream,
+  output: NodeJS.WriteStream,
   history: HistoryFile | null = null,
 ): LineReader {
   return input.isTTY ? new TerminalReader(input, output, history) : new PipedReader(input, output);
@@ -18,6 +18,7 @@ export function lineReader(
 /** Piped input keeps one interface, so lines read ahead in a chunk are never lost. */
 class PipedReader implements LineReader {
   readonly interactive = false;
+  readonly area = null;
   private readonly rl: Interface;
   private readonly lines: AsyncIterator<string>;
 
@@ -29,6 +30,10 @@ class PipedReader implements LineReader {
   async ask(): Promise<Answer> {
     const next = await this.lines.next();
     return next.done ? { kind: "end" } : { kind: "line", text: next.value };
+  }
+
+  async askLive(): Promise<LiveAnswer> {
+    return { kind: "end" }; // a pipe has no live input line
   }
 
   async key(): Promise<KeyAnswer> {
