@@ -12,9 +12,10 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
 
 /**
  * Capabilities that add fields, not methods: no table can name them, so they are listed here
- * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices.
+ * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices;
+ * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md).
  */
-export const FIELD_CAPABILITIES = ["errors.recovery"] as const;
+export const FIELD_CAPABILITIES = ["errors.recovery", "hooks"] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
 export type Capability =
@@ -48,6 +49,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.fork",
   "turn.revert",
   "errors.recovery",
+  "hooks",
 ];
 
 /**

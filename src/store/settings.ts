@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { type Infer, lazy } from "../protocol/lazy.js";
+import { HooksSettings } from "./hooks-settings.js";
 import { McpServersSettings } from "./mcp-settings.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
@@ -47,6 +48,8 @@ const GlobalFields = lazy(() =>
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
     /** MCP servers the child starts (docs/mcp.md, "Configuration"). */
     mcp_servers: McpServersSettings().optional(),
+    /** Commands run at a turn's steps, in Claude Code's format (docs/hooks.md). */
+    hooks: HooksSettings().optional(),
   }),
 );
 
@@ -56,6 +59,8 @@ export const ProjectSettings = lazy(() =>
   z.strictObject({
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
+    /** The project's hooks (docs/hooks.md): they run only once the workspace is trusted. */
+    hooks: HooksSettings().optional(),
   }),
 );
 
@@ -100,6 +105,8 @@ export interface LoadedSettings {
   global: GlobalSettings;
   /** Project preferences over global ones, field by field. */
   preferred: { model: string | null; effort: string | null };
+  /** Each valid file's `hooks` (docs/hooks.md); a project's run only once trusted. */
+  hooks: { global: HooksSettings | null; project: HooksSettings | null };
   /** Which files exist but do not parse or validate (each is ignored). */
   invalid: { global: boolean; project: boolean };
   /** Each file's state as read, with what is wrong with an invalid one (`settings.check`). */
@@ -125,6 +132,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
   return {
     global: g,
     preferred: { model: p.model ?? g.model ?? null, effort: p.effort ?? g.effort ?? null },
+    hooks: { global: g.hooks ?? null, project: p.hooks ?? null },
     invalid: { global: global.state === "invalid", project: project.state === "invalid" },
     files: { global: withoutData(global), project: withoutData(project) },
   };

@@ -7,6 +7,7 @@ import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
+import { HookDoneEvent, HookStartedEvent } from "./hooks.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 
 export const PERMISSIONS = [
@@ -289,6 +290,8 @@ export const TurnEventBody = lazy(() =>
       reason: z.enum(["rate_limited", "remote_unavailable"]),
       delay_ms: z.number().int().min(0),
     }),
+    HookStartedEvent(),
+    HookDoneEvent(),
     z.strictObject({
       type: z.literal("compacted"),
       tokens_before: z.number().int().min(0),
