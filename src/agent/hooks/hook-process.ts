@@ -91,7 +91,21 @@ class GroupRun {
       // Only a process outside the group (setsid) can hold them past that: stop waiting.
       this.timers.push(setTimeout(() => this.abandonPipes(), EXIT_DRAIN_MS + CLOSE_WAIT_MS));
     });
-    child.on("close", () => void this.finish(this.stopped ?? "exited"));
+    // Not the child's "close": that waits for fd 3 too, which the watchdog holds to the end.
+    let open = 2;
+    let exited = false;
+    const settle = () => {
+      if (open === 0 && exited) void this.finish(this.stopped ?? "exited");
+    };
+    child.on("exit", () => {
+      exited = true;
+      settle();
+    });
+    for (const stream of [child.stdout, child.stderr])
+      stream?.on("close", () => {
+        open -= 1;
+        settle();
+      });
   }
 
   private abandonPipes(): void {

@@ -91,9 +91,10 @@ export class TurnHooks {
 
   /** `Stop`: the next instruction when a hook sends the turn on, within STOP_CONTINUATIONS. */
   async stop(): Promise<string | null> {
-    if (this.continued >= STOP_CONTINUATIONS) return null;
     const outcome = await this.run("Stop", null, { stop_hook_active: this.continued > 0 });
+    // Past the bound the hooks still run (they may notify), but their block no longer holds.
     if (!outcome?.block || this.settings.signal.aborted) return null;
+    if (this.continued >= STOP_CONTINUATIONS) return null;
     this.continued += 1;
     return bounded(outcome.reason) || "A Stop hook asked the turn to go on.";
   }
