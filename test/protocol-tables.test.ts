@@ -17,10 +17,12 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "mcp",
       "turn.revert",
       "errors.recovery",
+      "hooks",
     ],
   );
-  // A field-only capability: no method makes it callable.
+  // Field-only capabilities: no method makes them callable.
   assert.deepEqual(methodsOf("errors.recovery"), []);
+  assert.deepEqual(methodsOf("hooks"), []);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

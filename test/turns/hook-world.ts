@@ -107,7 +107,9 @@ export interface LoggedHook {
 export function loggedHooks(logDir: string): LoggedHook[] {
   const names = readdirSync(logDir)
     .filter((n) => n.endsWith(".json"))
-    .sort((a, b) => (BigInt(a.split("-")[0] as string) < BigInt(b.split("-")[0] as string) ? -1 : 1));
+    .sort((a, b) =>
+      BigInt(a.split("-")[0] as string) < BigInt(b.split("-")[0] as string) ? -1 : 1,
+    );
   return names.map((name) => {
     const stem = name.slice(0, -".json".length);
     const env = Object.fromEntries(

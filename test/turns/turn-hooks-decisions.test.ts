@@ -33,7 +33,10 @@ for (const wire of WIRES) {
       world = await hookWorld(wire, {
         hooks: () => ({
           PreToolUse: [
-            { matcher: "shell", hooks: [command("echo 'no rm -rf here, said the hook' >&2; exit 2")] },
+            {
+              matcher: "shell",
+              hooks: [command("echo 'no rm -rf here, said the hook' >&2; exit 2")],
+            },
           ],
         }),
       });
@@ -60,7 +63,11 @@ for (const wire of WIRES) {
             // Three on edit_file: deny wins over ask and allow.
             {
               matcher: "edit_file",
-              hooks: [command(allowJson("allow")), command(allowJson("deny")), command(allowJson("ask"))],
+              hooks: [
+                command(allowJson("allow")),
+                command(allowJson("deny")),
+                command(allowJson("ask")),
+              ],
             },
           ],
         }),
@@ -160,7 +167,9 @@ for (const wire of WIRES) {
     test("UserPromptSubmit exit 2: prompt_blocked, nothing written or sent", async () => {
       world = await hookWorld(wire, {
         hooks: () => ({
-          UserPromptSubmit: [{ hooks: [command("echo 'no ticket number in the prompt' >&2; exit 2")] }],
+          UserPromptSubmit: [
+            { hooks: [command("echo 'no ticket number in the prompt' >&2; exit 2")] },
+          ],
         }),
       });
       const { w } = world;
@@ -189,7 +198,12 @@ for (const wire of WIRES) {
               ],
             },
           ],
-          PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: logCommand("fmt"), timeout: 30 }] }],
+          PostToolUse: [
+            {
+              matcher: "Edit|Write",
+              hooks: [{ type: "command", command: logCommand("fmt"), timeout: 30 }],
+            },
+          ],
         }),
       });
       const { w } = world;
@@ -205,7 +219,7 @@ for (const wire of WIRES) {
       const logged = loggedHooks(world.logDir);
       assert.equal(logged.length, 1);
       assert.equal(
-        (logged[0]?.input.tool_input as Record<string, unknown>).file_path,
+        (logged[0]?.input.tool_input as Record<string, unknown> | undefined)?.file_path,
         join(w.box.workspace, "f.txt"),
       );
     });

@@ -15,8 +15,8 @@ import {
   OPENAI_KEY,
   WIRES,
 } from "./hook-world.js";
-import { bodiesOf, runApproving } from "./tool-turns.js";
 import { DEMO_KEY } from "./provider-world.js";
+import { bodiesOf, runApproving } from "./tool-turns.js";
 
 let world: HookWorld | undefined;
 afterEach(async () => {
@@ -41,7 +41,10 @@ for (const wire of WIRES) {
       world = await hookWorld(wire, {
         hooks: ({ logCommand }) =>
           Object.fromEntries(
-            EVENTS.map((event) => [event, [{ hooks: [{ type: "command", command: logCommand(event) }] }]]),
+            EVENTS.map((event) => [
+              event,
+              [{ hooks: [{ type: "command", command: logCommand(event) }] }],
+            ]),
           ),
       });
       const { w } = world;
