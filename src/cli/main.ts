@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
+  hooks: async () => (await import("./commands/hooks.js")).hooksCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
   setup: async () => (await import("./commands/setup.js")).setupCommand,
 };
@@ -42,7 +43,8 @@ Commands:
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   rules [remove <id> | clear]  List or remove the approval rules of the current folder
   mcp [--no-wait]    Start the configured MCP servers and show each one's state and tools
-  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP
+  hooks              List the hooks configured for this folder and where each comes from
+  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP, hooks
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   acp                Run as an Agent Client Protocol agent for ACP editors (Zed, ...)
   conformance        Check a child command against the protocol (default: this package's)

@@ -1,4 +1,5 @@
 import { checkpointsAvailable } from "../../offline/checkpoints.js";
+import { type HooksListing, listHooks } from "../../offline/hooks-list.js";
 import { type Findings, inspect } from "../../offline/inspect.js";
 import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
 import { headChars } from "../../protocol/text-cut.js";
@@ -9,6 +10,7 @@ import { type SandboxLine, sandboxLine } from "../doctor/sandbox-line.js";
 import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
 import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
+import { hookLines } from "./hooks.js";
 import { RUN_SETUP } from "./next-step.js";
 
 /** The Node.js versions package.json's `engines` allows. */
@@ -44,7 +46,8 @@ export const doctorCommand: Command = {
       ),
     );
     term.stopSpinner();
-    const problems = print(term, findings, sandbox, mcp);
+    const hooks = await listHooks(env, cwd);
+    const problems = print(term, findings, sandbox, mcp, hooks);
     // As every command's Ctrl-C: 130 (128 + SIGINT), the report printed as far as it got.
     if (mcp.kind === "servers" && mcp.interrupted) return 130;
     return problems.length > 0 ? 1 : 0;
@@ -52,7 +55,13 @@ export const doctorCommand: Command = {
 };
 
 /** Prints the report; returns the problems (what the verdict names). */
-function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFinding): string[] {
+function print(
+  term: Terminal,
+  f: Findings,
+  sandbox: SandboxLine,
+  mcp: McpFinding,
+  hooks: HooksListing,
+): string[] {
   const problems: string[] = [];
   const node = process.versions.node;
   const nodeOk = nodeSupported(node);
@@ -114,6 +123,9 @@ function print(term: Terminal, f: Findings, sandbox: SandboxLine, mcp: McpFindin
     }`,
   );
   printMcp(term, mcp, problems);
+  // Shown, never counted as a problem: a project hook waiting for trust is the user's choice.
+  term.line(term.bold("Hooks"));
+  for (const line of hookLines(term, hooks, "  ")) term.line(line);
   term.line();
   term.line(verdict(term, f, problems));
   return problems;
