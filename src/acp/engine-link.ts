@@ -10,6 +10,7 @@ import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import type { SandboxKind, TurnResult } from "../protocol/schemas/turns.js";
 import { EngineFace, type TurnEventSink } from "../server/engine-face.js";
 import type { LoadedSettings } from "../store/settings.js";
+import { type ProjectCode, type ProjectTrust, waitingCode } from "../trust/workspace-trust.js";
 import type { SharedMcpServers } from "./shared-mcp.js";
 
 /** The longest a session start waits for its servers: the largest `startup_timeout_ms`. */
@@ -50,6 +51,13 @@ export class EngineLink {
   checkpoints = false;
   /** The manager of the editor's own `mcpServers` for this session, when it named any. */
   private mcp: McpManager | null = null;
+  /**
+   * The workspace's trust as this engine read it at its start, and what the project file would
+   * run (docs/trust.md, "ACP"); `trusted` for a listing engine, which runs nothing.
+   */
+  trust: ProjectTrust = "trusted";
+  private projectCode: ProjectCode = {};
+  private startProject: () => void = () => {};
   /** Whether the editor named servers of its own for this session: its start waits for them. */
   private readonly ownServers: boolean;
 
@@ -69,9 +77,13 @@ export class EngineLink {
       sessionRules: this.sessionRules,
       ...(mcpServers && sharedMcp
         ? {
-            mcpSource: (settings: LoadedSettings) => {
+            mcpSource: (settings: LoadedSettings, trust: ProjectTrust) => {
               const mcp = sharedMcp.forSession(options.cwd, options.env, settings, mcpServers);
               this.mcp = mcp.own;
+              this.trust = trust;
+              this.projectCode = settings.project;
+              this.startProject = mcp.startProject;
+              if (trust === "trusted") mcp.startProject();
               return mcp;
             },
           }
@@ -87,8 +99,10 @@ export class EngineLink {
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
       // turn.revert: the /undo command (undo-command.ts).
+      // workspace.trust: the first prompt's question in an untrusted workspace (trust-ask.ts).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
+        "workspace.trust",
         "session.record",
         "session.fork",
         "turn.revert",
@@ -103,6 +117,21 @@ export class EngineLink {
       this.mcp.begin();
       await this.mcp.tools({ signal: AbortSignal.timeout(MCP_START_WAIT_MS) });
     }
+  }
+
+  /** What the project file would run, when it waits for the user's trust. */
+  waiting(): { hooks: boolean; mcp_servers: string[] } | null {
+    return this.trust === "trusted" ? null : waitingCode(this.projectCode);
+  }
+
+  /**
+   * Trusts the workspace (the members this engine read at start) and starts the project's MCP
+   * servers for this session at once; its other sessions' engines read the trust at their start.
+   */
+  async trustWorkspace(): Promise<void> {
+    await this.face.request("workspace.trust", { trusted: true });
+    this.trust = "trusted";
+    this.startProject();
   }
 
   request<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {

@@ -22,6 +22,7 @@ import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
 import { DEFAULT_MODE } from "./session-config.js";
+import { askWorkspaceTrust } from "./trust-ask.js";
 import { stopReason, TurnUpdates } from "./turn-updates.js";
 import { runUndo, UNDO_COMMAND, undoCommand } from "./undo-command.js";
 
@@ -62,6 +63,10 @@ export class AcpSession {
   private running: RunningPrompt | null = null;
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
+  /** Whether its first prompt asked for the workspace's trust (trust-ask.ts): once a session. */
+  private trustAsked = false;
+  /** The trust question is open: the session is busy as with a prompt. */
+  private asking = false;
   /** The last update sent (or being sent): the prompt's response waits for it. */
   private sent: Promise<void> = Promise.resolve();
 
@@ -89,7 +94,7 @@ export class AcpSession {
   }
 
   get busy(): boolean {
-    return this.running !== null || this.undoing;
+    return this.running !== null || this.undoing || this.asking;
   }
 
   /** Whether its engine may be closed now: live, idle, saved, not being reopened. */
@@ -188,6 +193,16 @@ export class AcpSession {
     if (this.busy) throw acpError("busy", "A prompt is already running in this session.");
     const undo = undoCommand(input);
     if (undo) return this.undo(undo.force);
+    if (!this.trustAsked) {
+      this.trustAsked = true;
+      this.asking = true;
+      try {
+        await askWorkspaceTrust(this.client, this.id, this.engine, cancelled);
+      } finally {
+        this.asking = false;
+      }
+      if (cancelled?.aborted) return "cancelled";
+    }
     const updates = new TurnUpdates(this.cwd);
     const permissions = new AbortController();
     let title: string | null = null;

@@ -17,6 +17,11 @@ interface SessionMcp {
   source: McpToolSource;
   /** The editor's own servers of this session, when it named any (their start is awaited). */
   own: McpManager | null;
+  /**
+   * Starts the project file's servers for this session (docs/trust.md, "ACP"): at its engine's
+   * start in a trusted workspace, or once the user trusted it at the first prompt. Once only.
+   */
+  startProject(): void;
   close(): Promise<void>;
 }
 
@@ -59,17 +64,31 @@ export class SharedMcpServers {
     const shared =
       configured && Object.keys(configured).length > 0 ? this.acquire(cwd, configured, env) : null;
     if (own) setImmediate(() => own.begin());
+    // The project's servers (trusted only), less those the editor's replace; they replace
+    // config.json's of the same name, as in a child (trust/project-servers.ts).
+    const projectSettings = Object.fromEntries(
+      Object.entries(settings.project.mcp_servers ?? {}).filter(([name]) => !ownNames.has(name)),
+    );
+    const projectNames = new Set(Object.keys(projectSettings));
+    let project: McpManager | null = null;
     let closed: Promise<void> | null = null;
     const source: McpToolSource = {
       async tools(options) {
-        const [common, mine] = await Promise.all([
+        const [common, fromProject, mine] = await Promise.all([
           shared?.tools(options) ?? [],
+          project?.tools(options) ?? [],
           own?.tools(options) ?? [],
         ]);
-        return [...common.filter((tool) => !ownNames.has(tool.server)), ...mine];
+        const replaced = (name: string) =>
+          ownNames.has(name) || (project && projectNames.has(name));
+        return [...common.filter((tool) => !replaced(tool.server)), ...fromProject, ...mine];
       },
       call(server, tool, args, options) {
-        const target = ownNames.has(server) ? own : shared;
+        const target = ownNames.has(server)
+          ? own
+          : project && projectNames.has(server)
+            ? project
+            : shared;
         if (!target) return Promise.reject(new McpCallError("unknown_server"));
         return target.call(server, tool, args, options);
       },
@@ -77,10 +96,18 @@ export class SharedMcpServers {
     return {
       source,
       own,
+      startProject: () => {
+        if (project || closed || projectNames.size === 0) return;
+        const started = manager(projectSettings, env, cwd);
+        project = started;
+        setImmediate(() => started.begin());
+      },
       close: () => {
-        closed ??= Promise.all([own?.close(), shared ? this.release(cwd) : undefined]).then(
-          () => {},
-        );
+        closed ??= Promise.all([
+          own?.close(),
+          project?.close(),
+          shared ? this.release(cwd) : undefined,
+        ]).then(() => {});
         return closed;
       },
     };

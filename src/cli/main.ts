@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
+  trust: async () => (await import("./commands/trust.js")).trustCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   hooks: async () => (await import("./commands/hooks.js")).hooksCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
@@ -42,6 +43,7 @@ Commands:
   models enable <id> Enable a cached model in MC_HOME/config.json (--default: your model)
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)
   rules [remove <id> | clear]  List or remove the approval rules of the current folder
+  trust [--revoke]   Let this folder's .mc/config.json run its hooks and MCP servers
   mcp [--no-wait]    Start the configured MCP servers and show each one's state and tools
   hooks              List the hooks configured for this folder and where each comes from
   doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP, hooks

@@ -18,6 +18,7 @@ import { SCALE_CASES } from "./cases/scale-edges.js";
 import { SESSION_CASES } from "./cases/sessions.js";
 import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
+import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
 import { TURN_REVERT_CASES } from "./cases/turns-revert.js";
 import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
@@ -46,6 +47,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   scale: SCALE_CASES,
   turns: TURN_CASES,
   mcp: MCP_CASES,
+  trust: TRUST_CASES,
   "sessions-fork": SESSION_FORK_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
 };

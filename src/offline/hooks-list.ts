@@ -6,6 +6,7 @@
  */
 import { ChildHooks } from "../agent/hooks/child-hooks.js";
 import { unmatchedClaudeNames } from "../agent/hooks/matcher.js";
+import { isProjectHooksTrusted } from "../agent/hooks/project-trust.js";
 import { resolveHome } from "../store/home.js";
 import { loadSettings } from "../store/settings.js";
 
@@ -30,7 +31,13 @@ export interface HooksListing {
 export async function listHooks(env: NodeJS.ProcessEnv, cwd: string): Promise<HooksListing> {
   const home = resolveHome(env);
   const settings = loadSettings(home, cwd);
-  const child = new ChildHooks({ home, workspace: cwd, hooks: settings.hooks, env: {} });
+  const child = new ChildHooks({
+    home,
+    workspace: cwd,
+    hooks: settings.hooks,
+    env: {},
+    projectTrusted: isProjectHooksTrusted(home, cwd, settings.project),
+  });
   const running = new Set((await child.site()).hooks);
   return {
     hooks: child.configured.map((hook) => ({

@@ -15,6 +15,7 @@ import {
   globalSettingsPath,
   loadSettings,
   ProjectSettings,
+  projectIsGlobal,
   projectSettingsPath,
   readSettingsFile,
 } from "../store/settings.js";
@@ -78,7 +79,15 @@ export async function inspect(env: NodeJS.ProcessEnv, cwd: string): Promise<Find
   const settings = loadSettings(home, cwd);
   const files = [
     fileFinding("global", globalSettingsPath(home), GlobalSettings),
-    fileFinding("project", projectSettingsPath(cwd), ProjectSettings),
+    // In the home folder `.mc/config.json` is the global file, listed once, as such.
+    projectIsGlobal(home, cwd)
+      ? {
+          file: "project" as const,
+          path: projectSettingsPath(cwd),
+          state: "absent" as const,
+          fault: null,
+        }
+      : fileFinding("project", projectSettingsPath(cwd), ProjectSettings),
   ];
   const paths = credentialPaths(home, env);
   const enabled = settings.global.enabled_models ?? [];

@@ -1,7 +1,14 @@
 import { McpManager } from "../agent/mcp/manager.js";
 import { planServers } from "../agent/mcp/plan.js";
 import type { McpServerStatus } from "../protocol/schemas/mcp.js";
-import { GlobalSettings, globalSettingsPath, readSettingsFile } from "../store/settings.js";
+import {
+  GlobalSettings,
+  globalSettingsPath,
+  loadSettings,
+  readSettingsFile,
+} from "../store/settings.js";
+import { serversToStart } from "../trust/project-servers.js";
+import { projectTrust } from "../trust/workspace-trust.js";
 
 /**
  * The doctor's MCP section: the configured servers started exactly as a child starts them (the
@@ -27,7 +34,9 @@ export async function mcpFinding(
     const named = issue?.code === "invalid_key" && issue.path[0] === "mcp_servers";
     return { kind: "invalid", badName: named ? String(issue.path[1]) : null };
   }
-  const servers = read.state === "valid" ? read.data.mcp_servers : undefined;
+  // A trusted project's servers too, as a child of this workspace starts them (docs/trust.md).
+  const settings = loadSettings(home, workspace);
+  const { servers } = serversToStart(settings, projectTrust(home, workspace, settings.project));
   const manager = new McpManager({ servers, env, workspace });
   if (!manager.configured) return { kind: "servers", servers: [], interrupted: false };
   onStart(manager.status().filter((s) => s.state === "starting").length);

@@ -44,6 +44,7 @@ export const CAPABILITIES: readonly Capability[] = Object.freeze(collect());
 const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "model.cached",
   "settings.check",
+  "workspace.trust",
   "session.record",
   "mcp",
   "session.fork",

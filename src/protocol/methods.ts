@@ -40,7 +40,12 @@ import {
   SessionRecordParams,
   SessionRecordResult,
 } from "./schemas/sessions.js";
-import { ModelCachedResult, SettingsCheckResult } from "./schemas/settings.js";
+import {
+  ModelCachedResult,
+  SettingsCheckResult,
+  WorkspaceTrustParams,
+  WorkspaceTrustResult,
+} from "./schemas/settings.js";
 import {
   TurnApproveParams,
   TurnApproveResult,
@@ -162,6 +167,10 @@ export const METHODS = {
   }),
   "settings.check": method(EmptyParams, SettingsCheckResult, {
     capability: "settings.check",
+    admission: "listing",
+  }),
+  "workspace.trust": method(WorkspaceTrustParams, WorkspaceTrustResult, {
+    capability: "workspace.trust",
     admission: "listing",
   }),
   "turn.start": method(TurnStartParams, TurnResult, { capability: "turn", admission: "turn" }),

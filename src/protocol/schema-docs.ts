@@ -26,6 +26,8 @@ const TYPES: Record<string, string> = {
   NoticeRecovery: "With `errors.recovery`: the next step of a catalog cache notice.",
   SettingsFile:
     "A settings file, never a path: in `settings.check`, and with `errors.recovery` the invalid one a notice is about.",
+  TrustState:
+    "With `workspace.trust`: whether the project file's hooks and MCP servers may run (trust.md).",
   Limits: "The child's bounds, advertised by initialize.",
   Extensions: "One parameter object per negotiated extension that has one.",
   TurnEvent: "Every event a turn streams, discriminated by `type` (turns.md section 4).",
@@ -105,6 +107,11 @@ const VALUES: Record<string, Record<string, string>> = {
     refresh_catalog: "Fetch the provider's models (`model.refresh`).",
   },
   SettingsFile: { global: "MC_HOME's settings file.", project: "The workspace's settings file." },
+  TrustState: {
+    trusted: "They run: the user trusted exactly these, or the project file names none.",
+    untrusted: "The project file names hooks or MCP servers the user never trusted here.",
+    changed: "The user trusted this workspace, but its hooks or MCP servers changed since.",
+  },
   RetryReason: {
     rate_limited: "The provider rate limited the call.",
     remote_unavailable: "The provider was unreachable or failed transiently.",

@@ -11,6 +11,8 @@ import { LIMITS } from "../protocol/constants.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { resolveHome } from "../store/home.js";
 import type { LoadedSettings } from "../store/settings.js";
+import { serversToStart } from "../trust/project-servers.js";
+import type { ProjectTrust } from "../trust/workspace-trust.js";
 import { Dispatcher } from "./dispatcher.js";
 import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
@@ -31,7 +33,8 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
   const state = createState(realpathSync(process.cwd()), resolveHome(env), env);
   // The one place a child's test behaviour comes from: none unless this is a test build.
   const seam = testSeamFor(env);
-  const mcp = (settings: LoadedSettings) => startMcpServers(state, settings);
+  const mcp = (settings: LoadedSettings, trust: ProjectTrust) =>
+    startMcpServers(state, settings, trust);
   // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
   const probeSandboxFirst = !handover?.initialized;
   const handlers = buildHandlers(state, { seam, mcp, probeSandboxFirst });
@@ -47,9 +50,16 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
  * from the child's one CommonJS script on Node 20 (src/boot/code-cache.ts) it is there at once,
  * and a server that failed at once was failed before the initialize, its `mcp.changed` dropped.
  */
-function startMcpServers(state: ServerState, settings: LoadedSettings): McpManager {
+function startMcpServers(
+  state: ServerState,
+  settings: LoadedSettings,
+  trust: ProjectTrust,
+): McpManager {
+  // The project's servers only in a trusted workspace (docs/trust.md).
+  const { servers, dropped } = serversToStart(settings, trust);
+  if (dropped.length > 0) log("warn", `${dropped.length} project MCP servers past the 32 left out`);
   const manager = new McpManager({
-    servers: settings.global.mcp_servers,
+    servers,
     env: state.env,
     workspace: state.cwd,
     debug: logEnabled("debug") ? (line) => log("debug", line) : null,

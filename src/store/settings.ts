@@ -1,8 +1,9 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { z } from "zod";
 import { type Infer, lazy } from "../protocol/lazy.js";
 import { HooksSettings } from "./hooks-settings.js";
 import { McpServersSettings } from "./mcp-settings.js";
+import { realish } from "./realish-path.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
 
@@ -55,12 +56,18 @@ const GlobalFields = lazy(() =>
 
 export const GlobalSettings = lazy(() => GlobalFields().superRefine(checkProviders));
 
+/**
+ * `<cwd>/.mc/config.json`: preferences, plus the code a project asks to run (`hooks`,
+ * `mcp_servers`), which runs only in a workspace the user trusts (docs/trust.md).
+ */
 export const ProjectSettings = lazy(() =>
   z.strictObject({
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
     /** The project's hooks (docs/hooks.md): they run only once the workspace is trusted. */
     hooks: HooksSettings().optional(),
+    /** The same shape as the global `mcp_servers` (docs/mcp.md, "Configuration"). */
+    mcp_servers: McpServersSettings().optional(),
   }),
 );
 
@@ -103,6 +110,8 @@ function checkProviders(settings: Infer<typeof GlobalFields>, ctx: z.RefinementC
 export interface LoadedSettings {
   /** The global file's settings, or none (built-in defaults) when it is absent or invalid. */
   global: GlobalSettings;
+  /** The project file's settings, or none when it is absent, invalid or the global file. */
+  project: ProjectSettings;
   /** Project preferences over global ones, field by field. */
   preferred: { model: string | null; effort: string | null };
   /** Each valid file's `hooks` (docs/hooks.md); a project's run only once trusted. */
@@ -126,11 +135,16 @@ type FileRead<T> =
 /** Reads both files synchronously: it runs once, at child start, before the first frame. */
 export function loadSettings(home: string, cwd: string): LoadedSettings {
   const global = readSettingsFile(globalSettingsPath(home), GlobalSettings);
-  const project = readSettingsFile(projectSettingsPath(cwd), ProjectSettings);
+  // In the home folder with the default MC_HOME, `<cwd>/.mc` is MC_HOME: the project file is the
+  // global one, read once as such (not again as a project file, which it would fail).
+  const project: FileRead<ProjectSettings> = projectIsGlobal(home, cwd)
+    ? { state: "absent" }
+    : readSettingsFile(projectSettingsPath(cwd), ProjectSettings);
   const g = global.state === "valid" ? global.data : {};
   const p = project.state === "valid" ? project.data : {};
   return {
     global: g,
+    project: p,
     preferred: { model: p.model ?? g.model ?? null, effort: p.effort ?? g.effort ?? null },
     hooks: { global: g.hooks ?? null, project: p.hooks ?? null },
     invalid: { global: global.state === "invalid", project: project.state === "invalid" },
@@ -144,6 +158,11 @@ export function globalSettingsPath(home: string): string {
 
 export function projectSettingsPath(cwd: string): string {
   return join(cwd, ".mc", "config.json");
+}
+
+/** Whether `<cwd>/.mc` is MC_HOME itself (compared by real path): its config.json is global. */
+export function projectIsGlobal(home: string, cwd: string): boolean {
+  return realish(join(resolve(cwd), ".mc")) === realish(resolve(home));
 }
 
 function withoutData<T>(read: FileRead<T>): SettingsFileState {

@@ -13,7 +13,6 @@ import { globalSettingsPath, projectSettingsPath } from "../../store/settings.js
 import { permissionMode } from "./claude-fields.js";
 import { type ConfiguredHook, flattenHooks } from "./hook-config.js";
 import { type HookSite, matchingHooks, runHooks } from "./hook-runner.js";
-import { isProjectHooksTrusted } from "./project-trust.js";
 import { TurnHooks } from "./turn-hooks.js";
 
 export interface ChildHookOptions {
@@ -22,6 +21,11 @@ export interface ChildHookOptions {
   hooks: { global: HooksSettings | null; project: HooksSettings | null };
   /** The scrubbed environment of `shell` (no provider keys). */
   env: NodeJS.ProcessEnv;
+  /**
+   * Whether the workspace is trusted for its project file's code (project-trust.ts), as the
+   * child found it at its start: like the settings, fixed for the child's life.
+   */
+  projectTrusted: boolean;
 }
 
 export class ChildHooks {
@@ -53,11 +57,7 @@ export class ChildHooks {
   /** The hooks that run now: the project's only in a trusted workspace. */
   async site(): Promise<HookSite> {
     const { options } = this;
-    const trusted =
-      this.project.length > 0 &&
-      (await isProjectHooksTrusted(options.home, options.workspace, {
-        hooks: options.hooks.project ?? undefined,
-      }));
+    const trusted = this.project.length > 0 && options.projectTrusted;
     return {
       hooks: trusted ? [...this.global, ...this.project] : this.global,
       workspace: options.workspace,

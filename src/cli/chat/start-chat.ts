@@ -9,6 +9,7 @@ import { type ChatState, farewell, note } from "./chat-state.js";
 import { converse, greet } from "./conversation.js";
 import { showRecap } from "./recap.js";
 import { PickerQuit } from "./session-picker.js";
+import { askTrust } from "./trust-question.js";
 
 /** What the slash commands need besides the turn's own capabilities. */
 const CHAT_CAPABILITIES: Capability[] = [
@@ -36,6 +37,7 @@ export async function startChat(
   const history = HistoryFile.forHome(term.io.env, (text) => term.note(text));
   const reader = lineReader(process.stdin, term.io.out, history);
   try {
+    await askTrust(term, reader);
     let opened: Awaited<ReturnType<typeof openTurnSession>>;
     try {
       opened = await openTurnSession(term, {

@@ -2,6 +2,7 @@ import { checkpointsAvailable } from "../../offline/checkpoints.js";
 import { type HooksListing, listHooks } from "../../offline/hooks-list.js";
 import { type Findings, inspect } from "../../offline/inspect.js";
 import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
+import { type TrustFinding, trustFinding, waitingText } from "../../offline/workspace-trust.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
 import { interruptible } from "../connect.js";
@@ -47,7 +48,7 @@ export const doctorCommand: Command = {
     );
     term.stopSpinner();
     const hooks = await listHooks(env, cwd);
-    const problems = print(term, findings, sandbox, mcp, hooks);
+    const problems = print(term, findings, sandbox, mcp, trustFinding(env, cwd), hooks);
     // As every command's Ctrl-C: 130 (128 + SIGINT), the report printed as far as it got.
     if (mcp.kind === "servers" && mcp.interrupted) return 130;
     return problems.length > 0 ? 1 : 0;
@@ -60,6 +61,7 @@ function print(
   f: Findings,
   sandbox: SandboxLine,
   mcp: McpFinding,
+  trust: TrustFinding,
   hooks: HooksListing,
 ): string[] {
   const problems: string[] = [];
@@ -93,6 +95,7 @@ function print(
     term.line("           The backend ignores this file as a whole until it is fixed.");
   }
   term.line(`  ${"auth".padEnd(8)} ${f.auth.path}: ${authText(term, f.auth)}`);
+  term.line(`  ${"trust".padEnd(8)} ${trustText(term, trust)}`);
   if (f.auth.state === "unsafe") problems.push("MC_HOME/auth.json is not a regular file");
   term.line(term.bold("Providers"));
   for (const p of f.providers) {
@@ -129,6 +132,21 @@ function print(
   term.line();
   term.line(verdict(term, f, problems));
   return problems;
+}
+
+/**
+ * What waits for the folder's trust (docs/trust.md). Not a problem: an untrusted folder is the
+ * safe default, and the line says how to trust it.
+ */
+function trustText(term: Terminal, trust: TrustFinding): string {
+  if (trust.global) return term.dim("this folder's .mc/config.json is the global file (no trust)");
+  const what = waitingText(trust.waiting);
+  if (trust.trust === "trusted")
+    return trust.waiting.hooks || trust.waiting.mcp_servers.length > 0
+      ? `${term.green("trusted")}: the project's ${what} run`
+      : term.dim("nothing to trust (the project file runs no code)");
+  const why = trust.trust === "changed" ? "changed since you trusted it" : "not trusted";
+  return `${term.yellow(why)}: the project's ${what} wait; "mc-agent trust" runs them`;
 }
 
 /** The same lines as `mc-agent mcp`; a failed server is a problem (its config needs a fix). */

@@ -29,11 +29,30 @@ export const SettingsFileCheck = lazy(() =>
   }),
 );
 
+/**
+ * Whether the project file's `hooks` and `mcp_servers` may run (docs/trust.md): `trusted` (or
+ * nothing to trust), `untrusted`, or `changed` since the user trusted them.
+ */
+export const TrustState = lazy(() => z.enum(["trusted", "untrusted", "changed"]));
+
 export const SettingsCheckResult = lazy(() =>
   z.strictObject({
     /** MC_HOME itself: a folder, not there yet, or something else (a plain file). */
     home: z.enum(["folder", "absent", "not_a_folder"]),
     files: z.array(SettingsFileCheck()).length(2),
+    /** With `workspace.trust` only: the workspace's trust as this child read it at start. */
+    trust: TrustState().optional(),
+    configuration_reload: z.literal("restart_child"),
+  }),
+);
+
+/** `workspace.trust` (docs/trust.md): trust or revoke this workspace's project code. */
+export const WorkspaceTrustParams = lazy(() => z.strictObject({ trusted: z.boolean() }));
+
+export const WorkspaceTrustResult = lazy(() =>
+  z.strictObject({
+    /** The trust a new child of this workspace will start with. */
+    trust: TrustState(),
     configuration_reload: z.literal("restart_child"),
   }),
 );
@@ -71,6 +90,8 @@ export const ModelCachedResult = lazy(() =>
 
 export type SettingsFileCheck = Infer<typeof SettingsFileCheck>;
 export type SettingsCheckResult = Infer<typeof SettingsCheckResult>;
+export type TrustState = Infer<typeof TrustState>;
+export type WorkspaceTrustResult = Infer<typeof WorkspaceTrustResult>;
 export type CachedModel = Infer<typeof CachedModel>;
 export type CachedProvider = Infer<typeof CachedProvider>;
 export type ModelCachedResult = Infer<typeof ModelCachedResult>;

@@ -3,6 +3,7 @@ import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import type { SessionRules } from "../../agent/rules/rule-book.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import type { LoadedSettings } from "../../store/settings.js";
+import type { ProjectTrust } from "../../trust/workspace-trust.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { PRODUCTION_SEAM, type TestSeam } from "../test-seam.js";
@@ -16,6 +17,7 @@ import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
 import { testHandlers } from "./testing.js";
+import { trustHandlers } from "./trust.js";
 import { turnHandlers } from "./turns.js";
 
 /**
@@ -34,13 +36,16 @@ export interface HandlerOptions {
    * The child's MCP servers, made from its settings (docs/mcp.md); without it the `mcp`
    * capability is not implemented (the in-process ACP engine).
    */
-  mcp?: (settings: LoadedSettings) => McpManager;
+  mcp?: (settings: LoadedSettings, trust: ProjectTrust) => McpManager;
   /**
    * In-process use only (`mc-agent acp`), instead of `mcp`: the MCP tools of the one ACP session
    * this server serves (servers shared with the workspace's other sessions, and its own), and
    * how to let go of them at shutdown (src/acp/shared-mcp.ts).
    */
-  mcpSource?: (settings: LoadedSettings) => { source: McpToolSource; close(): Promise<void> };
+  mcpSource?: (
+    settings: LoadedSettings,
+    trust: ProjectTrust,
+  ) => { source: McpToolSource; close(): Promise<void> };
   /**
    * In-process use only (`mc-agent acp`): the session rules of the one ACP session this server
    * serves, kept by the ACP side across a close and reopen of the server (rules.ts ChildRules).
@@ -59,8 +64,8 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   const models = createModelServices(state);
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
   const rules = new ChildRules(state, options.sessionRules);
-  const mcp = options.mcp?.(models.settings);
-  const sessionMcp = options.mcpSource?.(models.settings);
+  const mcp = options.mcp?.(models.settings, models.trust);
+  const sessionMcp = options.mcpSource?.(models.settings, models.trust);
   if (sessionMcp) state.closers.push(() => sessionMcp.close());
   const mcpTools = mcp ?? sessionMcp?.source;
   const seam = options.seam ?? PRODUCTION_SEAM;
@@ -69,6 +74,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
     ...forkHandlers(state),
     ...modelHandlers(state, models, seam),
     ...settingsHandlers(state, models),
+    ...trustHandlers(state, models),
     ...turnHandlers(
       state,
       models,

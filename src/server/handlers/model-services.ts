@@ -4,12 +4,15 @@ import { log } from "../../process/log.js";
 import { forgetVariables } from "../../process/secret-env.js";
 import { type CredentialPaths, credentialPaths } from "../../store/credentials.js";
 import { type LoadedSettings, loadSettings } from "../../store/settings.js";
+import { type ProjectTrust, projectTrust } from "../../trust/workspace-trust.js";
 import { CursorStore } from "../cursors.js";
 import type { ServerState } from "../state.js";
 
 /** What the model handlers and the turn handlers share: settings read once, one catalog. */
 export interface ModelServices {
   settings: LoadedSettings;
+  /** The workspace's trust of its project code, read once with the settings (docs/trust.md). */
+  trust: ProjectTrust;
   providers: Provider[];
   paths: CredentialPaths;
   catalog: Catalog;
@@ -43,5 +46,8 @@ export function createModelServices(state: ServerState): ModelServices {
     statusCursors: new CursorStore<PagePosition>("ms"),
     cachedCursors: new CursorStore<PagePosition>("mk"),
   });
-  return { settings, providers, paths, catalog };
+  const trust = projectTrust(state.home, state.cwd, settings.project);
+  if (trust !== "trusted")
+    log("info", `the project's hooks and MCP servers wait for trust (${trust})`);
+  return { settings, trust, providers, paths, catalog };
 }

@@ -19,6 +19,7 @@ export function settingsHandlers(state: ServerState, services: ModelServices): H
         await fileCheck("global", services.settings.files.global),
         await fileCheck("project", services.settings.files.project),
       ],
+      ...(state.negotiated.has("workspace.trust") ? { trust: services.trust } : {}),
       configuration_reload: "restart_child" as const,
     }),
     "model.cached": (params) => services.catalog.cachedPage(params.cursor),

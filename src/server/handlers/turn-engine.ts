@@ -59,7 +59,7 @@ export async function admitAndRun(
   const events = new TurnEvents((event) => untilAborted(ctx.notify(event), signal), ctx.id, turnId);
   const permissions = params.permissions ?? "ask";
   // UserPromptSubmit runs before anything is written: a block refuses the turn (hooks.md).
-  world.hooks ??= childHooks(state, services.settings, credentialVariables);
+  world.hooks ??= childHooks(state, services.settings, services.trust, credentialVariables);
   const hooks = await promptHooks(
     world.hooks,
     state,

@@ -5,18 +5,22 @@ import type { TurnEvents } from "../../agent/turn-events.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Permissions } from "../../protocol/schemas/turns.js";
 import type { LoadedSettings } from "../../store/settings.js";
+import type { ProjectTrust } from "../../trust/workspace-trust.js";
 import type { ServerState } from "../state.js";
 
 /** The child's hooks, made on its first turn from the settings read at its start. */
 export function childHooks(
   state: ServerState,
   settings: LoadedSettings,
+  trust: ProjectTrust,
   credentialVariables: readonly string[],
 ): ChildHooks {
   return new ChildHooks({
     home: state.home,
     workspace: state.cwd,
     hooks: settings.hooks,
+    // The trust the child found at its start (model-services.ts), as for project MCP servers.
+    projectTrusted: trust === "trusted",
     // The environment of `shell`: no provider key reaches a hook.
     env: shellEnvironment(state.env, credentialVariables),
   });
