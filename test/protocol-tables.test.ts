@@ -13,6 +13,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "session.record",
       "model.cached",
       "settings.check",
+      "workspace.trust",
       "turn",
       "mcp",
       "turn.revert",
