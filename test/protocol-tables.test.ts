@@ -22,6 +22,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "plans",
       "subagents",
       "turn.queue",
+      "hooks",
     ],
   );
   // Field-only capabilities: no method makes them callable.
@@ -29,6 +30,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.deepEqual(methodsOf("plans"), []);
   assert.deepEqual(methodsOf("turn.queue"), []);
   assert.deepEqual(methodsOf("turn.steer"), ["turn.steer"]);
+  assert.deepEqual(methodsOf("hooks"), []);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

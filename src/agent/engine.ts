@@ -4,6 +4,8 @@ import type { TurnRecordBody } from "../sessions/records/turn-records.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
+import { hookContextItem } from "./hooks/hook-context.js";
+import type { TurnHooks } from "./hooks/turn-hooks.js";
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
@@ -73,6 +75,8 @@ export interface TurnInputs {
   subagents?: SubagentSetup | undefined;
   /** `turn.steer`'s inbox (steering.ts); with it the result carries `undelivered_steers`. */
   steers?: SteerInbox;
+  /** The turn's hooks (docs/hooks.md); `UserPromptSubmit` ran before, its context is here. */
+  hooks?: { turn: TurnHooks; promptContext: string };
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -162,6 +166,7 @@ class TurnRun {
       });
       started = true;
       await inputs.record({ type: "user_message", text: inputs.input }, true);
+      await this.hookContext();
       const outcome = await this.loop();
       // Closed in the microtask the loop ended in: a steer either was taken or is reported.
       const undelivered = this.steering?.close() ?? [];
@@ -178,6 +183,18 @@ class TurnRun {
       if (started) await this.recordEndOnce(outcome);
       return this.result(outcome, undelivered);
     }
+  }
+
+  /** The hooks' context for the model: `UserPromptSubmit`'s, then `SessionStart`'s (hooks.md). */
+  private async hookContext(): Promise<void> {
+    const hooks = this.inputs.hooks;
+    if (!hooks) return;
+    const started = await hooks.turn.started();
+    for (const [event, text] of [
+      ["UserPromptSubmit", hooks.promptContext],
+      ["SessionStart", started],
+    ])
+      if (text) this.context.push(hookContextItem(event as string, text as string));
   }
 
   private recordEnd(outcome: Outcome, checkpoints?: TurnEndCheckpoints): Promise<void> {
@@ -264,8 +281,15 @@ class TurnRun {
       // asks for tools with "stop", and every recorded call must get its result.
       // A steer that came while the model answered: one more call, with it in the context.
       if (outcome.toolCalls.length === 0 && this.steering?.hasPending) continue;
-      if (outcome.toolCalls.length === 0)
+      if (outcome.toolCalls.length === 0) {
+        // A Stop hook's exit 2 sends the turn on with its reason as the next instruction.
+        const goOn = outcome.stop === "refusal" ? null : await inputs.hooks?.turn.stop();
+        if (goOn) {
+          this.context.push(hookContextItem("Stop", goOn));
+          continue;
+        }
         return completed(outcome.stop === "tool_use" ? "end_turn" : outcome.stop);
+      }
       for (const call of outcome.toolCalls) {
         this.context.push({
           kind: "tool_call",
@@ -293,6 +317,7 @@ class TurnRun {
             record: inputs.record,
             toolContext: { ...inputs.toolContext, signal: inputs.signal },
             newItemId: () => this.newItemId(),
+            ...(inputs.hooks ? { hooks: inputs.hooks.turn } : {}),
           }),
         () => inputs.signal.aborted,
       );

@@ -5,6 +5,8 @@ import { parseJson } from "../protocol/well-formed.js";
 import type { TurnRecordBody } from "../sessions/records/turn-records.js";
 import { settledOrAbandoned } from "./abort-bound.js";
 import type { ApprovalBroker } from "./approvals.js";
+import { hookDeniedOutput, withPostToolUse } from "./hooks/tool-hooks.js";
+import type { TurnHooks } from "./hooks/turn-hooks.js";
 import { MCP_SEARCH, MCP_TOOL_NAME } from "./mcp-tools/names.js";
 import type { ToolCallRequest } from "./model-call.js";
 import { needsApproval } from "./permissions.js";
@@ -37,6 +39,8 @@ interface ToolStepDeps {
   record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
   toolContext: Omit<ToolContext, "onOutput">;
   newItemId: () => string;
+  /** The turn's hooks: `PreToolUse`, `PostToolUse`, `Notification` (docs/hooks.md). */
+  hooks?: TurnHooks;
 }
 
 interface ToolStepResult {
@@ -117,7 +121,14 @@ export async function runToolCall(
   else await announce(`Use ${known}`);
   if (planned.ok === "abandoned") return settle(INTERRUPTED_RESULT);
   if (!planned.ok) return fail(planned.error);
-  const decision = await approve(planned.call, tool, item_id, deps);
+  const hooked = await deps.hooks?.preToolUse(known, input, call.call_id);
+  if (deps.toolContext.signal.aborted) return settle(INTERRUPTED_RESULT);
+  if (hooked?.denied)
+    return settle(
+      { output: hookDeniedOutput(hooked.denied), is_error: true, status: "denied" },
+      { summary: "denied by a hook" },
+    );
+  const decision = await approve(planned.call, tool, item_id, deps, hooked?.permission ?? null);
   if (decision === "deny")
     return settle({ output: DENIED_OUTPUT, is_error: true, status: "denied" });
   if (decision === "rule_denied")
@@ -126,7 +137,12 @@ export async function runToolCall(
       { summary: "denied by a rule" },
     );
   if (decision === "cancelled") return settle(INTERRUPTED_RESULT);
-  const result = await execute(planned.call, item_id, deps);
+  const result = await withPostToolUse(await execute(planned.call, item_id, deps), deps.hooks, {
+    tool: known,
+    input,
+    callId: call.call_id,
+    signal: deps.toolContext.signal,
+  });
   return settle(
     { output: result.output, is_error: result.status !== "completed", status: result.status },
     result,
@@ -194,6 +210,8 @@ async function approve(
   tool: Tool,
   item_id: string,
   deps: ToolStepDeps,
+  /** A `PreToolUse` hook's `allow` or `ask` (docs/hooks.md, "Decisions"). */
+  hook: "allow" | "ask" | null,
 ): Promise<"allow" | "deny" | "rule_denied" | "cancelled"> {
   const request = call.approval;
   if (!request) return "allow";
@@ -204,8 +222,14 @@ async function approve(
   // A deny rule refuses at every level, without a question; an allow rule spares one.
   const verdict = await deps.rules.book.verdict(session, subject, context);
   if (verdict?.effect === "deny") return "rule_denied";
+  // A hook's allow spares the question, but never a deny rule's doubt nor an escalation's.
+  if (hook === "allow" && verdict?.effect !== "unsure" && !context.escalation) {
+    if (tool.kind !== "read") session.noteUnseenChange();
+    return "allow";
+  }
   // A deny rule may match what an unreadable command runs: asked even where nothing asks.
   if (
+    hook !== "ask" &&
     verdict?.effect !== "unsure" &&
     !needsApproval(deps.permissions, tool.kind, call.sandboxed === true)
   ) {
@@ -214,7 +238,7 @@ async function approve(
     if (tool.kind !== "read" && deps.permissions !== "read_only") session.noteUnseenChange();
     return "allow";
   }
-  if (verdict?.effect === "allow") {
+  if (hook !== "ask" && verdict?.effect === "allow") {
     // A command a rule allows is the user's own; an edit or MCP call it allows is unseen.
     if (tool.kind !== "command") session.noteUnseenChange();
     return "allow";
@@ -234,10 +258,13 @@ async function approve(
     truncated: false,
     rule,
   });
+  // `Notification` hooks run while the approval waits; the call goes on once both are done.
+  const notified = deps.hooks?.notification(call.title);
   const answer = await deps.approvals.wait(approval_id, deps.toolContext.signal, {
     rule,
     path: request.path,
   });
+  await notified;
   const { decision } = answer;
   await deps.events.emit({ type: "approval_resolved", approval_id, decision });
   if (

@@ -24,6 +24,8 @@ interface TurnContextInputs {
   events: TurnEvents;
   record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
   backoffScale?: number;
+  /** `PreCompact` hooks run before a summary is asked for (docs/hooks.md). */
+  hooks?: { turn: { preCompact(): Promise<void> } };
 }
 
 /** How the turn is told a compaction ended it; null (no end) when the turn goes on. */
@@ -102,6 +104,8 @@ export class TurnContext {
     // no summary can help, so none is asked for.
     if (window !== null && estimateTokens([{ kind: "user", text: inputs.input }], system) > window)
       return exceeded();
+    await inputs.hooks?.turn.preCompact();
+    if (inputs.signal.aborted) return { kind: "interrupted" };
     const tokensBefore = this.estimate(system);
     const outcome = await summarise({
       provider: inputs.provider,

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
   trust: async () => (await import("./commands/trust.js")).trustCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
+  hooks: async () => (await import("./commands/hooks.js")).hooksCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
   setup: async () => (await import("./commands/setup.js")).setupCommand,
 };
@@ -44,7 +45,8 @@ Commands:
   rules [remove <id> | clear]  List or remove the approval rules of the current folder
   trust [--revoke]   Let this folder's .mc/config.json run its hooks and MCP servers
   mcp [--no-wait]    Start the configured MCP servers and show each one's state and tools
-  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP
+  hooks              List the hooks configured for this folder and where each comes from
+  doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP, hooks
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   acp                Run as an Agent Client Protocol agent for ACP editors (Zed, ...)
   conformance        Check a child command against the protocol (default: this package's)

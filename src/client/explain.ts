@@ -123,6 +123,8 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   workspace_changed:
     "Files changed since the last turn: look at them with a dry run, then revert with force to overwrite them.",
   checkpoint_missing: "That turn has no checkpoint to go back to: pick another turn.",
+  prompt_blocked:
+    "A hook of yours refused this prompt (its words are above): change the prompt or the hook.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

@@ -15,9 +15,16 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices;
  * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
  * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents");
- * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing").
+ * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing");
+ * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md).
  */
-export const FIELD_CAPABILITIES = ["errors.recovery", "plans", "subagents", "turn.queue"] as const;
+export const FIELD_CAPABILITIES = [
+  "errors.recovery",
+  "plans",
+  "subagents",
+  "turn.queue",
+  "hooks",
+] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
 export type Capability =
@@ -56,6 +63,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "subagents",
   "turn.steer",
   "turn.queue",
+  "hooks",
 ];
 
 /**

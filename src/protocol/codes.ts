@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "history_write_failed",
   "workspace_changed",
   "checkpoint_missing",
+  "prompt_blocked",
   "internal_error",
 ] as const;
 
@@ -90,6 +91,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   workspace_changed:
     "Files changed since the session's last turn ended; see them with a dry run, or revert with force.",
   checkpoint_missing: "That turn has no checkpoint to restore (none was recorded, or it is gone).",
+  prompt_blocked: "A UserPromptSubmit hook blocked the prompt; nothing was saved or sent.",
   internal_error: "Internal error.",
 };
 

@@ -38,6 +38,8 @@ export interface ServerState {
    * drains (the MCP servers' stop).
    */
   closers: Array<() => Promise<void>>;
+  /** Called when another session replaces the attachment (its `SessionEnd` hooks, hooks.md). */
+  attachmentEnds?: () => void;
 }
 
 export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {

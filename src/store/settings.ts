@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { type Infer, lazy } from "../protocol/lazy.js";
+import { HooksSettings } from "./hooks-settings.js";
 import { McpServersSettings } from "./mcp-settings.js";
 import { realish } from "./realish-path.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
@@ -48,6 +49,8 @@ const GlobalFields = lazy(() =>
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
     /** MCP servers the child starts (docs/mcp.md, "Configuration"). */
     mcp_servers: McpServersSettings().optional(),
+    /** Commands run at a turn's steps, in Claude Code's format (docs/hooks.md). */
+    hooks: HooksSettings().optional(),
   }),
 );
 
@@ -61,8 +64,8 @@ export const ProjectSettings = lazy(() =>
   z.strictObject({
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
-    /** Opaque here (any JSON, as parsed): the hooks' own schema checks it (docs/hooks.md). */
-    hooks: z.unknown().optional(),
+    /** The project's hooks (docs/hooks.md): they run only once the workspace is trusted. */
+    hooks: HooksSettings().optional(),
     /** The same shape as the global `mcp_servers` (docs/mcp.md, "Configuration"). */
     mcp_servers: McpServersSettings().optional(),
   }),
@@ -111,6 +114,8 @@ export interface LoadedSettings {
   project: ProjectSettings;
   /** Project preferences over global ones, field by field. */
   preferred: { model: string | null; effort: string | null };
+  /** Each valid file's `hooks` (docs/hooks.md); a project's run only once trusted. */
+  hooks: { global: HooksSettings | null; project: HooksSettings | null };
   /** Which files exist but do not parse or validate (each is ignored). */
   invalid: { global: boolean; project: boolean };
   /** Each file's state as read, with what is wrong with an invalid one (`settings.check`). */
@@ -141,6 +146,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
     global: g,
     project: p,
     preferred: { model: p.model ?? g.model ?? null, effort: p.effort ?? g.effort ?? null },
+    hooks: { global: g.hooks ?? null, project: p.hooks ?? null },
     invalid: { global: global.state === "invalid", project: project.state === "invalid" },
     files: { global: withoutData(global), project: withoutData(project) },
   };

@@ -1,4 +1,5 @@
 import { checkpointsAvailable } from "../../offline/checkpoints.js";
+import { type HooksListing, listHooks } from "../../offline/hooks-list.js";
 import { type Findings, inspect } from "../../offline/inspect.js";
 import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
 import { type TrustFinding, trustFinding } from "../../offline/workspace-trust.js";
@@ -11,6 +12,7 @@ import { mcpLines, NO_MCP_SERVERS } from "../mcp-lines.js";
 import { describeInvalid, MCP_NAME_RULE } from "../settings-report.js";
 import type { Terminal } from "../terminal.js";
 import { waitingText } from "../trust-words.js";
+import { hookLines } from "./hooks.js";
 import { RUN_SETUP } from "./next-step.js";
 
 /** The Node.js versions package.json's `engines` allows. */
@@ -46,7 +48,8 @@ export const doctorCommand: Command = {
       ),
     );
     term.stopSpinner();
-    const problems = print(term, findings, sandbox, mcp, trustFinding(env, cwd));
+    const hooks = await listHooks(env, cwd);
+    const problems = print(term, findings, sandbox, mcp, trustFinding(env, cwd), hooks);
     // As every command's Ctrl-C: 130 (128 + SIGINT), the report printed as far as it got.
     if (mcp.kind === "servers" && mcp.interrupted) return 130;
     return problems.length > 0 ? 1 : 0;
@@ -60,6 +63,7 @@ function print(
   sandbox: SandboxLine,
   mcp: McpFinding,
   trust: TrustFinding,
+  hooks: HooksListing,
 ): string[] {
   const problems: string[] = [];
   const node = process.versions.node;
@@ -123,6 +127,9 @@ function print(
     }`,
   );
   printMcp(term, mcp, problems);
+  // Shown, never counted as a problem: a project hook waiting for trust is the user's choice.
+  term.line(term.bold("Hooks"));
+  for (const line of hookLines(term, hooks, "  ")) term.line(line);
   term.line();
   term.line(verdict(term, f, problems));
   return problems;

@@ -8,6 +8,7 @@ import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 import { PlanEvent } from "./plans.js";
+import { HookDoneEvent, HookStartedEvent } from "./hooks.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 import { SteerAppliedEvent, UndeliveredSteer } from "./steering.js";
 
@@ -312,6 +313,8 @@ export const InnerTurnEventBody = lazy(() =>
       reason: z.enum(["rate_limited", "remote_unavailable"]),
       delay_ms: z.number().int().min(0),
     }),
+    HookStartedEvent(),
+    HookDoneEvent(),
     z.strictObject({
       type: z.literal("compacted"),
       tokens_before: z.number().int().min(0),

@@ -36,6 +36,7 @@ export function forkHandlers(state: ServerState): HandlerTable {
       try {
         ctx.commit(() => {
           prepared.link();
+          state.attachmentEnds?.();
           state.attachment = { session_id: id, saved: true };
         });
       } catch (error) {

@@ -69,6 +69,7 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
     "session.create": (_params, ctx) => {
       const session = { id: newLazySessionId(state.home), saved: false as const };
       ctx.commit(() => {
+        state.attachmentEnds?.();
         state.attachment = { session_id: session.id, saved: false };
       });
       return { session };
@@ -77,6 +78,7 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
     "session.open": async (params, ctx) => {
       const { entry } = await openExact(state.home, state.cwd, params.id, new Slicer(ctx.signal));
       ctx.commit(() => {
+        state.attachmentEnds?.();
         state.attachment = { session_id: entry.id, saved: true };
       });
       return { session: entry };

@@ -5,6 +5,7 @@
 import { untilAborted } from "../../agent/abort-bound.js";
 import type { ApprovalBroker } from "../../agent/approvals.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
+import type { ChildHooks } from "../../agent/hooks/child-hooks.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import type { Sandbox } from "../../agent/sandbox/index.js";
@@ -29,6 +30,7 @@ import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
 import { subagentHistories } from "./subagent-histories.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
+import { childHooks, promptHooks } from "./turn-hooks.js";
 
 /** What turns.ts made at the child's start, handed to every turn. */
 export interface TurnWorld {
@@ -40,6 +42,8 @@ export interface TurnWorld {
   credentialVariables: string[];
   /** What the last turn's admission read of the history (made on the first turn). */
   historyMemo?: HistoryMemo;
+  /** The child's hooks (docs/hooks.md), made on the first turn. */
+  hooks?: ChildHooks;
 }
 
 /** What turns.ts registered for the turn before its admission. */
@@ -62,6 +66,25 @@ export async function admitAndRun(
   const { state, services, options, rules, checkpoints, credentialVariables } = world;
   const { turnId, signal, approvals, inSandbox, steers } = turn;
   const { seam } = options;
+  const subagents = state.negotiated.has("subagents");
+  const events = new TurnEvents(
+    (event) => untilAborted(ctx.notify(event), signal),
+    ctx.id,
+    turnId,
+    subagents ? { subagentId: null } : {},
+  );
+  const permissions = params.permissions ?? "ask";
+  // UserPromptSubmit runs before anything is written: a block refuses the turn (hooks.md).
+  world.hooks ??= childHooks(state, services.settings, services.trust, credentialVariables);
+  const hooks = await promptHooks(
+    world.hooks,
+    state,
+    params.input,
+    permissions,
+    signal,
+    events,
+    turnId,
+  );
   let admitted: AdmittedTurn;
   try {
     world.historyMemo ??= new HistoryMemo();
@@ -70,19 +93,17 @@ export async function admitAndRun(
     });
   } catch (error) {
     if (!(error instanceof FirstSaveFailed)) throw error;
-    const failed = firstSaveFailed(error, turnId, params.permissions ?? "ask", inSandbox, ctx);
+    const failed = firstSaveFailed(error, turnId, permissions, inSandbox, events);
     return { ...(await failed), ...(steers ? { undelivered_steers: [] } : {}) };
   }
   if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
   turnMemoryMode(true);
   try {
     const agentsMd = await readAgentsMd(state.cwd);
-    const permissions = params.permissions ?? "ask";
     const now = new Date();
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
     // Started now, beside the first model call; the first tool waits for it.
     const checkpoint = checkpoints.forTurn(permissions);
-    const subagents = state.negotiated.has("subagents");
     return await runTurn({
       turnId,
       sessionId: admitted.sessionId,
@@ -103,12 +124,7 @@ export async function admitAndRun(
       history: admitted.history,
       historyTruncated: admitted.historyTruncated,
       // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
-      events: new TurnEvents(
-        (event) => untilAborted(ctx.notify(event), signal),
-        ctx.id,
-        turnId,
-        subagents ? { subagentId: null } : {},
-      ),
+      events,
       approvals,
       rules: { book: rules.book, session: rules.session() },
       record: recorder(admitted.writer, turnId),
@@ -131,6 +147,7 @@ export async function admitAndRun(
         ? subagentHistories(state.home, state.cwd, admitted.sessionId, recorder, seam.historyWrite)
         : undefined,
       ...(steers ? { steers } : {}),
+      ...(hooks ? { hooks } : {}),
     });
   } finally {
     turnMemoryMode(false);
@@ -162,9 +179,9 @@ async function firstSaveFailed(
   turnId: string,
   permissions: Permissions,
   inSandbox: Sandbox | null,
-  ctx: RequestContext,
+  events: TurnEvents,
 ): Promise<ResultOf<"turn.start">> {
-  await new TurnEvents(ctx.notify, ctx.id, turnId).emit({
+  await events.emit({
     type: "turn_started",
     session_id: failure.sessionId,
     model: failure.model.id,

@@ -47,6 +47,7 @@ export function turnHandlers(
     checkpoints: checkpoints.availability,
   });
   const world: TurnWorld = { state, services, options, rules, checkpoints, credentialVariables };
+  endSessionHooks(state, world);
   return {
     "turn.start": async (params, ctx) => {
       // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
@@ -110,6 +111,22 @@ const NO_RULE =
   "That approval offers no rule to keep (its rule is null): decide allow_once, allow_session or deny.";
 const BAD_SCOPE =
   "path_glob applies to an edit's allow_session, allow_always or deny_always, and must match its path.";
+
+/** `SessionEnd` hooks (docs/hooks.md) when the attachment ends: detach, shutdown or EOF. */
+function endSessionHooks(state: ServerState, world: TurnWorld): void {
+  const detached = new AbortController();
+  state.attachmentEnds = () => void world.hooks?.end("detach", detached.signal);
+  state.closers.push(async () => {
+    detached.abort();
+    await world.hooks?.end("exit", AbortSignal.timeout(SESSION_END_MS));
+  });
+}
+
+/**
+ * How long `SessionEnd` hooks may run at shutdown: then SIGTERM, and SIGKILL a second later,
+ * within the shutdown's `cleanup_ms` (2 s).
+ */
+const SESSION_END_MS = 800;
 
 let engine: Promise<typeof import("./turn-engine.js")> | null = null;
 
