@@ -1,9 +1,12 @@
 import type { Infer } from "../protocol/lazy.js";
 import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
+import { roundUsd } from "../protocol/usd.js";
 import type { TurnRecordBody } from "../sessions/records/turn-records.js";
+import type { ModelCost } from "../store/catalog-cache.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
+import { costOf } from "./cost.js";
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
@@ -24,6 +27,8 @@ interface TurnModel {
   name: string;
   effort: string | null;
   contextWindow: number | null;
+  /** Its prices from the catalog (cost.ts); null or absent: the turn's cost is unknown. */
+  price?: ModelCost | null;
 }
 
 export interface TurnInputs {
@@ -63,6 +68,8 @@ export interface TurnInputs {
   closing?: AbortSignal;
   /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
   betweenSteps?: () => void;
+  /** Whether results and `usage` events carry `cost_usd` (`session.manage` negotiated). */
+  reportCost?: boolean;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -92,6 +99,8 @@ class TurnRun {
     reasoning_tokens: 0,
   };
   /** Model calls that produced a reply (`call`); at most one per round of the loop. */
+  /** The turn's cost so far in USD; null once a call's cost is unknown (no price). */
+  private cost: number | null;
   private steps = 0;
   private roundIsStep = false;
   private items = 0;
@@ -104,6 +113,7 @@ class TurnRun {
       addUsage: (usage) => this.addUsage(usage),
       newItemId: () => this.newItemId(),
     });
+    this.cost = inputs.model.price ? 0 : null;
     this.tools = offeredTools(inputs.permissions);
     this.checkpoints = new TurnCheckpointRun(
       inputs.checkpoint ?? null,
@@ -157,6 +167,7 @@ class TurnRun {
         status: outcome.status,
         stop_reason: outcome.stop_reason,
         usage: this.usage,
+        cost_usd: this.cost,
         ...(outcome.error ? { error_code: outcome.error.code } : {}),
         ...(checkpoints ? { checkpoints } : {}),
       },
@@ -184,6 +195,7 @@ class TurnRun {
       turn_id: this.inputs.turnId,
       session_id: this.inputs.sessionId,
       usage: { ...this.usage },
+      ...(this.inputs.reportCost ? { cost_usd: this.cost } : {}),
       steps: this.steps,
       ...outcome,
     } as Result;
@@ -333,10 +345,13 @@ class TurnRun {
     this.usage.output_tokens += usage.output_tokens;
     this.usage.cached_input_tokens += usage.cached_input_tokens;
     this.usage.reasoning_tokens += usage.reasoning_tokens;
+    const cost = costOf(usage, this.inputs.model.price);
+    this.cost = this.cost === null || cost === null ? null : roundUsd(this.cost + cost);
     await this.inputs.events.emit({
       type: "usage",
       ...usage,
       context_window: this.inputs.model.contextWindow,
+      ...(this.inputs.reportCost ? { cost_usd: cost } : {}),
     });
   }
 

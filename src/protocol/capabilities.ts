@@ -48,6 +48,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.fork",
   "turn.revert",
   "errors.recovery",
+  "session.manage",
 ];
 
 /**

@@ -47,6 +47,8 @@ const GlobalFields = lazy(() =>
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
     /** MCP servers the child starts (docs/mcp.md, "Configuration"). */
     mcp_servers: McpServersSettings().optional(),
+    /** Each session's spending limit in USD: past it turn.start is `budget_exceeded`. */
+    budget_usd: z.number().min(0).max(1e9).finite().optional(),
   }),
 );
 

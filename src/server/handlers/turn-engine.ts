@@ -109,6 +109,7 @@ export async function admitAndRun(
       ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),
       backoffScale: seam.retryBackoffScale,
       betweenSteps: collectBetweenSteps,
+      reportCost: state.negotiated.has("session.manage"),
     });
   } finally {
     turnMemoryMode(false);
