@@ -87,11 +87,13 @@ export class EngineLink {
       // session.record: a load replays records too large for a history page (load-replay.ts).
       // session.fork: ACP's session/fork.
       // turn.revert: the /undo command (undo-command.ts).
+      // session.manage: session/delete, /rename, and the cost in usage_update.
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "session.record",
         "session.fork",
         "turn.revert",
+        "session.manage",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

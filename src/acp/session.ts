@@ -21,6 +21,7 @@ import {
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
+import { RENAME_COMMAND, renameCommand, runRename } from "./rename-command.js";
 import { DEFAULT_MODE } from "./session-config.js";
 import { stopReason, TurnUpdates } from "./turn-updates.js";
 import { runUndo, UNDO_COMMAND, undoCommand } from "./undo-command.js";
@@ -60,6 +61,8 @@ export class AcpSession {
   private evicting: Promise<void> | null = null;
   private reopening: Promise<void> | null = null;
   private running: RunningPrompt | null = null;
+  /** The session's known cost in USD so far (costSoFar); null until first needed. */
+  private cost: number | null = null;
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
   /** The last update sent (or being sent): the prompt's response waits for it. */
@@ -147,12 +150,11 @@ export class AcpSession {
    * records checkpoints. Sent just after session/new, load, resume and fork answer.
    */
   advertiseCommands(): void {
-    if (!this.engine.checkpoints) return;
+    const availableCommands = this.engine.checkpoints
+      ? [UNDO_COMMAND, RENAME_COMMAND]
+      : [RENAME_COMMAND];
     setImmediate(() => {
-      void this.update({
-        sessionUpdate: "available_commands_update",
-        availableCommands: [UNDO_COMMAND],
-      });
+      void this.update({ sessionUpdate: "available_commands_update", availableCommands });
     });
   }
 
@@ -188,7 +190,9 @@ export class AcpSession {
     if (this.busy) throw acpError("busy", "A prompt is already running in this session.");
     const undo = undoCommand(input);
     if (undo) return this.undo(undo.force);
-    const updates = new TurnUpdates(this.cwd);
+    const rename = renameCommand(input);
+    if (rename) return this.rename(rename.title);
+    const updates = new TurnUpdates(this.cwd, await this.costSoFar());
     const permissions = new AbortController();
     let title: string | null = null;
     const sink = async (params: TurnEventParams) => {
@@ -209,6 +213,7 @@ export class AcpSession {
     else cancelled?.addEventListener("abort", cancel, { once: true });
     try {
       const result = await turn.result;
+      this.cost = updates.cost;
       if (title !== null)
         void this.update({
           sessionUpdate: "session_info_update",
@@ -225,6 +230,35 @@ export class AcpSession {
       // Still busy: a model chosen during the turn is applied before anything else can start.
       await applyPendingSelection(this);
       this.running = null;
+    }
+  }
+
+  /**
+   * The session's known cost before this prompt (ACP `usage_update`'s cumulative `cost`): read
+   * once from session.usage for a saved session, then kept up by each turn's usage events.
+   */
+  private async costSoFar(): Promise<number> {
+    if (this.cost !== null) return this.cost;
+    if (!this.saved) return 0;
+    try {
+      this.cost = (await this.engine.request("session.usage", { id: this.id })).cost_usd;
+    } catch {
+      this.cost = 0;
+    }
+    return this.cost;
+  }
+
+  /** `/rename <title>`: the reply is the prompt's one message; the model is not called. */
+  private async rename(title: string): Promise<StopReason> {
+    this.undoing = true;
+    try {
+      const done = await runRename(this.engine, this.id, this.saved, title);
+      if (done.update) await this.update(done.update);
+      const text = done.reply;
+      await this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+      return "end_turn";
+    } finally {
+      this.undoing = false;
     }
   }
 
