@@ -21,6 +21,7 @@ const CHAT_CAPABILITIES: Capability[] = [
   "model.select",
   "turn.revert",
   "session.fork",
+  "session.manage",
 ];
 
 /**
