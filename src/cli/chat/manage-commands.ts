@@ -9,6 +9,10 @@ export async function renameChat(state: ChatState, title: string): Promise<void>
     note(state, "Usage: /rename <title> (one line, 1 to 200 characters).", "33");
     return;
   }
+  if (!state.client.has("session.manage")) {
+    note(state, "This backend cannot rename sessions.", "33");
+    return;
+  }
   if (!state.saved) {
     note(state, "This session is saved by its first turn; rename it after that.", "33");
     return;

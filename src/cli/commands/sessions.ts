@@ -2,7 +2,7 @@ import type { DiscoveryResult, SessionEntry } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
 import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
-import { connect } from "../connect.js";
+import { connectWith } from "../connect.js";
 import {
   archiveCommand,
   archivedCommand,
@@ -58,12 +58,16 @@ export const sessionsCommand: Command = {
   },
   async run(args, term) {
     const limit = limitOf(args.values.limit, args.values.all === true);
-    const client = await connect(term, ["session.discover", "session.manage", "operation.cancel"]);
+    const client = await connectWith(
+      term,
+      ["session.discover", "operation.cancel"],
+      ["session.manage"],
+    );
     let result: DiscoveryResult;
     const costs = new Map<string, string>();
     try {
       result = await listSessions(term, client);
-      if (!args.values.json)
+      if (!args.values.json && client.has("session.manage"))
         for (const s of result.sessions.slice(0, limit))
           costs.set(s.id, await client.usage(s.id).then(costCell, () => ""));
     } finally {
@@ -73,7 +77,7 @@ export const sessionsCommand: Command = {
       term.line(JSON.stringify({ sessions: result.sessions, notices: result.notices }, null, 2));
       return 0;
     }
-    printTable(term, result, limit, costs);
+    printTable(term, result, limit, client.has("session.manage") ? costs : null);
     const hint = await workspaceHint(term, process.cwd());
     if (hint) term.line(hint);
     return 0;
@@ -94,12 +98,17 @@ function printTable(
   term: Terminal,
   result: DiscoveryResult,
   limit: number,
-  costs: Map<string, string>,
+  costs: Map<string, string> | null,
 ): void {
   if (result.sessions.length === 0) term.line("No saved sessions for this folder.");
   else {
-    const header = ["ID", "TITLE", "UPDATED", "COST", "BUSY"].map((h) => term.bold(h));
-    const rows = result.sessions.slice(0, limit).map((s) => row(term, s, costs.get(s.id) ?? ""));
+    const names = costs
+      ? ["ID", "TITLE", "UPDATED", "COST", "BUSY"]
+      : ["ID", "TITLE", "UPDATED", "BUSY"];
+    const header = names.map((h) => term.bold(h));
+    const rows = result.sessions
+      .slice(0, limit)
+      .map((s) => row(term, s, costs === null ? null : (costs.get(s.id) ?? "")));
     for (const line of table([header, ...rows], plainLength)) term.line(line);
     const hidden = result.sessions.length - rows.length;
     if (hidden > 0)
@@ -121,9 +130,12 @@ function printTable(
   }
 }
 
-function row(term: Terminal, s: SessionEntry, cost: string): string[] {
+function row(term: Terminal, s: SessionEntry, cost: string | null): string[] {
   const id = s.cwd === "unverified" ? `${s.id} ${term.yellow("?")}` : s.id;
   const title = s.title ?? term.dim("(untitled)");
   const busy = s.busy ? term.yellow("busy") : "";
-  return [id, fitChars(title, 60), shortTime(s.updated_at), cost, busy];
+  const when = shortTime(s.updated_at);
+  return cost === null
+    ? [id, fitChars(title, 60), when, busy]
+    : [id, fitChars(title, 60), when, cost, busy];
 }
