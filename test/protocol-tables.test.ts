@@ -10,6 +10,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
     CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
     [
       "session.fork",
+      "session.manage",
       "session.record",
       "model.cached",
       "settings.check",

@@ -91,7 +91,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
             loadSession: true,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
             mcpCapabilities: { http: true, sse: false },
-            sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
+            sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {}, delete: {} },
             // A prompt sent while one runs is queued, as the Claude ACP agent advertises it;
             // ours also names the steering method (docs/acp.md, "Queued prompts and steering").
             _meta: {
@@ -171,6 +171,19 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           })),
           nextCursor: page.cursor,
         };
+      }),
+    )
+    .onRequest("session/delete", ({ params, client }) =>
+      answering(async () => {
+        // Our session.delete: a session open here is closed first (never one mid-prompt), and
+        // the delete runs in the lister of its cwd (else this process's).
+        const open = sessions.find(params.sessionId);
+        if (open?.busy) throw acpError("busy", "A prompt is running in that session.");
+        const cwd = open ? open.cwd : canonicalCwd(options.cwd);
+        if (open) await sessions.close(params.sessionId);
+        const engine = await sessions.lister(cwd, client);
+        await engine.request("session.delete", { id: params.sessionId });
+        return {};
       }),
     )
     .onRequest("session/close", ({ params }) =>

@@ -22,6 +22,7 @@ import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { askPermission } from "./permission.js";
 import { PromptQueue } from "./prompt-queue.js";
+import { RENAME_COMMAND, renameCommand, runRename } from "./rename-command.js";
 import { DEFAULT_MODE } from "./session-config.js";
 import { askWorkspaceTrust } from "./trust-ask.js";
 import { stopReason, TurnUpdates } from "./turn-updates.js";
@@ -64,6 +65,8 @@ export class AcpSession {
   private running: RunningPrompt | null = null;
   /** The prompts sent while one runs, in order (prompt-queue.ts). */
   private readonly prompts = new PromptQueue();
+  /** The session's known cost in USD so far (costSoFar); null until first needed. */
+  private cost: number | null = null;
   /** An `/undo` runs (undo-command.ts): the session is busy as with a prompt. */
   private undoing = false;
   /** Whether its first prompt asked for the workspace's trust (trust-ask.ts): once a session. */
@@ -155,12 +158,11 @@ export class AcpSession {
    * records checkpoints. Sent just after session/new, load, resume and fork answer.
    */
   advertiseCommands(): void {
-    if (!this.engine.checkpoints) return;
+    const availableCommands = this.engine.checkpoints
+      ? [UNDO_COMMAND, RENAME_COMMAND]
+      : [RENAME_COMMAND];
     setImmediate(() => {
-      void this.update({
-        sessionUpdate: "available_commands_update",
-        availableCommands: [UNDO_COMMAND],
-      });
+      void this.update({ sessionUpdate: "available_commands_update", availableCommands });
     });
   }
 
@@ -222,6 +224,8 @@ export class AcpSession {
   private async runPrompt(input: string, cancelled?: AbortSignal): Promise<PromptAnswer> {
     const undo = undoCommand(input);
     if (undo) return { stopReason: await this.undo(undo.force) };
+    const rename = renameCommand(input);
+    if (rename) return { stopReason: await this.rename(rename.title) };
     if (!this.trustAsked) {
       this.trustAsked = true;
       this.asking = true;
@@ -232,7 +236,7 @@ export class AcpSession {
       }
       if (cancelled?.aborted) return { stopReason: "cancelled" };
     }
-    const updates = new TurnUpdates(this.cwd);
+    const updates = new TurnUpdates(this.cwd, await this.costSoFar());
     const permissions = new AbortController();
     let title: string | null = null;
     const sink = async (params: TurnEventParams) => {
@@ -253,6 +257,7 @@ export class AcpSession {
     else cancelled?.addEventListener("abort", cancel, { once: true });
     try {
       const result = await turn.result;
+      this.cost = updates.cost;
       if (title !== null)
         void this.update({
           sessionUpdate: "session_info_update",
@@ -269,6 +274,35 @@ export class AcpSession {
       // Still busy: a model chosen during the turn is applied before anything else can start.
       await applyPendingSelection(this);
       this.running = null;
+    }
+  }
+
+  /**
+   * The session's known cost before this prompt (ACP `usage_update`'s cumulative `cost`): read
+   * once from session.usage for a saved session, then kept up by each turn's usage events.
+   */
+  private async costSoFar(): Promise<number> {
+    if (this.cost !== null) return this.cost;
+    if (!this.saved) return 0;
+    try {
+      this.cost = (await this.engine.request("session.usage", { id: this.id })).cost_usd;
+    } catch {
+      this.cost = 0;
+    }
+    return this.cost;
+  }
+
+  /** `/rename <title>`: the reply is the prompt's one message; the model is not called. */
+  private async rename(title: string): Promise<StopReason> {
+    this.undoing = true;
+    try {
+      const done = await runRename(this.engine, this.id, this.saved, title);
+      if (done.update) await this.update(done.update);
+      const text = done.reply;
+      await this.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+      return "end_turn";
+    } finally {
+      this.undoing = false;
     }
   }
 

@@ -172,6 +172,11 @@ export class Sessions {
     }
   }
 
+  /** A known session or undefined; not a use (session/delete). */
+  find(id: string): AcpSession | undefined {
+    return this.open.get(id);
+  }
+
   /** A known session, evicted or not; not a use (session/cancel, session/close). */
   get(id: string): AcpSession {
     const session = this.open.get(id);

@@ -2,6 +2,7 @@ import type { SessionUpdate, StopReason, ToolCallContent } from "@agentclientpro
 import type { TurnEventBody, TurnResult } from "../protocol/schemas/turns.js";
 import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
 import { planUpdate } from "./plan-update.js";
+import { roundUsd } from "../protocol/usd.js";
 import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
 /**
@@ -15,7 +16,14 @@ export class TurnUpdates {
   /** Calls whose command runs in the client's terminal, with its id: the terminal shows the output. */
   private readonly terminals = new Map<string, string>();
 
-  constructor(private readonly cwd: string) {}
+  /**
+   * @param cost the session's known cost in USD before this turn: each usage event's `cost_usd`
+   * adds to it, and `usage_update` carries the sum (ACP's cumulative `cost`).
+   */
+  constructor(
+    private readonly cwd: string,
+    public cost = 0,
+  ) {}
 
   map(event: TurnEventBody): SessionUpdate[] {
     switch (event.type) {
@@ -50,7 +58,9 @@ export class TurnUpdates {
         return this.outputPiece(event.item_id, event.text);
       case "tool_done":
         return [this.done(event)];
-      case "usage":
+      case "usage": {
+        const known = typeof event.cost_usd === "number";
+        if (known) this.cost = roundUsd(this.cost + (event.cost_usd as number));
         return event.context_window === null
           ? []
           : [
@@ -58,8 +68,11 @@ export class TurnUpdates {
                 sessionUpdate: "usage_update",
                 used: event.input_tokens + event.output_tokens,
                 size: event.context_window,
+                // The known total: a call of unknown price (no cost_usd) adds nothing to it.
+                ...(known ? { cost: { amount: this.cost, currency: "USD" } } : {}),
               },
             ];
+      }
       case "retry":
         // A thought, not the reply: the wait is visible without entering the answer's text.
         return [

@@ -1,11 +1,14 @@
 import type { Infer } from "../protocol/lazy.js";
 import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
+import { roundUsd } from "../protocol/usd.js";
 import type { TurnRecordBody } from "../sessions/records/turn-records.js";
+import type { ModelCost } from "../store/catalog-cache.js";
 import type { ApprovalBroker } from "./approvals.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
 import { hookContextItem } from "./hooks/hook-context.js";
 import type { TurnHooks } from "./hooks/turn-hooks.js";
+import { costOf } from "./cost.js";
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
 import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
@@ -30,6 +33,8 @@ interface TurnModel {
   name: string;
   effort: string | null;
   contextWindow: number | null;
+  /** Its prices from the catalog (cost.ts); null or absent: the turn's cost is unknown. */
+  price?: ModelCost | null;
 }
 
 export interface TurnInputs {
@@ -76,7 +81,9 @@ export interface TurnInputs {
   /** `turn.steer`'s inbox (steering.ts); with it the result carries `undelivered_steers`. */
   steers?: SteerInbox;
   /** The turn's hooks (docs/hooks.md); `UserPromptSubmit` ran before, its context is here. */
-  hooks?: { turn: TurnHooks; promptContext: string };
+  hooks?: { turn: TurnHooks; promptContext: string; nested?: boolean };
+  /** Whether results and `usage` events carry `cost_usd` (`session.manage` negotiated). */
+  reportCost?: boolean;
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -106,6 +113,8 @@ class TurnRun {
     reasoning_tokens: 0,
   };
   /** Model calls that produced a reply (`call`); at most one per round of the loop. */
+  /** The turn's cost so far in USD; null once a call's cost is unknown (no price). */
+  private cost: number | null;
   private steps = 0;
   private roundIsStep = false;
   private items = 0;
@@ -119,6 +128,7 @@ class TurnRun {
       addUsage: (usage) => this.addUsage(usage),
       newItemId: () => this.newItemId(),
     });
+    this.cost = inputs.model.price ? 0 : null;
     this.tools = [
       ...offeredTools(inputs.permissions),
       ...planTools(inputs.plans, inputs.events, inputs.record),
@@ -126,7 +136,15 @@ class TurnRun {
         permissions: inputs.permissions,
         events: inputs.events,
         setup: inputs.subagents,
-        runNested: (turn) => runTurn({ ...inputs, ...turn }),
+        // A subagent's own: no steers (they are the parent's), and the parent's tool guards
+        // and notifications, but no SessionStart or Stop of its own (docs/hooks.md).
+        runNested: (turn) =>
+          runTurn({
+            ...inputs,
+            ...turn,
+            steers: undefined,
+            hooks: inputs.hooks && { ...inputs.hooks, promptContext: "", nested: true },
+          }),
         addUsage: (usage) => this.sumUsage(usage),
       }),
     ];
@@ -188,7 +206,7 @@ class TurnRun {
   /** The hooks' context for the model: `UserPromptSubmit`'s, then `SessionStart`'s (hooks.md). */
   private async hookContext(): Promise<void> {
     const hooks = this.inputs.hooks;
-    if (!hooks) return;
+    if (!hooks || hooks.nested) return;
     const started = await hooks.turn.started();
     for (const [event, text] of [
       ["UserPromptSubmit", hooks.promptContext],
@@ -204,6 +222,7 @@ class TurnRun {
         status: outcome.status,
         stop_reason: outcome.stop_reason,
         usage: this.usage,
+        cost_usd: this.cost,
         ...(outcome.error ? { error_code: outcome.error.code } : {}),
         ...(checkpoints ? { checkpoints } : {}),
       },
@@ -231,6 +250,7 @@ class TurnRun {
       turn_id: this.inputs.turnId,
       session_id: this.inputs.sessionId,
       usage: { ...this.usage },
+      ...(this.inputs.reportCost ? { cost_usd: this.cost } : {}),
       steps: this.steps,
       ...outcome,
       ...(this.steering ? { undelivered_steers: undelivered } : {}),
@@ -283,7 +303,10 @@ class TurnRun {
       if (outcome.toolCalls.length === 0 && this.steering?.hasPending) continue;
       if (outcome.toolCalls.length === 0) {
         // A Stop hook's exit 2 sends the turn on with its reason as the next instruction.
-        const goOn = outcome.stop === "refusal" ? null : await inputs.hooks?.turn.stop();
+        const goOn =
+          outcome.stop === "refusal" || inputs.hooks?.nested
+            ? null
+            : await inputs.hooks?.turn.stop();
         if (goOn) {
           this.context.push(hookContextItem("Stop", goOn));
           continue;
@@ -394,20 +417,28 @@ class TurnRun {
   }
 
   private async addUsage(usage: Usage): Promise<void> {
-    this.sumUsage(usage);
+    const cost = this.sumUsage(usage);
     await this.inputs.events.emit({
       type: "usage",
       ...usage,
       context_window: this.inputs.model.contextWindow,
+      ...(this.inputs.reportCost ? { cost_usd: cost } : {}),
     });
   }
 
-  /** Into the turn's result only: a subagent's usage is not a model call of this turn. */
-  private sumUsage(usage: Usage): void {
+  /**
+   * Into the turn's result only: a subagent's usage is not a model call of this turn. Returns
+   * the call's own cost (null when the price is unknown).
+   */
+  private sumUsage(usage: Usage): number | null {
     this.usage.input_tokens += usage.input_tokens;
     this.usage.output_tokens += usage.output_tokens;
     this.usage.cached_input_tokens += usage.cached_input_tokens;
     this.usage.reasoning_tokens += usage.reasoning_tokens;
+    // A subagent runs on the turn's model: its calls cost at the same price.
+    const cost = costOf(usage, this.inputs.model.price);
+    this.cost = this.cost === null || cost === null ? null : roundUsd(this.cost + cost);
+    return cost;
   }
 
   private newItemId(): string {

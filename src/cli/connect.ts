@@ -1,4 +1,4 @@
-import { AgentClient, type Capability, type SpawnOptions } from "../client/index.js";
+import { AgentClient, type Capability, RemoteError, type SpawnOptions } from "../client/index.js";
 import { SERVER_INFO } from "../protocol/constants.js";
 import { UsageError } from "./args.js";
 import { checkSettings } from "./config-check.js";
@@ -39,6 +39,25 @@ export async function connect(
     throw error;
   }
   return client;
+}
+
+/**
+ * `connect` asking for `optional` too; a child that does not offer them (another backend, an
+ * older one) is started again without them, and the command does without what they add
+ * (`session.manage`: the COST column, /status's cost, /rename).
+ */
+export async function connectWith(
+  term: Terminal,
+  capabilities: Capability[],
+  optional: Capability[],
+  overrides: Parameters<typeof connect>[2] = {},
+): Promise<AgentClient> {
+  try {
+    return await connect(term, [...capabilities, ...optional], overrides);
+  } catch (error) {
+    if (!(error instanceof RemoteError) || error.code !== "unsupported_capability") throw error;
+    return connect(term, capabilities, overrides);
+  }
 }
 
 function childCommand(raw: string | undefined): string[] | null {

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   sessions: async () => (await import("./commands/sessions.js")).sessionsCommand,
   undo: async () => (await import("./commands/undo.js")).undoCommand,
   show: async () => (await import("./commands/show.js")).showCommand,
+  export: async () => (await import("./commands/export.js")).exportCommand,
   models: async () => (await import("./commands/models.js")).modelsCommand,
   refresh: async () => (await import("./commands/refresh.js")).refreshCommand,
   rules: async () => (await import("./commands/rules.js")).rulesCommand,
@@ -37,8 +38,10 @@ Commands:
   chat               Talk with the agent in the current folder, one turn per message
   resume [--last]    Continue a saved session of this folder (a picker, or the newest)
   undo [--yes]       Undo the last turn of this folder's latest session (files included)
-  sessions           List the saved sessions of the current folder, newest first
+  sessions           List the saved sessions of the current folder, newest first, with cost
+  sessions rename|archive|unarchive|archived|delete|usage <id>  Manage one session
   show <id>          Open one session and print its history (a unique ID start will do)
+  export <id>        Write a session as Markdown, one HTML page or JSON (--format, -o)
   models             Cached model catalog: provider status, every cached model, choices
   models enable <id> Enable a cached model in MC_HOME/config.json (--default: your model)
   refresh <provider> Deliberately refresh one provider's catalog (Ctrl-C cancels)

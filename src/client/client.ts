@@ -13,6 +13,7 @@ import type { CallOptions, Connection } from "./connection.js";
 import { type DiscoveryOptions, type DiscoveryResult, discoverSessions } from "./discovery.js";
 import { ClientError } from "./errors.js";
 import { readHistory } from "./history.js";
+import { archivedSessions } from "./manage.js";
 import type { Negotiated } from "./negotiate.js";
 import { readRecord } from "./record.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
@@ -131,6 +132,36 @@ export class AgentClient {
   ): Promise<ResultOf<"session.fork">> {
     const { turnId, ...call } = options;
     return this.call("session.fork", { id, ...(turnId ? { turn_id: turnId } : {}) }, call);
+  }
+
+  /** session.rename (`session.manage`): a `title` record appended; the session as now listed. */
+  async rename(id: string, title: string, options: CallOptions = {}): Promise<SessionEntry> {
+    return (await this.call("session.rename", { id, title }, options)).session;
+  }
+
+  /** session.archive: moved to the archive (never listed; detached if attached here). */
+  async archive(id: string, options: CallOptions = {}): Promise<void> {
+    await this.call("session.archive", { id }, options);
+  }
+
+  /** session.unarchive: back among the listed sessions. */
+  async unarchive(id: string, options: CallOptions = {}): Promise<void> {
+    await this.call("session.unarchive", { id }, options);
+  }
+
+  /** Every archived session of this workspace (session.archived, all pages, validated). */
+  archivedSessions(options: CallOptions = {}): Promise<SessionEntry[]> {
+    return archivedSessions(this, options);
+  }
+
+  /** session.delete: the session and everything only it used, for good. */
+  async deleteSession(id: string, options: CallOptions = {}): Promise<void> {
+    await this.call("session.delete", { id }, options);
+  }
+
+  /** session.usage: a session's tokens and known cost (`partial` when some turn's is unknown). */
+  usage(id: string, options: CallOptions = {}): Promise<ResultOf<"session.usage">> {
+    return this.call("session.usage", { id }, options);
   }
 
   /** A session's events, page by page. */

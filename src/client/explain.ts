@@ -125,6 +125,10 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   checkpoint_missing: "That turn has no checkpoint to go back to: pick another turn.",
   prompt_blocked:
     "A hook of yours refused this prompt (its words are above): change the prompt or the hook.",
+  session_exists:
+    "A session with that ID is already there: delete or archive that one first, then retry.",
+  budget_exceeded:
+    "The session reached its budget_usd: raise the setting and restart the backend, or start a new session.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

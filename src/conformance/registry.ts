@@ -17,6 +17,7 @@ import { REFRESH_KILL_CASES } from "./cases/refresh-kill.js";
 import { SCALE_CASES } from "./cases/scale-edges.js";
 import { SESSION_CASES } from "./cases/sessions.js";
 import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
+import { SESSION_MANAGE_CASES } from "./cases/sessions-manage.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
@@ -50,6 +51,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   mcp: MCP_CASES,
   trust: TRUST_CASES,
   "sessions-fork": SESSION_FORK_CASES,
+  "sessions-manage": SESSION_MANAGE_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
   "turns-plans": TURN_PLAN_CASES,
 };

@@ -9,6 +9,7 @@ import {
   type CacheModel,
   type CacheVerdict,
   checkCacheFolders,
+  type ModelCost,
   readCacheBytes,
   validateCache,
 } from "../store/catalog-cache.js";
@@ -27,6 +28,8 @@ export interface CatalogSnapshot {
   providers: ProviderStatus[];
   /** Each choice's `context_window` from its cache (null when the cache gives none). */
   contextWindows: ReadonlyMap<string, number | null>;
+  /** Each choice's prices from its cache (null: unknown, no cost is computed). */
+  prices: ReadonlyMap<string, ModelCost | null>;
   /**
    * `model.cached`: every cached ID, enabled or not, and each provider's count. Built on first
    * use (only `model.cached` reads it): a fresh catalog read over a 2000-entry cache built its
@@ -104,6 +107,11 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
           c.id,
           byProvider.get(c.provider)?.models.get(c.model)?.context_window ?? null,
         ]),
+      ),
+    prices:
+      same?.prices ??
+      new Map(
+        choices.map((c) => [c.id, byProvider.get(c.provider)?.models.get(c.model)?.cost ?? null]),
       ),
     notices: guidedNotices(inputs.settingsInvalid, providers),
     providers,

@@ -64,6 +64,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "turn.steer",
   "turn.queue",
   "hooks",
+  "session.manage",
 ];
 
 /**

@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   "workspace_changed",
   "checkpoint_missing",
   "prompt_blocked",
+  "session_exists",
+  "budget_exceeded",
   "internal_error",
 ] as const;
 
@@ -92,6 +94,9 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
     "Files changed since the session's last turn ended; see them with a dry run, or revert with force.",
   checkpoint_missing: "That turn has no checkpoint to restore (none was recorded, or it is gone).",
   prompt_blocked: "A UserPromptSubmit hook blocked the prompt; nothing was saved or sent.",
+  session_exists: "A session with that ID already exists there; nothing was moved.",
+  budget_exceeded:
+    "The session's known cost has reached the budget_usd setting; nothing was sent (raise the budget or start a new session).",
   internal_error: "Internal error.",
 };
 

@@ -14,6 +14,15 @@ import {
   TestSleepParams,
   TestSleepResult,
 } from "./schemas/lifecycle.js";
+import {
+  SessionArchivedResult,
+  SessionArchiveResult,
+  SessionDeleteResult,
+  SessionIdParams,
+  SessionRenameParams,
+  SessionRenameResult,
+  SessionUsageResult,
+} from "./schemas/manage.js";
 import { McpChangedParams, McpStatusResult } from "./schemas/mcp.js";
 import {
   ModelCatalogParams,
@@ -138,6 +147,30 @@ export const METHODS = {
   "session.fork": method(SessionForkParams, SessionForkResult, {
     capability: "session.fork",
     admission: "worker",
+  }),
+  "session.rename": method(SessionRenameParams, SessionRenameResult, {
+    capability: "session.manage",
+    admission: "worker",
+  }),
+  "session.archive": method(SessionIdParams, SessionArchiveResult, {
+    capability: "session.manage",
+    admission: "worker",
+  }),
+  "session.unarchive": method(SessionIdParams, SessionArchiveResult, {
+    capability: "session.manage",
+    admission: "worker",
+  }),
+  "session.archived": method(CursorParams, SessionArchivedResult, {
+    capability: "session.manage",
+    admission: "scan",
+  }),
+  "session.delete": method(SessionIdParams, SessionDeleteResult, {
+    capability: "session.manage",
+    admission: "worker",
+  }),
+  "session.usage": method(SessionIdParams, SessionUsageResult, {
+    capability: "session.manage",
+    admission: "listing",
   }),
   "session.history": method(SessionHistoryParams, SessionHistoryResult, {
     capability: "session.history",

@@ -49,6 +49,8 @@ export interface TestSeam {
   readFileOpener?: FileOpener;
   /** A credential write-back per model.refresh; absent: the atomic write. */
   credentialWrite?: () => CredentialUpdateOptions;
+  /** Called at each step of a session.manage mutation (delete, archive); absent: nothing. */
+  manageStep?: (operation: string, step: string) => void;
 }
 
 /** What a normal child runs with: the contract's bounds, real writes, no test methods. */
@@ -83,6 +85,21 @@ export function testSeamFor(env: NodeJS.ProcessEnv): TestSeam {
       : {}),
     ...(env.MC_AGENT_TEST_BLOCKING_OPEN === "1" ? { readFileOpener: blockingOpener } : {}),
     ...(credentialPause ? { credentialWrite: () => pausedCredentialWrite(credentialPause) } : {}),
+    ...manageKill(env.MC_AGENT_TEST_MANAGE_KILL),
+  };
+}
+
+/**
+ * MC_AGENT_TEST_MANAGE_KILL=<method>:<step> (e.g. `session.delete:committed`): the child sends
+ * itself SIGKILL at that step of that session.manage mutation, a kill -9 at an exact moment
+ * (src/sessions/manage/, the steps each mutation names), which a timer could only hit by luck.
+ */
+function manageKill(raw: string | undefined): Pick<TestSeam, "manageStep"> {
+  if (raw === undefined || !/^session\.[a-z]+:[a-z]+$/.test(raw)) return {};
+  return {
+    manageStep: (operation, step) => {
+      if (`${operation}:${step}` === raw) process.kill(process.pid, "SIGKILL");
+    },
   };
 }
 

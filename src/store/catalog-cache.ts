@@ -18,6 +18,21 @@ export const CACHE_MODELS = 2048;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
 const Effort = lazy(() => z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/));
 
+const Price = lazy(() => z.number().min(0).max(1e6).finite());
+
+/**
+ * A model's prices in USD per million tokens: `input` (uncached input), `output` (reasoning
+ * included) and `cache_read` (cached input; null: priced as `input`).
+ */
+export const ModelCost = lazy(() =>
+  z.strictObject({ input: Price(), output: Price(), cache_read: Price().nullable() }),
+);
+
+export const MODALITY_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+export const ModelModalities = lazy(() =>
+  z.strictObject({ input: z.array(z.string().regex(MODALITY_PATTERN)).max(16) }),
+);
+
 export const CacheModel = lazy(() =>
   z
     .strictObject({
@@ -27,6 +42,10 @@ export const CacheModel = lazy(() =>
       context_window: z.number().int().min(1).max(1e9).nullable().optional(),
       efforts: z.array(Effort()).max(16).optional(),
       default_effort: Effort().nullable().optional(),
+      /** USD per million tokens, from models.dev (issue 42); absent: the price is unknown. */
+      cost: ModelCost().optional(),
+      /** What the model takes as input, from models.dev (`text`, `image`, `pdf`, ...). */
+      modalities: ModelModalities().optional(),
     })
     .refine((m) => m.default_effort == null || (m.efforts ?? []).includes(m.default_effort), {
       message: "default_effort must be one of efforts",
@@ -45,6 +64,7 @@ export const CacheFile = lazy(() =>
 );
 
 export type CacheModel = Infer<typeof CacheModel>;
+export type ModelCost = Infer<typeof ModelCost>;
 export type CacheFile = Infer<typeof CacheFile>;
 
 /** A cache over the byte or entry bound: the operation error `catalog_limit`. */

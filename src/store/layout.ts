@@ -26,6 +26,19 @@ export function sessionsDir(home: string): string {
   return join(home, "sessions");
 }
 
+/**
+ * Where archived histories live (`sessions/archive/`, session.archive): the same names as in
+ * `sessions/`, never listed by session.list or session.discover.
+ */
+export function archiveDir(home: string): string {
+  return join(home, "sessions", ARCHIVE_NAME);
+}
+
+/** The folder a history is read from: the sessions folder, or its archive. */
+export function historyFolder(home: string, archived: boolean): string {
+  return archived ? archiveDir(home) : sessionsDir(home);
+}
+
 export function primaryName(id: string): string {
   return `${id}${PRIMARY_SUFFIX}`;
 }

@@ -51,6 +51,8 @@ const GlobalFields = lazy(() =>
     mcp_servers: McpServersSettings().optional(),
     /** Commands run at a turn's steps, in Claude Code's format (docs/hooks.md). */
     hooks: HooksSettings().optional(),
+    /** Each session's spending limit in USD: past it turn.start is `budget_exceeded`. */
+    budget_usd: z.number().min(0).max(1e9).finite().optional(),
   }),
 );
 

@@ -21,6 +21,7 @@ describe("mc-agent acp: initialize, new session, prompt", () => {
       resume: {},
       close: {},
       fork: {},
+      delete: {},
     });
     assert.deepEqual(init.authMethods, []);
     const created = await world.newSession();

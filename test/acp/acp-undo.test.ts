@@ -38,7 +38,7 @@ describe("mc-agent acp: /undo", () => {
     assert.ok(advertised?.sessionUpdate === "available_commands_update");
     assert.deepEqual(
       advertised.availableCommands.map((c) => c.name),
-      ["undo"],
+      ["undo", "rename"],
     );
     writeFileSync(join(w.box.workspace, "kept.txt"), "before\n");
     w.server.reply(text("Nothing changed."));
@@ -130,7 +130,7 @@ describe("mc-agent acp: /undo", () => {
     );
   });
 
-  it("without git on PATH, /undo is not advertised and answers that undo is unavailable", async () => {
+  it("without git on PATH, /undo is not advertised (only /rename) and answers that undo is unavailable", async () => {
     const bin = join(sandboxBin(), "bin");
     world = await AcpWorld.start({ path: bin });
     const w = world;
@@ -140,7 +140,15 @@ describe("mc-agent acp: /undo", () => {
     await w.prompt(sessionId, "a turn without a checkpoint");
     await w.prompt(sessionId, "/undo");
     assert.match(w.agentText(), /Undo is unavailable here/);
-    assert.equal(w.updates("available_commands_update").length, 0);
+    const advertised = w.updates("available_commands_update");
+    assert.equal(advertised.length, 1);
+    const [only] = advertised;
+    assert.ok(only?.sessionUpdate === "available_commands_update");
+    assert.deepEqual(
+      only.availableCommands.map((c) => c.name),
+      ["rename"],
+      "only /rename without git",
+    );
   });
 });
 

@@ -2,6 +2,7 @@ import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { shortTime } from "../commands/format.js";
 import { listSessions } from "../sessions/session-list.js";
 import { type ChatState, farewell, note, sessionLabel } from "./chat-state.js";
+import { chatStatus, renameChat } from "./manage-commands.js";
 import { pickModel } from "./model-picker.js";
 import { fork, rewind, undoLast } from "./revert-commands.js";
 
@@ -114,6 +115,22 @@ const COMMANDS: Record<string, SlashCommand> = {
       if (sessions.length > SESSIONS_SHOWN)
         note(state, `… ${sessions.length - SESSIONS_SHOWN} more ("mc-agent sessions --all")`);
       if (sessions.length > 0) note(state, 'Continue one later with "mc-agent resume <id>".');
+      return undefined;
+    },
+  },
+  rename: {
+    usage: "/rename <title>",
+    summary: "Give this session a title (what session lists show)",
+    async run(state, arg) {
+      await renameChat(state, arg.trim());
+      return undefined;
+    },
+  },
+  status: {
+    usage: "/status",
+    summary: "This session, model and permissions, and what it cost so far",
+    async run(state) {
+      await chatStatus(state);
       return undefined;
     },
   },

@@ -2,7 +2,16 @@ import type { DiscoveryResult, SessionEntry } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
 import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
-import { connect } from "../connect.js";
+import { connectWith } from "../connect.js";
+import {
+  archiveCommand,
+  archivedCommand,
+  deleteCommand,
+  renameCommand,
+  unarchiveCommand,
+  usageCommand,
+} from "../manage/manage-commands.js";
+import { costCell } from "../manage/usd.js";
 import { listSessions } from "../sessions/session-list.js";
 import { workspaceHint } from "../sessions/workspace-hint.js";
 import { plainLength, type Terminal, table } from "../terminal.js";
@@ -13,7 +22,8 @@ const DEFAULT_LIMIT = 20;
 
 export const sessionsCommand: Command = {
   spec: {
-    usage: "mc-agent sessions [--limit N | --all] [--json]",
+    usage:
+      "mc-agent sessions [--limit N | --all] [--json] | mc-agent sessions rename|archive|unarchive|archived|delete|usage ...",
     summary: "List the saved sessions of the current folder, newest first (session.discover).",
     help: [
       "Options:",
@@ -27,6 +37,10 @@ export const sessionsCommand: Command = {
       'Ctrl-C cancels. Continue one with "mc-agent resume <id>" (a unique start of the ID is',
       'enough), read one with "mc-agent show <id>". Sessions belong to the exact folder they ran',
       "in; in a subfolder of a workspace the workspace's own sessions are pointed to.",
+      "The COST column is each shown session's known cost in USD (session.usage): `+` when some",
+      "turn's price is unknown, `?` when none is known.",
+      "",
+      'Manage one: "mc-agent sessions rename|archive|unarchive|archived|delete|usage --help".',
     ].join("\n"),
     options: {
       json: { type: "boolean" },
@@ -34,12 +48,28 @@ export const sessionsCommand: Command = {
       all: { type: "boolean" },
     },
   },
+  subcommands: {
+    rename: renameCommand,
+    archive: archiveCommand,
+    unarchive: unarchiveCommand,
+    archived: archivedCommand,
+    delete: deleteCommand,
+    usage: usageCommand,
+  },
   async run(args, term) {
     const limit = limitOf(args.values.limit, args.values.all === true);
-    const client = await connect(term, ["session.discover", "operation.cancel"]);
+    const client = await connectWith(
+      term,
+      ["session.discover", "operation.cancel"],
+      ["session.manage"],
+    );
     let result: DiscoveryResult;
+    const costs = new Map<string, string>();
     try {
       result = await listSessions(term, client);
+      if (!args.values.json && client.has("session.manage"))
+        for (const s of result.sessions.slice(0, limit))
+          costs.set(s.id, await client.usage(s.id).then(costCell, () => ""));
     } finally {
       await client.close();
     }
@@ -47,7 +77,7 @@ export const sessionsCommand: Command = {
       term.line(JSON.stringify({ sessions: result.sessions, notices: result.notices }, null, 2));
       return 0;
     }
-    printTable(term, result, limit);
+    printTable(term, result, limit, client.has("session.manage") ? costs : null);
     const hint = await workspaceHint(term, process.cwd());
     if (hint) term.line(hint);
     return 0;
@@ -64,11 +94,21 @@ function limitOf(raw: string | boolean | undefined, all: boolean): number {
   return Number(raw);
 }
 
-function printTable(term: Terminal, result: DiscoveryResult, limit: number): void {
+function printTable(
+  term: Terminal,
+  result: DiscoveryResult,
+  limit: number,
+  costs: Map<string, string> | null,
+): void {
   if (result.sessions.length === 0) term.line("No saved sessions for this folder.");
   else {
-    const header = ["ID", "TITLE", "UPDATED", "BUSY"].map((h) => term.bold(h));
-    const rows = result.sessions.slice(0, limit).map((s) => row(term, s));
+    const names = costs
+      ? ["ID", "TITLE", "UPDATED", "COST", "BUSY"]
+      : ["ID", "TITLE", "UPDATED", "BUSY"];
+    const header = names.map((h) => term.bold(h));
+    const rows = result.sessions
+      .slice(0, limit)
+      .map((s) => row(term, s, costs === null ? null : (costs.get(s.id) ?? "")));
     for (const line of table([header, ...rows], plainLength)) term.line(line);
     const hidden = result.sessions.length - rows.length;
     if (hidden > 0)
@@ -90,8 +130,12 @@ function printTable(term: Terminal, result: DiscoveryResult, limit: number): voi
   }
 }
 
-function row(term: Terminal, s: SessionEntry): string[] {
+function row(term: Terminal, s: SessionEntry, cost: string | null): string[] {
   const id = s.cwd === "unverified" ? `${s.id} ${term.yellow("?")}` : s.id;
   const title = s.title ?? term.dim("(untitled)");
-  return [id, fitChars(title, 60), shortTime(s.updated_at), s.busy ? term.yellow("busy") : ""];
+  const busy = s.busy ? term.yellow("busy") : "";
+  const when = shortTime(s.updated_at);
+  return cost === null
+    ? [id, fitChars(title, 60), when, busy]
+    : [id, fitChars(title, 60), when, cost, busy];
 }

@@ -9,7 +9,7 @@ import {
 } from "../../client/index.js";
 import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { UsageError } from "../args.js";
-import { connect } from "../connect.js";
+import { connectWith } from "../connect.js";
 import { ActionableError } from "../failure.js";
 import { resolveSessionRef } from "../sessions/session-ref.js";
 import type { Terminal } from "../terminal.js";
@@ -51,6 +51,8 @@ interface TurnSessionOptions {
   effort?: string;
   /** Negotiated besides the turn's own (chat's slash commands). */
   capabilities?: Capability[];
+  /** Asked for too, but done without when the child does not offer them (connectWith). */
+  optional?: Capability[];
 }
 
 /** Reads --permissions (default: the backend's `ask`). */
@@ -87,7 +89,7 @@ export async function openTurnSession(
     ...(options.model ? (["model.select"] as const) : []),
     ...(options.capabilities ?? []),
   ]);
-  const client = await connect(term, [...capabilities]);
+  const client = await connectWith(term, [...capabilities], options.optional ?? []);
   try {
     const sessionId = await attach(term, client, options);
     const selection = await chooseModel(client, options);

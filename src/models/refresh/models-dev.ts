@@ -1,7 +1,7 @@
 import { endpointBase, httpExchange } from "../../http/exchange.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import { headChars } from "../../protocol/text-cut.js";
-import type { CacheModel } from "../../store/catalog-cache.js";
+import { type CacheModel, MODALITY_PATTERN, type ModelCost } from "../../store/catalog-cache.js";
 import { parseJson } from "../../store/settings.js";
 import type { Provider } from "../providers.js";
 import { ENRICHMENT_BODY_BYTES } from "./http.js";
@@ -66,8 +66,38 @@ export function enrich(models: CacheModel[], modelsDev: unknown, key: string): C
       merged.efforts = [...REASONING_EFFORTS];
       merged.default_effort = REASONING_DEFAULT;
     }
+    const cost = costOf(extra.cost);
+    if (cost) merged.cost = cost;
+    const modalities = modalitiesOf(extra.modalities);
+    if (modalities) merged.modalities = modalities;
     return merged;
   });
+}
+
+/**
+ * models.dev's `cost` (`{"input": 3, "output": 15, "cache_read": 0.3, ...}`, USD per million
+ * tokens) as the cache keeps it; null unless input and output are both plain prices.
+ */
+function costOf(value: unknown): ModelCost | null {
+  if (!isRecord(value) || !isPrice(value.input) || !isPrice(value.output)) return null;
+  return {
+    input: value.input,
+    output: value.output,
+    cache_read: isPrice(value.cache_read) ? value.cache_read : null,
+  };
+}
+
+/** models.dev's `modalities.input`, the names the cache accepts, at most 16. */
+function modalitiesOf(value: unknown): { input: string[] } | null {
+  if (!isRecord(value) || !Array.isArray(value.input)) return null;
+  const input = value.input.filter(
+    (name): name is string => typeof name === "string" && MODALITY_PATTERN.test(name),
+  );
+  return { input: [...new Set(input)].slice(0, 16) };
+}
+
+function isPrice(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 1e6;
 }
 
 function entriesOf(modelsDev: unknown, key: string): Record<string, unknown> | null {

@@ -134,10 +134,15 @@ export const TurnFailureCode = lazy(() => z.enum(TURN_FAILURE_CODES));
 export const TURN_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 const TurnId = lazy(() => z.string().regex(TURN_ID_PATTERN));
 
+/** A cost in US dollars: finite, never negative (capability `session.manage`). */
+export const CostUsd = lazy(() => z.number().min(0).finite());
+
 const ResultBase = lazy(() => ({
   turn_id: TurnId(),
   session_id: SessionId(),
   usage: Usage(),
+  /** The turn's cost (`session.manage` only): null when the model's price is unknown. */
+  cost_usd: CostUsd().nullable().optional(),
   steps: z.number().int().min(0),
   /** With `turn.steer`: the steers this turn accepted and never delivered (empty: none). */
   undelivered_steers: z.array(UndeliveredSteer()).optional(),
@@ -306,6 +311,8 @@ export const InnerTurnEventBody = lazy(() =>
       type: z.literal("usage"),
       ...Usage().shape,
       context_window: z.number().int().min(1).nullable(),
+      /** This call's cost (`session.manage` only): null when the price is unknown. */
+      cost_usd: CostUsd().nullable().optional(),
     }),
     z.strictObject({
       type: z.literal("retry"),

@@ -20,15 +20,23 @@ export interface DiscoveryOptions {
   clock?: Clock;
   /** The child's verdict cache (sessions/verdicts/); none: every scan reads everything. */
   verdicts?: VerdictCache | null;
+  /**
+   * The folder scanned instead of `sessions/` (session.archived: `sessions/archive/`, without a
+   * verdict cache, whose files are named by ID for the active folder only).
+   */
+  root?: string;
+  /** The cursors' first letter (`d`; session.archived's `a`), so that one never resumes the other. */
+  prefix?: string;
 }
 
 export function discoveryHandler(
   state: ServerState,
   options: DiscoveryOptions = {},
-): Handler<"session.discover"> {
+): Handler<"session.discover" | "session.archived"> {
+  const prefix = options.prefix ?? "d";
   let serial = 0;
   let scan: DiscoveryScan | null = null;
-  let cursors = new CursorStore<DiscoveryScan>("d0", 1);
+  let cursors = new CursorStore<DiscoveryScan>(`${prefix}0`, 1);
 
   const abandon = (which: DiscoveryScan | null = scan) => {
     if (which === null || which !== scan) return;
@@ -41,16 +49,18 @@ export function discoveryHandler(
     const taken = cursors.take(cursor);
     if (taken && taken === scan) return taken;
     // An earlier cursor of the current scan: the scan is invalid from now on (sticky).
-    if (cursor.startsWith(`d${serial}.`)) abandon();
+    if (cursor.startsWith(`${prefix}${serial}.`)) abandon();
     throw new ProtocolError("stale_revision");
   };
 
   const begin = (): DiscoveryScan => {
     abandon();
     serial += 1;
-    cursors = new CursorStore<DiscoveryScan>(`d${serial}`, 1);
+    cursors = new CursorStore<DiscoveryScan>(`${prefix}${serial}`, 1);
     const probe = () => state.attachment;
-    scan = new DiscoveryScan(state.home, state.cwd, probe, options.clock, options.verdicts);
+    const root = options.root;
+    const cache = options.verdicts ?? null;
+    scan = new DiscoveryScan(state.home, state.cwd, probe, options.clock, cache, root);
     return scan;
   };
 

@@ -9,6 +9,7 @@ import type { ServerState } from "../state.js";
 import { PRODUCTION_SEAM, type TestSeam } from "../test-seam.js";
 import { childSandbox } from "./child-sandbox.js";
 import { forkHandlers } from "./fork.js";
+import { manageHandlers } from "./manage.js";
 import { mcpHandlers } from "./mcp.js";
 import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
@@ -77,6 +78,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   return {
     ...sessionHandlers(state, seam),
     ...forkHandlers(state),
+    ...manageHandlers(state, seam),
     ...modelHandlers(state, models, seam),
     ...settingsHandlers(state, models),
     ...trustHandlers(state, models),

@@ -10,6 +10,7 @@ import { Slicer } from "../../sessions/slicer.js";
 import { CursorStore } from "../cursors.js";
 import type { Handler } from "../handler.js";
 import type { ServerState } from "../state.js";
+import { orArchived } from "./archived-read.js";
 
 /**
  * `session.record` (docs/turns.md, "Records larger than a page"): a record's text chunk by
@@ -32,7 +33,9 @@ export function recordHandler(state: ServerState, known: KnownRecords): Handler<
       if (isLazyHandle(state.attachment, params.id))
         throw new ProtocolError("invalid_params", "The history has no record at that index.");
       const slicer = new Slicer(ctx.signal);
-      position = await locateRecord(state.home, state.cwd, params.id, params.index, slicer, known);
+      position = await orArchived(state, (archived) =>
+        locateRecord(state.home, state.cwd, params.id, params.index, slicer, known, archived),
+      );
     }
     const { chunk, next } = readChunk(state.home, position);
     const cursor = next === null ? null : cursors.issue(next);

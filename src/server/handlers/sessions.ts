@@ -17,6 +17,7 @@ import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import type { TestSeam } from "../test-seam.js";
+import { orArchived } from "./archived-read.js";
 import { discoveryHandler } from "./discovery.js";
 import { recordHandler } from "./session-record.js";
 
@@ -98,7 +99,9 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
         historyCursors.take(params.cursor);
         page = await historyPage(state.home, position, slicer, known);
       } else {
-        page = await firstHistoryPage(state.home, state.cwd, params.id, slicer, known);
+        page = await orArchived(state, (archived) =>
+          firstHistoryPage(state.home, state.cwd, params.id, slicer, known, archived),
+        );
       }
       const cursor = page.next === null ? null : historyCursors.issue(page.next);
       return { events: page.events, cursor, complete: cursor === null };

@@ -8,16 +8,24 @@ import type { HistoryMemo } from "../../sessions/history/admission-memo.js";
 import { Slicer } from "../../sessions/slicer.js";
 import { HistoryWriteFailed } from "../../sessions/writing/history-write-errors.js";
 import { type AcquireOptions, SessionWriter } from "../../sessions/writing/writer.js";
+import type { ModelCost } from "../../store/catalog-cache.js";
 import { sessionsDir } from "../../store/layout.js";
 import { WriterLock } from "../../store/writer-lock.js";
 import type { ServerState } from "../state.js";
+import { checkBudget } from "./budget.js";
 import type { ModelServices } from "./model-services.js";
 
 /** Everything a turn needs once it is admitted. */
 export interface AdmittedTurn {
   sessionId: string;
   createdSession: boolean;
-  model: { id: string; name: string; effort: string | null; contextWindow: number | null };
+  model: {
+    id: string;
+    name: string;
+    effort: string | null;
+    contextWindow: number | null;
+    price: ModelCost | null;
+  };
   provider: Provider;
   credential: Credential | null;
   writer: SessionWriter;
@@ -79,6 +87,7 @@ export async function admitTurn(
     if (await WriterLock.heldElsewhere(sessionsDir(state.home), id))
       throw new ProtocolError("session_locked");
     await memo.exact(state.home, state.cwd, id, new Slicer(signal));
+    await checkBudget(state, services.settings.global.budget_usd, id, signal);
   }
   const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
   const model = {
@@ -86,6 +95,7 @@ export async function admitTurn(
     name: choice.model,
     effort,
     contextWindow: snapshot.contextWindows.get(choice.id) ?? null,
+    price: snapshot.prices.get(choice.id) ?? null,
   };
   let writer: SessionWriter;
   try {

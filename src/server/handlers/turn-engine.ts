@@ -148,6 +148,7 @@ export async function admitAndRun(
         : undefined,
       ...(steers ? { steers } : {}),
       ...(hooks ? { hooks } : {}),
+      reportCost: state.negotiated.has("session.manage"),
     });
   } finally {
     turnMemoryMode(false);

@@ -5,7 +5,7 @@ import { PageBuilder, utf8Length } from "../../protocol/paging.js";
 import { RawJson } from "../../protocol/raw-json.js";
 import type { SessionEvent, SessionHistoryResult } from "../../protocol/schemas/sessions.js";
 import { fileSignature } from "../../store/inventory.js";
-import { primaryName, sessionsDir } from "../../store/layout.js";
+import { historyFolder, primaryName } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
 import { withPageBytesError } from "../page-bytes.js";
 import type { RecordReadOptions } from "../records/facts.js";
@@ -32,6 +32,8 @@ export interface HistoryPosition {
   signature: string;
   /** The index of the record at `offset` (records counted from 0 in file order). */
   index: number;
+  /** Read from `sessions/archive/` (an archived session). */
+  archived?: boolean;
 }
 
 type StoredEventJson = RawJson<SessionEvent>;
@@ -59,9 +61,11 @@ export async function firstHistoryPage(
   id: string,
   slicer: Slicer,
   known?: KnownRecords,
+  archived = false,
 ): Promise<HistoryPage> {
-  const { signature } = await openExact(home, canonicalCwd, id, slicer);
-  return historyPage(home, { id, offset: 0, signature, index: 0 }, slicer, known);
+  const { signature } = await openExact(home, canonicalCwd, id, slicer, { archived });
+  const position = { id, offset: 0, signature, index: 0, ...(archived ? { archived } : {}) };
+  return historyPage(home, position, slicer, known);
 }
 
 /** `known` learns where each stubbed record is, so that `session.record` need not look again. */
@@ -71,7 +75,10 @@ export async function historyPage(
   slicer: Slicer,
   known?: KnownRecords,
 ): Promise<HistoryPage> {
-  const opened = openPrimary(sessionsDir(home), primaryName(position.id));
+  const opened = openPrimary(
+    historyFolder(home, position.archived === true),
+    primaryName(position.id),
+  );
   if (!opened.ok) throw new ProtocolError("stale_revision");
   try {
     if (fileSignature(fstatSync(opened.fd, { bigint: true })) !== position.signature)

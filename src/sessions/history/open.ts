@@ -1,6 +1,6 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { SessionEntry } from "../../protocol/schemas/sessions.js";
-import { sessionsDir } from "../../store/layout.js";
+import { historyFolder } from "../../store/layout.js";
 import { isBusy } from "../../store/locks.js";
 import { inspectRoot, StoreUnavailable } from "../../store/safe-open.js";
 import type { Slicer } from "../slicer.js";
@@ -12,16 +12,17 @@ import { type ValidateOptions, validateHistory } from "./validate.js";
  * the cwd rule, whatever any listing said earlier. Attaching is the caller's job, and only on
  * success. Returns the entry and the history's signature (for history cursors). A `sink` is
  * handed every record of the same pass (history-scan.ts), for a caller that also needs them;
- * a `resume` lets the pass begin past a prefix read before (admission-memo.ts).
+ * a `resume` lets the pass begin past a prefix read before (admission-memo.ts); `archived`
+ * reads `sessions/archive/` instead (session.history and the session.manage methods).
  */
 export async function openExact(
   home: string,
   canonicalCwd: string,
   id: string,
   slicer: Slicer,
-  reading: Pick<ValidateOptions, "sink" | "resume"> = {},
+  reading: Pick<ValidateOptions, "sink" | "resume"> & { archived?: boolean } = {},
 ): Promise<{ entry: SessionEntry; signature: string }> {
-  const root = sessionsDir(home);
+  const root = historyFolder(home, reading.archived === true);
   try {
     if (inspectRoot(root) === "missing") throw new ProtocolError("session_missing");
   } catch (error) {
@@ -29,7 +30,8 @@ export async function openExact(
     if (error instanceof StoreUnavailable) throw new ProtocolError("session_invalid");
     throw error;
   }
-  const checked = await validateHistory(root, id, new CwdMatcher(canonicalCwd), slicer, reading);
+  const { archived: _archived, ...options } = reading;
+  const checked = await validateHistory(root, id, new CwdMatcher(canonicalCwd), slicer, options);
   switch (checked.kind) {
     case "missing":
       throw new ProtocolError("session_missing");

@@ -4,7 +4,7 @@ import { LIMITS } from "../../protocol/constants.js";
 import { utf8Length } from "../../protocol/raw-json.js";
 import { headBytes, headJsonBytes } from "../../protocol/text-cut.js";
 import { fileSignature } from "../../store/inventory.js";
-import { primaryName, sessionsDir } from "../../store/layout.js";
+import { historyFolder, primaryName } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
 import type { RecordReadOptions } from "../records/facts.js";
 import { RECORD_BYTES } from "../records/facts.js";
@@ -29,6 +29,8 @@ export interface RecordPosition extends RecordPlace {
   index: number;
   /** Bytes of the text already sent. */
   offset: number;
+  /** In `sessions/archive/` (an archived session). */
+  archived?: boolean;
 }
 
 interface RecordChunk {
@@ -66,13 +68,16 @@ export async function locateRecord(
   index: number,
   slicer: Slicer,
   known: KnownRecords,
+  archived = false,
 ): Promise<RecordPosition> {
-  const current = currentSignature(home, id);
+  const where = archived ? { archived } : {};
+  const current = currentSignature(home, id, archived);
   const place = current === null ? undefined : known.find(id, current, index);
-  if (place && current !== null) return { id, signature: current, index, offset: 0, ...place };
-  const { signature } = await openExact(home, canonicalCwd, id, slicer);
-  const found = await findRecord(home, id, signature, index, slicer);
-  return { id, signature, index, offset: 0, ...found };
+  if (place && current !== null)
+    return { id, signature: current, index, offset: 0, ...place, ...where };
+  const { signature } = await openExact(home, canonicalCwd, id, slicer, where);
+  const found = await findRecord(home, id, signature, index, slicer, archived);
+  return { id, signature, index, offset: 0, ...found, ...where };
 }
 
 /** The next chunk from `position`; `next` is null after the last one. */
@@ -80,7 +85,10 @@ export function readChunk(
   home: string,
   position: RecordPosition,
 ): { chunk: RecordChunk; next: RecordPosition | null } {
-  const opened = openPrimary(sessionsDir(home), primaryName(position.id));
+  const opened = openPrimary(
+    historyFolder(home, position.archived === true),
+    primaryName(position.id),
+  );
   if (!opened.ok) throw new ProtocolError("stale_revision");
   try {
     if (fileSignature(fstatSync(opened.fd, { bigint: true })) !== position.signature)
@@ -100,8 +108,8 @@ export function readChunk(
   }
 }
 
-function currentSignature(home: string, id: string): string | null {
-  const opened = openPrimary(sessionsDir(home), primaryName(id));
+function currentSignature(home: string, id: string, archived: boolean): string | null {
+  const opened = openPrimary(historyFolder(home, archived), primaryName(id));
   if (!opened.ok) return null;
   try {
     return fileSignature(fstatSync(opened.fd, { bigint: true }));
@@ -117,8 +125,9 @@ async function findRecord(
   signature: string,
   index: number,
   slicer: Slicer,
+  archived: boolean,
 ): Promise<RecordPlace> {
-  const opened = openPrimary(sessionsDir(home), primaryName(id));
+  const opened = openPrimary(historyFolder(home, archived), primaryName(id));
   if (!opened.ok) throw new ProtocolError("stale_revision");
   try {
     if (fileSignature(fstatSync(opened.fd, { bigint: true })) !== signature)

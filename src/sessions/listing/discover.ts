@@ -72,9 +72,11 @@ export class DiscoveryScan {
     private readonly probe: AttachmentProbe,
     private readonly clock: Clock = realClock,
     cache: VerdictCache | null = null,
+    /** The folder scanned: the sessions folder, or its archive (session.archived). */
+    root: string = sessionsDir(home),
   ) {
     this.verdicts = cache ? cache.session() : null;
-    this.root = sessionsDir(home);
+    this.root = root;
     this.cwd = new CwdMatcher(canonicalCwd);
     this.attachment = JSON.stringify(probe());
     this.folder = this.folderState();

@@ -6,7 +6,12 @@
 import { z } from "zod";
 import { type Infer, lazy } from "../../protocol/lazy.js";
 import { PlanStep } from "../../protocol/schemas/plans.js";
-import { Permissions, TurnFailureCode, Usage } from "../../protocol/schemas/turns.js";
+import {
+  CostUsd,
+  Permissions,
+  TurnFailureCode,
+  Usage,
+} from "../../protocol/schemas/turns.js";
 
 const Base = lazy(() => ({ ts: z.string(), cwd: z.string(), turn_id: z.string() }));
 
@@ -68,6 +73,8 @@ const TurnEndRecord = lazy(() =>
     status: z.enum(["completed", "interrupted", "failed"]),
     stop_reason: z.string().nullable(),
     usage: Usage(),
+    /** The turn's cost in USD (issue 42); null: the model's price was unknown. */
+    cost_usd: CostUsd().nullable().optional(),
     error_code: TurnFailureCode().optional(),
     /** The turn's checkpoints (docs/checkpoints.md): before it and after it, each maybe null. */
     checkpoints: z

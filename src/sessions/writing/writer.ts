@@ -159,6 +159,15 @@ export class SessionWriter {
     return this.enqueue(() => this.writeLine(record, record.type, turnId, options.sync === true));
   }
 
+  /**
+   * Appends one record that belongs to no turn (session.rename's `title`): `ts` and `cwd` filled
+   * in, fsynced. The same one-write, truncate-back rules as `append`.
+   */
+  appendUnturned(record: { type: string } & Record<string, unknown>): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("the session writer is closed"));
+    return this.enqueue(() => this.writeLine(record, record.type, null, true));
+  }
+
   /** Stops renewal, closes the history and removes the lock if it is still ours. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -211,7 +220,9 @@ export class SessionWriter {
     turnId: string | null,
   ): { json: string; bytes: number } {
     const { ts: _ts, cwd: _cwd, turn_id: _turn, type: _type, ...fields } = body;
-    const record: Record<string, unknown> = { type, ts: new Date().toISOString(), cwd: this.cwd };
+    // An unturned record may bring its own `ts` (session.rename answers with it); a turn's never.
+    const ts = turnId === null && typeof _ts === "string" ? _ts : new Date().toISOString();
+    const record: Record<string, unknown> = { type, ts, cwd: this.cwd };
     if (turnId !== null) {
       record.turn_id = turnId;
       Object.assign(record, fields);
