@@ -46,6 +46,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.record",
   "mcp",
   "session.fork",
+  "session.search",
   "turn.revert",
   "errors.recovery",
 ];

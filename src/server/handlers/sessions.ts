@@ -18,6 +18,7 @@ import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import type { TestSeam } from "../test-seam.js";
 import { discoveryHandler } from "./discovery.js";
+import { searchHandler } from "./search.js";
 import { recordHandler } from "./session-record.js";
 
 interface ListPosition {
@@ -105,6 +106,8 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
     "session.record": recordHandler(state, known),
 
     "session.discover": discoveryHandler(state, { verdicts }),
+
+    "session.search": searchHandler(state, verdicts),
   };
 }
 
