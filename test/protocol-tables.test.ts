@@ -9,6 +9,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.deepEqual(
     CAPABILITIES.filter((c) => !SEED_CAPABILITIES.includes(c)),
     [
+      "session.search",
       "session.fork",
       "session.manage",
       "session.record",

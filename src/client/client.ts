@@ -164,6 +164,19 @@ export class AgentClient {
     return this.call("session.usage", { id }, options);
   }
 
+  /**
+   * session.search: one page of hits for `query` (1..256 characters) in this workspace's
+   * sessions (`archived`: the archived ones); pass the page's `cursor` back for the next.
+   */
+  searchPage(
+    query: string,
+    options: CallOptions & { cursor?: string; archived?: boolean } = {},
+  ): Promise<ResultOf<"session.search">> {
+    const { cursor, archived, ...call } = options;
+    const params = { query, ...(cursor ? { cursor } : {}), ...(archived ? { archived } : {}) };
+    return this.call("session.search", params, call);
+  }
+
   /** A session's events, page by page. */
   history(id: string, options: CallOptions = {}): AsyncGenerator<SessionEvent[]> {
     return readHistory(this, id, options);

@@ -57,6 +57,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.record",
   "mcp",
   "session.fork",
+  "session.search",
   "turn.revert",
   "errors.recovery",
   "plans",

@@ -35,6 +35,7 @@ import {
   ModelSelectResult,
 } from "./schemas/models.js";
 import { ApprovalRulesParams, ApprovalRulesResult } from "./schemas/rules.js";
+import { SessionSearchParams, SessionSearchResult } from "./schemas/search.js";
 import {
   SessionCreateParams,
   SessionCreateResult,
@@ -134,6 +135,10 @@ export const METHODS = {
   }),
   "session.discover": method(SessionDiscoverParams, SessionDiscoverResult, {
     capability: "session.discover",
+    admission: "scan",
+  }),
+  "session.search": method(SessionSearchParams, SessionSearchResult, {
+    capability: "session.search",
     admission: "scan",
   }),
   "session.create": method(SessionCreateParams, SessionCreateResult, {

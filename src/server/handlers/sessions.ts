@@ -19,6 +19,7 @@ import type { ServerState } from "../state.js";
 import type { TestSeam } from "../test-seam.js";
 import { orArchived } from "./archived-read.js";
 import { discoveryHandler } from "./discovery.js";
+import { searchHandler } from "./search.js";
 import { recordHandler } from "./session-record.js";
 
 interface ListPosition {
@@ -110,6 +111,8 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
     "session.record": recordHandler(state, known),
 
     "session.discover": discoveryHandler(state, { verdicts }),
+
+    "session.search": searchHandler(state, verdicts),
   };
 }
 

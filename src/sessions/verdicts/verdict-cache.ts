@@ -86,6 +86,16 @@ export class VerdictCache {
     return new VerdictSession(this, place, state === "ready", state !== "unsafe");
   }
 
+  /**
+   * This home's cache folder for the search index (sessions/search/), or null: the cache is
+   * off, or its place is unsafe. The index lives beside the verdicts and obeys the same rules.
+   */
+  folder(): string | null {
+    const place = this.options.enabled ? verdictPlace(this.env, this.home) : null;
+    if (place === null || inspectVerdictPlace(place) === "unsafe") return null;
+    return place.folder;
+  }
+
   read(place: VerdictPlace, id: string): VerdictRecord | null {
     return readVerdict(place.folder, id, this.buffer);
   }

@@ -1,0 +1,203 @@
+import { type BigIntStats, closeSync, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ProtocolError } from "../../protocol/codes.js";
+import { fileSignature, folderSignature } from "../../store/inventory.js";
+import { sessionsDir } from "../../store/layout.js";
+import { inspectRoot } from "../../store/safe-open.js";
+import { CwdMatcher } from "../history/cwd-rule.js";
+import { validateHistory } from "../history/validate.js";
+import { DirectoryPass } from "../listing/discover-directory-pass.js";
+import { type Clock, realClock, Slicer } from "../slicer.js";
+import {
+  type IndexedSession,
+  readIndexed,
+  workspaceIndexFolder,
+  writeIndexed,
+} from "./search-index.js";
+import { QueryMatcher, SEARCH_QUERY_MAX_CHARS, searchableText } from "./search-text.js";
+
+/**
+ * A `session.search` scan: like discovery (listing/discover.ts), a held directory iterator, a
+ * bounded step per page, a second pass at the end whose inventory must equal the first's (else
+ * `stale_revision`). Each history is searched through its index entry when that entry's
+ * signature equals the history's `lstat` now; otherwise the history is validated for this
+ * workspace (the cwd rule: another workspace's sessions never appear), read, and its entry
+ * rewritten. State between steps: the iterators and the hits of one session that did not fit.
+ */
+export interface SearchHit {
+  id: string;
+  title: string | null;
+  updated_at: string | null;
+  record_index: number;
+  snippet: string;
+}
+
+export const SEARCH_PAGE_HITS = 64;
+export const SEARCH_STEP_MS = 50;
+
+export interface SearchStep {
+  hits: SearchHit[];
+  complete: boolean;
+}
+
+export function checkQuery(query: string): void {
+  if (query.length < 1 || query.length > SEARCH_QUERY_MAX_CHARS)
+    throw new ProtocolError("invalid_params");
+}
+
+export class SearchScan {
+  private readonly root: string;
+  private readonly cwd: CwdMatcher;
+  private readonly matcher: QueryMatcher;
+  private readonly indexFolder: string | null;
+  private first: DirectoryPass | null = null;
+  private pending: SearchHit[] = [];
+  /** The folder's signature when the scan began (null: no folder), checked at every step. */
+  private readonly folder: string | null;
+  /** Index files read and histories read, for tests and the bench. */
+  readonly counts = { indexed: 0, read: 0 };
+
+  /** `cacheFolder`: this home's cache folder (VerdictPlace.folder), or null: no index. */
+  constructor(
+    home: string,
+    workspace: string,
+    query: string,
+    archived: boolean,
+    cacheFolder: string | null,
+    private readonly clock: Clock = realClock,
+  ) {
+    checkQuery(query);
+    this.matcher = new QueryMatcher(query);
+    this.root = archived ? join(sessionsDir(home), "archive") : sessionsDir(home);
+    this.cwd = new CwdMatcher(workspace);
+    this.indexFolder = cacheFolder ? workspaceIndexFolder(cacheFolder, workspace) : null;
+    this.folder = this.folderState();
+    if (this.folder !== null) this.first = new DirectoryPass(this.root);
+  }
+
+  /** The folder's identity, permissions and change time; an entry added or removed changes it. */
+  private folderState(): string | null {
+    if (inspectRoot(this.root) === "missing") return null;
+    return folderSignature(lstatSync(this.root, { bigint: true }));
+  }
+
+  private assertConsistent(): void {
+    if (this.folderState() !== this.folder) throw new ProtocolError("stale_revision");
+  }
+
+  /** One bounded step: at most SEARCH_PAGE_HITS hits, about SEARCH_STEP_MS of work. */
+  async step(signal: AbortSignal): Promise<SearchStep> {
+    const slicer = new Slicer(signal, this.clock);
+    const deadline = this.clock() + SEARCH_STEP_MS;
+    const hits: SearchHit[] = [];
+    this.assertConsistent();
+    for (;;) {
+      if (signal.aborted) throw new ProtocolError("operation_cancelled");
+      while (this.pending.length > 0 && hits.length < SEARCH_PAGE_HITS)
+        hits.push(this.pending.shift() as SearchHit);
+      if (hits.length >= SEARCH_PAGE_HITS) return { hits, complete: false };
+      if (slicer.now >= deadline && hits.length > 0) return { hits, complete: false };
+      const entry = this.first?.next() ?? null;
+      if (entry === null) {
+        this.finish();
+        return { hits, complete: true };
+      }
+      if (entry.kind.kind === "primary" && entry.stats.isFile())
+        this.pending = await this.searchHistory(entry.kind.id, entry.stats, slicer);
+      await slicer.pause(Number(entry.stats.size) || 1);
+      if (slicer.now >= deadline) return { hits, complete: false };
+    }
+  }
+
+  close(): void {
+    this.first?.close();
+    this.first = null;
+    this.pending = [];
+  }
+
+  private finish(): void {
+    this.assertConsistent();
+    if (this.first === null) return;
+    const second = new DirectoryPass(this.root);
+    while (second.next() !== null) {}
+    if (!this.first.signature.equals(second.signature)) throw new ProtocolError("stale_revision");
+  }
+
+  private async searchHistory(id: string, stats: BigIntStats, slicer: Slicer) {
+    const signature = fileSignature(stats);
+    let indexed = this.indexFolder ? readIndexed(this.indexFolder, id) : null;
+    if (indexed !== null && indexed.signature === signature) this.counts.indexed += 1;
+    else indexed = await this.readHistory(id, stats, slicer);
+    if (indexed === null) return [];
+    const hits: SearchHit[] = [];
+    for (const [record_index, text] of indexed.records) {
+      const snippet = this.matcher.snippet(text);
+      if (snippet !== null)
+        hits.push({
+          id,
+          title: indexed.title,
+          updated_at: indexed.updated_at,
+          record_index,
+          snippet,
+        });
+    }
+    return hits;
+  }
+
+  /** Validates and reads one history; its index entry, or null when it is not listed here. */
+  private async readHistory(id: string, stats: BigIntStats, slicer: Slicer) {
+    this.counts.read += 1;
+    const checked = await validateHistory(this.root, id, this.cwd, slicer);
+    if (checked.kind !== "eligible") return null;
+    if (checked.signature !== fileSignature(stats)) throw new ProtocolError("stale_revision");
+    const text = this.readUnchanged(id, checked.signature);
+    const records: [number, string][] = [];
+    const lines = text.split("\n");
+    // The last piece is "" after a final newline, or a torn tail, which is no event.
+    const complete = lines.length - 1;
+    for (let index = 0; index < complete; index += 1) {
+      const searchable = searchableText(safeParse(lines[index] as string));
+      if (searchable !== null) records.push([index, searchable]);
+    }
+    const entry = checked.summary.entry(id, false);
+    const indexed: IndexedSession = {
+      format: "mc-search-index",
+      version: 1,
+      signature: checked.signature,
+      title: entry.title,
+      updated_at: entry.updated_at as string,
+      records,
+    };
+    if (this.indexFolder) writeIndexed(this.indexFolder, id, indexed);
+    return indexed;
+  }
+
+  /** The history's bytes, provided they are still the ones validated (else stale_revision). */
+  private readUnchanged(id: string, signature: string): string {
+    const path = join(this.root, `${id}.jsonl`);
+    let fd: number;
+    try {
+      fd = openSync(path, "r");
+    } catch {
+      throw new ProtocolError("stale_revision");
+    }
+    try {
+      const text = readFileSync(fd, "utf8");
+      if (fileSignature(fstatSync(fd, { bigint: true })) !== signature)
+        throw new ProtocolError("stale_revision");
+      if (fileSignature(lstatSync(path, { bigint: true })) !== signature)
+        throw new ProtocolError("stale_revision");
+      return text;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function safeParse(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
+  }
+}

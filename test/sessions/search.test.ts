@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { ProtocolError } from "../../src/protocol/codes.js";
+import {
+  forgetSearchEntries,
+  workspaceIndexFolder,
+} from "../../src/sessions/search/search-index.js";
+import { type SearchHit, SearchScan } from "../../src/sessions/search/search-scan.js";
+import { SNIPPET_MAX_CHARS } from "../../src/sessions/search/search-text.js";
+
+const TS = "2026-11-29T10:00:00.000Z";
+
+function place() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "mc-search-")));
+  const home = join(root, "home");
+  const workspace = join(root, "ws");
+  const cache = join(root, "cache", "sessions-x");
+  mkdirSync(join(home, "sessions"), { recursive: true });
+  mkdirSync(workspace);
+  return { root, home, workspace, cache };
+}
+
+function history(home: string, id: string, cwd: string, records: object[], folder = "") {
+  const lines = [{ type: "session_meta", ts: TS, cwd, id }, ...records].map((record) =>
+    JSON.stringify({ ts: TS, cwd, ...record }),
+  );
+  const dir = join(home, "sessions", folder);
+  mkdirSync(dir, { recursive: true });
+  appendFileSync(join(dir, `${id}.jsonl`), `${lines.join("\n")}\n`);
+}
+
+async function searchAll(scan: SearchScan): Promise<SearchHit[]> {
+  const hits: SearchHit[] = [];
+  for (;;) {
+    const step = await scan.step(new AbortController().signal);
+    hits.push(...step.hits);
+    if (step.complete) return hits;
+  }
+}
+
+function cancelledWith(code: string) {
+  return (error: unknown) => error instanceof ProtocolError && error.code === code;
+}
+
+describe("session.search scan", () => {
+  it("finds a user message, an assistant message and a title, case-insensitively, in this workspace only", async () => {
+    const { home, workspace, cache } = place();
+    history(home, "s1", workspace, [
+      { type: "user_message", text: "Why does the Zebra cache fail?" },
+      { type: "title", title: "ZEBRA title" },
+      { type: "assistant_message", text: "The zebra clock.", model: "demo/demo-1" },
+      { type: "mode", mode: "plan" },
+    ]);
+    history(home, "other", "/other/workspace", [{ type: "user_message", text: "zebra too" }]);
+    const hits = await searchAll(new SearchScan(home, workspace, "zebra", false, cache));
+    assert.deepEqual(
+      hits.map((hit) => [hit.id, hit.record_index]),
+      [
+        ["s1", 1],
+        ["s1", 2],
+        ["s1", 3],
+      ],
+    );
+    assert.equal(hits[1]?.title, "ZEBRA title");
+    assert.equal(hits[0]?.snippet, "Why does the Zebra cache fail?");
+  });
+
+  it("a second search reads only what changed, from the index outside MC_HOME", async () => {
+    const { home, workspace, cache } = place();
+    history(home, "a", workspace, [{ type: "user_message", text: "needle one" }]);
+    history(home, "b", workspace, [{ type: "user_message", text: "nothing" }]);
+    const first = new SearchScan(home, workspace, "needle", false, cache);
+    await searchAll(first);
+    assert.deepEqual(first.counts, { indexed: 0, read: 2 });
+    assert.ok(existsSync(join(workspaceIndexFolder(cache, workspace), "a.json")));
+    assert.deepEqual(readdirSync(join(home, "sessions")).sort(), ["a.jsonl", "b.jsonl"]);
+    appendFileSync(
+      join(home, "sessions", "b.jsonl"),
+      `${JSON.stringify({ type: "user_message", ts: TS, cwd: workspace, text: "Needle two" })}\n`,
+    );
+    const second = new SearchScan(home, workspace, "needle", false, cache);
+    const hits = await searchAll(second);
+    assert.deepEqual(second.counts, { indexed: 1, read: 1 });
+    assert.deepEqual(hits.map((hit) => hit.id).sort(), ["a", "b"]);
+    forgetSearchEntries(cache, workspace, "a");
+    assert.ok(!existsSync(join(workspaceIndexFolder(cache, workspace), "a.json")));
+  });
+
+  it("searches the archive when asked, and only then", async () => {
+    const { home, workspace, cache } = place();
+    history(home, "live", workspace, [{ type: "user_message", text: "needle" }]);
+    history(home, "old", workspace, [{ type: "user_message", text: "needle" }], "archive");
+    const live = await searchAll(new SearchScan(home, workspace, "needle", false, cache));
+    const archived = await searchAll(new SearchScan(home, workspace, "needle", true, cache));
+    assert.deepEqual(
+      live.map((hit) => hit.id),
+      ["live"],
+    );
+    assert.deepEqual(
+      archived.map((hit) => hit.id),
+      ["old"],
+    );
+  });
+
+  it("cancelled answers operation_cancelled; a changed store answers stale_revision", async () => {
+    const { home, workspace, cache } = place();
+    history(home, "a", workspace, [{ type: "user_message", text: "needle" }]);
+    const controller = new AbortController();
+    controller.abort();
+    const scan = new SearchScan(home, workspace, "needle", false, cache);
+    await assert.rejects(scan.step(controller.signal), cancelledWith("operation_cancelled"));
+    const changing = new SearchScan(home, workspace, "needle", false, cache);
+    history(home, "late", workspace, [{ type: "user_message", text: "x" }]);
+    await assert.rejects(searchAll(changing), cancelledWith("stale_revision"));
+  });
+
+  it("bounds: query 1..256 characters; a snippet at most 200", async () => {
+    const { home, workspace, cache } = place();
+    history(home, "long", workspace, [
+      { type: "user_message", text: `${"a".repeat(10)}b${"a".repeat(500)}` },
+    ]);
+    const [hit] = await searchAll(new SearchScan(home, workspace, "b", false, cache));
+    assert.equal(hit?.snippet.length, SNIPPET_MAX_CHARS);
+    await searchAll(new SearchScan(home, workspace, "a".repeat(256), false, cache));
+    for (const query of ["", "a".repeat(257)])
+      assert.throws(
+        () => new SearchScan(home, workspace, query, false, cache),
+        cancelledWith("invalid_params"),
+      );
+  });
+});
