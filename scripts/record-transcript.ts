@@ -9,7 +9,7 @@
  * One line per frame, in wire order: {"from": "client" | "child", "method"?, "frame"}, where a
  * child's response carries the method of the request it answers.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   contextTooLong,
@@ -90,6 +90,19 @@ async function session(child: TestChild, server: Awaited<ReturnType<typeof start
   await turn(child, "Fail with the provider's words");
   await sandboxedTurn(child, server);
   await rules(child, server);
+  // A plan, then a subagent (its events come wrapped in subagent_event).
+  const plan = [
+    { step: "Look around", status: "completed" },
+    { step: "Answer", status: "in_progress" },
+  ];
+  server.reply(toolCall("update_plan", { explanation: "Two steps", plan }), text("Planned."));
+  await turn(child, "Plan it");
+  server.reply(
+    toolCall("agent", { description: "Map the code", prompt: "List the files." }),
+    text("There is notes.txt."),
+    text("The helper found notes.txt."),
+  );
+  await turn(child, "Send a helper");
   return created.id;
 }
 
@@ -286,12 +299,23 @@ async function mcpChild(): Promise<{ child: TestChild; sent: Json[] }> {
   return recorded;
 }
 
+/** A PostToolUse hook on `update_plan` only: the plan turn shows hook_started and hook_done. */
+function withPlanHook(home: string): void {
+  const file = join(home, "config.json");
+  const config = JSON.parse(readFileSync(file, "utf8"));
+  config.hooks = {
+    PostToolUse: [{ matcher: "update_plan", hooks: [{ type: "command", command: "true" }] }],
+  };
+  writeFileSync(file, JSON.stringify(config, null, 2));
+}
+
 async function record(target: string): Promise<void> {
   const box = sandbox("mc-transcript-");
   const server = await startChatServer();
   const lines: Json[] = [];
   try {
     writeTurnHome(box, server.baseUrl, { contextWindow: 128_000 });
+    withPlanHook(box.home);
     const first = recordedChild(box);
     await first.child.initialize([...CAPABILITIES]);
     await first.child.call("status", {});
@@ -319,7 +343,14 @@ async function record(target: string): Promise<void> {
       turn_id: String(firstTurn?.turn_id),
       dry_run: true,
     });
-    await second.child.call("session.fork", { id });
+    const { session: forked } = await second.child.call("session.fork", { id });
+    await second.child.call("session.search", { query: "notes" });
+    await second.child.call("session.rename", { id: forked.id, title: "A fork" });
+    await second.child.call("session.usage", { id });
+    await second.child.call("session.archive", { id: forked.id });
+    await second.child.call("session.archived", {});
+    await second.child.call("session.unarchive", { id: forked.id });
+    await second.child.call("session.delete", { id: forked.id });
     await second.child.request("shutdown", {});
     await second.child.exited;
     const third = await mcpChild();

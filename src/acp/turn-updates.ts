@@ -1,8 +1,8 @@
 import type { SessionUpdate, StopReason, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { TurnEventBody, TurnResult } from "../protocol/schemas/turns.js";
 import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
-import { planUpdate } from "./plan-update.js";
 import { roundUsd } from "../protocol/usd.js";
+import { planUpdate } from "./plan-update.js";
 import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
 /**

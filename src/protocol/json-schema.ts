@@ -230,7 +230,7 @@ export function buildProtocolSchema(): Record<string, unknown> {
     },
     methods: methods.index,
     notifications: notifications.index,
-    $defs: sortedDefs($defs as Record<string, unknown>),
+    $defs: sortedDefs(namedEventTags($defs as Record<string, Def>)),
   };
 }
 
@@ -262,6 +262,26 @@ function codegenShape(ctx: { zodSchema: unknown; jsonSchema: Record<string, unkn
     delete json.required;
     json.additionalProperties = {};
   }
+}
+
+type Def = { properties?: Record<string, { const?: string }>; oneOf?: { $ref?: string }[] };
+
+/**
+ * Each turn event's `type` tag as a named one-value enum (`<Variant>Type`). The variants are
+ * shared by two unions (`TurnEvent` and `subagent_event`'s `InnerTurnEventBody`), and a member
+ * named `event` in both `subagent_event` and the hook events makes quicktype's fold of them
+ * lose the tags' names (it made up `PurpleType`, `FluffyType`, ...): named defs keep them.
+ */
+function namedEventTags(defs: Record<string, Def>): Record<string, Def> {
+  for (const option of defs.TurnEvent?.oneOf ?? []) {
+    const name = option.$ref?.slice("#/$defs/".length);
+    const variant = name ? defs[name] : undefined;
+    const tag = variant?.properties?.type?.const;
+    if (!name || !variant?.properties || tag === undefined) continue;
+    defs[`${name}Type`] = { type: "string", enum: [tag], title: `${name}Type` } as Def;
+    variant.properties.type = ref(`${name}Type`) as { const?: string };
+  }
+  return defs;
 }
 
 /** `$defs` in name order, so a change shows as a small diff. */

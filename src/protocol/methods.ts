@@ -16,11 +16,15 @@ import {
 } from "./schemas/lifecycle.js";
 import {
   SessionArchivedResult,
+  SessionArchiveParams,
   SessionArchiveResult,
+  SessionDeleteParams,
   SessionDeleteResult,
-  SessionIdParams,
   SessionRenameParams,
   SessionRenameResult,
+  SessionUnarchiveParams,
+  SessionUnarchiveResult,
+  SessionUsageParams,
   SessionUsageResult,
 } from "./schemas/manage.js";
 import { McpChangedParams, McpStatusResult } from "./schemas/mcp.js";
@@ -157,11 +161,11 @@ export const METHODS = {
     capability: "session.manage",
     admission: "worker",
   }),
-  "session.archive": method(SessionIdParams, SessionArchiveResult, {
+  "session.archive": method(SessionArchiveParams, SessionArchiveResult, {
     capability: "session.manage",
     admission: "worker",
   }),
-  "session.unarchive": method(SessionIdParams, SessionArchiveResult, {
+  "session.unarchive": method(SessionUnarchiveParams, SessionUnarchiveResult, {
     capability: "session.manage",
     admission: "worker",
   }),
@@ -169,11 +173,11 @@ export const METHODS = {
     capability: "session.manage",
     admission: "scan",
   }),
-  "session.delete": method(SessionIdParams, SessionDeleteResult, {
+  "session.delete": method(SessionDeleteParams, SessionDeleteResult, {
     capability: "session.manage",
     admission: "worker",
   }),
-  "session.usage": method(SessionIdParams, SessionUsageResult, {
+  "session.usage": method(SessionUsageParams, SessionUsageResult, {
     capability: "session.manage",
     admission: "listing",
   }),

@@ -32,7 +32,13 @@ const defs = schema.$defs;
  * failed one), so serde_json::Value stands for it there. `TurnEvent` and `TurnStartResult` are
  * quicktype's fold of their unions.
  */
-const FREE_FORM = ["ToolCallEvent.input", "TurnEvent.input", "SessionHistoryResult.events"];
+const FREE_FORM = [
+  "ToolCallEvent.input",
+  "TurnEvent.input",
+  "InnerTurnEventBody.input",
+  "Event.input",
+  "SessionHistoryResult.events",
+];
 const RUST_NULL_ONLY = [
   "TurnCompletedResult.error",
   "TurnInterruptedResult.error",

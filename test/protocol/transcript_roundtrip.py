@@ -53,7 +53,11 @@ def roundtrip(name, value, seen):
         return roundtrip(variant, value, seen)
     encoded = getattr(protocol, name).from_dict(value).to_dict()
     for prop, sub in d.get("properties", {}).items():
-        if prop in value:
+        if prop in value and value[prop] is None and prop not in encoded:
+            # quicktype's Python writes no None of an optional member: an optional and nullable
+            # member's explicit null comes back absent (docs/codegen.md says so).
+            encoded[prop] = None
+        elif prop in value:
             encoded[prop] = patch(sub, value[prop], encoded[prop], seen)
     return encoded
 

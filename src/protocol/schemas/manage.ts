@@ -30,7 +30,15 @@ export const SessionTitle = lazy(() =>
   }),
 );
 
-export const SessionIdParams = lazy(() => z.strictObject({ id: SessionId() }));
+/**
+ * One session by ID. Each method has its own instance: a schema shared by several methods
+ * becomes one def and aliases, and code generators name such a fold after its last alias.
+ */
+const sessionIdParams = () => z.strictObject({ id: SessionId() });
+export const SessionArchiveParams = lazy(sessionIdParams);
+export const SessionUnarchiveParams = lazy(sessionIdParams);
+export const SessionDeleteParams = lazy(sessionIdParams);
+export const SessionUsageParams = lazy(sessionIdParams);
 
 export const SessionRenameParams = lazy(() =>
   z.strictObject({ id: SessionId(), title: SessionTitle() }),
@@ -38,10 +46,10 @@ export const SessionRenameParams = lazy(() =>
 /** The session as listings now show it (its new title, `updated_at` the title record's). */
 export const SessionRenameResult = lazy(() => z.strictObject({ session: SessionEntry() }));
 
-/** session.archive and session.unarchive: where the session is now. */
-export const SessionArchiveResult = lazy(() =>
-  z.strictObject({ id: SessionId(), archived: z.boolean() }),
-);
+/** session.archive and session.unarchive: where the session is now (one instance each, above). */
+const sessionPlace = () => z.strictObject({ id: SessionId(), archived: z.boolean() });
+export const SessionArchiveResult = lazy(sessionPlace);
+export const SessionUnarchiveResult = lazy(sessionPlace);
 
 /** session.archived pages exactly as session.discover does, over `sessions/archive/`. */
 export const SessionArchivedResult = SessionDiscoverResult;

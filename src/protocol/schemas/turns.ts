@@ -7,8 +7,8 @@ import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
-import { PlanEvent } from "./plans.js";
 import { HookDoneEvent, HookStartedEvent } from "./hooks.js";
+import { PlanEvent } from "./plans.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
 import { SteerAppliedEvent, UndeliveredSteer } from "./steering.js";
 

@@ -4,6 +4,7 @@ import { moveSession } from "../../sessions/manage/archive.js";
 import { type DeletionParts, deleteSession } from "../../sessions/manage/delete.js";
 import { renameSession } from "../../sessions/manage/rename.js";
 import { sessionUsage } from "../../sessions/manage/usage.js";
+import { forgetSearchEntries } from "../../sessions/search/search-index.js";
 import { Slicer } from "../../sessions/slicer.js";
 import { verdictPlace } from "../../sessions/verdicts/verdict-root.js";
 import { archiveDir } from "../../store/layout.js";
@@ -70,6 +71,10 @@ export function manageHandlers(state: ServerState, seam: TestSeam): HandlerTable
         verdictFile: (id) => {
           const place = verdictPlace(state.env, state.home);
           return place ? join(place.folder, `${id}.json`) : null;
+        },
+        forgetSearch: (id) => {
+          const place = verdictPlace(state.env, state.home);
+          if (place) forgetSearchEntries(place.folder, state.cwd, id);
         },
         step: step("session.delete"),
       };

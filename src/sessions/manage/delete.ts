@@ -22,6 +22,8 @@ export interface DeletionParts {
   removeCheckpoints(sessionId: string, checkpoints: string[]): Promise<void>;
   /** The session's verdict file in the user's cache root, if there is a cache. */
   verdictFile(sessionId: string): string | null;
+  /** Removes the session's search-index entry (sessions/search), if there is an index. */
+  forgetSearch(sessionId: string): void;
   step: StepHook;
 }
 
@@ -33,7 +35,8 @@ const TOMBSTONE = /^\.([A-Za-z0-9][A-Za-z0-9_-]{0,63})\.[0-9a-f]{12}\.deleted$/;
  * `.<id>.<12 hex>.deleted` in the same folder: a name no listing or open ever reads. That
  * rename is the commit point: before it the whole session is visible, after it none of it is.
  * Then go, in order: its derived histories (both folders), its checkpoints and revert journal
- * (named in the tombstone's `turn_end` records), its verdict file, and last the tombstone. A kill
+ * (named in the tombstone's `turn_end` records), its verdict file and search-index entry, and last
+ * the tombstone. A kill
  * -9 after the commit leaves a tombstone that still names what remains; the next session.delete
  * of this home finishes it (`sweepTombstones`). The lock (a stale one taken over) goes at the end.
  */
@@ -95,6 +98,11 @@ async function finishDeletion(
   parts.step("checkpoints");
   const verdict = parts.verdictFile(id);
   if (verdict !== null) removeQuietly(verdict);
+  try {
+    parts.forgetSearch(id);
+  } catch {
+    // A cache entry left behind is harmless: a search checks each history's signature.
+  }
   parts.step("verdict");
   removeQuietly(tombstone);
   syncFolder(join(tombstone, ".."));

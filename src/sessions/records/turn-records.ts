@@ -6,12 +6,7 @@
 import { z } from "zod";
 import { type Infer, lazy } from "../../protocol/lazy.js";
 import { PlanStep } from "../../protocol/schemas/plans.js";
-import {
-  CostUsd,
-  Permissions,
-  TurnFailureCode,
-  Usage,
-} from "../../protocol/schemas/turns.js";
+import { CostUsd, Permissions, TurnFailureCode, Usage } from "../../protocol/schemas/turns.js";
 
 const Base = lazy(() => ({ ts: z.string(), cwd: z.string(), turn_id: z.string() }));
 
