@@ -109,4 +109,41 @@ describe("mc-agent acp: queued prompts and _mc/steer", () => {
       );
     assert.deepEqual(shown, ["in French"]);
   });
+
+  it("session/load replays a steer where it happened: between the answer it cut into and the one it caused", async () => {
+    const first = await AcpWorld.start();
+    world = first;
+    await first.initialize();
+    const { sessionId } = await first.newSession();
+    const release = door();
+    first.server.reply(held(text("In English."), 3, release.wait), text("En français."));
+    const answer = first.prompt(sessionId, "answer me");
+    await first.until(() => first.agentText().length > 0, "a first chunk");
+    await first.agent.request("_mc/steer", { sessionId, text: "in French" });
+    release.open();
+    assert.equal((await answer).stopReason, "end_turn");
+    first.proc.stdin.end();
+    await first.exited;
+
+    const w = await AcpWorld.start({ box: first.box, server: first.server });
+    world = w;
+    await w.initialize();
+    await w.agent.request("session/load", { sessionId, cwd: w.box.workspace, mcpServers: [] });
+    // Consecutive chunks of one kind are one message.
+    const said: [string, string][] = [];
+    for (const u of w.updates()) {
+      if (u.sessionUpdate !== "user_message_chunk" && u.sessionUpdate !== "agent_message_chunk")
+        continue;
+      const chunk = u.content.type === "text" ? u.content.text : "";
+      const last = said.at(-1);
+      if (last?.[0] === u.sessionUpdate) last[1] += chunk;
+      else said.push([u.sessionUpdate, chunk]);
+    }
+    assert.deepEqual(said, [
+      ["user_message_chunk", "answer me"],
+      ["agent_message_chunk", "In English."],
+      ["user_message_chunk", "in French"],
+      ["agent_message_chunk", "En français."],
+    ]);
+  });
 });
