@@ -264,22 +264,21 @@ function codegenShape(ctx: { zodSchema: unknown; jsonSchema: Record<string, unkn
   }
 }
 
-type Def = { properties?: Record<string, { const?: string }>; oneOf?: { $ref?: string }[] };
+type Def = { properties?: Record<string, { const?: string; title?: string }>; oneOf?: Def[] } & {
+  $ref?: string;
+};
 
 /**
- * Each turn event's `type` tag as a named one-value enum (`<Variant>Type`). The variants are
- * shared by two unions (`TurnEvent` and `subagent_event`'s `InnerTurnEventBody`), and a member
- * named `event` in both `subagent_event` and the hook events makes quicktype's fold of them
- * lose the tags' names (it made up `PurpleType`, `FluffyType`, ...): named defs keep them.
+ * Each turn event's `type` tag gets a title (`<Variant>Type`), which generators use as its
+ * name. The variants are shared by two unions (`TurnEvent` and `subagent_event`'s
+ * `InnerTurnEventBody`), and a member named `event` in both `subagent_event` and the hook
+ * events makes quicktype's fold of them lose the tags' names (it made up `PurpleType`, ...).
  */
 function namedEventTags(defs: Record<string, Def>): Record<string, Def> {
   for (const option of defs.TurnEvent?.oneOf ?? []) {
     const name = option.$ref?.slice("#/$defs/".length);
-    const variant = name ? defs[name] : undefined;
-    const tag = variant?.properties?.type?.const;
-    if (!name || !variant?.properties || tag === undefined) continue;
-    defs[`${name}Type`] = { type: "string", enum: [tag], title: `${name}Type` } as Def;
-    variant.properties.type = ref(`${name}Type`) as { const?: string };
+    const tag = name ? defs[name]?.properties?.type : undefined;
+    if (name && tag?.const !== undefined) tag.title = `${name}Type`;
   }
   return defs;
 }

@@ -112,7 +112,10 @@ describe("CLI against the real child", () => {
       pty.output.includes("\r\x1b[2KDiscovering sessions… 100 provisional rows"),
       pty.output.slice(0, 400),
     );
-    assert.equal(pty.output.match(/^s\d{3} +Title s\d{3} +2026-11-29 10:00\r?$/gm)?.length, 120);
+    assert.equal(
+      pty.output.match(/^s\d{3} +Title s\d{3} +2026-11-29 10:00 +\$0\.00\r?$/gm)?.length,
+      120,
+    );
   });
 
   it("refresh on a real TTY: the wait is timed, Ctrl-C cancels the real refresh, exit 130", async (t) => {

@@ -61,7 +61,7 @@ describe("mc-agent resume and sessions (real child)", () => {
     assert.deepEqual(ids(shown.stdout).slice(0, 3), ["s24", "s23", "s22"]);
     assert.equal(ids(shown.stdout).length, 20);
     assert.match(shown.stdout, /… 5 older sessions \(--all shows every one, --limit N more\)/);
-    assert.match(shown.stdout, /^s24 +Title s24 +2026-11-29 10:24$/m);
+    assert.match(shown.stdout, /^s24 +Title s24 +2026-11-29 10:24 +\$0\.00$/m);
     const two = await run(["sessions", "--limit", "2"]);
     assert.deepEqual(ids(two.stdout), ["s24", "s23"]);
     const all = await run(["sessions", "--all"]);
@@ -69,7 +69,7 @@ describe("mc-agent resume and sessions (real child)", () => {
     assert.equal(ids(all.stdout).at(-1), "s00");
     // Local time: the same instant in Tokyo (UTC+9).
     const tokyo = await run(["sessions", "-n", "1"], { TZ: "Asia/Tokyo" });
-    assert.match(tokyo.stdout, /^s24 +Title s24 +2026-11-29 19:24$/m);
+    assert.match(tokyo.stdout, /^s24 +Title s24 +2026-11-29 19:24 +\$0\.00$/m);
     for (const bad of [
       ["--limit", "0"],
       ["--limit", "x"],
