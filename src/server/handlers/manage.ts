@@ -66,14 +66,12 @@ export function manageHandlers(state: ServerState, seam: TestSeam): HandlerTable
 
     "session.delete": async (params, ctx) => {
       const slicer = new Slicer(ctx.signal);
+      // The user's cache root: the verdict file and the search-index entry both live there.
+      const place = verdictPlace(state.env, state.home);
       const parts: DeletionParts = {
         removeCheckpoints: (id, checkpoints) => removeSessionCheckpoints(state, id, checkpoints),
-        verdictFile: (id) => {
-          const place = verdictPlace(state.env, state.home);
-          return place ? join(place.folder, `${id}.json`) : null;
-        },
+        verdictFile: (id) => (place ? join(place.folder, `${id}.json`) : null),
         forgetSearch: (id) => {
-          const place = verdictPlace(state.env, state.home);
           if (place) forgetSearchEntries(place.folder, state.cwd, id);
         },
         step: step("session.delete"),
