@@ -41,7 +41,12 @@ describe("mc-agent exec: the plan", () => {
     if (!hasTmux()) return t.skip("tmux is not installed");
     threePlans();
     const args = [process.execPath, CHILD_BIN, "exec", "Plan it"].map(shellQuote).join(" ");
-    const run = new TmuxRun(args, { cwd: world.box.workspace, env: world.env, height: 40 });
+    const run = new TmuxRun(args, {
+      cwd: world.box.workspace,
+      env: world.env,
+      height: 40,
+      reportExit: true,
+    });
     world.closeAfter(() => run.kill());
     const status = await run.ended();
     const screen = run.screen().join("\n");

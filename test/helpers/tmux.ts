@@ -1,5 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** True when tmux is installed (a real terminal emulator whose screen a test can read). */
 export function hasTmux(): boolean {
@@ -11,10 +14,16 @@ export function hasTmux(): boolean {
  * `width` × `height`: keys are sent as a person types them (`send-keys`), and the screen is
  * read as the terminal shows it (`capture-pane`), so cursor moves and erases count, not just the
  * bytes written. The pane stays after the command exits, so its exit status can be read.
+ *
+ * `reportExit`: the command runs under a shell that writes its exit status to a file, which
+ * `ended()` reads. tmux can leave a pane's exited process unreaped (a zombie, the pane never
+ * marked dead: seen with tmux 3.3a on a loaded machine); the shell reaps its child itself. Not
+ * the default: a non-interactive shell dies of the Ctrl-C meant for the command it runs.
  */
 export class TmuxRun {
   private readonly socket = `mc-test-${process.pid}-${randomBytes(4).toString("hex")}`;
   private alive = true;
+  private readonly exitFile: string | null;
 
   constructor(
     commandLine: string,
@@ -23,8 +32,11 @@ export class TmuxRun {
       env: Record<string, string | undefined>;
       width?: number;
       height?: number;
+      reportExit?: boolean;
     },
   ) {
+    this.exitFile = options.reportExit ? join(tmpdir(), `${this.socket}.status`) : null;
+    const line = this.exitFile ? `${commandLine}; echo "$?" > ${this.exitFile}` : commandLine;
     // The server copies the environment of the client that starts it: the command's own.
     this.tmux(
       [
@@ -37,7 +49,7 @@ export class TmuxRun {
         "-y",
         String(options.height ?? 30),
       ],
-      ["-c", options.cwd, commandLine],
+      ["-c", options.cwd, line],
       { ...options.env, TERM: "xterm-256color" },
     );
     this.tmux(["set-option", "-t", "t", "remain-on-exit", "on"]);
@@ -67,6 +79,14 @@ export class TmuxRun {
 
   /** The command's exit status once it ended, else null. */
   exitStatus(): number | null {
+    if (this.exitFile) {
+      try {
+        const written = readFileSync(this.exitFile, "utf8");
+        return written.endsWith("\n") ? Number(written) : null;
+      } catch {
+        return null;
+      }
+    }
     const out = this.tmux([
       "display-message",
       "-p",
@@ -103,14 +123,41 @@ export class TmuxRun {
       const status = this.exitStatus();
       if (status !== null) return status;
       if (Date.now() > until)
-        throw new Error(`still running; screen:\n${this.screen().join("\n")}`);
+        throw new Error(
+          `still running; processes:\n${this.processes()}\nscreen:\n${this.screen().join("\n")}`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  /** The pane's process and its descendants with their states (why a command has not ended). */
+  processes(): string {
+    const pid = this.tmux(["display-message", "-p", "-t", "t", "#{pane_pid}"]).trim();
+    const ps = spawnSync("ps", ["-e", "-o", "pid,ppid,pgid,tpgid,stat,wchan:24,etime,args"], {
+      encoding: "utf8",
+    });
+    const rows = (ps.stdout ?? "").split("\n");
+    const tree = new Set([pid]);
+    // Parents come before children in ps's order often but not always: repeat until stable.
+    for (let grown = true; grown; ) {
+      grown = false;
+      for (const row of rows.slice(1)) {
+        const [child, parent] = row.trim().split(/\s+/);
+        if (child && parent && tree.has(parent) && !tree.has(child)) {
+          tree.add(child);
+          grown = true;
+        }
+      }
+    }
+    return [rows[0], ...rows.filter((row) => tree.has(row.trim().split(/\s+/)[0] ?? ""))].join(
+      "\n",
+    );
   }
 
   kill(): void {
     if (!this.alive) return;
     this.alive = false;
+    if (this.exitFile) rmSync(this.exitFile, { force: true });
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
   }
 
