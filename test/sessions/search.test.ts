@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readdirSync,
   realpathSync,
+  rmSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import {
   forgetSearchEntries,
   workspaceIndexFolder,
 } from "../../src/sessions/search/search-index.js";
+import { SearchIndexWriter } from "../../src/sessions/search/search-index-writer.js";
 import { type SearchHit, SearchScan } from "../../src/sessions/search/search-scan.js";
 import { SNIPPET_MAX_CHARS } from "../../src/sessions/search/search-text.js";
 
@@ -24,10 +26,11 @@ function place() {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "mc-search-")));
   const home = join(root, "home");
   const workspace = join(root, "ws");
-  const cache = join(root, "cache", "sessions-x");
+  const cacheFolder = join(root, "cache", "sessions-x");
   mkdirSync(join(home, "sessions"), { recursive: true });
   mkdirSync(workspace);
-  return { root, home, workspace, cache };
+  const writer = new SearchIndexWriter();
+  return { root, home, workspace, cache: { cacheFolder, writer }, cacheFolder, writer };
 }
 
 function history(home: string, id: string, cwd: string, records: object[], folder = "") {
@@ -76,13 +79,14 @@ describe("session.search scan", () => {
   });
 
   it("a second search reads only what changed, from the index outside MC_HOME", async () => {
-    const { home, workspace, cache } = place();
+    const { home, workspace, cache, cacheFolder, writer } = place();
     history(home, "a", workspace, [{ type: "user_message", text: "needle one" }]);
     history(home, "b", workspace, [{ type: "user_message", text: "nothing" }]);
     const first = new SearchScan(home, workspace, "needle", false, cache);
     await searchAll(first);
     assert.deepEqual(first.counts, { indexed: 0, read: 2 });
-    assert.ok(existsSync(join(workspaceIndexFolder(cache, workspace), "a.json")));
+    await writer.idle();
+    assert.ok(existsSync(join(workspaceIndexFolder(cacheFolder, workspace), "a.json")));
     assert.deepEqual(readdirSync(join(home, "sessions")).sort(), ["a.jsonl", "b.jsonl"]);
     appendFileSync(
       join(home, "sessions", "b.jsonl"),
@@ -92,8 +96,8 @@ describe("session.search scan", () => {
     const hits = await searchAll(second);
     assert.deepEqual(second.counts, { indexed: 1, read: 1 });
     assert.deepEqual(hits.map((hit) => hit.id).sort(), ["a", "b"]);
-    forgetSearchEntries(cache, workspace, "a");
-    assert.ok(!existsSync(join(workspaceIndexFolder(cache, workspace), "a.json")));
+    forgetSearchEntries(cacheFolder, workspace, "a");
+    assert.ok(!existsSync(join(workspaceIndexFolder(cacheFolder, workspace), "a.json")));
   });
 
   it("searches the archive when asked, and only then", async () => {
@@ -137,5 +141,49 @@ describe("session.search scan", () => {
         () => new SearchScan(home, workspace, query, false, cache),
         cancelledWith("invalid_params"),
       );
+  });
+});
+
+describe("the search index's writer", () => {
+  it("writes nothing while a search is under way; the entries once it completed", async () => {
+    const { home, workspace, cache, cacheFolder, writer } = place();
+    for (let i = 0; i < 5; i += 1)
+      history(home, `h${i}`, workspace, [
+        { type: "user_message", text: `needle ${i} ${"w".repeat(40_000)}` },
+      ]);
+    // A clock past each step's deadline at every reading (the slicer reads it every 32 KiB of
+    // work): one history a step.
+    let now = 0;
+    const scan = new SearchScan(home, workspace, "zzz", false, cache, () => {
+      now += 1000;
+      return now;
+    });
+    const folder = workspaceIndexFolder(cacheFolder, workspace);
+    const first = await scan.step(new AbortController().signal);
+    assert.equal(first.complete, false);
+    assert.ok(scan.counts.read >= 1);
+    // Between steps, within the quiet time: nothing written yet (a write would take a core).
+    assert.equal(existsSync(folder) ? readdirSync(folder).length : 0, 0);
+    for (;;) if ((await scan.step(new AbortController().signal)).complete) break;
+    await writer.idle();
+    assert.deepEqual(readdirSync(folder).sort(), [
+      "h0.json",
+      "h1.json",
+      "h2.json",
+      "h3.json",
+      "h4.json",
+    ]);
+  });
+
+  it("an entry whose history was deleted or changed before it was written is not kept", async () => {
+    const { home, workspace, cache, cacheFolder, writer } = place();
+    history(home, "gone", workspace, [{ type: "user_message", text: "needle" }]);
+    history(home, "grown", workspace, [{ type: "user_message", text: "needle" }]);
+    await searchAll(new SearchScan(home, workspace, "needle", false, cache));
+    rmSync(join(home, "sessions", "gone.jsonl"));
+    history(home, "grown", workspace, [{ type: "user_message", text: "more" }]);
+    await writer.idle();
+    const folder = workspaceIndexFolder(cacheFolder, workspace);
+    assert.deepEqual(existsSync(folder) ? readdirSync(folder) : [], []);
   });
 });

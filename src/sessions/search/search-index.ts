@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -9,7 +9,8 @@ import { join } from "node:path";
  * session, `<id>.json`: the history's signature when it was read and validated for that
  * workspace, its title and updated_at, and each searchable record's index and text. A file
  * whose signature differs from the history's now is stale: the history is read again and the
- * file rewritten. Deleting any of it at any time is safe.
+ * file rewritten (search-index-writer.ts, after the search). Deleting any of it at any time is
+ * safe.
  */
 export interface IndexedSession {
   format: "mc-search-index";
@@ -39,20 +40,6 @@ export function readIndexed(folder: string, id: string): IndexedSession | null {
     return value;
   } catch {
     return null; // missing, torn or foreign: a miss
-  }
-}
-
-/** Writes one session's entry (temp file, then rename); a failure only costs a later read. */
-export function writeIndexed(folder: string, id: string, entry: IndexedSession): void {
-  const body = JSON.stringify(entry);
-  if (body.length > INDEX_FILE_MAX_BYTES) return;
-  const temp = join(folder, `.${id}.json.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    mkdirSync(folder, { mode: 0o700, recursive: true });
-    writeFileSync(temp, body, { mode: 0o600 });
-    renameSync(temp, join(folder, `${id}.json`));
-  } catch {
-    rmSync(temp, { force: true });
   }
 }
 
