@@ -86,13 +86,13 @@ export async function searchOnce(store: SearchStore, keep = 0): Promise<SearchTi
 async function indexWritten(store: SearchStore, count: number): Promise<void> {
   const folder = indexFolder(store);
   if (folder === null) throw new Error("no cache folder for the index");
-  for (let i = 0; i < 6000; i += 1) {
+  for (let i = 0; i < 12_000; i += 1) {
     try {
       if (readdirSync(folder).filter((n) => n.endsWith(".json")).length >= count) return;
     } catch {}
     await sleep(50);
   }
-  throw new Error("the index was not written within 5 minutes");
+  throw new Error("the index was not written within 10 minutes");
 }
 
 /** `grep -ri <needle>` of the sessions folder, its output read; ms and matching lines. */

@@ -11,7 +11,7 @@ import { type Clock, realClock, Slicer } from "../slicer.js";
 import {
   INDEX_FILE_MAX_BYTES,
   type IndexedSession,
-  readIndexed,
+  IndexReader,
   workspaceIndexFolder,
 } from "./search-index.js";
 import type { SearchIndexWriter } from "./search-index-writer.js";
@@ -59,6 +59,7 @@ export class SearchScan {
   private readonly cwd: CwdMatcher;
   private readonly matcher: QueryMatcher;
   private readonly indexFolder: string | null;
+  private readonly reader: IndexReader | null;
   private readonly writer: SearchIndexWriter | null;
   private first: DirectoryPass | null = null;
   private pending: SearchHit[] = [];
@@ -82,6 +83,9 @@ export class SearchScan {
     this.cwd = new CwdMatcher(workspace);
     this.indexFolder = index ? workspaceIndexFolder(index.cacheFolder, workspace) : null;
     this.writer = index?.writer ?? null;
+    this.reader = this.indexFolder
+      ? new IndexReader(this.indexFolder, this.matcher.rawNeedle)
+      : null;
     this.folder = this.folderState();
     if (this.folder !== null) this.first = new DirectoryPass(this.root);
   }
@@ -98,15 +102,15 @@ export class SearchScan {
 
   /** One bounded step: at most SEARCH_PAGE_HITS hits, about SEARCH_STEP_MS of work. */
   async step(signal: AbortSignal): Promise<SearchStep> {
-    // No index write starts while the step reads; the queue is written once the search is done.
+    // Entries queued by earlier steps are written first when the queue is full (its bound);
+    // a cancel ends the wait.
+    if (this.writer?.full) await untilAborted(this.writer.room(), signal);
+    // No index write starts while the step reads: they run between steps and after the last.
     const release = this.writer?.hold() ?? (() => {});
-    let complete = false;
     try {
-      const step = await this.stepHeld(signal);
-      complete = step.complete;
-      return step;
+      return await this.stepHeld(signal);
     } finally {
-      release(complete);
+      release();
     }
   }
 
@@ -129,7 +133,8 @@ export class SearchScan {
       if (entry.kind.kind === "primary" && entry.stats.isFile())
         this.pending = await this.searchHistory(entry.kind.id, entry.stats, slicer);
       await slicer.pause(Number(entry.stats.size) || 1);
-      if (slicer.now >= deadline) return { hits, complete: false };
+      // A full index queue ends the step: the next one lets it be written first.
+      if (slicer.now >= deadline || this.writer?.full) return { hits, complete: false };
     }
   }
 
@@ -149,9 +154,10 @@ export class SearchScan {
 
   private async searchHistory(id: string, stats: BigIntStats, slicer: Slicer) {
     const signature = fileSignature(stats);
-    let indexed = this.indexFolder ? readIndexed(this.indexFolder, id) : null;
-    if (indexed !== null && indexed.signature === signature) this.counts.indexed += 1;
-    else indexed = await this.readHistory(id, stats, slicer);
+    const found = this.reader?.read(id, signature) ?? null;
+    if (found !== null) this.counts.indexed += 1;
+    if (found === "unmatched") return [];
+    const indexed = found ?? (await this.readHistory(id, stats, slicer));
     if (indexed === null) return [];
     const hits: SearchHit[] = [];
     for (const [record_index, text] of indexed.records) {
@@ -207,4 +213,17 @@ export class SearchScan {
     }
     return indexed;
   }
+}
+
+/** `work`, or the abort of `signal` if that comes first (the step then sees it aborted). */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    work.then(done, done);
+  });
 }
