@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { TestChild } from "../src/conformance/harness.js";
 import { workspaceIndexFolder } from "../src/sessions/search/search-index.js";
 import { verdictPlace } from "../src/sessions/verdicts/verdict-root.js";
-import { withTempDir } from "./bench-support.js";
+import { processCpuMs, withTempDir } from "./bench-support.js";
 import { type Bench, type BenchRow, median } from "./report.js";
 import { buildSearchStore, NEEDLE, type SearchStore } from "./search-store.js";
 
@@ -28,6 +28,8 @@ interface SearchTiming {
   firstPageMs: number;
   firstHitMs: number;
   completeMs: number;
+  /** The child's CPU time over the search, all its threads (Linux; NaN elsewhere). */
+  cpuMs: number;
   hits: number;
   pages: number;
 }
@@ -57,6 +59,7 @@ export async function searchOnce(store: SearchStore, keep = 0): Promise<SearchTi
   try {
     await child.initialize(["session.search"]);
     await child.call("status", {});
+    const cpuBefore = processCpuMs(child.pid).all;
     const started = performance.now();
     let firstPageMs = Number.NaN;
     let firstHitMs = Number.NaN;
@@ -76,8 +79,9 @@ export async function searchOnce(store: SearchStore, keep = 0): Promise<SearchTi
       cursor = page.cursor;
     }
     const completeMs = performance.now() - started;
+    const cpuMs = processCpuMs(child.pid).all - cpuBefore;
     if (keep > 0) await indexWritten(store, keep);
-    return { firstPageMs, firstHitMs, completeMs, hits, pages };
+    return { firstPageMs, firstHitMs, completeMs, cpuMs, hits, pages };
   } finally {
     await child.close();
   }
@@ -161,7 +165,7 @@ export async function searchRows(
       row(
         "complete, warm",
         pick(warm, "completeMs"),
-        `target at most 2000 ms; ${warm[0]?.pages} pages`,
+        `target at most 2000 ms; ${warm[0]?.pages} pages; the child's CPU time ${spread(pick(warm, "cpuMs"))} ms`,
       ),
       row(
         "first page, cold (no index)",
@@ -169,9 +173,9 @@ export async function searchRows(
         "every history validated and read",
       ),
       row(
-        "complete, cold (no index; writes the index after)",
+        "complete, cold (no index; writes the index meanwhile)",
         pick(cold, "completeMs"),
-        "every history validated and read",
+        `every history validated and read; the child's CPU time ${spread(pick(cold, "cpuMs"))} ms`,
       ),
       {
         name: `search index on disk, ${label}`,
