@@ -18,6 +18,7 @@ import type { Negotiated } from "./negotiate.js";
 import { readRecord } from "./record.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
 import { previewRevert, type RevertOptions, revertTurn } from "./revert.js";
+import { type SearchHit, type SearchOptions, searchSessions } from "./search.js";
 import { type SpawnOptions, startChild, stopChild } from "./spawn.js";
 import {
   runTurn,
@@ -175,6 +176,14 @@ export class AgentClient {
     const { cursor, archived, ...call } = options;
     const params = { query, ...(cursor ? { cursor } : {}), ...(archived ? { archived } : {}) };
     return this.call("session.search", params, call);
+  }
+
+  /**
+   * Every hit of session.search for `query`, page by page as they come; a search the store
+   * changed under starts again, never handing out a hit twice (search.ts).
+   */
+  search(query: string, options: SearchOptions = {}): AsyncGenerator<SearchHit[]> {
+    return searchSessions(this, query, options);
   }
 
   /** A session's events, page by page. */

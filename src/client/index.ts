@@ -73,6 +73,7 @@ export { adviceForStep, explainNotice } from "./next-step-advice.js";
 export { isRecordStub, RECORD_TEXT_BYTES, readRecord } from "./record.js";
 export type { RefreshReport } from "./refresh.js";
 export type { RevertOptions } from "./revert.js";
+export { SEARCH_RESTARTS, type SearchHit, type SearchOptions, searchSessions } from "./search.js";
 export {
   type CachedRead,
   homeOf,

@@ -18,6 +18,7 @@ import { SCALE_CASES } from "./cases/scale-edges.js";
 import { SESSION_CASES } from "./cases/sessions.js";
 import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
 import { SESSION_MANAGE_CASES } from "./cases/sessions-manage.js";
+import { SESSION_SEARCH_CASES } from "./cases/sessions-search.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
@@ -52,6 +53,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   trust: TRUST_CASES,
   "sessions-fork": SESSION_FORK_CASES,
   "sessions-manage": SESSION_MANAGE_CASES,
+  "sessions-search": SESSION_SEARCH_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
   "turns-plans": TURN_PLAN_CASES,
 };

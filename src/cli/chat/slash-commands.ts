@@ -5,6 +5,7 @@ import { type ChatState, farewell, note, sessionLabel } from "./chat-state.js";
 import { chatStatus, renameChat } from "./manage-commands.js";
 import { pickModel } from "./model-picker.js";
 import { fork, rewind, undoLast } from "./revert-commands.js";
+import { searchChat } from "./search-command.js";
 
 /** What a line of chat input is: a message for the model, or a command the CLI handles. */
 type ChatInput = { kind: "message"; text: string } | { kind: "command"; name: string; arg: string };
@@ -115,6 +116,14 @@ const COMMANDS: Record<string, SlashCommand> = {
       if (sessions.length > SESSIONS_SHOWN)
         note(state, `… ${sessions.length - SESSIONS_SHOWN} more ("mc-agent sessions --all")`);
       if (sessions.length > 0) note(state, 'Continue one later with "mc-agent resume <id>".');
+      return undefined;
+    },
+  },
+  search: {
+    usage: "/search <text>",
+    summary: "Find this folder's sessions that mention a text, and open one",
+    async run(state, arg) {
+      await searchChat(state, arg);
       return undefined;
     },
   },

@@ -49,8 +49,8 @@ export async function startChat(
         ...stringOption("effort", args.values.effort),
         ...(pick ? { pick: pick(reader) } : {}),
         capabilities: CHAT_CAPABILITIES,
-        // /rename and /status's cost: done without against a backend that lacks them.
-        optional: ["session.manage"],
+        // /rename, /status's cost and /search: done without against a backend that lacks them.
+        optional: ["session.manage", "session.search"],
       });
     } catch (error) {
       if (error instanceof PickerQuit) return 0;

@@ -11,6 +11,7 @@ import {
   unarchiveCommand,
   usageCommand,
 } from "../manage/manage-commands.js";
+import { searchCommand } from "../manage/search-command.js";
 import { costCell } from "../manage/usd.js";
 import { listSessions } from "../sessions/session-list.js";
 import { workspaceHint } from "../sessions/workspace-hint.js";
@@ -23,7 +24,7 @@ const DEFAULT_LIMIT = 20;
 export const sessionsCommand: Command = {
   spec: {
     usage:
-      "mc-agent sessions [--limit N | --all] [--json] | mc-agent sessions rename|archive|unarchive|archived|delete|usage ...",
+      "mc-agent sessions [--limit N | --all] [--json] | mc-agent sessions rename|archive|unarchive|archived|delete|usage|search ...",
     summary: "List the saved sessions of the current folder, newest first (session.discover).",
     help: [
       "Options:",
@@ -40,7 +41,8 @@ export const sessionsCommand: Command = {
       "The COST column is each shown session's known cost in USD (session.usage): `+` when some",
       "turn's price is unknown, `?` when none is known.",
       "",
-      'Manage one: "mc-agent sessions rename|archive|unarchive|archived|delete|usage --help".',
+      'Manage one: "mc-agent sessions rename|archive|unarchive|archived|delete|usage --help";',
+      'find one: "mc-agent sessions search <text>".',
     ].join("\n"),
     options: {
       json: { type: "boolean" },
@@ -55,6 +57,7 @@ export const sessionsCommand: Command = {
     archived: archivedCommand,
     delete: deleteCommand,
     usage: usageCommand,
+    search: searchCommand,
   },
   async run(args, term) {
     const limit = limitOf(args.values.limit, args.values.all === true);

@@ -1,5 +1,6 @@
 import { ProtocolError } from "../../protocol/codes.js";
 import type { SessionSearchResult } from "../../protocol/schemas/search.js";
+import { SearchIndexWriter } from "../../sessions/search/search-index-writer.js";
 import { SearchScan } from "../../sessions/search/search-scan.js";
 import type { VerdictCache } from "../../sessions/verdicts/verdict-cache.js";
 import { StoreUnavailable } from "../../store/safe-open.js";
@@ -16,6 +17,9 @@ export function searchHandler(
   state: ServerState,
   verdicts: VerdictCache | null,
 ): Handler<"session.search"> {
+  const writer = new SearchIndexWriter();
+  // At shutdown the queued index entries are dropped: writing them would hold the exit.
+  state.closers.push(() => writer.stop());
   let serial = 0;
   let scan: SearchScan | null = null;
   let cursors = new CursorStore<SearchScan>("q0", 1);
@@ -38,8 +42,9 @@ export function searchHandler(
     abandon();
     serial += 1;
     cursors = new CursorStore<SearchScan>(`q${serial}`, 1);
-    const folder = verdicts?.folder() ?? null;
-    scan = new SearchScan(state.home, state.cwd, query, archived, folder);
+    const cacheFolder = verdicts?.folder() ?? null;
+    const index = cacheFolder ? { cacheFolder, writer } : null;
+    scan = new SearchScan(state.home, state.cwd, query, archived, index);
     return scan;
   };
 

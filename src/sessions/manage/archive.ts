@@ -14,9 +14,11 @@ export type Direction = "archive" | "unarchive";
  * writer lock, the history is validated where it is (exact open's refusals), then moved by one
  * rename(2) between `sessions/` and `sessions/archive/`: that rename is the commit point, so a
  * reader or a kill -9 sees the session wholly in one folder or the other. Its derived histories
- * (`<id>.<anything>.jsonl`, never listed) follow after it; a move killed in between leaves some
- * of them behind, invisible either way, and the next move of the session takes them along.
- * `commit(effect)` runs the rename only when no cancel was observed (and detaches the session).
+ * (`<id>.<anything>.jsonl`, never listed) leave `sessions/` after it on archive and come back
+ * before it on unarchive (in the same commit effect, so a cancel moves none of them): a live
+ * session has them beside it whenever a kill -9 comes; an archived one may have some left in
+ * `sessions/`, invisible, which its next unarchive or delete takes along.
+ * `commit(effect)` runs the moves only when no cancel was observed (and detaches the session).
  */
 export async function moveSession(
   home: string,
@@ -37,12 +39,23 @@ export async function moveSession(
     if (direction === "archive") makeArchive(to);
     if (entryExists(to, primaryName(id))) throw new ProtocolError("session_exists");
     step("locked");
-    commit(() => move(from, to, primaryName(id)));
-    step("committed");
-    moveDerived(from, to, id);
+    if (direction === "archive") {
+      commit(() => move(from, to, primaryName(id)));
+      step("committed");
+      moveDerived(from, to, id);
+      step("derived");
+    } else {
+      // Back among the live sessions, the derived histories go first: a live session (one a
+      // turn may write to) always has them beside it, whenever a kill -9 comes.
+      commit(() => {
+        moveDerived(from, to, id);
+        step("derived");
+        move(from, to, primaryName(id));
+      });
+      step("committed");
+    }
     syncFolder(from);
     syncFolder(to);
-    step("derived");
   } finally {
     await lock.release();
   }

@@ -1,4 +1,4 @@
-import { type BigIntStats, closeSync, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { type BigIntStats, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.js";
 import { fileSignature, folderSignature } from "../../store/inventory.js";
@@ -9,11 +9,12 @@ import { validateHistory } from "../history/validate.js";
 import { DirectoryPass } from "../listing/discover-directory-pass.js";
 import { type Clock, realClock, Slicer } from "../slicer.js";
 import {
+  INDEX_FILE_MAX_BYTES,
   type IndexedSession,
-  readIndexed,
+  IndexReader,
   workspaceIndexFolder,
-  writeIndexed,
 } from "./search-index.js";
+import type { SearchIndexWriter } from "./search-index-writer.js";
 import { QueryMatcher, SEARCH_QUERY_MAX_CHARS, searchableText } from "./search-text.js";
 
 /**
@@ -21,8 +22,10 @@ import { QueryMatcher, SEARCH_QUERY_MAX_CHARS, searchableText } from "./search-t
  * bounded step per page, a second pass at the end whose inventory must equal the first's (else
  * `stale_revision`). Each history is searched through its index entry when that entry's
  * signature equals the history's `lstat` now; otherwise the history is validated for this
- * workspace (the cwd rule: another workspace's sessions never appear), read, and its entry
- * rewritten. State between steps: the iterators and the hits of one session that did not fit.
+ * workspace (the cwd rule: another workspace's sessions never appear) and its searchable text
+ * taken from the same pass (one read), and its entry queued for the index writer, which writes
+ * it after the search (search-index-writer.ts). State between steps: the iterators and the hits
+ * of one session that did not fit.
  */
 export interface SearchHit {
   id: string;
@@ -45,11 +48,19 @@ export function checkQuery(query: string): void {
     throw new ProtocolError("invalid_params");
 }
 
+/** Where a search's index is: this home's cache folder (VerdictPlace.folder) and its writer. */
+export interface SearchIndexPlace {
+  cacheFolder: string;
+  writer: SearchIndexWriter;
+}
+
 export class SearchScan {
   private readonly root: string;
   private readonly cwd: CwdMatcher;
   private readonly matcher: QueryMatcher;
   private readonly indexFolder: string | null;
+  private readonly reader: IndexReader | null;
+  private readonly writer: SearchIndexWriter | null;
   private first: DirectoryPass | null = null;
   private pending: SearchHit[] = [];
   /** The folder's signature when the scan began (null: no folder), checked at every step. */
@@ -57,20 +68,24 @@ export class SearchScan {
   /** Index files read and histories read, for tests and the bench. */
   readonly counts = { indexed: 0, read: 0 };
 
-  /** `cacheFolder`: this home's cache folder (VerdictPlace.folder), or null: no index. */
+  /** `index`: null for no index (no cache root, or MC_AGENT_VERDICTS=off). */
   constructor(
     home: string,
     workspace: string,
     query: string,
     archived: boolean,
-    cacheFolder: string | null,
+    index: SearchIndexPlace | null,
     private readonly clock: Clock = realClock,
   ) {
     checkQuery(query);
     this.matcher = new QueryMatcher(query);
     this.root = archived ? join(sessionsDir(home), "archive") : sessionsDir(home);
     this.cwd = new CwdMatcher(workspace);
-    this.indexFolder = cacheFolder ? workspaceIndexFolder(cacheFolder, workspace) : null;
+    this.indexFolder = index ? workspaceIndexFolder(index.cacheFolder, workspace) : null;
+    this.writer = index?.writer ?? null;
+    this.reader = this.indexFolder
+      ? new IndexReader(this.indexFolder, this.matcher.rawNeedle)
+      : null;
     this.folder = this.folderState();
     if (this.folder !== null) this.first = new DirectoryPass(this.root);
   }
@@ -87,6 +102,19 @@ export class SearchScan {
 
   /** One bounded step: at most SEARCH_PAGE_HITS hits, about SEARCH_STEP_MS of work. */
   async step(signal: AbortSignal): Promise<SearchStep> {
+    // Entries queued by earlier steps are written first when the queue is full (its bound);
+    // a cancel ends the wait.
+    if (this.writer?.full) await untilAborted(this.writer.room(), signal);
+    // No index write starts while the step reads: they run between steps and after the last.
+    const release = this.writer?.hold() ?? (() => {});
+    try {
+      return await this.stepHeld(signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async stepHeld(signal: AbortSignal): Promise<SearchStep> {
     const slicer = new Slicer(signal, this.clock);
     const deadline = this.clock() + SEARCH_STEP_MS;
     const hits: SearchHit[] = [];
@@ -105,7 +133,8 @@ export class SearchScan {
       if (entry.kind.kind === "primary" && entry.stats.isFile())
         this.pending = await this.searchHistory(entry.kind.id, entry.stats, slicer);
       await slicer.pause(Number(entry.stats.size) || 1);
-      if (slicer.now >= deadline) return { hits, complete: false };
+      // A full index queue ends the step: the next one lets it be written first.
+      if (slicer.now >= deadline || this.writer?.full) return { hits, complete: false };
     }
   }
 
@@ -125,9 +154,10 @@ export class SearchScan {
 
   private async searchHistory(id: string, stats: BigIntStats, slicer: Slicer) {
     const signature = fileSignature(stats);
-    let indexed = this.indexFolder ? readIndexed(this.indexFolder, id) : null;
-    if (indexed !== null && indexed.signature === signature) this.counts.indexed += 1;
-    else indexed = await this.readHistory(id, stats, slicer);
+    const found = this.reader?.read(id, signature) ?? null;
+    if (found !== null) this.counts.indexed += 1;
+    if (found === "unmatched") return [];
+    const indexed = found ?? (await this.readHistory(id, stats, slicer));
     if (indexed === null) return [];
     const hits: SearchHit[] = [];
     for (const [record_index, text] of indexed.records) {
@@ -144,21 +174,23 @@ export class SearchScan {
     return hits;
   }
 
-  /** Validates and reads one history; its index entry, or null when it is not listed here. */
+  /**
+   * Validates one history and takes its searchable text from the same pass; its index entry
+   * (queued for the writer), or null when it is not listed here.
+   */
   private async readHistory(id: string, stats: BigIntStats, slicer: Slicer) {
     this.counts.read += 1;
-    const checked = await validateHistory(this.root, id, this.cwd, slicer);
-    if (checked.kind !== "eligible") return null;
-    if (checked.signature !== fileSignature(stats)) throw new ProtocolError("stale_revision");
-    const text = this.readUnchanged(id, checked.signature);
     const records: [number, string][] = [];
-    const lines = text.split("\n");
-    // The last piece is "" after a final newline, or a torn tail, which is no event.
-    const complete = lines.length - 1;
-    for (let index = 0; index < complete; index += 1) {
-      const searchable = searchableText(safeParse(lines[index] as string));
+    let index = 0;
+    const sink = (event: unknown) => {
+      const searchable = searchableText(event);
       if (searchable !== null) records.push([index, searchable]);
-    }
+      index += 1;
+    };
+    const checked = await validateHistory(this.root, id, this.cwd, slicer, { sink });
+    if (checked.kind !== "eligible") return null;
+    // The bytes validated are the ones the directory pass saw (else the store changed).
+    if (checked.signature !== fileSignature(stats)) throw new ProtocolError("stale_revision");
     const entry = checked.summary.entry(id, false);
     const indexed: IndexedSession = {
       format: "mc-search-index",
@@ -168,36 +200,30 @@ export class SearchScan {
       updated_at: entry.updated_at as string,
       records,
     };
-    if (this.indexFolder) writeIndexed(this.indexFolder, id, indexed);
+    if (this.indexFolder && this.writer) {
+      const body = JSON.stringify(indexed);
+      if (body.length <= INDEX_FILE_MAX_BYTES)
+        this.writer.enqueue(
+          this.indexFolder,
+          id,
+          body,
+          join(this.root, `${id}.jsonl`),
+          checked.signature,
+        );
+    }
     return indexed;
-  }
-
-  /** The history's bytes, provided they are still the ones validated (else stale_revision). */
-  private readUnchanged(id: string, signature: string): string {
-    const path = join(this.root, `${id}.jsonl`);
-    let fd: number;
-    try {
-      fd = openSync(path, "r");
-    } catch {
-      throw new ProtocolError("stale_revision");
-    }
-    try {
-      const text = readFileSync(fd, "utf8");
-      if (fileSignature(fstatSync(fd, { bigint: true })) !== signature)
-        throw new ProtocolError("stale_revision");
-      if (fileSignature(lstatSync(path, { bigint: true })) !== signature)
-        throw new ProtocolError("stale_revision");
-      return text;
-    } finally {
-      closeSync(fd);
-    }
   }
 }
 
-function safeParse(line: string): unknown {
-  try {
-    return JSON.parse(line);
-  } catch {
-    return null;
-  }
+/** `work`, or the abort of `signal` if that comes first (the step then sees it aborted). */
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    work.then(done, done);
+  });
 }

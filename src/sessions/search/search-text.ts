@@ -42,9 +42,12 @@ function toolTitle(value: Record<string, unknown>): string | null {
  */
 export class QueryMatcher {
   private readonly needle: string;
+  /** The lowered query as JSON writes it inside a string (search-index.ts reads files with it). */
+  readonly rawNeedle: string;
 
   constructor(query: string) {
     this.needle = query.toLowerCase();
+    this.rawNeedle = JSON.stringify(this.needle).slice(1, -1);
   }
 
   /** The snippet around the first match in `text`, or null when `text` does not match. */
