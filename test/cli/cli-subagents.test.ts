@@ -171,3 +171,48 @@ describe("mc-agent exec: subagents", () => {
     assert.equal(said?.event.text, "Mapped.");
   });
 });
+
+describe("mc-agent chat: subagents (tmux)", {
+  skip: hasTmux() ? false : "tmux is not installed",
+}, () => {
+  const world = cliTurnWorld("mc-cli-chat-subagents-");
+
+  it("each subagent is one line updated in place above the input line", async () => {
+    writeFileSync(join(world.box.workspace, "notes.txt"), "a\nb\n");
+    let release: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const sub = readThenAnswer(answered);
+    world.server.reply(helpers("Map the parsers", "Map the tests"), sub, sub, sub, sub);
+    world.server.reply(text("All mapped."));
+    const line = `exec ${[process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ")}`;
+    const run = new TmuxRun(line, {
+      cwd: world.box.workspace,
+      env: { ...world.env, NO_COLOR: "1" },
+      height: 40,
+    });
+    world.closeAfter(() => run.kill());
+    await run.waitFor("› ");
+    run.type("Map it");
+    run.press("Enter");
+    const midway =
+      /Agent: Map the parsers · 1 step · 1 tool · ✓ Read notes\.txt\n▸ Agent: Map the tests · 1 step · 1 tool · ✓ Read notes\.txt/;
+    await run.waitFor(() => midway.test(run.screen().join("\n")));
+    release();
+    await run.waitFor("All mapped.");
+    await run.waitFor((all) => /✓ \d+ steps/.test(all));
+    const screen = run.screen().join("\n");
+    for (const description of ["Map the parsers", "Map the tests"]) {
+      const lines = screen.split("\n").filter((row) => row.includes(`Agent: ${description}`));
+      assert.deepEqual(
+        lines,
+        [`▸ Agent: ${description} · 2 steps · 1 tool · done in 2 steps`],
+        `one line, updated in place to its end:\n${screen}`,
+      );
+    }
+    assert.ok(!screen.includes("▸ Read"), screen);
+    run.press("C-d");
+    await run.waitFor("Resume this session with: mc-agent resume");
+  });
+});

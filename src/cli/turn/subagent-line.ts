@@ -132,8 +132,9 @@ export class SubagentLines {
       const text = fitChars(`▸ Agent: ${lineOf(agent)}`, width);
       return this.term.paintNote(text, agent.end?.color ?? DIM);
     });
-    if (this.lines > 0) err.write(`\x1b[${this.lines}A\r\x1b[0J`);
-    err.write(`${lines.join("\n")}\n`);
+    // One write: chat's live area (live-area.ts) passes a write that ends a line on whole.
+    const back = this.lines > 0 ? `\x1b[${this.lines}A\r\x1b[0J` : "";
+    err.write(`${back}${lines.join("\n")}\n`);
     this.lines = lines.length;
   }
 
