@@ -3,7 +3,16 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { call, startChatServer, text, toolCalls } from "../../src/conformance/chat-server.js";
+import {
+  answer,
+  call,
+  custom,
+  held,
+  type Script,
+  startChatServer,
+  text,
+  toolCalls,
+} from "../../src/conformance/chat-server.js";
 import { writeTurnHome } from "../../src/conformance/turn-world.js";
 import { sandbox } from "../helpers/child.js";
 import { AcpWorld } from "./acp-world.js";
@@ -198,5 +207,60 @@ describe("mc-agent acp: subagents", () => {
     const progress = contentText(about(w, agentId as string).at(-1));
     assert.match(progress, /✗ denied/, `the progress shows the denial: ${progress}`);
     assert.ok(progress.includes("I was not allowed."));
+  });
+
+  it("two subagents of one reply: two cards, each ending with its own answer", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    await w.initialize();
+    const session = await w.newSession();
+    // Whichever subagent calls first, it gets the answer to its own prompt.
+    const echo: Script = custom(async (exchange) => {
+      const users = (exchange.request.body.messages as { role: string; content: string }[])
+        .filter((m) => m.role === "user")
+        .map((m) => m.content);
+      await text(`answer to ${users.at(-1)}`)(exchange);
+    });
+    w.server.reply(
+      toolCalls([
+        call("agent", { description: "Look one", prompt: "task one" }, "call_1"),
+        call("agent", { description: "Look two", prompt: "task two" }, "call_2"),
+      ]),
+      echo,
+      echo,
+      text("Both answered."),
+    );
+    assert.equal((await w.prompt(session.sessionId, "Two helpers")).stopReason, "end_turn");
+    const cards = w
+      .updates("tool_call")
+      .map((u) => (u.sessionUpdate === "tool_call" ? [u.toolCallId, u.title, u.kind] : []));
+    assert.equal(cards.length, 2);
+    for (const [id, title, kind] of cards) {
+      assert.equal(kind, "think");
+      const end = about(w, id as string).at(-1);
+      assert.equal(end?.sessionUpdate === "tool_call_update" && end.status, "completed");
+      const task = String(title).replace("Look ", "task ");
+      assert.ok(contentText(end).includes(`answer to ${task}`), `${title}: ${contentText(end)}`);
+    }
+  });
+
+  it("session/cancel while a subagent works: the prompt is cancelled, the card failed", async () => {
+    world = await AcpWorld.start();
+    const w = world;
+    await w.initialize();
+    const session = await w.newSession();
+    w.server.reply(
+      toolCalls([call("agent", { description: "Slow", prompt: "wait" }, "call_a")]),
+      held(answer({ text: "never finished" }), 1, new Promise<void>(() => {})),
+    );
+    const prompt = w.prompt(session.sessionId, "Go");
+    await w.until(() => w.server.requests.length >= 2, "the subagent calling the model");
+    await w.agent.notify("session/cancel", { sessionId: session.sessionId });
+    assert.equal((await prompt).stopReason, "cancelled");
+    const [agentId] = toolCallIds(w);
+    const end = about(w, agentId as string).at(-1);
+    assert.equal(end?.sessionUpdate === "tool_call_update" && end.status, "failed");
+    assert.match(contentText(end), /interrupted/);
+    assert.ok(!contentText(end).includes("never finished"), "no answer of an interrupted subagent");
   });
 });
