@@ -263,4 +263,34 @@ describe("mc-agent acp: subagents", () => {
     assert.match(contentText(end), /interrupted/);
     assert.ok(!contentText(end).includes("never finished"), "no answer of an interrupted subagent");
   });
+
+  it("usage_update's cost counts the subagent's calls (the session's cost, as session.usage sums it)", async () => {
+    const box = sandbox("mc-acp-subagent-cost-");
+    const server = await startChatServer();
+    writeTurnHome(box, server.baseUrl, { contextWindow: 100_000 });
+    const cachePath = join(box.home, "cache", "models", "kit.json");
+    const cache = JSON.parse(readFileSync(cachePath, "utf8"));
+    cache.models[0].cost = { input: 2, output: 10, cache_read: null };
+    writeFileSync(cachePath, JSON.stringify(cache));
+    world = await AcpWorld.start({ box, server });
+    const w = world;
+    await w.initialize();
+    const session = await w.newSession();
+    // Each model call: 1000 input tokens at $2/M and 100 output tokens at $10/M.
+    const usage = { prompt_tokens: 1000, completion_tokens: 100, cached_tokens: 0 };
+    const callCost = 0.003;
+    w.server.reply(
+      toolCalls([call("agent", { description: "Look", prompt: "task" }, "call_a")], { usage }),
+      text("Sub answer.", { usage }),
+      text("Done.", { usage }),
+    );
+    await w.prompt(session.sessionId, "Go");
+    const costs = w
+      .updates("usage_update")
+      .map((u) => (u.sessionUpdate === "usage_update" ? u.cost?.amount : undefined));
+    assert.equal(costs.length, 2, "one usage_update per call of the parent's");
+    // Without the subagent's call the second would be 0.006.
+    assert.equal(costs[0], callCost);
+    assert.equal(costs[1], 0.009, "the parent's two calls and the subagent's one");
+  });
 });
