@@ -4,16 +4,6 @@ import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
 import { fitChars, splitUtf8 } from "../protocol/text-cut.js";
 import { agentTitle, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
-/**
- * A subagent as ACP shows it (docs/acp.md, "Subagents"): the parent's `agent` call is one tool
- * call (kind `think`, titled with its description) whose content is the subagent's progress
- * (its steps and tool calls, each with its outcome), replaced as it works, and at the end the
- * subagent's answer and the summary. The subagent's own tool calls are not tool calls of the
- * editor's, with one exception: a call that asks for approval is announced as a tool call of its
- * own just before its `session/request_permission` (titled "<description> › <title>", `_meta`
- * naming the subagent), so the editor has the call the request is about, and it then runs and
- * ends like any other.
- */
 type Inner = SubagentEvent["event"];
 type ToolCallEvent = Extract<TurnEventBody, { type: "tool_call" }>;
 type ApprovalEvent = Extract<TurnEventBody, { type: "approval_requested" }>;
@@ -43,23 +33,25 @@ class Subagent {
   /** The progress as one text: the step count, then the last tool calls, one a line. */
   progress(): string {
     const calls = [...this.calls.values()];
-    const head = `${this.steps} ${this.steps === 1 ? "step" : "steps"} · ${calls.length} ${calls.length === 1 ? "tool call" : "tool calls"}`;
+    const head = `${count(this.steps, "step")} · ${count(calls.length, "tool call")}`;
     const shown = calls.slice(-PROGRESS_LINES);
     const earlier = calls.length - shown.length;
     const lines = [head, ...(earlier > 0 ? [`(${earlier} earlier)`] : [])];
-    for (const call of shown)
-      lines.push(
-        fitChars(
-          oneLine(
-            `${call.outcome === null ? "▸" : "•"} ${call.title}${call.outcome ? ` · ${call.outcome}` : ""}`,
-          ),
-          LINE_CHARS,
-        ),
-      );
+    for (const call of shown) lines.push(fitChars(oneLine(callLine(call)), LINE_CHARS));
     return lines.join("\n");
   }
 }
 
+/**
+ * A subagent as ACP shows it (docs/acp.md, "Subagents"): the parent's `agent` call is one tool
+ * call (kind `think`, titled with its description) whose content is the subagent's progress
+ * (its steps and tool calls, each with its outcome), replaced as it works, and at the end the
+ * subagent's answer and the summary. The subagent's own tool calls are not tool calls of the
+ * editor's, with one exception: a call that asks for approval is announced as a tool call of its
+ * own just before its `session/request_permission` (titled "<description> › <title>", `_meta`
+ * naming the subagent), so the editor has the call the request is about, and it then runs and
+ * ends like any other.
+ */
 export class SubagentView {
   private readonly running = new Map<string, Subagent>();
   /** Inner calls announced to the editor for an approval: they are its tool calls from then on. */
@@ -211,6 +203,15 @@ export function descriptionOf(event: { title: string; input: unknown }): string 
       ? input.description
       : event.title.replace(/^Agent: /, ""),
   );
+}
+
+/** "▸ Run npm test" while it runs; "• Read a.ts · ✓ Read 12 lines" once it ended. */
+function callLine(call: InnerCall): string {
+  return call.outcome === null ? `▸ ${call.title}` : `• ${call.title} · ${call.outcome}`;
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
 
 function oneLine(text: string): string {

@@ -10,6 +10,7 @@ export const AGENT_TOOL = "agent";
 const DIM = "2";
 const RED = "31";
 const YELLOW = "33";
+const DESCRIPTION_CHARS = 120;
 
 interface Subagent {
   description: string;
@@ -73,8 +74,10 @@ export class SubagentLines {
 
   private started(event: Body<"tool_call">): void {
     const input = event.input as { description?: unknown } | null;
-    const description = oneLine(
-      typeof input?.description === "string" ? input.description : event.title,
+    // At most the tool's own bound on a description, even for a call it refuses.
+    const description = fitChars(
+      oneLine(typeof input?.description === "string" ? input.description : event.title),
+      DESCRIPTION_CHARS,
     );
     const agent = {
       description,
