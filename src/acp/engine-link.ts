@@ -106,6 +106,7 @@ export class EngineLink {
       // errors.recovery: a first-run failure's next step, named to the user (next-steps.ts).
       // workspace.trust: the first prompt's question in an untrusted workspace (trust-ask.ts).
       // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
+      // subagents: the `agent` tool, one tool call with its progress (subagent-view.ts).
       // session.manage: session/delete, /rename, and the cost in usage_update.
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
@@ -115,6 +116,7 @@ export class EngineLink {
         "turn.revert",
         "errors.recovery",
         "plans",
+        "subagents",
         "turn.steer",
         "session.manage",
       ],

@@ -246,8 +246,14 @@ export class AcpSession {
         this.saved = true;
         if (event.created_session) title = firstLineCut(input);
       }
-      if (event.type === "approval_requested") this.approve(event, running, permissions.signal);
+      // Updates first: a subagent's call is announced before the permission request about it.
       for (const update of updates.map(event)) await this.update(update);
+      if (event.type === "approval_requested")
+        this.approve(
+          { ...event, title: updates.approvalTitle(event) },
+          running,
+          permissions.signal,
+        );
     };
     const turn = this.engine.startTurn({ input, permissions: this.mode }, sink);
     const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
@@ -326,14 +332,16 @@ export class AcpSession {
   async showTerminal(itemId: string | null, terminalId: string): Promise<void> {
     const running = this.running;
     if (!running || itemId === null) return;
-    await this.update(running.updates.terminal(itemId, terminalId));
+    const update = running.updates.terminal(itemId, terminalId);
+    if (update) await this.update(update);
   }
 
   /** A call of the running prompt starts running (approved, or needing no approval). */
   async showRunning(itemId: string): Promise<void> {
     const running = this.running;
     if (!running) return;
-    await this.update(running.updates.started(itemId));
+    const update = running.updates.started(itemId);
+    if (update) await this.update(update);
   }
 
   /** session/cancel: our turn.interrupt. The prompt then answers `cancelled`. */

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
+import { fitChars } from "../protocol/text-cut.js";
 
 /**
  * How one of our tools looks as an ACP tool call: its kind, the locations it touches (absolute,
@@ -14,6 +15,8 @@ const KINDS: Record<string, ToolKind> = {
   edit_file: "edit",
   shell: "execute",
   update_plan: "think",
+  // A subagent thinks for the parent (as the Claude ACP agent shows its Task tool).
+  agent: "think",
 };
 
 export function toolKind(tool: string): ToolKind {
@@ -102,8 +105,22 @@ export function replayTitle(tool: string, input: unknown): string {
   const verb = VERBS[tool] ?? `Use ${tool}`;
   const fields =
     typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  // A subagent is titled with its description, live and on load (subagent-view.ts).
+  if (tool === "agent" && typeof fields.description === "string")
+    return agentTitle(fields.description);
   const object = [fields.command, fields.pattern, fields.path].find((v) => typeof v === "string");
   if (typeof object !== "string") return verb;
-  const line = object.split("\n", 1)[0] ?? "";
-  return `${verb} ${line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line}`;
+  return `${verb} ${cutLine(object.split("\n", 1)[0] ?? "")}`;
+}
+
+/** The most characters of a subagent's title (the `agent` tool's bound on its description). */
+const AGENT_TITLE_CHARS = 120;
+
+/** A subagent's title: its description on one line, cut to the tool's bound. */
+export function agentTitle(description: string): string {
+  return fitChars(description.replace(/\s+/g, " ").trim(), AGENT_TITLE_CHARS) || "Agent";
+}
+
+function cutLine(line: string): string {
+  return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
 }

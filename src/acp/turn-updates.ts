@@ -3,6 +3,7 @@ import type { TurnEventBody, TurnResult } from "../protocol/schemas/turns.js";
 import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
 import { roundUsd } from "../protocol/usd.js";
 import { planUpdate } from "./plan-update.js";
+import { AGENT_TOOL, SubagentView } from "./subagent-view.js";
 import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.js";
 
 /**
@@ -15,6 +16,8 @@ export class TurnUpdates {
   private readonly output = new Map<string, { text: string; full: boolean }>();
   /** Calls whose command runs in the client's terminal, with its id: the terminal shows the output. */
   private readonly terminals = new Map<string, string>();
+  /** The subagents of this turn (subagent-view.ts). */
+  private readonly subagents = new SubagentView();
 
   /**
    * @param cost the session's known cost in USD before this turn: each usage event's `cost_usd`
@@ -36,6 +39,7 @@ export class TurnUpdates {
           { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } },
         ];
       case "tool_call":
+        if (event.tool === AGENT_TOOL) return this.subagents.called(event);
         return [
           {
             sessionUpdate: "tool_call",
@@ -57,7 +61,13 @@ export class TurnUpdates {
       case "tool_output_delta":
         return this.outputPiece(event.item_id, event.text);
       case "tool_done":
+        if (this.subagents.owns(event.item_id)) return this.subagents.done(event);
         return [this.done(event)];
+      case "approval_requested":
+        // A subagent's call is announced before the permission request about it.
+        return this.subagents.announce(event, this.cwd);
+      case "subagent_event":
+        return this.subagentEvent(event);
       case "usage": {
         const known = typeof event.cost_usd === "number";
         if (known) this.cost = roundUsd(this.cost + (event.cost_usd as number));
@@ -84,19 +94,23 @@ export class TurnUpdates {
       case "plan":
         return planUpdate(event.plan);
       default:
-        // turn_started, message_done, approval_requested (a permission request, not an update),
-        // compacted: nothing an ACP client shows as an update.
+        // turn_started, message_done, compacted: nothing an ACP client shows as an update.
         return [];
     }
   }
 
-  /** A call starts running: `pending` (announced, maybe awaiting approval) becomes `in_progress`. */
-  started(itemId: string): SessionUpdate {
+  /**
+   * A call starts running: `pending` (announced, maybe awaiting approval) becomes `in_progress`.
+   * Null for a subagent's call the editor was never told of (its progress shows it).
+   */
+  started(itemId: string): SessionUpdate | null {
+    if (this.subagents.hidden(itemId)) return null;
     return { sessionUpdate: "tool_call_update", toolCallId: itemId, status: "in_progress" };
   }
 
   /** A call's command runs in the client's terminal `terminalId` (client-tools.ts). */
-  terminal(itemId: string, terminalId: string): SessionUpdate {
+  terminal(itemId: string, terminalId: string): SessionUpdate | null {
+    if (this.subagents.hidden(itemId)) return null;
     this.terminals.set(itemId, terminalId);
     return {
       sessionUpdate: "tool_call_update",
@@ -104,6 +118,28 @@ export class TurnUpdates {
       status: "in_progress",
       content: [{ type: "terminal", terminalId }],
     };
+  }
+
+  /** The title a subagent's permission request shows: its description, then the call's title. */
+  approvalTitle(event: Extract<TurnEventBody, { type: "approval_requested" }>): string {
+    return this.subagents.approvalTitle(event);
+  }
+
+  /**
+   * A subagent's event: the `agent` call's progress; a call announced for its approval also
+   * runs and ends as the parent's calls do. Its cost is the session's too (`usage_update`'s
+   * `cost`), though its tokens are not the parent's context.
+   */
+  private subagentEvent(event: Extract<TurnEventBody, { type: "subagent_event" }>) {
+    const inner = event.event;
+    if (inner.type === "usage" && typeof inner.cost_usd === "number")
+      this.cost = roundUsd(this.cost + inner.cost_usd);
+    const own =
+      (inner.type === "tool_output_delta" || inner.type === "tool_done") &&
+      this.subagents.isSurfaced(inner.item_id)
+        ? this.map(inner)
+        : [];
+    return [...own, ...this.subagents.inner(event)];
   }
 
   private outputPiece(itemId: string, text: string): SessionUpdate[] {

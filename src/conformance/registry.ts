@@ -25,6 +25,7 @@ import { TURN_CASES } from "./cases/turns.js";
 import { TURN_PLAN_CASES } from "./cases/turns-plans.js";
 import { TURN_REVERT_CASES } from "./cases/turns-revert.js";
 import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
+import { TURN_SUBAGENT_CASES } from "./cases/turns-subagents.js";
 
 /**
  * Every case list of the kit, by area. `mc-agent conformance` runs them all; the project's
@@ -56,6 +57,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "sessions-search": SESSION_SEARCH_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
   "turns-plans": TURN_PLAN_CASES,
+  "turns-subagents": TURN_SUBAGENT_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

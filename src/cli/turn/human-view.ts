@@ -5,6 +5,7 @@ import type { RenderBlock } from "./markdown.js";
 import { MarkdownStream } from "./markdown-stream.js";
 import { PlanBlock } from "./plan-block.js";
 import { ShellFold } from "./shell-fold.js";
+import { SubagentLines } from "./subagent-line.js";
 import { failureLines } from "./turn-failure.js";
 import { usageLine } from "./usage-line.js";
 import type { TurnExit, TurnView } from "./view.js";
@@ -49,6 +50,8 @@ export class HumanView implements TurnView {
   private readonly plan: PlanBlock;
   /** `update_plan` calls: their plan is shown, their tool line only when they fail. */
   private readonly planCalls = new Set<string>();
+  /** Subagents, one line each (subagent-line.ts). */
+  private readonly subagents: SubagentLines;
 
   constructor(
     private readonly term: Terminal,
@@ -59,6 +62,7 @@ export class HumanView implements TurnView {
       ? new MarkdownStream(render, (text) => this.term.io.out.write(text))
       : null;
     this.plan = new PlanBlock(term);
+    this.subagents = new SubagentLines(term);
   }
 
   event({ event }: TurnEventParams): void {
@@ -67,7 +71,14 @@ export class HumanView implements TurnView {
       if (!this.plan.inPlace) this.pause();
       return this.plan.show(event);
     }
-    if (event.type !== "usage") this.plan.covered();
+    if (this.subagents.owns(event)) {
+      if (!this.subagents.inPlace) this.pause();
+      return this.subagents.show(event);
+    }
+    if (event.type !== "usage") {
+      this.plan.covered();
+      this.subagents.covered();
+    }
     switch (event.type) {
       case "turn_started":
         return this.started(event);
@@ -86,9 +97,13 @@ export class HumanView implements TurnView {
         this.atLineStart = false;
         this.openTool = event.item_id;
         return;
-      case "approval_requested":
+      case "approval_requested": {
         this.asked.add(event.item_id);
+        // A subagent's call has no line of its own: the question says whose and what it is.
+        const asking = this.subagents.approvalTitle(event);
+        if (asking !== null) this.side(`? ${asking}`, YELLOW);
         return; // the approval prompt shows the request
+      }
       case "tool_output_delta":
         return this.toolOutput(event.item_id, event.text);
       case "tool_done":
@@ -131,6 +146,7 @@ export class HumanView implements TurnView {
   pause(): void {
     // Whoever pauses the view writes next (a prompt, a note): the plan is no longer last.
     this.plan.covered();
+    this.subagents.covered();
     if (this.flow === "text" && this.markdown) {
       this.markdown.end(); // rendered blocks always end their line
       this.atLineStart = true;

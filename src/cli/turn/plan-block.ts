@@ -53,7 +53,7 @@ export class PlanBlock {
  * character is shown as `\u{1b}`, never sent to the terminal (an escape sequence would move
  * the cursor, and the in-place redraw with it).
  */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   return showHidden(
     text
       .replace(/[\r\n\t\v\f\u2028\u2029]+/g, " ")

@@ -86,6 +86,8 @@ export async function openTurnSession(
     "errors.recovery",
     // The model's checklist, shown as it changes (plan-block.ts).
     "plans",
+    // Helpers with their own context, one folded line each (subagent-line.ts).
+    "subagents",
     ...(options.model ? (["model.select"] as const) : []),
     ...(options.capabilities ?? []),
   ]);
