@@ -45,7 +45,6 @@ describe("mc-agent exec: the plan", () => {
       cwd: world.box.workspace,
       env: world.env,
       height: 40,
-      reportExit: true,
     });
     world.closeAfter(() => run.kill());
     const status = await run.ended();

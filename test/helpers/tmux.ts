@@ -15,15 +15,16 @@ export function hasTmux(): boolean {
  * read as the terminal shows it (`capture-pane`), so cursor moves and erases count, not just the
  * bytes written. The pane stays after the command exits, so its exit status can be read.
  *
- * `reportExit`: the command runs under a shell that writes its exit status to a file, which
- * `ended()` reads. tmux can leave a pane's exited process unreaped (a zombie, the pane never
- * marked dead: seen with tmux 3.3a on a loaded machine); the shell reaps its child itself. Not
- * the default: a non-interactive shell dies of the Ctrl-C meant for the command it runs.
+ * The command runs under a shell that writes its exit status to a file, which `exitStatus()`
+ * reads: tmux can leave a pane's exited process unreaped (a zombie, the pane never marked dead:
+ * seen with tmux 3.3a on a loaded machine), while the shell reaps its child itself. The shell
+ * traps SIGINT with a no-op so that a Ctrl-C meant for the command does not end the shell first
+ * (a caught signal, unlike an ignored one, is back to its default in the command).
  */
 export class TmuxRun {
   private readonly socket = `mc-test-${process.pid}-${randomBytes(4).toString("hex")}`;
   private alive = true;
-  private readonly exitFile: string | null;
+  private readonly exitFile = join(tmpdir(), `${this.socket}.status`);
 
   constructor(
     commandLine: string,
@@ -32,11 +33,9 @@ export class TmuxRun {
       env: Record<string, string | undefined>;
       width?: number;
       height?: number;
-      reportExit?: boolean;
     },
   ) {
-    this.exitFile = options.reportExit ? join(tmpdir(), `${this.socket}.status`) : null;
-    const line = this.exitFile ? `${commandLine}; echo "$?" > ${this.exitFile}` : commandLine;
+    const line = `trap : INT; ${commandLine}; echo "$?" > ${this.exitFile}`;
     // The server copies the environment of the client that starts it: the command's own.
     this.tmux(
       [
@@ -79,26 +78,12 @@ export class TmuxRun {
 
   /** The command's exit status once it ended, else null. */
   exitStatus(): number | null {
-    if (this.exitFile) {
-      try {
-        const written = readFileSync(this.exitFile, "utf8");
-        return written.endsWith("\n") ? Number(written) : null;
-      } catch {
-        return null;
-      }
+    try {
+      const written = readFileSync(this.exitFile, "utf8");
+      return written.endsWith("\n") ? Number(written) : null;
+    } catch {
+      return null;
     }
-    const out = this.tmux([
-      "display-message",
-      "-p",
-      "-t",
-      "t",
-      "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
-    ]);
-    const [dead, status, signal] = out.trim().split(" ");
-    if (dead !== "1") return null;
-    if (status !== undefined && status !== "") return Number(status);
-    // Ended by a signal: 128 + its number, as a shell says it.
-    return signal ? 128 + Number(signal) : null;
   }
 
   /** Resolves once `check` holds for the whole text (scrollback and screen); rejects after `ms`. */
@@ -157,7 +142,7 @@ export class TmuxRun {
   kill(): void {
     if (!this.alive) return;
     this.alive = false;
-    if (this.exitFile) rmSync(this.exitFile, { force: true });
+    rmSync(this.exitFile, { force: true });
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { stdio: "ignore" });
   }
 
