@@ -107,6 +107,7 @@ export class EngineLink {
       // workspace.trust: the first prompt's question in an untrusted workspace (trust-ask.ts).
       // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
       // session.manage: session/delete, /rename, and the cost in usage_update.
+      // hooks: each hook run shown as a tool call of its own (hook-updates.ts).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "workspace.trust",
@@ -117,6 +118,7 @@ export class EngineLink {
         "plans",
         "turn.steer",
         "session.manage",
+        "hooks",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;
