@@ -25,7 +25,8 @@ export function hookStartedUpdate(event: HookStarted): SessionUpdate {
   return {
     sessionUpdate: "tool_call",
     toolCallId: hookCallId(event.hook_id),
-    title: `${event.event} hook: ${fitChars(event.command, TITLE_COMMAND_CHARS)}`,
+    // One line: a multi-line command (a script pasted inline) would break the title.
+    title: `${event.event} hook: ${fitChars(event.command.replace(/\s+/g, " "), TITLE_COMMAND_CHARS)}`,
     kind: "execute",
     status: "in_progress",
     rawInput: { hook_event_name: event.event, command: event.command },
