@@ -108,6 +108,7 @@ export class EngineLink {
       // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
       // subagents: the `agent` tool, one tool call with its progress (subagent-view.ts).
       // session.manage: session/delete, /rename, and the cost in usage_update.
+      // hooks: each hook run shown as a tool call of its own (hook-updates.ts).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "workspace.trust",
@@ -119,6 +120,7 @@ export class EngineLink {
         "subagents",
         "turn.steer",
         "session.manage",
+        "hooks",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

@@ -20,6 +20,7 @@ import {
 } from "./config-options.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
+import { blockedAnswer, resultOrBlocked } from "./hook-updates.js";
 import { askPermission } from "./permission.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { RENAME_COMMAND, renameCommand, runRename } from "./rename-command.js";
@@ -262,7 +263,13 @@ export class AcpSession {
     if (cancelled?.aborted) cancel();
     else cancelled?.addEventListener("abort", cancel, { once: true });
     try {
-      const result = await turn.result;
+      const outcome = await resultOrBlocked(turn.result);
+      if ("blocked" in outcome) {
+        const blocked = blockedAnswer(outcome.blocked);
+        await this.update(blocked.update);
+        return { stopReason: blocked.stopReason };
+      }
+      const result = outcome.result;
       this.cost = updates.cost;
       if (title !== null)
         void this.update({

@@ -2,6 +2,7 @@ import type { SessionUpdate, StopReason, ToolCallContent } from "@agentclientpro
 import type { TurnEventBody, TurnResult } from "../protocol/schemas/turns.js";
 import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
 import { roundUsd } from "../protocol/usd.js";
+import { hookDoneUpdate, hookStartedUpdate } from "./hook-updates.js";
 import { planUpdate } from "./plan-update.js";
 import { AGENT_TOOL, SubagentView } from "./subagent-view.js";
 import { diffContent, textContent, toolKind, toolLocations } from "./tool-calls.js";
@@ -93,6 +94,10 @@ export class TurnUpdates {
         ];
       case "plan":
         return planUpdate(event.plan);
+      case "hook_started":
+        return [hookStartedUpdate(event)];
+      case "hook_done":
+        return [hookDoneUpdate(event)];
       default:
         // turn_started, message_done, compacted: nothing an ACP client shows as an update.
         return [];

@@ -9,6 +9,7 @@ import { FAULT_CASES } from "./cases/faults.js";
 import { HISTORY_CURSOR_CASES } from "./cases/history-cursor.js";
 import { HISTORY_FIDELITY_CASES } from "./cases/history-fidelity.js";
 import { HISTORY_OVERSIZE_CASES } from "./cases/history-oversize.js";
+import { HOOK_CASES } from "./cases/hooks.js";
 import { BASE_CASES } from "./cases/index.js";
 import { MCP_CASES } from "./cases/mcp.js";
 import { MODEL_CASES } from "./cases/models.js";
@@ -58,6 +59,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
   "turns-plans": TURN_PLAN_CASES,
   "turns-subagents": TURN_SUBAGENT_CASES,
+  hooks: HOOK_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

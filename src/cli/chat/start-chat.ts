@@ -40,7 +40,8 @@ export async function startChat(
   const history = HistoryFile.forHome(term.io.env, (text) => term.note(text));
   const reader = lineReader(process.stdin, term.io.out, history);
   try {
-    await askTrust(term, reader);
+    // Ctrl-C at the trust question: 130, as an interrupt exits (docs/cli.md, exit statuses).
+    if ((await askTrust(term, reader)) === "interrupted") return 130;
     let opened: Awaited<ReturnType<typeof openTurnSession>>;
     try {
       opened = await openTurnSession(term, {
