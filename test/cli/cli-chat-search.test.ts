@@ -20,7 +20,7 @@ describe("mc-agent chat: /search (tmux)", {
   const world = cliTurnWorld("mc-cli-search-");
 
   const chat = () => {
-    const line = `exec ${[process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ")}`;
+    const line = [process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ");
     const run = new TmuxRun(line, {
       cwd: world.box.workspace,
       env: { ...world.env, NO_COLOR: "1" },

@@ -31,7 +31,7 @@ describe("mc-agent chat: the trust question at a terminal (tmux)", {
     writeFileSync(join(world.box.workspace, ".mc", "config.json"), JSON.stringify({ hooks }));
   };
   const chat = () => {
-    const line = `exec ${[process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ")}`;
+    const line = [process.execPath, CHILD_BIN, "chat"].map(shellQuote).join(" ");
     const run = new TmuxRun(line, {
       cwd: world.box.workspace,
       env: { ...world.env, NO_COLOR: "1" },

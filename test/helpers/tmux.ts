@@ -19,7 +19,8 @@ export function hasTmux(): boolean {
  * reads: tmux can leave a pane's exited process unreaped (a zombie, the pane never marked dead:
  * seen with tmux 3.3a on a loaded machine), while the shell reaps its child itself. The shell
  * traps SIGINT with a no-op so that a Ctrl-C meant for the command does not end the shell first
- * (a caught signal, unlike an ignored one, is back to its default in the command).
+ * (a caught signal, unlike an ignored one, is back to its default in the command). So a
+ * command line should not `exec`: the shell would be gone, and only tmux's word would remain.
  */
 export class TmuxRun {
   private readonly socket = `mc-test-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -80,10 +81,21 @@ export class TmuxRun {
   exitStatus(): number | null {
     try {
       const written = readFileSync(this.exitFile, "utf8");
-      return written.endsWith("\n") ? Number(written) : null;
-    } catch {
-      return null;
-    }
+      if (written.endsWith("\n")) return Number(written);
+    } catch {}
+    // A command line that `exec`s replaces the shell: only tmux can tell its status.
+    const out = this.tmux([
+      "display-message",
+      "-p",
+      "-t",
+      "t",
+      "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}",
+    ]);
+    const [dead, status, signal] = out.trim().split(" ");
+    if (dead !== "1") return null;
+    if (status !== undefined && status !== "") return Number(status);
+    // Ended by a signal: 128 + its number, as a shell says it.
+    return signal ? 128 + Number(signal) : null;
   }
 
   /** Resolves once `check` holds for the whole text (scrollback and screen); rejects after `ms`. */
