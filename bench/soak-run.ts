@@ -25,11 +25,15 @@ const child = await childStreamer(CHAT_COMPLETIONS, server, {
   timeoutMs: 120_000,
 });
 try {
-  const result = await soak(server, child, child.box, { turns, every, admitted: isTurnStarted });
-  for (const s of result.samples)
-    console.log(
-      `turn ${s.turn}: RSS ${s.rssMb.toFixed(1)} MB, history ${(s.historyBytes / 1024).toFixed(0)} KiB`,
-    );
+  const result = await soak(server, child, child.box, {
+    turns,
+    every,
+    admitted: isTurnStarted,
+    onSample: (s) =>
+      console.log(
+        `turn ${s.turn}: RSS ${s.rssMb.toFixed(1)} MB, history ${(s.historyBytes / 1024).toFixed(0)} KiB, load ${(loadavg()[0] ?? 0).toFixed(1)}`,
+      ),
+  });
   const window = (values: number[], from: number) => medianOfTurns(values, from, from + every - 1);
   const last = turns - every + 1;
   console.log(

@@ -21,6 +21,8 @@ export interface SoakOptions {
   every: number;
   /** The frame that admits a turn (stdio: its `turn_started`), or none (ACP, the SDK). */
   admitted?: (frame: Frame) => boolean;
+  /** Told each sample as it is taken (a long run's progress). */
+  onSample?: (sample: SoakSample) => void;
 }
 
 export interface SoakSample {
@@ -137,8 +139,11 @@ export async function soak(
     }
     await done;
     streamer.forget();
-    if (turn % options.every === 0 || turn === options.turns)
-      result.samples.push({ turn, rssMb: rssMb(proc.pid), historyBytes: historyBytes(box) });
+    if (turn % options.every === 0 || turn === options.turns) {
+      const sample = { turn, rssMb: rssMb(proc.pid), historyBytes: historyBytes(box) };
+      result.samples.push(sample);
+      options.onSample?.(sample);
+    }
   }
   result.summaries = counts.summaries;
   result.calls = counts.calls;

@@ -86,6 +86,21 @@ export class HistoryMemo {
     return use.replay();
   }
 
+  /**
+   * session.open's exact open (open.ts), remembering what it read as an admission's replay pass
+   * does: the first turn's admission then hashes the history's bytes again but parses none of
+   * them (issue 44: it parsed the whole history twice more). Its result is openExact's.
+   */
+  async open(
+    home: string,
+    canonicalCwd: string,
+    id: string,
+    slicer: Slicer,
+  ): ReturnType<typeof openExact> {
+    const use = new MemoUse(this, id, canonicalCwd, REPLAY_BYTES, true, true);
+    return openExact(home, canonicalCwd, id, slicer, { resume: use });
+  }
+
   /** Bytes of the history the memo holds (for tests): 0 when it holds none. */
   get heldBytes(): number {
     return this.point?.length ?? 0;
