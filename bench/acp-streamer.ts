@@ -10,7 +10,11 @@ let counter = 0;
  * TestChild reader, so the bench process's reading costs both sides alike. A reply is one
  * session/prompt; its text arrives as agent_message_chunk updates.
  */
-export async function acpStreamer(format: WireFormat, box: Sandbox): Promise<Streamer> {
+export async function acpStreamer(
+  format: WireFormat,
+  box: Sandbox,
+  options: { mode?: string } = {},
+): Promise<Streamer> {
   const proc = new TestChild({
     cwd: box.workspace,
     home: box.home,
@@ -29,6 +33,8 @@ export async function acpStreamer(format: WireFormat, box: Sandbox): Promise<Str
   await call("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const session = await call("session/new", { cwd: box.workspace, mcpServers: [] });
   const sessionId = session.sessionId as string;
+  // A mode of ACP's (docs/acp.md), e.g. full_access for turns that run commands unasked.
+  if (options.mode) await call("session/set_mode", { sessionId, modeId: options.mode });
   return {
     label: "child",
     proc,

@@ -179,7 +179,8 @@ const script = await build({
   charset: "ascii",
   banner: { js: 'var __mcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { "import.meta.url": "__mcImportMetaUrl" },
-  entryPoints: { stdio: "dist/src/server/stdio.js" },
+  // The ACP agent too (src/acp/start.ts), the same way: each script whole, its own code cache entry.
+  entryPoints: { stdio: "dist/src/server/stdio.js", acp: "dist/src/acp/start.js" },
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
   write: false,

@@ -66,8 +66,20 @@ function startStdio(handedOver: string | null): void {
   });
 }
 
-/** The ACP agent's bundle, with the same heap settings and compile cache as the child. */
+/**
+ * The ACP agent's bundle, with the same heap settings and caches as the child: on Node 20 one
+ * script compiled with V8's code cache (src/acp/start.ts), elsewhere the ES bundle through
+ * Node's compile cache.
+ */
 async function startAcp(handedOver: string | null): Promise<void> {
+  const require = createRequire(import.meta.url);
+  const codeCache: typeof import("./boot/code-cache.js") = require(
+    fileURLToPath(new URL("code-cache.cjs", CHILD_DIR)),
+  );
+  const cached = codeCache.loadCachedChild<import("./boot/code-cache.js").AcpBundle>(
+    fileURLToPath(new URL("acp.cjs", CHILD_DIR)),
+  );
+  if (cached !== null) return cached.startAcp(handedOver);
   const heapFlags: typeof import("./boot/heap-flags.js") = await import(
     new URL("heap-flags.js", CHILD_DIR).href
   );

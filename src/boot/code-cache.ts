@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import module, { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
 import { REFRESH_HOOK } from "./code-cache-hook.js";
 import { privateCacheRoot } from "./compile-cache.js";
@@ -50,9 +50,14 @@ const HEADER = /^\/\/ mc-agent child bundle ([0-9a-f]{64})\n/;
 /** Entries kept per folder: a rebuilt or reinstalled bundle writes a new one each time. */
 const KEPT_ENTRIES = 4;
 
-/** What the bundle exports: src/server/stdio.ts `runStdio`. */
+/** What the child's bundle exports: src/server/stdio.ts `runStdio`. */
 interface ChildBundle {
   runStdio: (handedOver: string | null, handover?: Handover) => void;
+}
+
+/** What the ACP agent's bundle, dist/child/acp.cjs, exports: src/acp/start.ts. */
+export interface AcpBundle {
+  startAcp: (handedOver: string | null) => void;
 }
 
 /**
@@ -61,7 +66,10 @@ interface ChildBundle {
  * off or has no private folder, or the bundle cannot be read: src/main.ts then imports the
  * ES module bundle, which compiles faster than this one without a cache.
  */
-export function loadCachedChild(bundle: string, env = process.env): ChildBundle | null {
+export function loadCachedChild<Exports = ChildBundle>(
+  bundle: string,
+  env = process.env,
+): Exports | null {
   if (!useCodeCache(env)) return null;
   const root = privateCacheRoot();
   if (root === null) return null;
@@ -86,7 +94,9 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   const hash = HEADER.exec(source)?.[1];
   if (hash === undefined) return null;
   const folder = join(root, "code-cache", `${process.version}-${process.arch}`);
-  const key = `stdio-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}`;
+  // Each bundle's entries are named after it (stdio.cjs, acp.cjs), and pruned among themselves.
+  const name = basename(bundle, ".cjs");
+  const key = `${name}-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}`;
   const started = join(folder, `${key}${STARTED}.bin`);
   const early = join(folder, `${key}.bin`);
   const startedData = readEntry(started);
@@ -97,7 +107,7 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
     cachedData: cached,
   });
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  const exported = { exports: {} as ChildBundle };
+  const exported = { exports: {} as Exports };
   wrapper.call(
     exported.exports,
     exported.exports,
@@ -111,8 +121,8 @@ export function loadCachedChild(bundle: string, env = process.env): ChildBundle 
   // loads the bundle before they are set. A started entry V8 rejected is replaced under its own
   // name, so that no start refreshes it again (what made it did not hold).
   if (cached === undefined || script.cachedDataRejected === true)
-    writeEntry(startedData === undefined ? early : started, script.createCachedData());
-  if (startedData === undefined) offerStartedRefresh(script, started, early);
+    writeEntry(startedData === undefined ? early : started, script.createCachedData(), name);
+  if (startedData === undefined) offerStartedRefresh(script, started, early, name);
   return exported.exports;
 }
 
@@ -126,12 +136,12 @@ const STARTED = "-started";
  * were when the bundle loaded (code-cache-refresh.ts): the data made then holds that code too,
  * written as the started entry, which replaces the early one and is never refreshed again.
  */
-function offerStartedRefresh(script: Script, started: string, early: string): void {
+function offerStartedRefresh(script: Script, started: string, early: string, name: string): void {
   let offered = true;
   (globalThis as { [REFRESH_HOOK]?: () => void })[REFRESH_HOOK] = () => {
     if (!offered) return;
     offered = false;
-    writeEntry(started, script.createCachedData(), early);
+    writeEntry(started, script.createCachedData(), name, early);
   };
 }
 
@@ -185,7 +195,7 @@ function flagsKey(env: NodeJS.ProcessEnv = process.env): string {
  * KEPT_ENTRIES. Failing to write only
  * costs the next start its compile.
  */
-function writeEntry(entry: string, data: Buffer, replaces?: string): void {
+function writeEntry(entry: string, data: Buffer, name: string, replaces?: string): void {
   const temp = `${entry}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(entry), { recursive: true, mode: 0o700 });
@@ -196,15 +206,15 @@ function writeEntry(entry: string, data: Buffer, replaces?: string): void {
     rmSync(temp, { force: true });
     return;
   }
-  pruneEntries(dirname(entry), entry);
+  pruneEntries(dirname(entry), entry, name);
 }
 
-/** The folder's entries but the KEPT_ENTRIES newest (the one just written among them). */
-function pruneEntries(folder: string, written: string): void {
+/** The bundle's entries in the folder but the KEPT_ENTRIES newest (the one just written among them). */
+function pruneEntries(folder: string, written: string, name: string): void {
   try {
     const entries = readdirSync(folder)
-      .filter((name) => name.startsWith("stdio-") && name.endsWith(".bin"))
-      .map((name) => join(folder, name))
+      .filter((file) => file.startsWith(`${name}-`) && file.endsWith(".bin"))
+      .map((file) => join(folder, file))
       .filter((path) => path !== written)
       .map((path) => ({ path, mtime: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
       .sort((a, b) => b.mtime - a.mtime);

@@ -3,9 +3,12 @@ import fs, { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs"
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { historyMemoOf } from "../../src/server/handlers/history-memo-of.js";
 import { createModelServices } from "../../src/server/handlers/model-services.js";
+import { sessionHandlers } from "../../src/server/handlers/sessions.js";
 import { admitTurn } from "../../src/server/handlers/turn-admission.js";
-import { createState } from "../../src/server/state.js";
+import { createState, type ServerState } from "../../src/server/state.js";
+import { PRODUCTION_SEAM } from "../../src/server/test-seam.js";
 import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
 import { READ_BUFFER_BYTES } from "../../src/sessions/records/record-reader.js";
 import { sandbox } from "../helpers/child.js";
@@ -89,8 +92,10 @@ describe("turn admission on a saved history", () => {
   after(() => box.cleanup());
 
   /** One admission of the attached history through `memo`, its reads counted. */
-  async function admitCounted(memo: HistoryMemo) {
-    const state = createState(box.workspace, box.home, { DEMO_KEY: "sk-test" });
+  async function admitCounted(
+    memo: HistoryMemo,
+    state = createState(box.workspace, box.home, { DEMO_KEY: "sk-test" }),
+  ) {
     const services = createModelServices(state);
     state.attachment = { session_id: id, saved: true };
     const reads = new HistoryReads(path);
@@ -137,5 +142,51 @@ describe("turn admission on a saved history", () => {
     assert.deepEqual(users.at(-1), { kind: "user", text: "one more" });
     const fresh = await admitCounted(new HistoryMemo());
     assert.deepEqual(admitted.history, fresh.admitted.history, "the same context as a full read");
+  });
+
+  /** session.open by the child's handler, `capabilities` negotiated; its reads counted. */
+  async function openCounted(state: ServerState, capabilities: string[]) {
+    state.negotiated = new Set(capabilities) as ServerState["negotiated"];
+    const open = sessionHandlers(state, PRODUCTION_SEAM)["session.open"] as unknown as (
+      params: { id: string },
+      ctx: object,
+    ) => Promise<{ session: { id: string } }>;
+    const reads = new HistoryReads(path);
+    reads.install();
+    try {
+      const ctx = {
+        id: "o1",
+        signal: new AbortController().signal,
+        state,
+        commit: (f: () => void) => f(),
+      };
+      const result = await open({ id }, ctx);
+      return { result, reads };
+    } finally {
+      reads.uninstall();
+    }
+  }
+
+  // Issue 44: the first turn after an open parsed the whole history twice more.
+  it("after a session.open with turn, the first admission hashes the history but parses none of it", async () => {
+    const state = createState(box.workspace, box.home, { DEMO_KEY: "sk-test" });
+    const opened = await openCounted(state, ["turn", "session.open"]);
+    assert.equal(opened.result.session.id, id);
+    assert.equal(opened.reads.parsesFromStart, 1, "the open's own pass parses it once");
+    const size = statSync(path).size;
+    assert.equal(historyMemoOf(state).heldBytes, size);
+    const { admitted, reads } = await admitCounted(historyMemoOf(state), state);
+    assert.equal(reads.passes, 2);
+    assert.equal(reads.parsesFromStart, 0, "no pass parses from the first record");
+    assert.equal(reads.bytes, 2 * size, "every byte is still read by both passes");
+    const fresh = await admitCounted(new HistoryMemo());
+    assert.deepEqual(admitted.history, fresh.admitted.history, "the same context as a full read");
+  });
+
+  it("a session.open without turn keeps nothing: no turn can follow it", async () => {
+    const state = createState(box.workspace, box.home, { DEMO_KEY: "sk-test" });
+    const opened = await openCounted(state, ["session.open"]);
+    assert.equal(opened.result.session.id, id);
+    assert.equal(historyMemoOf(state).heldBytes, 0);
   });
 });

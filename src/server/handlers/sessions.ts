@@ -19,6 +19,7 @@ import type { ServerState } from "../state.js";
 import type { TestSeam } from "../test-seam.js";
 import { orArchived } from "./archived-read.js";
 import { discoveryHandler } from "./discovery.js";
+import { historyMemoOf } from "./history-memo-of.js";
 import { searchHandler } from "./search.js";
 import { recordHandler } from "./session-record.js";
 
@@ -78,7 +79,11 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
     },
 
     "session.open": async (params, ctx) => {
-      const { entry } = await openExact(state.home, state.cwd, params.id, new Slicer(ctx.signal));
+      const slicer = new Slicer(ctx.signal);
+      // With `turn`, through the memo the first admission resumes from (history-memo-of.ts).
+      const { entry } = state.negotiated.has("turn")
+        ? await historyMemoOf(state).open(state.home, state.cwd, params.id, slicer)
+        : await openExact(state.home, state.cwd, params.id, slicer);
       ctx.commit(() => {
         state.attachmentEnds?.();
         state.attachment = { session_id: entry.id, saved: true };

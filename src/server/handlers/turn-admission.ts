@@ -86,8 +86,15 @@ export async function admitTurn(
   if (attachment.saved) {
     if (await WriterLock.heldElsewhere(sessionsDir(state.home), id))
       throw new ProtocolError("session_locked");
-    await memo.exact(state.home, state.cwd, id, new Slicer(signal));
-    await checkBudget(state, services.settings.global.budget_usd, id, signal);
+    const budget = services.settings.global.budget_usd;
+    const cost = await memo.exact(
+      state.home,
+      state.cwd,
+      id,
+      new Slicer(signal),
+      budget !== undefined,
+    );
+    checkBudget(budget, cost);
   }
   const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
   const model = {

@@ -18,7 +18,7 @@ import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
 import { log } from "../../process/log.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
-import { HistoryMemo } from "../../sessions/history/admission-memo.js";
+import type { HistoryMemo } from "../../sessions/history/admission-memo.js";
 import type { TurnRecordBody } from "../../sessions/records/turn-records.js";
 import { HistoryWriteFailed, RecordTooLarge } from "../../sessions/writing/history-write-errors.js";
 import type { SessionWriter } from "../../sessions/writing/writer.js";
@@ -26,6 +26,7 @@ import type { RequestContext } from "../handler.js";
 import type { ServerState } from "../state.js";
 import type { TestSeam } from "../test-seam.js";
 import type { ChildCheckpoints } from "./checkpoints.js";
+import { historyMemoOf } from "./history-memo-of.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
 import { subagentHistories } from "./subagent-histories.js";
@@ -87,7 +88,7 @@ export async function admitAndRun(
   );
   let admitted: AdmittedTurn;
   try {
-    world.historyMemo ??= new HistoryMemo();
+    world.historyMemo ??= historyMemoOf(state);
     admitted = await admitTurn(state, services, ctx.signal, world.historyMemo, {
       ...(seam.historyWrite ? { write: seam.historyWrite } : {}),
     });

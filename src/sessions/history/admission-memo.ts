@@ -1,5 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { readSync } from "node:fs";
+import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 import type { Slicer } from "../slicer.js";
 import type { CwdRule, HistoryScan } from "./history-scan.js";
 import { openExact } from "./open.js";
@@ -7,6 +8,7 @@ import type { CwdLog } from "./recorded-cwds.js";
 import { REPLAY_BYTES, ReplayCollector } from "./replay.js";
 import type { Replay } from "./replay-window.js";
 import { SummaryBuilder, type SummaryState } from "./summary.js";
+import { turnCostOf } from "./turn-cost.js";
 import type { ScanBegin, ScanResume } from "./validate.js";
 
 /**
@@ -46,15 +48,29 @@ interface Point {
   summary: SummaryState;
   cwds: CwdLog;
   replay: ReplayCollector;
+  /** The known cost of the turns in [0, length) (turn-cost.ts): the budget's check reads it. */
+  cost: number;
 }
 
 export class HistoryMemo {
   private point: Point | null = null;
 
-  /** Exact open (open.ts) of `id`, beginning past what the memo holds when it still holds. */
-  async exact(home: string, canonicalCwd: string, id: string, slicer: Slicer): Promise<void> {
-    const use = new MemoUse(this, id, canonicalCwd, REPLAY_BYTES, false);
+  /**
+   * Exact open (open.ts) of `id`, beginning past what the memo holds when it still holds. With
+   * `costs`, returns the known cost of the history's turns (the sum session.usage makes) from
+   * the same pass: the budget's check (budget.ts) no longer reads the whole history again at
+   * every turn; without, 0.
+   */
+  async exact(
+    home: string,
+    canonicalCwd: string,
+    id: string,
+    slicer: Slicer,
+    costs = false,
+  ): Promise<number> {
+    const use = new MemoUse(this, id, canonicalCwd, REPLAY_BYTES, false, costs);
     await openExact(home, canonicalCwd, id, slicer, { resume: use });
+    return use.cost;
   }
 
   /** Exact open and the replay (replay.ts) from one pass, remembering what it read. */
@@ -65,9 +81,24 @@ export class HistoryMemo {
     slicer: Slicer,
     maxBytes = REPLAY_BYTES,
   ): Promise<Replay> {
-    const use = new MemoUse(this, id, canonicalCwd, maxBytes, true);
+    const use = new MemoUse(this, id, canonicalCwd, maxBytes, true, true);
     await openExact(home, canonicalCwd, id, slicer, { resume: use });
     return use.replay();
+  }
+
+  /**
+   * session.open's exact open (open.ts), remembering what it read as an admission's replay pass
+   * does: the first turn's admission then hashes the history's bytes again but parses none of
+   * them (issue 44: it parsed the whole history twice more). Its result is openExact's.
+   */
+  async open(
+    home: string,
+    canonicalCwd: string,
+    id: string,
+    slicer: Slicer,
+  ): ReturnType<typeof openExact> {
+    const use = new MemoUse(this, id, canonicalCwd, REPLAY_BYTES, true, true);
+    return openExact(home, canonicalCwd, id, slicer, { resume: use });
   }
 
   /** Bytes of the history the memo holds (for tests): 0 when it holds none. */
@@ -91,6 +122,8 @@ export class HistoryMemo {
 class MemoUse implements ScanResume {
   private collector: ReplayCollector | null = null;
   private hash: Hash | null = null;
+  /** The known cost of the turns read so far, the memo's share included (with `costs`). */
+  cost = 0;
 
   constructor(
     private readonly memo: HistoryMemo,
@@ -98,7 +131,12 @@ class MemoUse implements ScanResume {
     private readonly cwd: string,
     private readonly maxBytes: number,
     private readonly collects: boolean,
+    private readonly costs: boolean,
   ) {}
+
+  private readonly addCost = (event: SessionEvent): void => {
+    this.cost += turnCostOf(event) ?? 0;
+  };
 
   async begin(fd: number, size: number, rule: CwdRule, slicer: Slicer): Promise<ScanBegin> {
     const point = this.memo.pointFor(this.id, this.cwd, this.maxBytes);
@@ -111,14 +149,30 @@ class MemoUse implements ScanResume {
       this.collector = resumed ? resumed.replay.copy() : new ReplayCollector(this.maxBytes);
       this.hash = hash ?? createHash("sha256");
     }
-    const reading =
-      this.collector && this.hash ? { digest: this.hash, sink: this.collector.add } : {};
+    this.cost = resumed?.cost ?? 0;
+    const reading = { ...this.digestAndSink() };
     if (!resumed) return { start: 0, ...reading };
     return {
       start: resumed.length,
       from: { summary: SummaryBuilder.restore(resumed.summary), cwds: resumed.cwds.copy() },
       ...reading,
     };
+  }
+
+  /** What the scan hands its bytes and records to: the replay's collector, the costs' sum. */
+  private digestAndSink(): Pick<ScanBegin, "digest" | "sink"> {
+    const { collector, hash, costs, addCost } = this;
+    if (collector && hash) {
+      const add = collector.add;
+      const sink = costs
+        ? (event: SessionEvent, bytes: number) => {
+            addCost(event);
+            add(event, bytes);
+          }
+        : add;
+      return { digest: hash, sink };
+    }
+    return costs ? { sink: addCost } : {};
   }
 
   end(scan: HistoryScan, length: number): void {
@@ -139,6 +193,7 @@ class MemoUse implements ScanResume {
             cwds: scan.cwds.copy(),
             // Kept as it is: the caller only reads its result, and a later use copies it.
             replay: collector,
+            cost: this.cost,
           }
         : null,
     );

@@ -1,6 +1,7 @@
 import type { SessionUsageResult } from "../../protocol/schemas/manage.js";
 import { roundUsd } from "../../protocol/usd.js";
 import { openExact } from "../history/open.js";
+import { turnCostOf } from "../history/turn-cost.js";
 import type { Slicer } from "../slicer.js";
 
 const TOKEN_FIELDS = [
@@ -32,9 +33,8 @@ export async function sessionUsage(
     turns += 1;
     const usage = event.usage as Record<string, unknown> | undefined;
     for (const field of TOKEN_FIELDS) total[field] += tokens(usage?.[field]);
-    const turnCost = event.cost_usd;
-    if (typeof turnCost === "number" && Number.isFinite(turnCost) && turnCost >= 0)
-      cost += turnCost;
+    const turnCost = turnCostOf(event);
+    if (turnCost !== null) cost += turnCost;
     else unknown += 1;
   };
   await openExact(home, cwd, id, slicer, { sink, archived });
