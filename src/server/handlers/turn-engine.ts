@@ -11,6 +11,8 @@ import { createModelProvider } from "../../agent/providers/index.js";
 import type { Sandbox } from "../../agent/sandbox/index.js";
 import type { SteerInbox } from "../../agent/steering.js";
 import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
+import type { Credential } from "../../credentials/discovery.js";
+import type { Provider } from "../../models/providers.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
@@ -29,6 +31,7 @@ import type { ChildCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
 import { subagentHistories } from "./subagent-histories.js";
+import { subagentModel } from "./subagent-model.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 import { childHooks, promptHooks } from "./turn-hooks.js";
 
@@ -104,6 +107,16 @@ export async function admitAndRun(
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
     // Started now, beside the first model call; the first tool waits for it.
     const checkpoint = checkpoints.forTurn(permissions);
+    const makeProvider = (provider: Provider, credential: Credential | null) =>
+      createModelProvider({
+        provider,
+        credential,
+        bounds: seam.turnBounds,
+        home: state.home,
+        env: state.env,
+        // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
+        log,
+      });
     return await runTurn({
       turnId,
       sessionId: admitted.sessionId,
@@ -111,15 +124,7 @@ export async function admitAndRun(
       input: params.input,
       permissions,
       model: admitted.model,
-      provider: createModelProvider({
-        provider: admitted.provider,
-        credential: admitted.credential,
-        bounds: seam.turnBounds,
-        home: state.home,
-        env: state.env,
-        // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
-        log,
-      }),
+      provider: makeProvider(admitted.provider, admitted.credential),
       system: (tools) => systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
       history: admitted.history,
       historyTruncated: admitted.historyTruncated,
@@ -144,7 +149,14 @@ export async function admitAndRun(
       betweenSteps: collectBetweenSteps,
       plans: state.negotiated.has("plans"),
       subagents: subagents
-        ? subagentHistories(state.home, state.cwd, admitted.sessionId, recorder, seam.historyWrite)
+        ? subagentHistories(
+            state.home,
+            state.cwd,
+            admitted.sessionId,
+            recorder,
+            seam.historyWrite,
+            subagentModel(state, services, makeProvider),
+          )
         : undefined,
       ...(steers ? { steers } : {}),
       ...(hooks ? { hooks } : {}),
