@@ -69,9 +69,7 @@ describe("subagents: subagent_model", () => {
       "the parent on its model, the subagent on subagent_model",
     );
     assert.equal(resultText(w.server.requests[2], "call_a"), "sub answer");
-    const started = bodiesOf(events, "subagent_event").find(
-      (e) => e.event.type === "turn_started",
-    );
+    const started = bodiesOf(events, "subagent_event").find((e) => e.event.type === "turn_started");
     assert.equal(started.event.model, "demo/demo-2");
     assert.equal(started.event.effort, "low", "the subagent model's own default effort");
     const [file] = derived(w, session.id);

@@ -14,7 +14,10 @@ import type { ServerState } from "../state.js";
 import type { ModelServices } from "./model-services.js";
 
 /** Builds a model provider as the turn builds its own (the same bounds and logging). */
-type MakeProvider = (provider: Provider, credential: Credential | null) => SubagentModel["provider"];
+type MakeProvider = (
+  provider: Provider,
+  credential: Credential | null,
+) => SubagentModel["provider"];
 
 export function subagentModel(
   state: ServerState,
