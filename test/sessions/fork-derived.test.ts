@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
+import { AgentClient } from "../../src/client/index.js";
 import { nextId, type Sandbox, sandbox, startReady, type TestChild } from "../helpers/child.js";
 import { within } from "../helpers/fakes.js";
 
@@ -189,6 +190,39 @@ describe("session.fork: derived histories", () => {
       [],
       "every dead temp file is gone",
     );
+  });
+
+  test("the SDK's client.subagentHistory follows the pages of a subagent's history, and its fork's", async () => {
+    const b = storeBox();
+    const big = (n: number) =>
+      JSON.stringify({
+        type: "user_message",
+        ts: TS,
+        cwd: b.workspace,
+        text: `${n}`.repeat(20_000),
+      });
+    writeStore(b, { "t-1.1": [big(1), big(2), big(3)] });
+    const client = await within(
+      AgentClient.spawn({
+        cwd: b.workspace,
+        env: { PATH: process.env.PATH, MC_HOME: b.home, HOME: b.home },
+        capabilities: ["session.fork", "session.open", "subagents"],
+      }),
+    );
+    try {
+      const pages: Record<string, unknown>[][] = [];
+      for await (const page of client.subagentHistory("src", "t-1.1")) pages.push(page);
+      assert.ok(pages.length >= 3, "one 20 KB record a page");
+      const onDisk = linesOf(file(b, "src.t-1.1.jsonl")).map((l) => JSON.parse(l));
+      assert.deepEqual(pages.flat(), onDisk);
+      const forked = await client.fork("src", { turnId: "t-1" });
+      const copied: Record<string, unknown>[] = [];
+      for await (const page of client.subagentHistory(forked.session.id, "t-1.1"))
+        copied.push(...page);
+      assert.deepEqual(copied.slice(1), onDisk.slice(1), "the fork's copy, after its own meta");
+    } finally {
+      await within(client.close());
+    }
   });
 
   test("kill -9 while a subagent's history is copied: no new session; the next fork cleans up", async () => {
