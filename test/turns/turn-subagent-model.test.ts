@@ -5,10 +5,17 @@
  * starts; the project's setting wins over the global one.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { call, text, toolCalls } from "../fixtures/chat-completions-server.js";
+import { call, custom, text, toolCalls } from "../fixtures/chat-completions-server.js";
 import { startReady } from "../helpers/child.js";
 import type { CacheModelFixture } from "../models/fixtures.js";
 import { bodiesOf, type Loose, resultText } from "./tool-turns.js";
@@ -109,6 +116,37 @@ describe("subagents: subagent_model", () => {
     );
     assert.equal(bodiesOf(events, "subagent_event").length, 0);
     assert.deepEqual(derived(w, session.id), [], "no derived history was made");
+  });
+
+  test("a catalog that cannot be read at the call: a tool error with its code, no path", async () => {
+    world = await turnWorld({
+      models: MODELS,
+      capabilities: SUB_CAPS,
+      config: { subagent_model: "demo/demo-2" },
+    });
+    const w = world;
+    await w.child.call("session.create", {});
+    const cache = join(w.box.home, "cache", "models", "demo.json");
+    w.server.reply(
+      custom(async (exchange) => {
+        // Between the turn's admission and its agent call, the cache becomes a symlink.
+        const copy = join(w.box.root, "demo-copy.json");
+        renameSync(cache, copy);
+        symlinkSync(copy, cache);
+        await toolCalls([call("agent", { description: "Look", prompt: "look" }, "call_a")])(
+          exchange,
+        );
+      }),
+      text("No helper."),
+    );
+    const { result } = await runTurn(w.child, "Delegate", "ask");
+    assert.equal(result.status, "completed");
+    assert.equal(w.server.requests.length, 2, "no subagent called the model");
+    const said = resultText(w.server.requests[1], "call_a");
+    assert.equal(
+      said,
+      "The subagent did not start: the model catalog could not be read (catalog_unavailable).",
+    );
   });
 
   test("the project's subagent_model wins over the global one", async () => {

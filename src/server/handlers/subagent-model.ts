@@ -10,6 +10,7 @@ import type { SubagentModel } from "../../agent/subagents/subagent-runner.js";
 import { ToolError } from "../../agent/tools/tool.js";
 import { type Credential, discoverCredential } from "../../credentials/discovery.js";
 import type { Provider } from "../../models/providers.js";
+import { ProtocolError } from "../../protocol/codes.js";
 import type { ServerState } from "../state.js";
 import type { ModelServices } from "./model-services.js";
 
@@ -27,7 +28,16 @@ export function subagentModel(
   const wanted = services.settings.subagentModel;
   if (wanted === null) return undefined;
   return async () => {
-    const snapshot = await services.catalog.fresh();
+    let snapshot: Awaited<ReturnType<typeof services.catalog.fresh>>;
+    try {
+      snapshot = await services.catalog.fresh();
+    } catch (error) {
+      // An unreadable cache (catalog_unavailable, catalog_limit): its code, never its path.
+      const code = error instanceof ProtocolError ? error.code : "internal_error";
+      throw new ToolError(
+        `The subagent did not start: the model catalog could not be read (${code}).`,
+      );
+    }
     const choice = snapshot.choices.find((c) => c.id === wanted);
     const provider = services.providers.find((p) => p.id === choice?.provider);
     if (!choice || !provider)
