@@ -103,6 +103,14 @@ async function session(child: TestChild, server: Awaited<ReturnType<typeof start
     text("The helper found notes.txt."),
   );
   await turn(child, "Send a helper");
+  // The helper's own history, through session.subagent_history (named by its subagent_id).
+  const wrapped = child.frames.find((f) => {
+    const params = (f as unknown as Json).params as { event?: { type?: string } } | undefined;
+    return params?.event?.type === "subagent_event";
+  }) as unknown as Json | undefined;
+  if (!wrapped) throw new Error("the helper sent no subagent_event");
+  const subagentId = (wrapped.params as { event: { subagent_id: string } }).event.subagent_id;
+  await child.call("session.subagent_history", { id: created.id, subagent_id: subagentId });
   return created.id;
 }
 

@@ -12,6 +12,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "session.search",
       "session.fork",
       "session.manage",
+      "subagents",
       "session.record",
       "model.cached",
       "settings.check",
@@ -22,7 +23,6 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "turn.revert",
       "errors.recovery",
       "plans",
-      "subagents",
       "turn.queue",
       "hooks",
     ],
@@ -33,6 +33,8 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.deepEqual(methodsOf("turn.queue"), []);
   assert.deepEqual(methodsOf("turn.steer"), ["turn.steer"]);
   assert.deepEqual(methodsOf("hooks"), []);
+  // `subagents` adds fields and one method.
+  assert.deepEqual(methodsOf("subagents"), ["session.subagent_history"]);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

@@ -145,7 +145,7 @@ class TurnRun {
             steers: undefined,
             hooks: inputs.hooks && { ...inputs.hooks, promptContext: "", nested: true },
           }),
-        addUsage: (usage) => this.sumUsage(usage),
+        addUsage: (usage, price) => this.sumUsage(usage, price),
       }),
     ];
     this.checkpoints = new TurnCheckpointRun(
@@ -430,13 +430,13 @@ class TurnRun {
    * Into the turn's result only: a subagent's usage is not a model call of this turn. Returns
    * the call's own cost (null when the price is unknown).
    */
-  private sumUsage(usage: Usage): number | null {
+  private sumUsage(usage: Usage, price = this.inputs.model.price): number | null {
     this.usage.input_tokens += usage.input_tokens;
     this.usage.output_tokens += usage.output_tokens;
     this.usage.cached_input_tokens += usage.cached_input_tokens;
     this.usage.reasoning_tokens += usage.reasoning_tokens;
-    // A subagent runs on the turn's model: its calls cost at the same price.
-    const cost = costOf(usage, this.inputs.model.price);
+    // A subagent's calls cost at its own model's price (`subagent_model`), else the turn's.
+    const cost = costOf(usage, price);
     this.cost = this.cost === null || cost === null ? null : roundUsd(this.cost + cost);
     return cost;
   }

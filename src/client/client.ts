@@ -12,7 +12,7 @@ import {
 import type { CallOptions, Connection } from "./connection.js";
 import { type DiscoveryOptions, type DiscoveryResult, discoverSessions } from "./discovery.js";
 import { ClientError } from "./errors.js";
-import { readHistory } from "./history.js";
+import { readHistory, readSubagentHistory } from "./history.js";
 import { archivedSessions } from "./manage.js";
 import type { Negotiated } from "./negotiate.js";
 import { readRecord } from "./record.js";
@@ -189,6 +189,15 @@ export class AgentClient {
   /** A session's events, page by page. */
   history(id: string, options: CallOptions = {}): AsyncGenerator<SessionEvent[]> {
     return readHistory(this, id, options);
+  }
+
+  /** A subagent's events (its `subagent_id`, of session `id`), page by page. */
+  subagentHistory(
+    id: string,
+    subagentId: string,
+    options: CallOptions = {},
+  ): AsyncGenerator<SessionEvent[]> {
+    return readSubagentHistory(this, id, subagentId, options);
   }
 
   /**

@@ -15,3 +15,25 @@ export async function* readHistory(
   );
   for await (const page of pages) yield page.events;
 }
+
+/**
+ * Yields a subagent's events (`session.subagent_history`, capability `subagents`) one page at a
+ * time: `subagentId` is the `subagent_id` of its `subagent_event`s, `id` its parent session.
+ */
+export async function* readSubagentHistory(
+  client: Caller,
+  id: string,
+  subagentId: string,
+  options: CallOptions,
+): AsyncGenerator<SessionEvent[]> {
+  const pages = followCursor(
+    (cursor) =>
+      client.call(
+        "session.subagent_history",
+        withCursor({ id, subagent_id: subagentId }, cursor),
+        options,
+      ),
+    "history",
+  );
+  for await (const page of pages) yield page.events;
+}

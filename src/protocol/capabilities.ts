@@ -14,7 +14,8 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * Capabilities that add fields, not methods: no table can name them, so they are listed here
  * (docs/extensions.md). `errors.recovery`: a next step on first-run errors and catalog notices;
  * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
- * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents");
+ * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents"),
+ * and the method `session.subagent_history`;
  * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing");
  * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md).
  */

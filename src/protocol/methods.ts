@@ -61,6 +61,7 @@ import {
   WorkspaceTrustResult,
 } from "./schemas/settings.js";
 import { TurnSteerResult } from "./schemas/steering.js";
+import { SessionSubagentHistoryParams, SessionSubagentHistoryResult } from "./schemas/subagents.js";
 import {
   TurnApproveParams,
   TurnApproveResult,
@@ -183,6 +184,10 @@ export const METHODS = {
   }),
   "session.history": method(SessionHistoryParams, SessionHistoryResult, {
     capability: "session.history",
+    admission: "listing",
+  }),
+  "session.subagent_history": method(SessionSubagentHistoryParams, SessionSubagentHistoryResult, {
+    capability: "subagents",
     admission: "listing",
   }),
   "session.record": method(SessionRecordParams, SessionRecordResult, {

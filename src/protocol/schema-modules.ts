@@ -18,6 +18,7 @@ import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
 import * as settings from "./schemas/settings.js";
 import * as steering from "./schemas/steering.js";
+import * as subagents from "./schemas/subagents.js";
 import * as turns from "./schemas/turns.js";
 
 /** In naming order: a schema exported by two modules is named after the first. */
@@ -36,6 +37,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   steering,
   checkpoints,
   plans,
+  subagents,
 };
 
 /** `module.Export` of every exported schema built so far, sorted (a re-export counts once). */

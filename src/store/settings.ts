@@ -44,6 +44,8 @@ const GlobalFields = lazy(() =>
     enabled_models: z.array(z.string().regex(MODEL_ID)).max(MAX_ENABLED_MODELS).optional(),
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
+    /** The model subagents run on (docs/turns.md, "Subagents"); absent: the parent turn's. */
+    subagent_model: z.string().regex(MODEL_ID).optional(),
     models_dev_url: Url().optional(),
     /** The OS sandbox of the `sandboxed` permission level (docs/tools.md, "The sandbox"). */
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
@@ -66,6 +68,8 @@ export const ProjectSettings = lazy(() =>
   z.strictObject({
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
+    /** As the global one; the project's wins. */
+    subagent_model: z.string().regex(MODEL_ID).optional(),
     /** The project's hooks (docs/hooks.md): they run only once the workspace is trusted. */
     hooks: HooksSettings().optional(),
     /** The same shape as the global `mcp_servers` (docs/mcp.md, "Configuration"). */
@@ -116,6 +120,8 @@ export interface LoadedSettings {
   project: ProjectSettings;
   /** Project preferences over global ones, field by field. */
   preferred: { model: string | null; effort: string | null };
+  /** `subagent_model`, project over global; null: subagents run on their parent's model. */
+  subagentModel: string | null;
   /** Each valid file's `hooks` (docs/hooks.md); a project's run only once trusted. */
   hooks: { global: HooksSettings | null; project: HooksSettings | null };
   /** Which files exist but do not parse or validate (each is ignored). */
@@ -148,6 +154,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
     global: g,
     project: p,
     preferred: { model: p.model ?? g.model ?? null, effort: p.effort ?? g.effort ?? null },
+    subagentModel: p.subagent_model ?? g.subagent_model ?? null,
     hooks: { global: g.hooks ?? null, project: p.hooks ?? null },
     invalid: { global: global.state === "invalid", project: project.state === "invalid" },
     files: { global: withoutData(global), project: withoutData(project) },

@@ -27,7 +27,8 @@ const defs = schema.$defs;
 /**
  * The deliberate free-form members (docs/codegen.md), as `Type.field`: a tool call's `input` is
  * the model's raw JSON arguments (any JSON); a history record is an open object whose unknown
- * fields are kept (`SessionEvent`, in `SessionHistoryResult.events`). Rust also has no type for
+ * fields are kept (`SessionEvent`, in `SessionHistoryResult.events` and
+ * `SessionSubagentHistoryResult.events`). Rust also has no type for
  * a member that is always null (`error` of a completed or interrupted turn, `stop_reason` of a
  * failed one), so serde_json::Value stands for it there. `TurnEvent` and `TurnStartResult` are
  * quicktype's fold of their unions.
@@ -38,6 +39,7 @@ const FREE_FORM = [
   "InnerTurnEventBody.input",
   "Event.input",
   "SessionHistoryResult.events",
+  "SessionSubagentHistoryResult.events",
 ];
 const RUST_NULL_ONLY = [
   "TurnCompletedResult.error",

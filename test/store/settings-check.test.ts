@@ -128,3 +128,45 @@ describe("settings fault reasons", () => {
     assert.deepEqual([...SETTINGS_FAULT_REASONS], [...reasons]);
   });
 });
+
+/** `subagent_model` (docs/turns.md, "Subagents") is checked as `model` is, in both files. */
+describe("settings: subagent_model", () => {
+  let box: Sandbox;
+  beforeEach(() => {
+    box = sandbox("mc-settings-sub-");
+  });
+  afterEach(() => box.cleanup());
+
+  it("a wrong type or an unsafe name is located; a model ID is valid", async () => {
+    writeFileSync(join(box.home, "config.json"), '{\n  "model": "a/b",\n  "subagent_model": 7\n}');
+    mkdirSync(join(box.workspace, ".mc"));
+    writeFileSync(join(box.workspace, ".mc", "config.json"), '{"subagent_model": "a b"}');
+    const child = await startReady(box, ["settings.check"]);
+    try {
+      const answer = await child.request("settings.check", {});
+      const files = (answer.result as { files: unknown[] }).files;
+      assert.deepEqual(files, [
+        {
+          file: "global",
+          state: "invalid",
+          reason: "schema",
+          rule: "wrong_type",
+          line: 3,
+          column: 21,
+        },
+        {
+          file: "project",
+          state: "invalid",
+          reason: "schema",
+          rule: "invalid_value",
+          line: 1,
+          column: 20,
+        },
+      ]);
+    } finally {
+      await child.close();
+    }
+    writeFileSync(join(box.home, "config.json"), '{"subagent_model": "demo/demo-2"}');
+    assert.equal(readSettingsFile(join(box.home, "config.json"), GlobalSettings).state, "valid");
+  });
+});

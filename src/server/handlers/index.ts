@@ -17,6 +17,7 @@ import { revertHandlers } from "./revert.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
+import { subagentHistoryHandlers } from "./subagent-history.js";
 import { testHandlers } from "./testing.js";
 import { trustHandlers } from "./trust.js";
 import { turnHandlers } from "./turns.js";
@@ -78,6 +79,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
   return {
     ...sessionHandlers(state, seam),
     ...forkHandlers(state),
+    ...subagentHistoryHandlers(state),
     ...manageHandlers(state, seam),
     ...modelHandlers(state, models, seam),
     ...settingsHandlers(state, models),

@@ -14,8 +14,10 @@ export function subagentHistories(
   sessionId: string,
   record: (writer: SessionWriter, turnId: string) => SubagentHistoryRecord,
   write?: PositionalWrite,
+  model?: SubagentSetup["model"],
 ): SubagentSetup {
   return {
+    ...(model ? { model } : {}),
     async openHistory(subagentId) {
       const writer = await SessionWriter.acquire({
         home,

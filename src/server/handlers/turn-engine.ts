@@ -15,6 +15,8 @@ import { credentialVariableNames, shellEnvironment } from "../../agent/tools/she
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
 import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
+import type { Credential } from "../../credentials/discovery.js";
+import type { Provider } from "../../models/providers.js";
 import { log } from "../../process/log.js";
 import type { ParamsOf, ResultOf } from "../../protocol/methods.js";
 import { type Permissions, TURN_EXTENSION } from "../../protocol/schemas/turns.js";
@@ -30,6 +32,7 @@ import { historyMemoOf } from "./history-memo-of.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
 import { subagentHistories } from "./subagent-histories.js";
+import { subagentModel } from "./subagent-model.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 import { childHooks, promptHooks } from "./turn-hooks.js";
 
@@ -105,6 +108,16 @@ export async function admitAndRun(
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
     // Started now, beside the first model call; the first tool waits for it.
     const checkpoint = checkpoints.forTurn(permissions);
+    const makeProvider = (provider: Provider, credential: Credential | null) =>
+      createModelProvider({
+        provider,
+        credential,
+        bounds: seam.turnBounds,
+        home: state.home,
+        env: state.env,
+        // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
+        log,
+      });
     return await runTurn({
       turnId,
       sessionId: admitted.sessionId,
@@ -112,15 +125,7 @@ export async function admitAndRun(
       input: params.input,
       permissions,
       model: admitted.model,
-      provider: createModelProvider({
-        provider: admitted.provider,
-        credential: admitted.credential,
-        bounds: seam.turnBounds,
-        home: state.home,
-        env: state.env,
-        // Renewed Codex tokens that could not be saved are said on stderr, as refresh does.
-        log,
-      }),
+      provider: makeProvider(admitted.provider, admitted.credential),
       system: (tools) => systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
       history: admitted.history,
       historyTruncated: admitted.historyTruncated,
@@ -145,7 +150,14 @@ export async function admitAndRun(
       betweenSteps: collectBetweenSteps,
       plans: state.negotiated.has("plans"),
       subagents: subagents
-        ? subagentHistories(state.home, state.cwd, admitted.sessionId, recorder, seam.historyWrite)
+        ? subagentHistories(
+            state.home,
+            state.cwd,
+            admitted.sessionId,
+            recorder,
+            seam.historyWrite,
+            subagentModel(state, services, makeProvider),
+          )
         : undefined,
       ...(steers ? { steers } : {}),
       ...(hooks ? { hooks } : {}),

@@ -1,13 +1,14 @@
 import { constants, fstatSync, linkSync, unlinkSync } from "node:fs";
-import { type FileHandle, open, opendir, unlink } from "node:fs/promises";
+import { type FileHandle, open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ProtocolError } from "../../protocol/codes.js";
-import { processExists, tempName } from "../../store/atomic-write.js";
+import { tempName } from "../../store/atomic-write.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { closeQuietly, openPrimary } from "../../store/safe-open.js";
 import { RECORD_BYTES } from "../records/facts.js";
 import { RecordReader } from "../records/record-reader.js";
 import type { Slicer } from "../slicer.js";
+import { removeOrphans } from "./fork-orphans.js";
 import type { ForkPlan } from "./fork-plan.js";
 
 /**
@@ -19,17 +20,20 @@ import type { ForkPlan } from "./fork-plan.js";
  * existing file: a fork killed at any moment leaves either no new session or a whole one, never
  * half of one. An orphan temp file (its writer killed) is removed by the next fork.
  */
-interface PreparedFork {
+
+const CHUNK_BYTES = 64 * 1024;
+const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+export interface PreparedFork {
   /** The commit point: the temp file becomes `<new id>.jsonl`. Synchronous. */
   link(): void;
   /** After `link`: drops the temp name and makes the new entry durable (best effort). */
   settle(): Promise<void>;
   /** Before `link` (a cancel, a failure): removes the temp file. */
   discard(): Promise<void>;
+  /** After `link`, when a later step of the same commit failed: removes the linked name. */
+  unlink(): void;
 }
-
-const CHUNK_BYTES = 64 * 1024;
-const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 export async function prepareFork(
   home: string,
@@ -38,9 +42,10 @@ export async function prepareFork(
   meta: Record<string, unknown>,
   plan: ForkPlan,
   slicer: Slicer,
+  { sweep = true }: { sweep?: boolean } = {},
 ): Promise<PreparedFork> {
   const root = sessionsDir(home);
-  await removeOrphans(root);
+  if (sweep) await removeOrphans(home);
   const temp = join(root, tempName(primaryName(newId), process.pid));
   const target = join(root, primaryName(newId));
   let handle: FileHandle;
@@ -75,6 +80,11 @@ export async function prepareFork(
       await syncFolder(root);
     },
     discard,
+    unlink() {
+      try {
+        unlinkSync(target);
+      } catch {}
+    },
   };
 }
 
@@ -160,25 +170,6 @@ class ChunkedOut {
       throw new ProtocolError("history_write_failed");
     }
   }
-}
-
-/** `.<id>.jsonl.<pid>.<12 hex>.tmp`: a fork's temp file, named as tempName() names it. */
-const FORK_TEMP = /^\.[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.jsonl\.(\d{1,7})\.[0-9a-f]{12}\.tmp$/;
-
-/**
- * Removes the temp files of forks whose writer process no longer exists on this host (killed
- * before its link). A live writer's (this one's included) is left alone. Best effort, streamed.
- */
-async function removeOrphans(root: string): Promise<void> {
-  try {
-    const dir = await opendir(root);
-    for await (const entry of dir) {
-      const match = FORK_TEMP.exec(entry.name);
-      const pid = match ? Number(match[1]) : 0;
-      if (pid > 0 && pid !== process.pid && !processExists(pid))
-        await unlink(join(root, entry.name)).catch(() => {});
-    }
-  } catch {}
 }
 
 async function syncFolder(root: string): Promise<void> {

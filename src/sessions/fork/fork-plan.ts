@@ -28,6 +28,8 @@ export interface ForkPlan {
   file: { dev: string; ino: string };
   /** The fork's listing summary: its own `session_meta` (`meta`), then the copied records. */
   summary: SummaryBuilder;
+  /** The subagents (of `derived`) whose `agent` call is among the copied records, in order. */
+  subagents: string[];
 }
 
 export async function planFork(
@@ -37,8 +39,9 @@ export async function planFork(
   turnId: string | null,
   meta: SessionEvent,
   slicer: Slicer,
+  derived: ReadonlySet<string> = new Set(),
 ): Promise<ForkPlan> {
-  const cut = new ForkCut(turnId, meta);
+  const cut = new ForkCut(turnId, meta, derived);
   const { signature } = await openExact(home, cwd, id, slicer, {
     sink: (event) => cut.see(event),
   });
@@ -53,6 +56,7 @@ export async function planFork(
     turns: cut.turns,
     file: { dev, ino },
     summary: cut.summary,
+    subagents: cut.subagents,
   };
 }
 
@@ -63,11 +67,13 @@ class ForkCut {
   turns = 0;
   skipFirst = false;
   readonly summary = new SummaryBuilder();
+  readonly subagents: string[] = [];
   private index = 0;
 
   constructor(
     private readonly target: string | null,
     meta: SessionEvent,
+    private readonly derived: ReadonlySet<string>,
   ) {
     this.state = target === null ? "inside" : "before";
     this.summary.add(summaryFacts(meta, false));
@@ -89,6 +95,10 @@ class ForkCut {
     if (index === 0 && event.type === "session_meta") this.skipFirst = true;
     else this.summary.add(summaryFacts(event, this.summary.wantsUserLine));
     if (isStart) this.turns += 1;
+    // A kept `agent` call: its subagent's derived history goes with the fork (fork-derived.ts).
+    const itemId = event.item_id;
+    if (event.type === "tool_call" && event.tool === "agent" && typeof itemId === "string")
+      if (this.derived.has(itemId) && !this.subagents.includes(itemId)) this.subagents.push(itemId);
     const endsTarget = this.target !== null && event.type === "turn_end" && turnId === this.target;
     if (this.state === "inside" && endsTarget) this.state = "after";
   }
