@@ -107,6 +107,7 @@ export class EngineLink {
       // workspace.trust: the first prompt's question in an untrusted workspace (trust-ask.ts).
       // plans: the model's checklist, ACP's `plan` update (plan-update.ts).
       // session.manage: session/delete, /rename, and the cost in usage_update.
+      // skills, commands: the workspace's skills and custom commands (docs/skills.md).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "workspace.trust",
@@ -117,6 +118,8 @@ export class EngineLink {
         "plans",
         "turn.steer",
         "session.manage",
+        "skills",
+        "commands",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

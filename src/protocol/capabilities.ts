@@ -16,7 +16,9 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
  * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents");
  * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing");
- * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md).
+ * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md);
+ * `skills`: the `skill` tool, the skill listing and `settings.check`'s `skill_problems`
+ * (docs/skills.md).
  */
 export const FIELD_CAPABILITIES = [
   "errors.recovery",
@@ -24,6 +26,7 @@ export const FIELD_CAPABILITIES = [
   "subagents",
   "turn.queue",
   "hooks",
+  "skills",
 ] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
@@ -66,6 +69,8 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "turn.queue",
   "hooks",
   "session.manage",
+  "skills",
+  "commands",
 ];
 
 /**

@@ -50,7 +50,8 @@ export async function startChat(
         ...(pick ? { pick: pick(reader) } : {}),
         capabilities: CHAT_CAPABILITIES,
         // /rename and /status's cost: done without against a backend that lacks them.
-        optional: ["session.manage"],
+        // Skills and custom commands (docs/skills.md): offered where the backend has them.
+        optional: ["session.manage", "skills", "commands"],
       });
     } catch (error) {
       if (error instanceof PickerQuit) return 0;

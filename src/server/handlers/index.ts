@@ -17,6 +17,7 @@ import { revertHandlers } from "./revert.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
+import { commandHandlers } from "./skills.js";
 import { testHandlers } from "./testing.js";
 import { trustHandlers } from "./trust.js";
 import { turnHandlers } from "./turns.js";
@@ -94,6 +95,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
       sandbox,
     ),
     ...rulesHandlers(rules),
+    ...commandHandlers(state),
     ...(mcp ? mcpHandlers(state, mcp) : {}),
     ...revertHandlers(state),
     ...(seam.testMethods ? testHandlers() : {}),
