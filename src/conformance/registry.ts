@@ -19,6 +19,7 @@ import { SESSION_CASES } from "./cases/sessions.js";
 import { SESSION_FORK_CASES } from "./cases/sessions-fork.js";
 import { SESSION_MANAGE_CASES } from "./cases/sessions-manage.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
+import { SKILL_COMMAND_CASES } from "./cases/skills-commands.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
 import { TURN_PLAN_CASES } from "./cases/turns-plans.js";
@@ -54,6 +55,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "sessions-manage": SESSION_MANAGE_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
   "turns-plans": TURN_PLAN_CASES,
+  "skills-commands": SKILL_COMMAND_CASES,
 };
 
 export function allCases(): ConformanceCase[] {
