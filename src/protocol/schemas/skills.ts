@@ -70,12 +70,14 @@ export const FILE_PROBLEMS = [
   "outside_workspace",
 ] as const;
 
+export const FileProblemReason = lazy(() => z.enum(FILE_PROBLEMS));
+
 const FileProblem = (places: z.ZodType) =>
   z.strictObject({
     place: places,
     /** The skill's folder name, or the command's file name: never a path. */
     entry: z.string().min(1).max(255),
-    reason: z.enum(FILE_PROBLEMS),
+    reason: FileProblemReason(),
   });
 
 export const SkillProblem = lazy(() => FileProblem(SkillPlace()));
