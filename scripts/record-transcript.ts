@@ -9,7 +9,7 @@
  * One line per frame, in wire order: {"from": "client" | "child", "method"?, "frame"}, where a
  * child's response carries the method of the request it answers.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   contextTooLong,
@@ -335,6 +335,13 @@ async function record(target: string): Promise<void> {
     // One record read whole (small, so one chunk): the method a stub's record is read by.
     await first.child.call("session.record", { id, index: 2 });
     await first.child.call("settings.check", {});
+    // A custom command of the workspace (docs/skills.md), as commands.list lists it.
+    mkdirSync(join(box.workspace, ".mc", "commands"), { recursive: true });
+    writeFileSync(
+      join(box.workspace, ".mc", "commands", "fix.md"),
+      "---\ndescription: Fix an issue\nargument-hint: <issue>\n---\nFix issue $1.\n",
+    );
+    await first.child.call("commands.list", {});
     await first.child.call("workspace.trust", { trusted: true });
     await first.child.call("model.cached", {});
     await errors(first.child);

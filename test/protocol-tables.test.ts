@@ -17,6 +17,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "model.cached",
       "settings.check",
       "workspace.trust",
+      "commands",
       "turn",
       "turn.steer",
       "mcp",
@@ -25,9 +26,12 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "plans",
       "turn.queue",
       "hooks",
+      "skills",
     ],
   );
   // Field-only capabilities: no method makes them callable.
+  assert.deepEqual(methodsOf("skills"), []);
+  assert.deepEqual(methodsOf("commands"), ["commands.list"]);
   assert.deepEqual(methodsOf("errors.recovery"), []);
   assert.deepEqual(methodsOf("plans"), []);
   assert.deepEqual(methodsOf("turn.queue"), []);

@@ -109,6 +109,7 @@ export class EngineLink {
       // subagents: the `agent` tool, one tool call with its progress (subagent-view.ts).
       // session.manage: session/delete, /rename, and the cost in usage_update.
       // hooks: each hook run shown as a tool call of its own (hook-updates.ts).
+      // skills, commands: the workspace's skills and custom commands (docs/skills.md).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
         "workspace.trust",
@@ -121,6 +122,8 @@ export class EngineLink {
         "turn.steer",
         "session.manage",
         "hooks",
+        "skills",
+        "commands",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

@@ -18,6 +18,7 @@ import {
   type PendingSelection,
   restoreSelection,
 } from "./config-options.js";
+import { turnText, withCustomCommands } from "./custom-commands.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import { blockedAnswer, resultOrBlocked } from "./hook-updates.js";
@@ -156,13 +157,14 @@ export class AcpSession {
 
   /**
    * The commands this session offers (`available_commands_update`): `/undo` when its engine
-   * records checkpoints. Sent just after session/new, load, resume and fork answer.
+   * records checkpoints, `/rename`, then the custom commands (custom-commands.ts). Sent just after session/new, load, resume and fork answer.
    */
   advertiseCommands(): void {
-    const availableCommands = this.engine.checkpoints
-      ? [UNDO_COMMAND, RENAME_COMMAND]
-      : [RENAME_COMMAND];
-    setImmediate(() => {
+    const own = this.engine.checkpoints ? [UNDO_COMMAND, RENAME_COMMAND] : [RENAME_COMMAND];
+    const engine = this.engine;
+    setImmediate(async () => {
+      // The workspace's custom commands after the session's own (custom-commands.ts).
+      const availableCommands = await withCustomCommands(engine, own).catch(() => own);
       void this.update({ sessionUpdate: "available_commands_update", availableCommands });
     });
   }
@@ -256,7 +258,8 @@ export class AcpSession {
           permissions.signal,
         );
     };
-    const turn = this.engine.startTurn({ input, permissions: this.mode }, sink);
+    const text = await turnText(this.engine, input);
+    const turn = this.engine.startTurn({ ...text, permissions: this.mode }, sink);
     const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
     this.running = running;
     const cancel = () => this.interrupt(running);

@@ -15,6 +15,8 @@ import { callModel, type ReplyMessage } from "./model-call.js";
 import { planTools } from "./plan/plan-publisher.js";
 import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./providers/provider.js";
 import type { RuleBook, SessionRules } from "./rules/rule-book.js";
+import type { Skill } from "./skills/discover-skills.js";
+import { skillTools } from "./skills/skill-tool.js";
 import { type PendingSteer, SteerDelivery, type SteerInbox } from "./steering.js";
 import { runStepCalls } from "./subagents/step-calls.js";
 import { type SubagentSetup, subagentTools } from "./subagents/subagent-runner.js";
@@ -84,6 +86,8 @@ export interface TurnInputs {
   hooks?: { turn: TurnHooks; promptContext: string; nested?: boolean };
   /** Whether results and `usage` events carry `cost_usd` (`session.manage` negotiated). */
   reportCost?: boolean;
+  /** The active skills, with `skills` negotiated: the turn offers `skill` (docs/skills.md). */
+  skills?: readonly Skill[];
 }
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
@@ -132,6 +136,7 @@ class TurnRun {
     this.tools = [
       ...offeredTools(inputs.permissions),
       ...planTools(inputs.plans, inputs.events, inputs.record),
+      ...skillTools(inputs.skills, inputs.toolContext.workspace),
       ...subagentTools({
         permissions: inputs.permissions,
         events: inputs.events,

@@ -27,6 +27,8 @@ interface PromptInputs {
   tools: Tool[];
   agentsMd: string | null;
   now: Date;
+  /** The skills' listing (skills/skill-listing.ts), with `skills` negotiated; else absent. */
+  skills?: string | null;
 }
 
 /** The system prompt: who the agent is, where it works, what it may do, the project's own rules. */
@@ -47,6 +49,7 @@ export function systemPrompt(inputs: PromptInputs): string {
   if (inputs.agentsMd !== null) {
     lines.push("", "The workspace's AGENTS.md (project instructions):", "", inputs.agentsMd);
   }
+  if (inputs.skills) lines.push("", inputs.skills);
   return lines.join("\n");
 }
 

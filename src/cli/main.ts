@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trust: async () => (await import("./commands/trust.js")).trustCommand,
   mcp: async () => (await import("./commands/mcp.js")).mcpCommand,
   hooks: async () => (await import("./commands/hooks.js")).hooksCommand,
+  skills: async () => (await import("./commands/skills.js")).skillsCommand,
   doctor: async () => (await import("./commands/doctor.js")).doctorCommand,
   setup: async () => (await import("./commands/setup.js")).setupCommand,
 };
@@ -49,6 +50,7 @@ Commands:
   trust [--revoke]   Let this folder's .mc/config.json run its hooks and MCP servers
   mcp [--no-wait]    Start the configured MCP servers and show each one's state and tools
   hooks              List the hooks configured for this folder and where each comes from
+  skills             List this folder's skills and custom commands and where each comes from
   doctor             Check MC_HOME, settings, credentials, caches, Node.js, the sandbox, MCP, hooks
   stdio              Run the backend child: local-agent stdio protocol v1 on stdin/stdout
   acp                Run as an Agent Client Protocol agent for ACP editors (Zed, ...)

@@ -1,3 +1,4 @@
+import type { TurnCommand } from "../protocol/schemas/skills.js";
 import type {
   Decision,
   Permissions,
@@ -43,7 +44,14 @@ export interface TurnOptions {
 
 /** What startTurn takes: the turn's input, its options, and `queue` (capability `turn.queue`). */
 export interface StartTurnOptions extends TurnOptions {
-  input: string;
+  /** The user's words; or, instead, `command`. */
+  input?: string;
+  /**
+   * A custom command (docs/skills.md), expanded by the child into the turn's input; needs
+   * `commands` (without it the call rejects `not_negotiated`, unsent). Exactly one of `input`
+   * and `command`.
+   */
+  command?: TurnCommand;
   /**
    * Wait behind the running turn instead of failing `busy` (docs/turns.md, "Steering and
    * queueing"). Needs `turn.queue`; without it the call rejects `not_negotiated`, unsent.
@@ -137,10 +145,12 @@ export function startTurn(client: Caller, options: StartTurnOptions): TurnHandle
       throw new ClientError("aborted", "turn.start was aborted before it was sent.");
     if (options.queue && !client.has("turn.queue"))
       throw new ClientError("not_negotiated", "queue needs the turn.queue capability.");
+    if (options.command && !client.has("commands"))
+      throw new ClientError("not_negotiated", "command needs the commands capability.");
     signal?.addEventListener("abort", interrupt, { once: true });
     try {
       const params = {
-        input,
+        ...(options.command ? { command: options.command } : { input }),
         ...(options.permissions ? { permissions: options.permissions } : {}),
         ...(options.queue ? { queue: true } : {}),
       };

@@ -22,6 +22,7 @@ import { SESSION_MANAGE_CASES } from "./cases/sessions-manage.js";
 import { SESSION_SEARCH_CASES } from "./cases/sessions-search.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { SUBAGENT_HISTORY_CASES } from "./cases/subagents-history.js";
+import { SKILL_COMMAND_CASES } from "./cases/skills-commands.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
 import { TURN_PLAN_CASES } from "./cases/turns-plans.js";
@@ -62,6 +63,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "turns-subagents": TURN_SUBAGENT_CASES,
   hooks: HOOK_CASES,
   "subagents-history": SUBAGENT_HISTORY_CASES,
+  "skills-commands": SKILL_COMMAND_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

@@ -17,7 +17,9 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents"),
  * and the method `session.subagent_history`;
  * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing");
- * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md).
+ * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md);
+ * `skills`: the `skill` tool, the skill listing and `settings.check`'s `skill_problems`
+ * (docs/skills.md).
  */
 export const FIELD_CAPABILITIES = [
   "errors.recovery",
@@ -25,6 +27,7 @@ export const FIELD_CAPABILITIES = [
   "subagents",
   "turn.queue",
   "hooks",
+  "skills",
 ] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
@@ -67,6 +70,8 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "turn.queue",
   "hooks",
   "session.manage",
+  "skills",
+  "commands",
 ];
 
 /**

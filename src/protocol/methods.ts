@@ -60,6 +60,7 @@ import {
   WorkspaceTrustParams,
   WorkspaceTrustResult,
 } from "./schemas/settings.js";
+import { CommandsListResult } from "./schemas/skills.js";
 import { TurnSteerResult } from "./schemas/steering.js";
 import { SessionSubagentHistoryParams, SessionSubagentHistoryResult } from "./schemas/subagents.js";
 import {
@@ -220,6 +221,10 @@ export const METHODS = {
   }),
   "workspace.trust": method(WorkspaceTrustParams, WorkspaceTrustResult, {
     capability: "workspace.trust",
+    admission: "listing",
+  }),
+  "commands.list": method(EmptyParams, CommandsListResult, {
+    capability: "commands",
     admission: "listing",
   }),
   "turn.start": method(TurnStartParams, TurnResult, { capability: "turn", admission: "turn" }),

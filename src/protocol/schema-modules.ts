@@ -17,6 +17,7 @@ import * as plans from "./schemas/plans.js";
 import * as rules from "./schemas/rules.js";
 import * as sessions from "./schemas/sessions.js";
 import * as settings from "./schemas/settings.js";
+import * as skills from "./schemas/skills.js";
 import * as steering from "./schemas/steering.js";
 import * as subagents from "./schemas/subagents.js";
 import * as turns from "./schemas/turns.js";
@@ -38,6 +39,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   checkpoints,
   plans,
   subagents,
+  skills,
 };
 
 /** `module.Export` of every exported schema built so far, sorted (a re-export counts once). */

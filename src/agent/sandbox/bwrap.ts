@@ -72,6 +72,8 @@ export function bwrapArgs(
     ...policy.readOnly.map((path) => ({ path, flags: ["--ro-bind", path, path] })),
     ...policy.hiddenFolders.map((path) => ({ path, flags: ["--tmpfs", path] })),
     ...policy.hiddenFiles.map((path) => ({ path, flags: ["--ro-bind", "/dev/null", path] })),
+    // The user's skills, readable again below their hidden folder (docs/skills.md).
+    ...(policy.keptUnderHidden ?? []).map((path) => ({ path, flags: ["--ro-bind", path, path] })),
   ];
   // Stable: on the same path, the later kind (hidden over read-only) wins.
   mounts.sort((a, b) => depth(a.path) - depth(b.path));

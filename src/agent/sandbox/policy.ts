@@ -19,6 +19,12 @@ export interface SandboxPolicy {
   /** Existing files that read as empty: credential files a hidden folder does not cover. */
   hiddenFiles: string[];
   /**
+   * Folders inside a hidden one that stay readable (never writable): the user's skills
+   * (MC_HOME/skills, ~/.claude/skills, ~/.codex/skills; docs/skills.md), each a real folder
+   * at its own place that holds nothing hidden.
+   */
+  keptUnderHidden?: string[];
+  /**
    * Folders of the host's Unix sockets, replaced by an empty private one: `/run` (the system
    * bus, the Docker daemon, databases, the user's runtime folder), and `/var/run` where it is a
    * folder of its own rather than a link to `/run`.
@@ -83,6 +89,11 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
     if (real === null || kindOf(real, true) !== "file") continue;
     if (![...hiddenFolders].some((folder) => within(real, folder))) hiddenFiles.add(real);
   }
+  const keptUnderHidden = userSkillFolders(inputs).filter(
+    (folder) =>
+      [...hiddenFolders].some((hidden) => within(folder, hidden)) &&
+      ![...hiddenFolders, ...hiddenFiles].some((hidden) => within(hidden, folder)),
+  );
   const socketFolders = ["/run", "/var/run"].filter(
     (path) => kindOf(path, false) === "folder" && !within(workspace, path),
   );
@@ -91,6 +102,7 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
     readOnly,
     hiddenFolders: [...hiddenFolders],
     hiddenFiles: [...hiddenFiles],
+    keptUnderHidden,
     socketFolders,
     keptUnderSockets: inputs.network ? resolverFolder(socketFolders) : [],
     network: inputs.network,
@@ -101,6 +113,25 @@ export function sandboxPolicy(inputs: PolicyInputs): SandboxPolicy {
       dirname(credentials.claudeCredentials),
     ]),
   };
+}
+
+/**
+ * The user's skill folders that are real folders at their own place (not a symlink: a link's
+ * target could be anything, a credential folder included), canonical.
+ */
+function userSkillFolders(inputs: PolicyInputs): string[] {
+  const credentials = credentialPaths(inputs.home, inputs.env);
+  const parents = [
+    inputs.home,
+    dirname(credentials.claudeCredentials),
+    dirname(credentials.codexAuth),
+  ];
+  return parents.flatMap((parent) => {
+    const real = canonical(parent);
+    if (real === null) return [];
+    const folder = join(real, "skills");
+    return kindOf(folder, false) === "folder" ? [folder] : [];
+  });
 }
 
 /** Whether `workspace` is `/` or any of `folders` lies in it (where they exist or would). */

@@ -52,6 +52,8 @@ export function seatbeltProfile(policy: SandboxPolicy, privateTmp: string): stri
           `(deny file-read* file-write* ${hidden.join(" ")})`,
         ]
       : []),
+    // Later still: the user's skills are readable again (docs/skills.md).
+    ...(policy.keptUnderHidden ?? []).map((path) => `(allow file-read* (subpath ${quote(path)}))`),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -7,11 +7,12 @@
  */
 import { z } from "zod";
 import { headBytes } from "../../protocol/text-cut.js";
+import { resolveReadable } from "../skills/skill-reads.js";
 import { type HostReader, readHostText, refuseIfNotRegular } from "./host-files.js";
 import { type OpenOptions, openRegularFile } from "./regular-file.js";
 import { looksBinary } from "./text-file.js";
 import { parseToolInput, type Tool, ToolError } from "./tool.js";
-import { fsToolError, resolveExisting, type WorkspacePath } from "./workspace-path.js";
+import { fsToolError, type WorkspacePath } from "./workspace-path.js";
 
 const READ_FILE_LINES = 2000;
 const READ_FILE_BYTES = 256 * 1024;
@@ -39,7 +40,8 @@ export const readFileTool: Tool<z.infer<typeof ReadFileInput>> = {
   input: ReadFileInput,
   async plan(raw, ctx) {
     const input = parseToolInput(ReadFileInput, raw);
-    const target = await resolveExisting(ctx.workspace, input.path);
+    // A user skill's folder is readable too (docs/skills.md), never through the editor.
+    const target = await resolveReadable(ctx, input.path);
     return {
       title: `Read ${target.shown}`,
       approval: null,
@@ -47,7 +49,7 @@ export const readFileTool: Tool<z.infer<typeof ReadFileInput>> = {
         const offset = input.offset ?? 1;
         const limit = input.limit ?? READ_FILE_LINES;
         const notRegular = `${target.shown} is not a regular file (use list_dir for folders)`;
-        const host = run.host?.readTextFile ? (run.host as HostReader) : null;
+        const host = run.host?.readTextFile && !target.outside ? (run.host as HostReader) : null;
         const read = host
           ? await readHostLines(host, target, offset, limit, notRegular, run.signal)
           : await readLines(target, offset, limit, {

@@ -41,6 +41,8 @@ export interface ToolContext {
   readFileOpener?: FileOpener;
   /** Under `sandboxed`: the OS sandbox `shell` runs its commands in (src/agent/sandbox/). */
   sandbox?: Sandbox;
+  /** The folders of the turn's user skills, which read_file also reads (docs/skills.md). */
+  skillFolders?: readonly { name: string; folder: string }[];
   /** The frontend's own file and terminal I/O, when it offers it (tool-host.ts, docs/acp.md). */
   host?: ToolHost;
   /** The call's item id (its `tool_call` event's) while it executes; null or absent at planning. */

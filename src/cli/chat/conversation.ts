@@ -1,11 +1,13 @@
 import { ClientError } from "../../client/index.js";
+import type { TurnCommand } from "../../protocol/schemas/skills.js";
 import { reportFailure } from "../failure.js";
 import { HumanView } from "../turn/human-view.js";
 import { markdownRenderer, type RenderBlock } from "../turn/markdown.js";
 import { runTurn } from "../turn/run-turn.js";
 import { type ChatState, note, sessionLabel } from "./chat-state.js";
+import { customCommand } from "./custom-commands.js";
 import { liveTurns } from "./live-turns.js";
-import { parseInput, runCommand } from "./slash-commands.js";
+import { isBuiltIn, parseInput, runCommand } from "./slash-commands.js";
 
 export function greet(state: ChatState): void {
   if (!state.reader.interactive) return;
@@ -37,7 +39,10 @@ export async function converse(state: ChatState): Promise<void> {
     const input = parseInput(answer.text);
     try {
       if (input.kind === "command") {
-        if (await runCommand(state, input.name, input.arg)) return;
+        // A custom command (docs/skills.md) is a turn the child expands; built-ins win.
+        const command = isBuiltIn(input.name) ? null : await customCommand(state, input);
+        if (command) await turn(state, { command }, markdown);
+        else if (await runCommand(state, input.name, input.arg)) return;
         continue;
       }
       if (!staysLive(state)) {
@@ -62,7 +67,11 @@ function staysLive(state: ChatState): boolean {
   return reader.area !== null && Boolean(term.io.out.isTTY) && Boolean(term.io.err.isTTY);
 }
 
-async function turn(state: ChatState, input: string, markdown: RenderBlock | null): Promise<void> {
+async function turn(
+  state: ChatState,
+  input: string | { command: TurnCommand },
+  markdown: RenderBlock | null,
+): Promise<void> {
   const { term, client, reader, permissions } = state;
   const view = new HumanView(term, { header: false, markdown });
   try {

@@ -2,6 +2,7 @@ import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { shortTime } from "../commands/format.js";
 import { listSessions } from "../sessions/session-list.js";
 import { type ChatState, farewell, note, sessionLabel } from "./chat-state.js";
+import { listCustomCommands } from "./custom-commands.js";
 import { chatStatus, renameChat } from "./manage-commands.js";
 import { pickModel } from "./model-picker.js";
 import { fork, rewind, undoLast } from "./revert-commands.js";
@@ -24,9 +25,14 @@ interface SlashCommand {
 export function parseInput(input: string): ChatInput {
   const trimmed = input.trim();
   if (trimmed.startsWith("//")) return { kind: "message", text: trimmed.slice(1) };
-  const match = /^\/([a-z][a-z-]*)(?:[ \t]+(.*))?$/.exec(trimmed);
+  const match = /^\/([A-Za-z0-9][A-Za-z0-9_-]*)(?:[ \t]+(.*))?$/.exec(trimmed);
   if (!match) return { kind: "message", text: input };
   return { kind: "command", name: match[1] as string, arg: (match[2] ?? "").trim() };
+}
+
+/** Whether `/name` is one of the chat's own commands (they win over custom ones). */
+export function isBuiltIn(name: string): boolean {
+  return name === "quit" || Object.hasOwn(COMMANDS, name);
 }
 
 /** Runs a command; an unknown one says so and lists nothing to the model. */
@@ -55,6 +61,7 @@ const COMMANDS: Record<string, SlashCommand> = {
         state.term.note(
           `  ${command.usage.padEnd(22)} ${state.term.paintNote(command.summary, "2")}`,
         );
+      await listCustomCommands(state);
       note(
         state,
         "Enter sends; Alt-Enter or a line ending in \\ adds a line; a paste keeps all its lines.\nUp/Down recall earlier messages (kept across runs). Ctrl-C interrupts a turn; Ctrl-D quits.\nWhile a turn runs the input line stays live: Enter steers the turn, Tab queues the message for after it, Alt-Up takes the last queued message back to edit.",

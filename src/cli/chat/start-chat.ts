@@ -51,7 +51,8 @@ export async function startChat(
         ...(pick ? { pick: pick(reader) } : {}),
         capabilities: CHAT_CAPABILITIES,
         // /rename, /status's cost and /search: done without against a backend that lacks them.
-        optional: ["session.manage", "session.search"],
+        // Skills and custom commands (docs/skills.md): offered where the backend has them.
+        optional: ["session.manage", "session.search", "skills", "commands"],
       });
     } catch (error) {
       if (error instanceof PickerQuit) return 0;

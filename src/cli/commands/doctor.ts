@@ -2,6 +2,7 @@ import { checkpointsAvailable } from "../../offline/checkpoints.js";
 import { type HooksListing, listHooks } from "../../offline/hooks-list.js";
 import { type Findings, inspect } from "../../offline/inspect.js";
 import { type McpFinding, mcpFinding } from "../../offline/mcp-probe.js";
+import { listSkills, type SkillsListing } from "../../offline/skills-list.js";
 import { type TrustFinding, trustFinding } from "../../offline/workspace-trust.js";
 import { headChars } from "../../protocol/text-cut.js";
 import type { Command } from "../command.js";
@@ -14,6 +15,7 @@ import type { Terminal } from "../terminal.js";
 import { waitingText } from "../trust-words.js";
 import { hookLines } from "./hooks.js";
 import { RUN_SETUP } from "./next-step.js";
+import { skillLines } from "./skills.js";
 
 /** The Node.js versions package.json's `engines` allows. */
 const NODE_MAJOR = 20;
@@ -49,7 +51,8 @@ export const doctorCommand: Command = {
     );
     term.stopSpinner();
     const hooks = await listHooks(env, cwd);
-    const problems = print(term, findings, sandbox, mcp, trustFinding(env, cwd), hooks);
+    const skills = await listSkills(env, cwd);
+    const problems = print(term, findings, sandbox, mcp, trustFinding(env, cwd), hooks, skills);
     // As every command's Ctrl-C: 130 (128 + SIGINT), the report printed as far as it got.
     if (mcp.kind === "servers" && mcp.interrupted) return 130;
     return problems.length > 0 ? 1 : 0;
@@ -64,6 +67,7 @@ function print(
   mcp: McpFinding,
   trust: TrustFinding,
   hooks: HooksListing,
+  skills: SkillsListing,
 ): string[] {
   const problems: string[] = [];
   const node = process.versions.node;
@@ -130,6 +134,9 @@ function print(
   // Shown, never counted as a problem: a project hook waiting for trust is the user's choice.
   term.line(term.bold("Hooks"));
   for (const line of hookLines(term, hooks, "  ")) term.line(line);
+  // Shown, never counted: a skill or command left out is ignored, not fatal (docs/skills.md).
+  term.line(term.bold("Skills"));
+  for (const line of skillLines(term, skills, "  ")) term.line(line);
   term.line();
   term.line(verdict(term, f, problems));
   return problems;

@@ -81,6 +81,8 @@ async function execTurn(
     ...stringOption("session", values.session),
     ...stringOption("model", values.model),
     ...stringOption("effort", values.effort),
+    // The workspace's and the user's skills (docs/skills.md), where the backend has them.
+    optional: ["skills"],
   });
   const view: TurnView =
     jsonView ?? new HumanView(term, { header: true, markdown: await markdownRenderer(term) });

@@ -1,4 +1,5 @@
 import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
+import type { TurnCommand } from "../../protocol/schemas/skills.js";
 import type { Terminal } from "../terminal.js";
 import { approvalPrompt } from "./approval-prompt.js";
 import type { LineReader } from "./reader-types.js";
@@ -37,7 +38,8 @@ export interface TurnRun {
  */
 export async function runTurn(
   client: AgentClient,
-  input: string,
+  /** The user's words, or a custom command the child expands (docs/skills.md). */
+  input: string | { command: TurnCommand },
   { term, view, reader, permissions, onUnasked }: TurnRun,
 ): Promise<TurnResult> {
   const controller = new AbortController();
@@ -52,12 +54,13 @@ export async function runTurn(
   };
   process.on("SIGINT", interrupt);
   try {
-    return await client.turn(input, {
+    return await client.startTurn({
+      ...(typeof input === "string" ? { input } : input),
       ...(permissions ? { permissions } : {}),
       onEvent: (event) => view.event(event),
       onApproval: approvalPrompt(term, view, reader, interrupt, onUnasked),
       signal: controller.signal,
-    });
+    }).result;
   } finally {
     process.off("SIGINT", interrupt);
   }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { type Infer, lazy } from "../lazy.js";
 import { Cursor, ModelId, ProviderId, SettingsFile } from "./common.js";
 import { CatalogStatus } from "./models.js";
+import { CommandProblem, PROBLEMS_LISTED, SkillProblem } from "./skills.js";
 
 /** `settings.check` (docs/extensions.md): what the child made of each settings file at start. */
 const SETTINGS_STATES = ["absent", "valid", "invalid"] as const;
@@ -42,6 +43,10 @@ export const SettingsCheckResult = lazy(() =>
     files: z.array(SettingsFileCheck()).length(2),
     /** With `workspace.trust` only: the workspace's trust as this child read it at start. */
     trust: TrustState().optional(),
+    /** With `skills` only: the skills left out, and why (docs/skills.md). */
+    skill_problems: z.array(SkillProblem()).max(PROBLEMS_LISTED).optional(),
+    /** With `commands` only: the command files left out, and why (docs/skills.md). */
+    command_problems: z.array(CommandProblem()).max(PROBLEMS_LISTED).optional(),
     configuration_reload: z.literal("restart_child"),
   }),
 );

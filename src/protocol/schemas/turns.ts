@@ -10,6 +10,7 @@ import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 import { HookDoneEvent, HookStartedEvent } from "./hooks.js";
 import { PlanEvent } from "./plans.js";
 import { PathGlob, RULES_EXTENSION, RuleOffer, RulesExtension } from "./rules.js";
+import { TurnCommand } from "./skills.js";
 import { SteerAppliedEvent, UndeliveredSteer } from "./steering.js";
 
 export const PERMISSIONS = [
@@ -92,12 +93,19 @@ const TurnInput = lazy(() =>
     .refine((text) => utf8Length(text) <= TURN_EXTENSION.input_bytes, "input too long"),
 );
 export const TurnStartParams = lazy(() =>
-  z.strictObject({
-    input: TurnInput(),
-    permissions: Permissions().optional(),
-    /** With `turn.queue`: wait behind the running turn instead of `busy` (steering.ts). */
-    queue: z.boolean().optional(),
-  }),
+  z
+    .strictObject({
+      /** Exactly one of `input` and `command` (docs/skills.md, "Custom commands"). */
+      input: TurnInput().optional(),
+      /** With `commands`: a custom command, expanded by the child into the turn's input. */
+      command: TurnCommand().optional(),
+      permissions: Permissions().optional(),
+      /** With `turn.queue`: wait behind the running turn instead of `busy` (steering.ts). */
+      queue: z.boolean().optional(),
+    })
+    .refine((p) => (p.input === undefined) !== (p.command === undefined), {
+      message: "exactly one of input and command",
+    }),
 );
 
 /** `turn.steer` (capability `turn.steer`): `request_id` is the running turn.start's ID. */

@@ -18,6 +18,7 @@ import { ChildRules, rulesHandlers } from "./rules.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
 import { subagentHistoryHandlers } from "./subagent-history.js";
+import { commandHandlers } from "./skills.js";
 import { testHandlers } from "./testing.js";
 import { trustHandlers } from "./trust.js";
 import { turnHandlers } from "./turns.js";
@@ -96,6 +97,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
       sandbox,
     ),
     ...rulesHandlers(rules),
+    ...commandHandlers(state),
     ...(mcp ? mcpHandlers(state, mcp) : {}),
     ...revertHandlers(state),
     ...(seam.testMethods ? testHandlers() : {}),

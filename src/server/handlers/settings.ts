@@ -5,6 +5,7 @@ import type { SettingsFileState } from "../../store/settings.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import type { ModelServices } from "./model-services.js";
+import { fileProblems } from "./skill-problems.js";
 
 /**
  * `settings.check` and `model.cached` (docs/extensions.md). The check reports what this child
@@ -20,6 +21,7 @@ export function settingsHandlers(state: ServerState, services: ModelServices): H
         await fileCheck("project", services.settings.files.project),
       ],
       ...(state.negotiated.has("workspace.trust") ? { trust: services.trust } : {}),
+      ...(await fileProblems(state)),
       configuration_reload: "restart_child" as const,
     }),
     "model.cached": (params) => services.catalog.cachedPage(params.cursor),

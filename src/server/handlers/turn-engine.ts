@@ -31,6 +31,7 @@ import type { ChildCheckpoints } from "./checkpoints.js";
 import { historyMemoOf } from "./history-memo-of.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
+import { turnSkills } from "./skill-turn.js";
 import { subagentHistories } from "./subagent-histories.js";
 import { subagentModel } from "./subagent-model.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
@@ -63,7 +64,8 @@ interface RegisteredTurn {
 /** The turn after its registration: admission, the engine, the history closed. */
 export async function admitAndRun(
   world: TurnWorld,
-  params: ParamsOf<"turn.start">,
+  /** The params with `input` set (a custom command expanded: skills.ts). */
+  params: ParamsOf<"turn.start"> & { input: string },
   ctx: RequestContext,
   turn: RegisteredTurn,
 ): Promise<ResultOf<"turn.start">> {
@@ -104,6 +106,7 @@ export async function admitAndRun(
   turnMemoryMode(true);
   try {
     const agentsMd = await readAgentsMd(state.cwd);
+    const skills = await turnSkills(state);
     const now = new Date();
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
     // Started now, beside the first model call; the first tool waits for it.
@@ -126,7 +129,15 @@ export async function admitAndRun(
       permissions,
       model: admitted.model,
       provider: makeProvider(admitted.provider, admitted.credential),
-      system: (tools) => systemPrompt({ workspace: state.cwd, permissions, tools, agentsMd, now }),
+      system: (tools) =>
+        systemPrompt({
+          workspace: state.cwd,
+          permissions,
+          tools,
+          agentsMd,
+          now,
+          skills: skills.listing,
+        }),
       history: admitted.history,
       historyTruncated: admitted.historyTruncated,
       // An interrupted turn is not held by a client that stopped reading (abort-bound.ts).
@@ -142,7 +153,9 @@ export async function admitAndRun(
         ...(inSandbox ? { sandbox: inSandbox } : {}),
         ...(host ? { host } : {}),
         ...(seam.readFileOpener ? { readFileOpener: seam.readFileOpener } : {}),
+        skillFolders: skills.folders,
       },
+      skills: skills.active,
       ...(options.mcpTools ? { mcp: options.mcpTools } : {}),
       signal,
       ...(checkpoint ? { checkpoint, closing: ctx.signal } : {}),

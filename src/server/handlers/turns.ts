@@ -11,6 +11,7 @@ import type { TestSeam } from "../test-seam.js";
 import { childCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
+import { turnInput } from "./skills.js";
 import type { TurnWorld } from "./turn-engine.js";
 
 interface RunningTurn {
@@ -66,9 +67,11 @@ export function turnHandlers(
       const steers = state.negotiated.has("turn.steer") ? new SteerInbox(turnId) : null;
       running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals, steers });
       try {
+        // A custom command is expanded here, before anything is saved (docs/skills.md).
+        const input = await turnInput(state, params);
         const { admitAndRun } = await loadEngine();
         const turn = { turnId, signal, approvals, inSandbox, steers };
-        return await admitAndRun(world, params, ctx, turn);
+        return await admitAndRun(world, { ...params, input }, ctx, turn);
       } finally {
         // Removed last, after the history is closed: the dispatcher writes this handler's answer
         // in the microtask right after it returns, and frames are read only between macrotasks,

@@ -160,6 +160,7 @@ describe("the policy from real folders", () => {
       readOnly: [join(t.workspace, ".git")],
       hiddenFolders: [t.home, join(t.user, ".codex")],
       hiddenFiles: [],
+      keptUnderHidden: [],
       network: false,
       tooWide: false,
     });
