@@ -1,6 +1,7 @@
 import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { shortTime } from "../commands/format.js";
 import { listSessions } from "../sessions/session-list.js";
+import { agentsChat } from "./agents-command.js";
 import { type ChatState, farewell, note, sessionLabel } from "./chat-state.js";
 import { listCustomCommands } from "./custom-commands.js";
 import { chatStatus, renameChat } from "./manage-commands.js";
@@ -131,6 +132,14 @@ const COMMANDS: Record<string, SlashCommand> = {
     summary: "Find this folder's sessions that mention a text, and open one",
     async run(state, arg) {
       await searchChat(state, arg);
+      return undefined;
+    },
+  },
+  agents: {
+    usage: "/agents [n]",
+    summary: "The subagents this session ran; with n, what that one did",
+    async run(state, arg) {
+      await agentsChat(state, arg);
       return undefined;
     },
   },
