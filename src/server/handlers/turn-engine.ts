@@ -6,11 +6,13 @@ import { untilAborted } from "../../agent/abort-bound.js";
 import type { ApprovalBroker } from "../../agent/approvals.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
 import type { ChildHooks } from "../../agent/hooks/child-hooks.js";
+import { readProjectInstructions } from "../../agent/instructions/agents-files.js";
+import { FolderInstructions } from "../../agent/instructions/folder-instructions.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import type { Sandbox } from "../../agent/sandbox/index.js";
 import type { SteerInbox } from "../../agent/steering.js";
-import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
+import { systemPrompt } from "../../agent/system-prompt.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
@@ -99,7 +101,8 @@ export async function admitAndRun(
   if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
   turnMemoryMode(true);
   try {
-    const agentsMd = await readAgentsMd(state.cwd);
+    const agentsMd = await readProjectInstructions(state.home, state.cwd);
+    const folders = new FolderInstructions(state.cwd, admitted.history);
     const now = new Date();
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
     // Started now, beside the first model call; the first tool waits for it.
@@ -133,6 +136,7 @@ export async function admitAndRun(
         env: shellEnvironment(state.env, credentialVariables),
         credentialVariables: credentialVariableNames(credentialVariables),
         limits: TURN_EXTENSION,
+        folderInstructions: (relative: string) => folders.forFile(relative),
         ...(inSandbox ? { sandbox: inSandbox } : {}),
         ...(host ? { host } : {}),
         ...(seam.readFileOpener ? { readFileOpener: seam.readFileOpener } : {}),
