@@ -16,7 +16,8 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * `plans`: the `update_plan` tool, the `plan` event and record (docs/turns.md, "Plans");
  * `subagents`: the `agent` tool and the `subagent_event` event (docs/turns.md, "Subagents");
  * `turn.queue`: turn.start's `queue` param (docs/turns.md, "Steering and queueing");
- * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md).
+ * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md);
+ * `attachments`: turn.start's `attachments` param (docs/turns.md, "Attachments").
  */
 export const FIELD_CAPABILITIES = [
   "errors.recovery",
@@ -24,6 +25,7 @@ export const FIELD_CAPABILITIES = [
   "subagents",
   "turn.queue",
   "hooks",
+  "attachments",
 ] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
@@ -66,6 +68,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "turn.queue",
   "hooks",
   "session.manage",
+  "attachments",
 ];
 
 /**

@@ -43,6 +43,7 @@ export const ERROR_CODES = [
   "prompt_blocked",
   "session_exists",
   "budget_exceeded",
+  "input_unsupported",
   "internal_error",
 ] as const;
 
@@ -97,6 +98,8 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   session_exists: "A session with that ID already exists there; nothing was moved.",
   budget_exceeded:
     "The session's known cost has reached the budget_usd setting; nothing was sent (raise the budget or start a new session).",
+  input_unsupported:
+    "The selected model does not take images (its catalog entry's modalities); nothing was sent.",
   internal_error: "Internal error.",
 };
 
