@@ -117,6 +117,7 @@ export class EngineLink {
         "plans",
         "turn.steer",
         "session.manage",
+        "attachments",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

@@ -1,3 +1,4 @@
+import type { Attachment } from "../protocol/schemas/attachments.js";
 import type {
   Decision,
   Permissions,
@@ -39,6 +40,11 @@ export interface TurnOptions {
   ) => Promise<Decision | ApprovalChoice> | Decision | ApprovalChoice;
   /** Aborting sends turn.interrupt; the turn still resolves with its (interrupted) result. */
   signal?: AbortSignal;
+  /**
+   * Images sent with the input (docs/turns.md, "Attachments"). Needs `attachments`; without it
+   * the call rejects `not_negotiated`, unsent.
+   */
+  attachments?: Attachment[];
 }
 
 /** What startTurn takes: the turn's input, its options, and `queue` (capability `turn.queue`). */
@@ -137,12 +143,15 @@ export function startTurn(client: Caller, options: StartTurnOptions): TurnHandle
       throw new ClientError("aborted", "turn.start was aborted before it was sent.");
     if (options.queue && !client.has("turn.queue"))
       throw new ClientError("not_negotiated", "queue needs the turn.queue capability.");
+    if (options.attachments?.length && !client.has("attachments"))
+      throw new ClientError("not_negotiated", "attachments needs the attachments capability.");
     signal?.addEventListener("abort", interrupt, { once: true });
     try {
       const params = {
         input,
         ...(options.permissions ? { permissions: options.permissions } : {}),
         ...(options.queue ? { queue: true } : {}),
+        ...(options.attachments?.length ? { attachments: options.attachments } : {}),
       };
       const result = await client.call("turn.start", params, {
         onSent: (id) => {

@@ -114,7 +114,10 @@ describe("turns: images in a prompt (Chat Completions)", () => {
     w.server.reply(text("Noted."));
     await w.child.call("turn.start", { input: "Once more" });
     const note = w.server.requests[2]?.body.messages[1].content;
-    assert.match(note, /^\[An image \(image\/png, 1 KiB\) was attached here; it is no longer available\.\]\n\nLook$/);
+    assert.match(
+      note,
+      /^\[An image \(image\/png, 1 KiB\) was attached here; it is no longer available\.\]\n\nLook$/,
+    );
   });
 
   test("refusals with nothing sent or written: 6 MiB, a text file named .png, 9 images, a mismatched type, a FIFO", async () => {
@@ -131,7 +134,10 @@ describe("turns: images in a prompt (Chat Completions)", () => {
       [[{ type: "image", path: pastBound }], /^Attachment 1 is over 5 MiB/],
       [[inline, { type: "image", path: fake }], /^Attachment 2 is not a PNG, JPEG, GIF or WebP/],
       [Array.from({ length: 9 }, () => inline), /./],
-      [[{ ...inline, media_type: "image/jpeg" }], /^Attachment 1 is image\/png, not the image\/jpeg/],
+      [
+        [{ ...inline, media_type: "image/jpeg" }],
+        /^Attachment 1 is a PNG image, but its media_type says a JPEG image/,
+      ],
       [[{ type: "image", path: fifo }], /^Attachment 1 is not a regular file/],
       [[{ type: "image", path: join(w.box.root, "missing.png") }], /^Attachment 1 cannot be read/],
       [[{ type: "image", media_type: "image/png", data_base64: "not base64!" }], /./],

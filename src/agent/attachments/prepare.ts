@@ -23,6 +23,14 @@ export interface PreparedImage {
   bytes: Buffer;
 }
 
+/** Format names for messages (a media type's slash reads as a path to a message checker). */
+const NAMES: Record<ImageMediaType, string> = {
+  "image/png": "a PNG image",
+  "image/jpeg": "a JPEG image",
+  "image/gif": "a GIF image",
+  "image/webp": "a WebP image",
+};
+
 const LIMIT_MIB = ATTACHMENT_LIMITS.image_bytes / (1024 * 1024);
 
 export async function prepareAttachments(
@@ -40,7 +48,10 @@ export async function prepareAttachments(
     if (type === null)
       throw refused(position, "is not a PNG, JPEG, GIF or WebP image (by its first bytes)");
     if ("media_type" in attachment && attachment.media_type !== type)
-      throw refused(position, `is ${type}, not the ${attachment.media_type} its media_type says`);
+      throw refused(
+        position,
+        `is ${NAMES[type]}, but its media_type says ${NAMES[attachment.media_type]}`,
+      );
     images.push({ media_type: type, sha256: sha256Of(bytes), bytes });
   }
   return images;

@@ -4,6 +4,7 @@ import { HumanView } from "../turn/human-view.js";
 import { markdownRenderer, type RenderBlock } from "../turn/markdown.js";
 import { runTurn } from "../turn/run-turn.js";
 import { type ChatState, note, sessionLabel } from "./chat-state.js";
+import { takeImages } from "./image-command.js";
 import { liveTurns } from "./live-turns.js";
 import { parseInput, runCommand } from "./slash-commands.js";
 
@@ -66,7 +67,8 @@ async function turn(state: ChatState, input: string, markdown: RenderBlock | nul
   const { term, client, reader, permissions } = state;
   const view = new HumanView(term, { header: false, markdown });
   try {
-    const result = await runTurn(client, input, { term, view, reader, permissions });
+    const attachments = takeImages(state);
+    const result = await runTurn(client, input, { term, view, reader, permissions, attachments });
     state.saved = true;
     view.result(result);
   } finally {

@@ -50,14 +50,14 @@ export async function startChat(
         ...(pick ? { pick: pick(reader) } : {}),
         capabilities: CHAT_CAPABILITIES,
         // /rename and /status's cost: done without against a backend that lacks them.
-        optional: ["session.manage"],
+        optional: ["session.manage", "attachments"],
       });
     } catch (error) {
       if (error instanceof PickerQuit) return 0;
       throw error;
     }
     const { client, ...session } = opened;
-    const state: ChatState = { term, client, reader, permissions, ...session };
+    const state: ChatState = { term, client, reader, permissions, images: [], ...session };
     try {
       greet(state);
       if (state.saved && reader.interactive) await showRecap(state);

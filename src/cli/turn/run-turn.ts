@@ -1,4 +1,5 @@
 import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
+import type { Attachment } from "../../protocol/schemas/attachments.js";
 import type { Terminal } from "../terminal.js";
 import { approvalPrompt } from "./approval-prompt.js";
 import type { LineReader } from "./reader-types.js";
@@ -28,6 +29,8 @@ export interface TurnRun {
   permissions?: Permissions | undefined;
   /** Called for each approval denied because nobody could be asked. */
   onUnasked?: () => void;
+  /** Images sent with the input (`exec --image`, chat's `/image`). */
+  attachments?: Attachment[];
 }
 
 /**
@@ -38,7 +41,7 @@ export interface TurnRun {
 export async function runTurn(
   client: AgentClient,
   input: string,
-  { term, view, reader, permissions, onUnasked }: TurnRun,
+  { term, view, reader, permissions, onUnasked, attachments }: TurnRun,
 ): Promise<TurnResult> {
   const controller = new AbortController();
   const interrupt = () => {
@@ -54,6 +57,7 @@ export async function runTurn(
   try {
     return await client.turn(input, {
       ...(permissions ? { permissions } : {}),
+      ...(attachments?.length ? { attachments } : {}),
       onEvent: (event) => view.event(event),
       onApproval: approvalPrompt(term, view, reader, interrupt, onUnasked),
       signal: controller.signal,
