@@ -1,4 +1,4 @@
-import type { Attachment } from "../protocol/schemas/attachments.js";
+import type { TurnAttachment } from "../protocol/schemas/attachments.js";
 import type {
   Decision,
   Permissions,
@@ -44,7 +44,7 @@ export interface TurnOptions {
    * Images sent with the input (docs/turns.md, "Attachments"). Needs `attachments`; without it
    * the call rejects `not_negotiated`, unsent.
    */
-  attachments?: Attachment[];
+  attachments?: TurnAttachment[];
 }
 
 /** What startTurn takes: the turn's input, its options, and `queue` (capability `turn.queue`). */

@@ -10,8 +10,8 @@ import { isAbsolute, resolve } from "node:path";
 import { ProtocolError } from "../../protocol/codes.js";
 import {
   ATTACHMENT_LIMITS,
-  type Attachment,
   type ImageMediaType,
+  type TurnAttachment,
 } from "../../protocol/schemas/attachments.js";
 import { sha256Of } from "../../store/attachment-store.js";
 import { imageTypeOf } from "./image-type.js";
@@ -34,7 +34,7 @@ const NAMES: Record<ImageMediaType, string> = {
 const LIMIT_MIB = ATTACHMENT_LIMITS.image_bytes / (1024 * 1024);
 
 export async function prepareAttachments(
-  attachments: readonly Attachment[],
+  attachments: readonly TurnAttachment[],
   cwd: string,
 ): Promise<PreparedImage[]> {
   const images: PreparedImage[] = [];

@@ -1,5 +1,5 @@
 import type { AgentClient, Permissions } from "../../client/index.js";
-import type { Attachment } from "../../protocol/schemas/attachments.js";
+import type { TurnAttachment } from "../../protocol/schemas/attachments.js";
 import type { Terminal } from "../terminal.js";
 import type { LineReader } from "../turn/reader-types.js";
 
@@ -15,7 +15,7 @@ export interface ChatState {
   effort: string | null;
   permissions: Permissions | undefined;
   /** Images for the next message (`/image`, image-command.ts). */
-  images: Attachment[];
+  images: TurnAttachment[];
 }
 
 /** "session 1f0c… (new: saved by its first turn)" or just "session 1f0c…". */

@@ -4,7 +4,7 @@
  * here; the child checks and reads it when the message is sent (docs/turns.md, "Attachments").
  */
 import { resolve } from "node:path";
-import { ATTACHMENT_LIMITS, type Attachment } from "../../protocol/schemas/attachments.js";
+import { ATTACHMENT_LIMITS, type TurnAttachment } from "../../protocol/schemas/attachments.js";
 import { type ChatState, note } from "./chat-state.js";
 
 export function imageCommand(state: ChatState, arg: string): void {
@@ -30,7 +30,7 @@ export function imageCommand(state: ChatState, arg: string): void {
 }
 
 /** The images waiting, taken for the message being sent (none wait after it). */
-export function takeImages(state: ChatState): Attachment[] {
+export function takeImages(state: ChatState): TurnAttachment[] {
   const images = state.images;
   state.images = [];
   return images;

@@ -1,5 +1,5 @@
 import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
-import type { Attachment } from "../../protocol/schemas/attachments.js";
+import type { TurnAttachment } from "../../protocol/schemas/attachments.js";
 import type { Terminal } from "../terminal.js";
 import { approvalPrompt } from "./approval-prompt.js";
 import type { LineReader } from "./reader-types.js";
@@ -30,7 +30,7 @@ export interface TurnRun {
   /** Called for each approval denied because nobody could be asked. */
   onUnasked?: () => void;
   /** Images sent with the input (`exec --image`, chat's `/image`). */
-  attachments?: Attachment[];
+  attachments?: TurnAttachment[];
 }
 
 /**

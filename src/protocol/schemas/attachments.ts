@@ -42,10 +42,12 @@ const PathImage = lazy(() =>
   }),
 );
 
-export const Attachment = lazy(() => z.union([InlineImage(), PathImage()]));
-export type Attachment = Infer<typeof Attachment>;
+export const TurnAttachment = lazy(() => z.union([InlineImage(), PathImage()]));
+export type TurnAttachment = Infer<typeof TurnAttachment>;
 
-export const Attachments = lazy(() => z.array(Attachment()).min(1).max(ATTACHMENT_LIMITS.images));
+export const TurnAttachments = lazy(() =>
+  z.array(TurnAttachment()).min(1).max(ATTACHMENT_LIMITS.images),
+);
 
 /**
  * How a history's `user_message` names an image it was sent with: by the SHA-256 of its bytes,
