@@ -13,7 +13,8 @@ describe("mc-agent acp: images in a prompt", () => {
   });
 
   it("advertises image prompts and sends an image block to the model as an image_url part", async () => {
-    world = await AcpWorld.start();
+    // A window that holds an image (about 1600 tokens; the world's default is 1000).
+    world = await AcpWorld.start({ contextWindow: 200_000 });
     const init = await world.initialize();
     assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
     const { sessionId } = await world.newSession();
