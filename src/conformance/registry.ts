@@ -21,6 +21,7 @@ import { SESSION_MANAGE_CASES } from "./cases/sessions-manage.js";
 import { SHUTDOWN_ID_CASES } from "./cases/shutdown-ids.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
+import { TURN_ATTACHMENT_CASES } from "./cases/turns-attachments.js";
 import { TURN_PLAN_CASES } from "./cases/turns-plans.js";
 import { TURN_REVERT_CASES } from "./cases/turns-revert.js";
 import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
@@ -54,6 +55,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   "sessions-manage": SESSION_MANAGE_CASES,
   "turns-revert": [...TURN_REVERT_CASES, ...TURN_REVERT_EDGE_CASES],
   "turns-plans": TURN_PLAN_CASES,
+  "turns-attachments": TURN_ATTACHMENT_CASES,
 };
 
 export function allCases(): ConformanceCase[] {
