@@ -25,6 +25,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "subagents",
       "turn.queue",
       "hooks",
+      "attachments",
     ],
   );
   // Field-only capabilities: no method makes them callable.
@@ -33,6 +34,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.deepEqual(methodsOf("turn.queue"), []);
   assert.deepEqual(methodsOf("turn.steer"), ["turn.steer"]);
   assert.deepEqual(methodsOf("hooks"), []);
+  assert.deepEqual(methodsOf("attachments"), []);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

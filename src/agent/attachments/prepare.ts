@@ -41,13 +41,13 @@ export async function prepareAttachments(
   for (const [index, attachment] of attachments.entries()) {
     const position = index + 1;
     const bytes =
-      "data_base64" in attachment
-        ? decoded(attachment.data_base64, position)
+      attachment.path === undefined
+        ? decoded(attachment.data_base64 ?? "", position)
         : await readImageFile(attachment.path, cwd, position);
     const type = imageTypeOf(bytes);
     if (type === null)
       throw refused(position, "is not a PNG, JPEG, GIF or WebP image (by its first bytes)");
-    if ("media_type" in attachment && attachment.media_type !== type)
+    if (attachment.media_type !== undefined && attachment.media_type !== type)
       throw refused(
         position,
         `is ${NAMES[type]}, but its media_type says ${NAMES[attachment.media_type]}`,

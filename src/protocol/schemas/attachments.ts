@@ -20,29 +20,37 @@ export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image
 export const ImageMediaType = lazy(() => z.enum(IMAGE_MEDIA_TYPES));
 export type ImageMediaType = Infer<typeof ImageMediaType>;
 
-const InlineImage = lazy(() =>
-  z.strictObject({
-    type: z.literal("image"),
-    media_type: ImageMediaType(),
-    /** Standard base64 (RFC 4648 section 4, padded). */
-    data_base64: z
-      .string()
-      .min(4)
-      .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/),
-  }),
-);
-const PathImage = lazy(() =>
-  z.strictObject({
-    type: z.literal("image"),
-    path: z
-      .string()
-      .min(1)
-      .max(ATTACHMENT_LIMITS.path_bytes)
-      .refine((path) => !path.includes("\0"), "no NUL"),
-  }),
-);
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{4})$/;
 
-export const TurnAttachment = lazy(() => z.union([InlineImage(), PathImage()]));
+/**
+ * One image: inline, `{type, media_type, data_base64}` (standard padded base64), or by path,
+ * `{type, path}`. One object with a rule rather than a union of two: both shapes share their
+ * tag, and code generators fold an untagged union into one type anyway (docs/codegen.md).
+ */
+export const TurnAttachment = lazy(() =>
+  z
+    .strictObject({
+      type: z.literal("image"),
+      /** With `data_base64` only: the image's format, which its bytes must confirm. */
+      media_type: ImageMediaType().optional(),
+      /** Standard base64 (RFC 4648 section 4, padded); exactly one of it and `path`. */
+      data_base64: z.string().min(4).regex(BASE64).optional(),
+      /** Any regular file the child can read (relative: from its cwd); no NUL. */
+      path: z
+        .string()
+        .min(1)
+        .max(ATTACHMENT_LIMITS.path_bytes)
+        .refine((path) => !path.includes("\0"), "no NUL")
+        .optional(),
+    })
+    .refine(
+      (image) =>
+        image.path !== undefined
+          ? image.data_base64 === undefined && image.media_type === undefined
+          : image.data_base64 !== undefined && image.media_type !== undefined,
+      "an image is {type, media_type, data_base64} or {type, path}",
+    ),
+);
 export type TurnAttachment = Infer<typeof TurnAttachment>;
 
 export const TurnAttachments = lazy(() =>
