@@ -53,10 +53,6 @@ export const TurnAttachment = lazy(() =>
 );
 export type TurnAttachment = Infer<typeof TurnAttachment>;
 
-export const TurnAttachments = lazy(() =>
-  z.array(TurnAttachment()).min(1).max(ATTACHMENT_LIMITS.images),
-);
-
 /**
  * How a history's `user_message` names an image it was sent with: by the SHA-256 of its bytes,
  * the name of its file under `MC_HOME/attachments/` (docs/store.md, "Attachments"). Never the

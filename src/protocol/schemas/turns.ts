@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
-import { TurnAttachments } from "./attachments.js";
+import { ATTACHMENT_LIMITS, TurnAttachment } from "./attachments.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 import { HookDoneEvent, HookStartedEvent } from "./hooks.js";
@@ -100,7 +100,7 @@ export const TurnStartParams = lazy(() =>
     /** With `turn.queue`: wait behind the running turn instead of `busy` (steering.ts). */
     queue: z.boolean().optional(),
     /** With `attachments`: images sent with the input (schemas/attachments.ts). */
-    attachments: TurnAttachments().optional(),
+    attachments: z.array(TurnAttachment()).min(1).max(ATTACHMENT_LIMITS.images).optional(),
   }),
 );
 
