@@ -27,6 +27,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
       "turn.queue",
       "hooks",
       "skills",
+      "attachments",
     ],
   );
   // Field-only capabilities: no method makes them callable.
@@ -39,6 +40,7 @@ test("capabilities derive from the tables: the seed's ten plus ours", () => {
   assert.deepEqual(methodsOf("hooks"), []);
   // `subagents` adds fields and one method.
   assert.deepEqual(methodsOf("subagents"), ["session.subagent_history"]);
+  assert.deepEqual(methodsOf("attachments"), []);
   assert.deepEqual(methodsOf("turn"), [
     "turn.start",
     "turn.interrupt",

@@ -15,7 +15,7 @@ import { acpError, answering } from "./errors.js";
 import { ForkParams } from "./fork-params.js";
 import { replayHistory } from "./load-replay.js";
 import { NextSteps } from "./next-steps.js";
-import { promptText } from "./prompt-input.js";
+import { promptInput } from "./prompt-input.js";
 import { AcpSession } from "./session.js";
 import { checkedMode, modeState } from "./session-config.js";
 import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
@@ -89,7 +89,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
           protocolVersion: PROTOCOL_VERSION,
           agentCapabilities: {
             loadSession: true,
-            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            promptCapabilities: { image: true, audio: false, embeddedContext: true },
             mcpCapabilities: { http: true, sse: false },
             sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {}, delete: {} },
             // A prompt sent while one runs is queued, as the Claude ACP agent advertises it;
@@ -211,7 +211,8 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         const session = await sessions.use(params.sessionId);
         // `signal`: the SDK aborts it on `$/cancel_request` of this request (or the
         // connection's end), which is taken as session/cancel (docs/acp.md).
-        return await session.prompt(promptText(params.prompt), signal);
+        const { text, attachments } = promptInput(params.prompt);
+        return await session.prompt(text, signal, attachments);
       }),
     )
     .onRequest(STEER_METHOD, SteerParams, ({ params }) =>

@@ -124,6 +124,7 @@ export class EngineLink {
         "hooks",
         "skills",
         "commands",
+        "attachments",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

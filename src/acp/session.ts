@@ -9,6 +9,7 @@ import type {
   StopReason,
 } from "@agentclientprotocol/sdk";
 import type { SessionRules } from "../agent/rules/rule-book.js";
+import type { ParamsOf } from "../protocol/methods.js";
 import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Permissions, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/records/facts.js";
@@ -201,10 +202,14 @@ export class AcpSession {
    * One prompt, queued behind the running one (prompt-queue.ts): it runs when that one has
    * answered; cancelled while it waits, it answers `cancelled` and never ran.
    */
-  async prompt(input: string, cancelled?: AbortSignal): Promise<PromptAnswer> {
+  async prompt(
+    input: string,
+    cancelled?: AbortSignal,
+    attachments: ParamsOf<"turn.start">["attachments"] = [],
+  ): Promise<PromptAnswer> {
     if (!(await this.prompts.enter(cancelled))) return { stopReason: "cancelled" };
     try {
-      return await this.runPrompt(input, cancelled);
+      return await this.runPrompt(input, cancelled, attachments);
     } finally {
       this.prompts.leave();
     }
@@ -224,7 +229,11 @@ export class AcpSession {
     return { steerId: answer.steer_id };
   }
 
-  private async runPrompt(input: string, cancelled?: AbortSignal): Promise<PromptAnswer> {
+  private async runPrompt(
+    input: string,
+    cancelled?: AbortSignal,
+    attachments: ParamsOf<"turn.start">["attachments"] = [],
+  ): Promise<PromptAnswer> {
     const undo = undoCommand(input);
     if (undo) return { stopReason: await this.undo(undo.force) };
     const rename = renameCommand(input);
@@ -259,7 +268,8 @@ export class AcpSession {
         );
     };
     const text = await turnText(this.engine, input);
-    const turn = this.engine.startTurn({ ...text, permissions: this.mode }, sink);
+    const images = attachments?.length ? { attachments } : {};
+    const turn = this.engine.startTurn({ ...text, permissions: this.mode, ...images }, sink);
     const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
     this.running = running;
     const cancel = () => this.interrupt(running);

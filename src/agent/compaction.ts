@@ -24,13 +24,18 @@ export const SUMMARY_INSTRUCTION = [
 ].join(" ");
 
 /** About four characters a token: the estimate used before the provider reports real counts. */
+/** An image counts as about 1600 tokens (Anthropic's figure for a large one), whatever its bytes. */
+function imageChars(images: readonly unknown[] | undefined): number {
+  return (images?.length ?? 0) * 1600 * 4;
+}
+
 export function estimateTokens(items: readonly ContextItem[], system = ""): number {
   let chars = system.length;
   for (const item of items) {
     if (item.kind === "tool_call")
       chars += item.tool.length + (JSON.stringify(item.input)?.length ?? 0);
     else if (item.kind === "tool_result") chars += item.output.length;
-    else chars += item.text.length;
+    else chars += item.text.length + (item.kind === "user" ? imageChars(item.images) : 0);
     chars += 16; // role and framing overhead per item
   }
   return Math.ceil(chars / 4);

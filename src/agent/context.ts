@@ -1,5 +1,6 @@
 import type { Replay } from "../sessions/history/replay-window.js";
 import type { ReplayRecord } from "../sessions/records/turn-records.js";
+import { referencedParts } from "./attachments/image-context.js";
 import type { ContextItem, ProviderState } from "./providers/provider.js";
 
 /** What the model is told of a call whose result was never recorded (its writer was killed). */
@@ -71,7 +72,8 @@ function contextFromRecords(records: readonly ReplayRecord[]): ContextItem[] {
       revertTo(items, turnStarts, record.turn_id);
       continue;
     }
-    if (record.type === "user_message") items.push({ kind: "user", text: record.text });
+    if (record.type === "user_message")
+      items.push({ kind: "user", text: record.text, ...referencedParts(record.attachments) });
     if (record.type === "assistant_message")
       items.push({
         kind: "assistant",

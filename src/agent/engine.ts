@@ -4,6 +4,8 @@ import { roundUsd } from "../protocol/usd.js";
 import type { TurnRecordBody } from "../sessions/records/turn-records.js";
 import type { ModelCost } from "../store/catalog-cache.js";
 import type { ApprovalBroker } from "./approvals.js";
+import { imageReferences } from "./attachments/image-context.js";
+import type { PreparedImage } from "./attachments/prepare.js";
 import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
 import { costOf } from "./cost.js";
@@ -44,6 +46,8 @@ export interface TurnInputs {
   sessionId: string;
   createdSession: boolean;
   input: string;
+  /** Images sent with the input (turn.start's `attachments`; attachments/prepare.ts). */
+  images?: PreparedImage[];
   permissions: Permissions;
   model: TurnModel;
   provider: ModelProvider;
@@ -148,6 +152,7 @@ class TurnRun {
             ...inputs,
             ...turn,
             steers: undefined,
+            images: undefined,
             hooks: inputs.hooks && { ...inputs.hooks, promptContext: "", nested: true },
           }),
         addUsage: (usage, price) => this.sumUsage(usage, price),
@@ -188,7 +193,14 @@ class TurnRun {
         permissions: inputs.permissions,
       });
       started = true;
-      await inputs.record({ type: "user_message", text: inputs.input }, true);
+      await inputs.record(
+        {
+          type: "user_message",
+          text: inputs.input,
+          ...(inputs.images?.length ? { attachments: imageReferences(inputs.images) } : {}),
+        },
+        true,
+      );
       await this.hookContext();
       const outcome = await this.loop();
       // Closed in the microtask the loop ended in: a steer either was taken or is reported.

@@ -5,7 +5,10 @@
  * bound, or when the provider answers that it is too long (reactive). engine.ts runs the turn;
  * compaction.ts writes the summary.
  */
+
 import type { TurnRecordBody } from "../sessions/records/turn-records.js";
+import { imageParts } from "./attachments/image-context.js";
+import type { PreparedImage } from "./attachments/prepare.js";
 import { COMPACT_AT, estimateTokens, summarise } from "./compaction.js";
 import {
   type ContextItem,
@@ -18,6 +21,7 @@ import type { TurnEvents } from "./turn-events.js";
 /** What compacting needs of the turn (engine.ts's `TurnInputs` has it all). */
 interface TurnContextInputs {
   input: string;
+  images?: PreparedImage[];
   provider: ModelProvider;
   model: { name: string; effort: string | null; contextWindow: number | null };
   signal: AbortSignal;
@@ -36,6 +40,8 @@ const CONTEXT_EXCEEDED_MESSAGE =
 
 export class TurnContext {
   private context: ContextItem[];
+  /** This turn's input (with its images), which a compaction keeps whole. */
+  private readonly own: ContextItem;
   /** The provider's input count of the previous call, and the context length it saw. */
   private lastInputTokens: number | null = null;
   private lengthAtLastCall = 0;
@@ -52,7 +58,12 @@ export class TurnContext {
       newItemId: () => string;
     },
   ) {
-    this.context = [...history, { kind: "user", text: inputs.input }];
+    this.own = {
+      kind: "user",
+      text: inputs.input,
+      ...(inputs.images?.length ? { images: imageParts(inputs.images) } : {}),
+    };
+    this.context = [...history, this.own];
     this.compactionDue = historyTruncated;
   }
 
@@ -127,10 +138,7 @@ export class TurnContext {
       summary: outcome.summary,
       tokens_before: tokensBefore,
     });
-    this.context = [
-      { kind: "summary", text: outcome.summary },
-      { kind: "user", text: inputs.input },
-    ];
+    this.context = [{ kind: "summary", text: outcome.summary }, this.own];
     this.lastInputTokens = null;
     const tokensAfter = estimateTokens(this.context, system);
     await inputs.events.emit({

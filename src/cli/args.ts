@@ -10,7 +10,8 @@ export interface CommandSpec {
   summary: string;
   /** Extra help text after the usage line. */
   help: string;
-  options?: Record<string, { type: "boolean" | "string"; short?: string }>;
+  /** `multiple`: the option may repeat; its value is then a list (`exec --image`). */
+  options?: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>;
   /** Names of the required positional arguments, in order. */
   positionals?: string[];
   /** After them, one or more words of this name (`<prompt...>`); none allowed when absent. */
@@ -23,6 +24,7 @@ export interface CommandSpec {
 
 export interface Parsed {
   help: boolean;
+  /** A `multiple` option's value is a list at run time: read it as `unknown` (exec.ts). */
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
 }

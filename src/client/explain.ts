@@ -130,6 +130,8 @@ const ADVICE: Record<ErrorCode | ClientErrorCode, string> = {
   budget_exceeded:
     "The session reached its budget_usd: raise the setting and restart the backend, or start a new session.",
   command_missing: "No such custom command here: list them (commands.list, mc-agent skills).",
+  input_unsupported:
+    "Choose a model whose catalog entry lists image input, or send the prompt without the image.",
   internal_error: "Report a backend failure (its log is on stderr; MC_LOG=debug for more).",
   spawn_failed: "Check that the backend command exists and runs.",
   child_exited: "Check the backend's log on stderr (MC_LOG=debug), then try again.",

@@ -1,4 +1,5 @@
 import type { TurnCommand } from "../protocol/schemas/skills.js";
+import type { TurnAttachment } from "../protocol/schemas/attachments.js";
 import type {
   Decision,
   Permissions,
@@ -40,6 +41,11 @@ export interface TurnOptions {
   ) => Promise<Decision | ApprovalChoice> | Decision | ApprovalChoice;
   /** Aborting sends turn.interrupt; the turn still resolves with its (interrupted) result. */
   signal?: AbortSignal;
+  /**
+   * Images sent with the input (docs/turns.md, "Attachments"). Needs `attachments`; without it
+   * the call rejects `not_negotiated`, unsent.
+   */
+  attachments?: TurnAttachment[];
 }
 
 /** What startTurn takes: the turn's input, its options, and `queue` (capability `turn.queue`). */
@@ -147,12 +153,15 @@ export function startTurn(client: Caller, options: StartTurnOptions): TurnHandle
       throw new ClientError("not_negotiated", "queue needs the turn.queue capability.");
     if (options.command && !client.has("commands"))
       throw new ClientError("not_negotiated", "command needs the commands capability.");
+    if (options.attachments?.length && !client.has("attachments"))
+      throw new ClientError("not_negotiated", "attachments needs the attachments capability.");
     signal?.addEventListener("abort", interrupt, { once: true });
     try {
       const params = {
         ...(options.command ? { command: options.command } : { input }),
         ...(options.permissions ? { permissions: options.permissions } : {}),
         ...(options.queue ? { queue: true } : {}),
+        ...(options.attachments?.length ? { attachments: options.attachments } : {}),
       };
       const result = await client.call("turn.start", params, {
         onSent: (id) => {

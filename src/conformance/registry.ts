@@ -25,6 +25,7 @@ import { SUBAGENT_HISTORY_CASES } from "./cases/subagents-history.js";
 import { SKILL_COMMAND_CASES } from "./cases/skills-commands.js";
 import { TRUST_CASES } from "./cases/trust.js";
 import { TURN_CASES } from "./cases/turns.js";
+import { TURN_ATTACHMENT_CASES } from "./cases/turns-attachments.js";
 import { TURN_PLAN_CASES } from "./cases/turns-plans.js";
 import { TURN_REVERT_CASES } from "./cases/turns-revert.js";
 import { TURN_REVERT_EDGE_CASES } from "./cases/turns-revert-edges.js";
@@ -64,6 +65,7 @@ const CASE_LISTS: Record<string, ConformanceCase[]> = {
   hooks: HOOK_CASES,
   "subagents-history": SUBAGENT_HISTORY_CASES,
   "skills-commands": SKILL_COMMAND_CASES,
+  "turns-attachments": TURN_ATTACHMENT_CASES,
 };
 
 export function allCases(): ConformanceCase[] {

@@ -30,6 +30,8 @@ export interface CatalogSnapshot {
   contextWindows: ReadonlyMap<string, number | null>;
   /** Each choice's prices from its cache (null: unknown, no cost is computed). */
   prices: ReadonlyMap<string, ModelCost | null>;
+  /** Each choice's input modalities from its cache (null: unknown, anything is sent). */
+  modalities: ReadonlyMap<string, readonly string[] | null>;
   /**
    * `model.cached`: every cached ID, enabled or not, and each provider's count. Built on first
    * use (only `model.cached` reads it): a fresh catalog read over a 2000-entry cache built its
@@ -112,6 +114,14 @@ export async function scanCatalog(inputs: SnapshotInputs): Promise<CatalogSnapsh
       same?.prices ??
       new Map(
         choices.map((c) => [c.id, byProvider.get(c.provider)?.models.get(c.model)?.cost ?? null]),
+      ),
+    modalities:
+      same?.modalities ??
+      new Map(
+        choices.map((c) => [
+          c.id,
+          byProvider.get(c.provider)?.models.get(c.model)?.modalities?.input ?? null,
+        ]),
       ),
     notices: guidedNotices(inputs.settingsInvalid, providers),
     providers,

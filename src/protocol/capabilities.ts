@@ -20,6 +20,7 @@ type NotificationCapability = (typeof NOTIFICATIONS)[keyof typeof NOTIFICATIONS]
  * `hooks`: the turn events `hook_started` and `hook_done` (docs/hooks.md);
  * `skills`: the `skill` tool, the skill listing and `settings.check`'s `skill_problems`
  * (docs/skills.md).
+ * `attachments`: turn.start's `attachments` param (docs/turns.md, "Attachments").
  */
 export const FIELD_CAPABILITIES = [
   "errors.recovery",
@@ -28,6 +29,7 @@ export const FIELD_CAPABILITIES = [
   "turn.queue",
   "hooks",
   "skills",
+  "attachments",
 ] as const;
 
 /** Every capability name: those the method and notification tables use, and the field ones. */
@@ -72,6 +74,7 @@ const OURS_WITHOUT_PARAMETERS: readonly string[] = [
   "session.manage",
   "skills",
   "commands",
+  "attachments",
 ];
 
 /**

@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   "session_exists",
   "budget_exceeded",
   "command_missing",
+  "input_unsupported",
   "internal_error",
 ] as const;
 
@@ -99,6 +100,8 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   budget_exceeded:
     "The session's known cost has reached the budget_usd setting; nothing was sent (raise the budget or start a new session).",
   command_missing: "No custom command has that name (commands.list lists them).",
+  input_unsupported:
+    "The selected model does not take images (its catalog entry's modalities); nothing was sent.",
   internal_error: "Internal error.",
 };
 

@@ -7,6 +7,7 @@
 import * as codes from "./codes.js";
 import * as extensions from "./extensions.js";
 import { isBuilt, isLazy } from "./lazy.js";
+import * as attachments from "./schemas/attachments.js";
 import * as checkpoints from "./schemas/checkpoints.js";
 import * as common from "./schemas/common.js";
 import * as fork from "./schemas/fork.js";
@@ -40,6 +41,7 @@ export const SCHEMA_MODULES: Record<string, Record<string, unknown>> = {
   plans,
   subagents,
   skills,
+  attachments,
 };
 
 /** `module.Export` of every exported schema built so far, sorted (a re-export counts once). */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RequestError } from "@agentclientprotocol/sdk";
 import { replayUpdates } from "../../src/acp/history-replay.js";
-import { promptText } from "../../src/acp/prompt-input.js";
+import { IMAGE_ONLY_INPUT, promptInput } from "../../src/acp/prompt-input.js";
 import { checkedMode, configOptions, modeState } from "../../src/acp/session-config.js";
 import { diffContent, replayTitle, toolKind, toolLocations } from "../../src/acp/tool-calls.js";
 import { stopReason, TurnUpdates } from "../../src/acp/turn-updates.js";
@@ -266,20 +266,37 @@ describe("acp mapping", () => {
     );
   });
 
-  it("prompts: text and embedded context are kept; images are refused", () => {
-    assert.equal(
-      promptText([
+  it("prompts: text and embedded context are kept; images become attachments; audio is refused", () => {
+    assert.deepEqual(
+      promptInput([
         { type: "text", text: "Look at this" },
         { type: "resource", resource: { uri: "file:///a.ts", text: "let a;" } },
         { type: "resource_link", name: "b.ts", uri: "file:///b.ts" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+        { type: "image", data: "", mimeType: "image/jpeg", uri: "file:///tmp/a%20b.jpg" },
       ]),
-      'Look at this\n\n<context uri="file:///a.ts">\nlet a;\n</context>\n\n[b.ts](file:///b.ts)',
+      {
+        text: 'Look at this\n\n<context uri="file:///a.ts">\nlet a;\n</context>\n\n[b.ts](file:///b.ts)',
+        attachments: [
+          { type: "image", media_type: "image/png", data_base64: "AAAA" },
+          { type: "image", path: "/tmp/a b.jpg" },
+        ],
+      },
+    );
+    // Images alone still make an input; an image type no provider takes is refused.
+    assert.deepEqual(
+      promptInput([{ type: "image", data: "AAAA", mimeType: "image/png" }]).text,
+      IMAGE_ONLY_INPUT,
     );
     assert.throws(
-      () => promptText([{ type: "image", data: "AAAA", mimeType: "image/png" }]),
+      () => promptInput([{ type: "image", data: "AAAA", mimeType: "image/tiff" }]),
       (error: RequestError) => error.code === -32602,
     );
-    assert.throws(() => promptText([{ type: "text", text: "  " }]));
+    assert.throws(
+      () => promptInput([{ type: "audio", data: "AAAA", mimeType: "audio/wav" }]),
+      (error: RequestError) => error.code === -32602,
+    );
+    assert.throws(() => promptInput([{ type: "text", text: "  " }]));
   });
 
   it("history records replay as chunks and tool calls; others show nothing", () => {

@@ -44,6 +44,7 @@ export interface CacheModelFixture {
   efforts?: string[];
   default_effort?: string | null;
   context_window?: number;
+  modalities?: { input: string[] };
 }
 
 /** A valid cache document for a provider with the given identity. */

@@ -174,11 +174,14 @@ describe("turns: workspace confinement", () => {
     for (const target of [join(outside, "rules.md"), "out/rules.md"]) {
       const prompt = await promptWith(() => symlinkSync(target, join(ws, "AGENTS.md")));
       assert.ok(!prompt.includes(SECRET), `AGENTS.md -> ${target} is not sent`);
-      assert.ok(!prompt.includes("AGENTS.md (project instructions)"));
+      assert.ok(!prompt.includes("Project instructions (AGENTS.md"));
     }
     const inside = await promptWith(() => symlinkSync("docs/rules.md", join(ws, "AGENTS.md")));
-    assert.match(inside, /project instructions\):\n\nInside rules\.\n$/);
+    assert.match(
+      inside,
+      /Project instructions \(AGENTS\.md[^\n]*:\n\nFrom AGENTS\.md:\n\nInside rules\.\n$/,
+    );
     const fifo = await promptWith(() => execFileSync("mkfifo", [join(ws, "AGENTS.md")]));
-    assert.ok(!fifo.includes("AGENTS.md (project instructions)"));
+    assert.ok(!fifo.includes("Project instructions (AGENTS.md"));
   });
 });

@@ -4,6 +4,7 @@ import type {
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import { z } from "zod";
+import { splitImages, textWithNotes } from "../attachments/image-parts.js";
 import type { ContextItem, ModelRequest } from "./provider.js";
 import { type ReplayOwner, summaryText } from "./responses-format.js";
 
@@ -96,7 +97,7 @@ function anthropicMessages(
   for (const item of context) {
     switch (item.kind) {
       case "user":
-        push("user", textBlock(item.text));
+        push("user", userBlocks(item));
         break;
       case "summary":
         push("user", textBlock(summaryText(item.text)));
@@ -122,6 +123,24 @@ function anthropicMessages(
     }
   }
   return messages;
+}
+
+/** A user message's blocks: its images (image-parts.ts), then its text. */
+function userBlocks(item: Extract<ContextItem, { kind: "user" }>): ContentBlockParam[] {
+  const { present, notes } = splitImages(item.images);
+  return [
+    ...present.map(
+      (image): ContentBlockParam => ({
+        type: "image",
+        source: {
+          type: "base64",
+          media_type: image.media_type as "image/png",
+          data: image.data_base64,
+        },
+      }),
+    ),
+    ...textBlock(textWithNotes(item.text, notes)),
+  ];
 }
 
 /** The API refuses empty text blocks. */

@@ -1,8 +1,10 @@
 import type {
   ChatCompletionAssistantMessageParam,
+  ChatCompletionContentPart,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import { dataUrl, splitImages, textWithNotes } from "../attachments/image-parts.js";
 import {
   type ChatReplayOwner,
   replayedReasoning,
@@ -60,7 +62,7 @@ export function toChatMessages(
       openItem = item;
       messages.push(open);
     } else if (item.kind === "user") {
-      messages.push({ role: "user", content: item.text });
+      messages.push({ role: "user", content: userContent(item) });
     } else if (item.kind === "tool_result") {
       messages.push({ role: "tool", tool_call_id: item.call_id, content: item.output });
     } else {
@@ -73,6 +75,25 @@ export function toChatMessages(
       message.content = null;
   }
   return messages;
+}
+
+/** A user message's content: its text, or its images (image-parts.ts) and then its text. */
+function userContent(
+  item: Extract<ContextItem, { kind: "user" }>,
+): string | ChatCompletionContentPart[] {
+  if (!item.images?.length) return item.text;
+  const { present, notes } = splitImages(item.images);
+  const text = textWithNotes(item.text, notes);
+  if (present.length === 0) return text;
+  return [
+    ...present.map(
+      (image): ChatCompletionContentPart => ({
+        type: "image_url",
+        image_url: { url: dataUrl(image) },
+      }),
+    ),
+    { type: "text", text },
+  ];
 }
 
 export function toChatTools(tools: ToolSpec[]): ChatCompletionTool[] {

@@ -20,7 +20,7 @@ export interface ProviderOptions {
 
 /** One entry of the provider-neutral context, built from the session's records. */
 export type ContextItem =
-  | { kind: "user"; text: string }
+  | { kind: "user"; text: string; images?: ImagePart[] }
   | {
       kind: "assistant";
       text: string;
@@ -34,6 +34,17 @@ export type ContextItem =
   | { kind: "tool_result"; call_id: string; output: string; is_error: boolean }
   /** A compaction summary: everything before it, summarised. */
   | { kind: "summary"; text: string };
+
+/**
+ * An image sent with a user message (docs/turns.md, "Attachments"), named by the SHA-256 of its
+ * bytes; `data_base64` is null when the attachment store no longer has them.
+ */
+export interface ImagePart {
+  media_type: string;
+  sha256: string;
+  bytes: number;
+  data_base64: string | null;
+}
 
 /** Bounded, JSON-serialisable replay state tagged with the provider type that made it. */
 export interface ProviderState {

@@ -1,9 +1,11 @@
 import type {
   ResponseCreateParamsStreaming,
   ResponseInputItem,
+  ResponseInputMessageContentList,
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { z } from "zod";
+import { dataUrl, splitImages, textWithNotes } from "../attachments/image-parts.js";
 import { failure, saying } from "./failures.js";
 import type {
   ContextItem,
@@ -54,6 +56,24 @@ function usableState(
   return parsed.success ? parsed.data : null;
 }
 
+/** A user message's content: its text, or its images (image-parts.ts) and then its text. */
+function userInput(
+  item: Extract<ContextItem, { kind: "user" }>,
+): string | ResponseInputMessageContentList {
+  if (!item.images?.length) return item.text;
+  const { present, notes } = splitImages(item.images);
+  const text = textWithNotes(item.text, notes);
+  if (present.length === 0) return text;
+  return [
+    ...present.map((image): ResponseInputMessageContentList[number] => ({
+      type: "input_image",
+      image_url: dataUrl(image),
+      detail: "auto",
+    })),
+    { type: "input_text", text },
+  ];
+}
+
 function responsesInput(
   context: ContextItem[],
   owner: ReplayOwner,
@@ -63,7 +83,7 @@ function responsesInput(
   for (const item of context) {
     switch (item.kind) {
       case "user":
-        input.push({ type: "message", role: "user", content: item.text });
+        input.push({ type: "message", role: "user", content: userInput(item) });
         break;
       case "summary":
         input.push({ type: "message", role: "user", content: summaryText(item.text) });

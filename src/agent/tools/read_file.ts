@@ -58,7 +58,7 @@ export const readFileTool: Tool<z.infer<typeof ReadFileInput>> = {
             });
         return {
           status: "completed",
-          output: render(read),
+          output: render(read) + ((await run.folderInstructions?.(target.relative)) ?? ""),
           summary: `Read ${read.lines.length} ${read.lines.length === 1 ? "line" : "lines"}`,
           exit_code: null,
           diff: null,

@@ -45,6 +45,11 @@ export interface ToolContext {
   skillFolders?: readonly { name: string; folder: string }[];
   /** The frontend's own file and terminal I/O, when it offers it (tool-host.ts, docs/acp.md). */
   host?: ToolHost;
+  /**
+   * A subfolder's AGENTS.md for a file read_file read (workspace-relative), to append to its
+   * result once per session (src/agent/instructions/folder-instructions.ts); "" when none.
+   */
+  folderInstructions?: (relative: string) => Promise<string>;
   /** The call's item id (its `tool_call` event's) while it executes; null or absent at planning. */
   itemId?: string | null;
   /** Streams shell output to the client; awaiting it is back-pressure. */

@@ -1,4 +1,5 @@
 import type { AgentClient, Permissions } from "../../client/index.js";
+import type { TurnAttachment } from "../../protocol/schemas/attachments.js";
 import type { Terminal } from "../terminal.js";
 import type { LineReader } from "../turn/reader-types.js";
 
@@ -13,6 +14,8 @@ export interface ChatState {
   model: string;
   effort: string | null;
   permissions: Permissions | undefined;
+  /** Images for the next message (`/image`, image-command.ts). */
+  images: TurnAttachment[];
 }
 
 /** "session 1f0c… (new: saved by its first turn)" or just "session 1f0c…". */

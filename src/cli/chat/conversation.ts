@@ -6,6 +6,7 @@ import { markdownRenderer, type RenderBlock } from "../turn/markdown.js";
 import { runTurn } from "../turn/run-turn.js";
 import { type ChatState, note, sessionLabel } from "./chat-state.js";
 import { customCommand } from "./custom-commands.js";
+import { takeImages } from "./image-command.js";
 import { liveTurns } from "./live-turns.js";
 import { isBuiltIn, parseInput, runCommand } from "./slash-commands.js";
 
@@ -75,7 +76,8 @@ async function turn(
   const { term, client, reader, permissions } = state;
   const view = new HumanView(term, { header: false, markdown });
   try {
-    const result = await runTurn(client, input, { term, view, reader, permissions });
+    const attachments = takeImages(state);
+    const result = await runTurn(client, input, { term, view, reader, permissions, attachments });
     state.saved = true;
     view.result(result);
   } finally {

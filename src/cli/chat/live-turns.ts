@@ -13,6 +13,7 @@ import type { LiveArea } from "../turn/live-area.js";
 import type { RenderBlock } from "../turn/markdown.js";
 import type { LiveInput } from "../turn/reader-types.js";
 import type { ChatState } from "./chat-state.js";
+import { takeImages } from "./image-command.js";
 import { oneLine, queuedLines } from "./queued-list.js";
 import { parseInput } from "./slash-commands.js";
 
@@ -93,6 +94,7 @@ export async function liveTurns(
     const turn = client.startTurn({
       input: text,
       queue,
+      ...(state.images.length > 0 ? { attachments: takeImages(state) } : {}),
       ...(state.permissions ? { permissions: state.permissions } : {}),
       onEvent: (event) => (entry.early ? entry.early.push(event) : show(entry, event)),
       onApproval: approvalPrompt(shown, view, reader, interrupt),

@@ -4,6 +4,7 @@ import { listSessions } from "../sessions/session-list.js";
 import { agentsChat } from "./agents-command.js";
 import { type ChatState, farewell, note, sessionLabel } from "./chat-state.js";
 import { listCustomCommands } from "./custom-commands.js";
+import { imageCommand } from "./image-command.js";
 import { chatStatus, renameChat } from "./manage-commands.js";
 import { pickModel } from "./model-picker.js";
 import { fork, rewind, undoLast } from "./revert-commands.js";
@@ -87,6 +88,14 @@ const COMMANDS: Record<string, SlashCommand> = {
     summary: "Pick the model for the next turns (from the catalog)",
     async run(state, arg) {
       await pickModel(state, arg);
+      return undefined;
+    },
+  },
+  image: {
+    usage: "/image <file>",
+    summary: "Send an image with your next message (/image clear drops them)",
+    async run(state, arg) {
+      imageCommand(state, arg);
       return undefined;
     },
   },

@@ -51,15 +51,15 @@ export async function startChat(
         ...(pick ? { pick: pick(reader) } : {}),
         capabilities: CHAT_CAPABILITIES,
         // /rename, /status's cost and /search: done without against a backend that lacks them.
-        // Skills and custom commands (docs/skills.md): offered where the backend has them.
-        optional: ["session.manage", "session.search", "skills", "commands"],
+        // Skills and custom commands (docs/skills.md), images (/image): where the backend has them.
+        optional: ["session.manage", "session.search", "skills", "commands", "attachments"],
       });
     } catch (error) {
       if (error instanceof PickerQuit) return 0;
       throw error;
     }
     const { client, ...session } = opened;
-    const state: ChatState = { term, client, reader, permissions, ...session };
+    const state: ChatState = { term, client, reader, permissions, images: [], ...session };
     try {
       greet(state);
       if (state.saved && reader.interactive) await showRecap(state);

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { TurnEventParams } from "../../client/index.js";
+import { ATTACHMENT_LIMITS } from "../../protocol/schemas/attachments.js";
 import { UsageError } from "../args.js";
 import type { Command } from "../command.js";
 import { ActionableError, failureOf } from "../failure.js";
@@ -29,6 +30,8 @@ export const execCommand: Command = {
       "  --json                 Print one JSON object a line: the turn's events, then its result",
       "                         (or an error); the shape is in docs/cli.md",
       "  -o, --output <file>    Also write the turn's final message to <file>",
+      "  --image <file>         Send an image (PNG, JPEG, GIF or WebP, at most 5 MiB) with the",
+      "                         prompt; repeat for more (at most 8)",
       "  --fail-on-denial       Exit 1 (not 3) when an approval was denied for want of a terminal",
       "  -h, --help",
       "",
@@ -50,6 +53,7 @@ export const execCommand: Command = {
       ...TURN_OPTIONS,
       json: { type: "boolean" },
       output: { type: "string", short: "o" },
+      image: { type: "string", multiple: true },
       "fail-on-denial": { type: "boolean" },
     },
     rest: "prompt",
@@ -77,7 +81,9 @@ async function execTurn(
   const permissions = permissionsOf(values.permissions);
   const output = outputPath(values.output);
   const input = await promptInput(words, process.stdin);
+  const attachments = imagesOf((values as Record<string, unknown>).image);
   const { client, sessionId } = await openTurnSession(term, {
+    ...(attachments.length > 0 ? { capabilities: ["attachments"] as const } : {}),
     ...stringOption("session", values.session),
     ...stringOption("model", values.model),
     ...stringOption("effort", values.effort),
@@ -96,6 +102,7 @@ async function execTurn(
       view: final.view,
       reader,
       permissions,
+      attachments,
       onUnasked: () => {
         deniedUnasked += 1;
       },
@@ -109,6 +116,15 @@ async function execTurn(
     reader?.close();
     await client.close();
   }
+}
+
+/** `--image <file>`, each resolved now; the child checks and reads them (docs/cli.md). */
+function imagesOf(raw: unknown): { type: "image"; path: string }[] {
+  const paths = Array.isArray(raw) ? raw.filter((p): p is string => typeof p === "string") : [];
+  if (paths.some((path) => path === "")) throw new UsageError("--image needs a file name");
+  if (paths.length > ATTACHMENT_LIMITS.images)
+    throw new UsageError(`at most ${ATTACHMENT_LIMITS.images} --image files`);
+  return paths.map((path) => ({ type: "image", path: resolve(path) }));
 }
 
 /** `-o <file>`: resolved now, so a later cd cannot move it; a usage error when empty. */

@@ -1,5 +1,6 @@
 import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
 import type { TurnCommand } from "../../protocol/schemas/skills.js";
+import type { TurnAttachment } from "../../protocol/schemas/attachments.js";
 import type { Terminal } from "../terminal.js";
 import { approvalPrompt } from "./approval-prompt.js";
 import type { LineReader } from "./reader-types.js";
@@ -29,6 +30,8 @@ export interface TurnRun {
   permissions?: Permissions | undefined;
   /** Called for each approval denied because nobody could be asked. */
   onUnasked?: () => void;
+  /** Images sent with the input (`exec --image`, chat's `/image`). */
+  attachments?: TurnAttachment[];
 }
 
 /**
@@ -40,7 +43,7 @@ export async function runTurn(
   client: AgentClient,
   /** The user's words, or a custom command the child expands (docs/skills.md). */
   input: string | { command: TurnCommand },
-  { term, view, reader, permissions, onUnasked }: TurnRun,
+  { term, view, reader, permissions, onUnasked, attachments }: TurnRun,
 ): Promise<TurnResult> {
   const controller = new AbortController();
   const interrupt = () => {
@@ -57,6 +60,7 @@ export async function runTurn(
     return await client.startTurn({
       ...(typeof input === "string" ? { input } : input),
       ...(permissions ? { permissions } : {}),
+      ...(attachments?.length ? { attachments } : {}),
       onEvent: (event) => view.event(event),
       onApproval: approvalPrompt(term, view, reader, interrupt, onUnasked),
       signal: controller.signal,

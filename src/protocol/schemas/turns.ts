@@ -2,9 +2,11 @@
  * The `turn` extension (docs/turns.md): turn.start, turn.interrupt, turn.approve and the
  * turn.event notification. Names and shapes are fixed by the design (shared/design/turns.md).
  */
+
 import { z } from "zod";
 import { type Infer, lazy } from "../lazy.js";
 import { utf8Length } from "../paging.js";
+import { ATTACHMENT_LIMITS, TurnAttachment } from "./attachments.js";
 import { CheckpointFailedEvent, CheckpointRef, CheckpointsAvailability } from "./checkpoints.js";
 import { Effort, ModelId, RequestId, SessionId } from "./common.js";
 import { HookDoneEvent, HookStartedEvent } from "./hooks.js";
@@ -102,6 +104,8 @@ export const TurnStartParams = lazy(() =>
       permissions: Permissions().optional(),
       /** With `turn.queue`: wait behind the running turn instead of `busy` (steering.ts). */
       queue: z.boolean().optional(),
+      /** With `attachments`: images sent with the input (schemas/attachments.ts). */
+      attachments: z.array(TurnAttachment()).min(1).max(ATTACHMENT_LIMITS.images).optional(),
     })
     .refine((p) => (p.input === undefined) !== (p.command === undefined), {
       message: "exactly one of input and command",

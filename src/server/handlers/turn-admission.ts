@@ -61,6 +61,7 @@ export async function admitTurn(
   signal: AbortSignal,
   memo: HistoryMemo,
   writerOptions: Pick<AcquireOptions, "write"> = {},
+  input: { images: boolean } = { images: false },
 ): Promise<AdmittedTurn> {
   const attachment = state.attachment;
   if (attachment === null) throw new ProtocolError("attachment_required");
@@ -70,6 +71,10 @@ export async function admitTurn(
   const choice = snapshot.choices.find((c) => c.id === selected.model);
   const provider = services.providers.find((p) => p.id === choice?.provider);
   if (!choice || !provider) throw modelUnavailable(snapshot, selected.model);
+  // Known modalities without images refuse them here; unknown ones send (the provider says).
+  const modalities = snapshot.modalities.get(choice.id) ?? null;
+  if (input.images && modalities !== null && !modalities.includes("image"))
+    throw new ProtocolError("input_unsupported");
   const credential = await discoverCredential(provider, { env: state.env, paths: services.paths });
   if (credential === null)
     throw new ProtocolError("authentication_unavailable", undefined, {

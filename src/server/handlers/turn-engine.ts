@@ -2,15 +2,21 @@
 // admission, the providers, the tools and the engine (with their SDKs, ajv and the search's
 // ignore rules) are most of the child's code, and a child that never runs a turn, or has not
 // yet, should not pay their loading at its start (docs/benchmarks.md, "Start-up profile").
+
 import { untilAborted } from "../../agent/abort-bound.js";
 import type { ApprovalBroker } from "../../agent/approvals.js";
+import { loadReplayedImages } from "../../agent/attachments/image-context.js";
+import type { PreparedImage } from "../../agent/attachments/prepare.js";
+import { keepingImages } from "../../agent/attachments/store-images.js";
 import { HISTORY_WRITE_FAILED_MESSAGE, runTurn, TurnWriteFailed } from "../../agent/engine.js";
 import type { ChildHooks } from "../../agent/hooks/child-hooks.js";
+import { readProjectInstructions } from "../../agent/instructions/agents-files.js";
+import { FolderInstructions } from "../../agent/instructions/folder-instructions.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { createModelProvider } from "../../agent/providers/index.js";
 import type { Sandbox } from "../../agent/sandbox/index.js";
 import type { SteerInbox } from "../../agent/steering.js";
-import { readAgentsMd, systemPrompt } from "../../agent/system-prompt.js";
+import { systemPrompt } from "../../agent/system-prompt.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
@@ -59,6 +65,8 @@ interface RegisteredTurn {
   inSandbox: Sandbox | null;
   /** `turn.steer`'s inbox, when negotiated (steering.ts). */
   steers: SteerInbox | null;
+  /** turn.start's images, checked and read (attachments/prepare.ts). */
+  images: PreparedImage[];
 }
 
 /** The turn after its registration: admission, the engine, the history closed. */
@@ -94,9 +102,14 @@ export async function admitAndRun(
   let admitted: AdmittedTurn;
   try {
     world.historyMemo ??= historyMemoOf(state);
-    admitted = await admitTurn(state, services, ctx.signal, world.historyMemo, {
-      ...(seam.historyWrite ? { write: seam.historyWrite } : {}),
-    });
+    admitted = await admitTurn(
+      state,
+      services,
+      ctx.signal,
+      world.historyMemo,
+      { ...(seam.historyWrite ? { write: seam.historyWrite } : {}) },
+      { images: turn.images.length > 0 },
+    );
   } catch (error) {
     if (!(error instanceof FirstSaveFailed)) throw error;
     const failed = firstSaveFailed(error, turnId, permissions, inSandbox, events);
@@ -105,7 +118,9 @@ export async function admitAndRun(
   if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
   turnMemoryMode(true);
   try {
-    const agentsMd = await readAgentsMd(state.cwd);
+    const agentsMd = await readProjectInstructions(state.home, state.cwd);
+    const folders = new FolderInstructions(state.cwd, admitted.history);
+    await loadReplayedImages(state.home, admitted.history);
     const skills = await turnSkills(state);
     const now = new Date();
     const host = options.toolHost?.({ sessionId: admitted.sessionId, turnId });
@@ -126,6 +141,7 @@ export async function admitAndRun(
       sessionId: admitted.sessionId,
       createdSession: admitted.createdSession,
       input: params.input,
+      ...(turn.images.length > 0 ? { images: turn.images } : {}),
       permissions,
       model: admitted.model,
       provider: makeProvider(admitted.provider, admitted.credential),
@@ -144,12 +160,13 @@ export async function admitAndRun(
       events,
       approvals,
       rules: { book: rules.book, session: rules.session() },
-      record: recorder(admitted.writer, turnId),
+      record: keepingImages(state.home, turn.images, recorder(admitted.writer, turnId)),
       toolContext: {
         workspace: state.cwd,
         env: shellEnvironment(state.env, credentialVariables),
         credentialVariables: credentialVariableNames(credentialVariables),
         limits: TURN_EXTENSION,
+        folderInstructions: (relative: string) => folders.forFile(relative),
         ...(inSandbox ? { sandbox: inSandbox } : {}),
         ...(host ? { host } : {}),
         ...(seam.readFileOpener ? { readFileOpener: seam.readFileOpener } : {}),

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { ApprovalBroker } from "../../agent/approvals.js";
+import { type PreparedImage, prepareAttachments } from "../../agent/attachments/prepare.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
 import { type ChildSandbox, unavailableMessage } from "../../agent/sandbox/index.js";
 import { SteerInbox } from "../../agent/steering.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { ProtocolError } from "../../protocol/codes.js";
+import type { ParamsOf } from "../../protocol/methods.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import type { TestSeam } from "../test-seam.js";
@@ -51,6 +53,8 @@ export function turnHandlers(
   endSessionHooks(state, world);
   return {
     "turn.start": async (params, ctx) => {
+      // The images are checked and read first: a bad one is `invalid_params`, nothing else done.
+      const images = await turnImages(state, params.attachments);
       // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
       // refused before anything is saved or run.
       const inSandbox = params.permissions === "sandboxed" ? sandbox.sandbox() : null;
@@ -70,7 +74,7 @@ export function turnHandlers(
         // A custom command is expanded here, before anything is saved (docs/skills.md).
         const input = await turnInput(state, params);
         const { admitAndRun } = await loadEngine();
-        const turn = { turnId, signal, approvals, inSandbox, steers };
+        const turn = { turnId, signal, approvals, inSandbox, steers, images };
         return await admitAndRun(world, { ...params, input }, ctx, turn);
       } finally {
         // Removed last, after the history is closed: the dispatcher writes this handler's answer
@@ -108,6 +112,16 @@ export function turnHandlers(
       throw new ProtocolError("approval_missing");
     },
   };
+}
+
+/** turn.start's `attachments`, only where `attachments` was negotiated (attachments/prepare.ts). */
+async function turnImages(
+  state: ServerState,
+  attachments: ParamsOf<"turn.start">["attachments"],
+): Promise<PreparedImage[]> {
+  if (attachments === undefined) return [];
+  if (!state.negotiated.has("attachments")) throw new ProtocolError("unsupported_capability");
+  return prepareAttachments(attachments, state.cwd);
 }
 
 const NO_RULE =

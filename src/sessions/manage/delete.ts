@@ -13,6 +13,7 @@ import { errorCode } from "../../store/safe-open.js";
 import { openExact } from "../history/open.js";
 import type { Slicer } from "../slicer.js";
 import { derivedNames } from "./archive.js";
+import { reclaimAttachments } from "./reclaim-attachments.js";
 import { lockSession, type StepHook, syncFolder } from "./session-lock.js";
 import { checkpointsNamedIn } from "./tombstone-read.js";
 
@@ -104,6 +105,8 @@ async function finishDeletion(
     // A cache entry left behind is harmless: a search checks each history's signature.
   }
   parts.step("verdict");
+  await reclaimAttachments(home, tombstone);
+  parts.step("attachments");
   removeQuietly(tombstone);
   syncFolder(join(tombstone, ".."));
   parts.step("tombstone");

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { type Infer, lazy } from "../../protocol/lazy.js";
+import { ImageReference } from "../../protocol/schemas/attachments.js";
 import { PlanStep } from "../../protocol/schemas/plans.js";
 import { CostUsd, Permissions, TurnFailureCode, Usage } from "../../protocol/schemas/turns.js";
 
@@ -26,6 +27,8 @@ const UserMessageRecord = lazy(() =>
     text: z.string(),
     /** A steer delivered inside its turn (docs/turns.md, "Steering and queueing"). */
     steer: z.literal(true).optional(),
+    /** The images sent with it, by reference (docs/store.md, "Attachments"). */
+    attachments: z.array(ImageReference()).optional(),
   }),
 );
 const AssistantMessageRecord = lazy(() =>
