@@ -1,5 +1,5 @@
-import type { TurnCommand } from "../protocol/schemas/skills.js";
 import type { TurnAttachment } from "../protocol/schemas/attachments.js";
+import type { TurnCommand } from "../protocol/schemas/skills.js";
 import type {
   Decision,
   Permissions,

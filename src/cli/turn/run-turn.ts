@@ -1,6 +1,6 @@
 import type { AgentClient, Permissions, TurnResult } from "../../client/index.js";
-import type { TurnCommand } from "../../protocol/schemas/skills.js";
 import type { TurnAttachment } from "../../protocol/schemas/attachments.js";
+import type { TurnCommand } from "../../protocol/schemas/skills.js";
 import type { Terminal } from "../terminal.js";
 import { approvalPrompt } from "./approval-prompt.js";
 import type { LineReader } from "./reader-types.js";
