@@ -40,17 +40,25 @@ export function referencedParts(attachments: unknown): { images?: ImagePart[] } 
   return images.length > 0 ? { images } : {};
 }
 
-/** Fills every replayed image from the store; one read per distinct image. */
+/**
+ * Fills the replayed images from the store, newest first, one read per distinct image: at most
+ * `replayed_images` distinct ones; older ones stay null, marked `omitted` (image-parts.ts says
+ * so in text), so a long conversation's images never all sit in memory at once.
+ */
 export async function loadReplayedImages(
   home: string,
   items: readonly ContextItem[],
 ): Promise<void> {
   const read = new Map<string, Promise<string | null>>();
-  for (const item of items) {
+  for (const item of [...items].reverse()) {
     if (item.kind !== "user" || !item.images) continue;
-    for (const image of item.images) {
+    for (const image of [...item.images].reverse()) {
       if (image.data_base64 !== null) continue;
       let data = read.get(image.sha256);
+      if (!data && read.size >= ATTACHMENT_LIMITS.replayed_images) {
+        image.omitted = true;
+        continue;
+      }
       if (!data) {
         data = readAttachment(home, image.sha256, ATTACHMENT_LIMITS.image_bytes).then(
           (bytes) => bytes?.toString("base64") ?? null,

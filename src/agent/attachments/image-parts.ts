@@ -6,6 +6,7 @@
  * longer has (removed by hand, or reclaimed under a fork made while its source was deleted)
  * goes as a text note instead: the turn still runs, and the model is told an image was there.
  */
+import { ATTACHMENT_LIMITS } from "../../protocol/schemas/attachments.js";
 import type { ImagePart } from "../providers/provider.js";
 
 /** `data:image/png;base64,...` */
@@ -15,7 +16,10 @@ export function dataUrl(image: ImagePart & { data_base64: string }): string {
 
 /** What the model reads in place of an image the store no longer has. */
 export function missingImageNote(image: ImagePart): string {
-  return `[An image (${image.media_type}, ${Math.ceil(image.bytes / 1024)} KiB) was attached here; it is no longer available.]`;
+  const why = image.omitted
+    ? `not resent: a conversation resends its last ${ATTACHMENT_LIMITS.replayed_images} images`
+    : "it is no longer available";
+  return `[An image (${image.media_type}, ${Math.ceil(image.bytes / 1024)} KiB) was attached here; ${why}.]`;
 }
 
 /** The images with their bytes, and the notes for those without, in order. */

@@ -44,6 +44,8 @@ export interface ImagePart {
   sha256: string;
   bytes: number;
   data_base64: string | null;
+  /** A replayed image not resent: past `replayed_images` newer ones (image-context.ts). */
+  omitted?: true;
 }
 
 /** Bounded, JSON-serialisable replay state tagged with the provider type that made it. */

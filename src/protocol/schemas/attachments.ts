@@ -13,6 +13,11 @@ export const ATTACHMENT_LIMITS = {
   image_bytes: 5 * 1024 * 1024,
   /** The path's length bound (the system's own). */
   path_bytes: 4096,
+  /**
+   * A turn's context resends at most this many of the images earlier turns attached, the newest
+   * (a turn's own images come on top): the bytes of a long conversation's images stay bounded.
+   */
+  replayed_images: 8,
 } as const;
 
 /** The image formats a provider of ours takes, told apart by their first bytes. */
