@@ -53,24 +53,28 @@ export function turnHandlers(
   endSessionHooks(state, world);
   return {
     "turn.start": async (params, ctx) => {
-      // The images are checked and read first: a bad one is `invalid_params`, nothing else done.
-      const images = await turnImages(state, params.attachments);
-      // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
-      // refused before anything is saved or run.
-      const inSandbox = params.permissions === "sandboxed" ? sandbox.sandbox() : null;
-      if (params.permissions === "sandboxed" && !inSandbox)
-        throw new ProtocolError("sandbox_unavailable", unavailableMessage(sandbox.availability()));
       const interrupt = new AbortController();
       const signal = AbortSignal.any([ctx.signal, interrupt.signal]);
       const turnId = `t-${randomUUID()}`;
       const approvals = new ApprovalBroker(turnId);
       // An interrupt, a shutdown or EOF settles every pending approval as cancelled first.
       signal.addEventListener("abort", () => approvals.cancelAll(), { once: true });
-      // Registered before admission: an interrupt sent right behind turn.start finds its turn,
-      // which then is refused as it would have been, or starts already interrupted.
+      // Registered before anything awaits: the frames of one read are dispatched in one go, so
+      // an interrupt sent right behind turn.start finds its turn, which then is refused as it
+      // would have been, or starts already interrupted.
       const steers = state.negotiated.has("turn.steer") ? new SteerInbox(turnId) : null;
       running.set(ctx.id, { interrupt: () => interrupt.abort(), approvals, steers });
       try {
+        // The images are checked and read first: a bad one is `invalid_params`, nothing else done.
+        const images = await turnImages(state, params.attachments);
+        // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
+        // refused before anything is saved or run.
+        const inSandbox = params.permissions === "sandboxed" ? sandbox.sandbox() : null;
+        if (params.permissions === "sandboxed" && !inSandbox)
+          throw new ProtocolError(
+            "sandbox_unavailable",
+            unavailableMessage(sandbox.availability()),
+          );
         // A custom command is expanded here, before anything is saved (docs/skills.md).
         const input = await turnInput(state, params);
         const { admitAndRun } = await loadEngine();
