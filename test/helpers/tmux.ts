@@ -79,10 +79,8 @@ export class TmuxRun {
 
   /** The command's exit status once it ended, else null. */
   exitStatus(): number | null {
-    try {
-      const written = readFileSync(this.exitFile, "utf8");
-      if (written.endsWith("\n")) return Number(written);
-    } catch {}
+    const written = this.writtenStatus();
+    if (written !== null) return written;
     // A command line that `exec`s replaces the shell: only tmux can tell its status.
     const out = this.tmux([
       "display-message",
@@ -93,9 +91,22 @@ export class TmuxRun {
     ]);
     const [dead, status, signal] = out.trim().split(" ");
     if (dead !== "1") return null;
+    // The shell may have written its file and ended between the read above and tmux's answer.
+    const late = this.writtenStatus();
+    if (late !== null) return late;
     if (status !== undefined && status !== "") return Number(status);
     // Ended by a signal: 128 + its number, as a shell says it.
     return signal ? 128 + Number(signal) : null;
+  }
+
+  /** The status the wrapping shell wrote, once it has written the whole line. */
+  private writtenStatus(): number | null {
+    try {
+      const written = readFileSync(this.exitFile, "utf8");
+      return written.endsWith("\n") ? Number(written) : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Resolves once `check` holds for the whole text (scrollback and screen); rejects after `ms`. */
