@@ -1,6 +1,8 @@
 import { isRecordStub, type SessionEvent } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
+import { oneLine } from "../turn/plan-block.js";
 import { type ChatState, note } from "./chat-state.js";
+import { cutLines } from "./recap.js";
 
 /** Subagents `/agents` lists; past it a note says how many more there were. */
 const AGENTS_SHOWN = 50;
@@ -69,7 +71,11 @@ function addCall(ran: RanSubagent[], byId: Map<string, RanSubagent>, event: Sess
   const input = event.input as { description?: unknown } | undefined;
   const description =
     typeof input?.description === "string" ? input.description : "(no description)";
-  const call = { id: event.item_id as string, description: oneLine(description), status: null };
+  const call = {
+    id: event.item_id as string,
+    description: fitChars(oneLine(description), CHARS_EACH),
+    status: null,
+  };
   ran.push(call);
   byId.set(call.id, call);
 }
@@ -107,7 +113,7 @@ function shownLine(event: SessionEvent): string | null {
         ? null
         : `answer: ${cut(String(event.text ?? ""))}`;
     case "tool_call":
-      return `  • ${String(event.tool)} ${oneLine(JSON.stringify(event.input ?? {}))}`;
+      return `  • ${oneLine(String(event.tool))} ${fitChars(oneLine(JSON.stringify(event.input ?? {})), CHARS_EACH)}`;
     case "tool_result":
       return `    → ${String(event.status)}${event.output ? `: ${cut(String(event.output))}` : ""}`;
     default:
@@ -115,15 +121,8 @@ function shownLine(event: SessionEvent): string | null {
   }
 }
 
+/** A history's text cut to a few lines, each shown as plan-block.ts shows a step (no control character reaches the terminal). */
 function cut(text: string): string {
-  const lines = fitChars(text.trim(), CHARS_EACH).split("\n");
-  const head = lines.slice(0, LINES_EACH);
-  if (lines.length > LINES_EACH) head.push(`… (${lines.length - LINES_EACH} more lines)`);
-  return head.join("\n      ");
-}
-
-/** Control characters (a history's text may hold any) shown as spaces, on one line. */
-function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: exactly what is replaced.
-  return fitChars(text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " "), CHARS_EACH);
+  const shown = text.split("\n").map(oneLine).join("\n");
+  return cutLines(shown, CHARS_EACH, LINES_EACH, "      ");
 }

@@ -53,8 +53,16 @@ function longMessage(event: SessionEvent): boolean {
 }
 
 function cut(text: string): string {
-  const lines = fitChars(text.trim(), CHARS_EACH).split("\n");
-  const head = lines.slice(0, LINES_EACH);
-  if (lines.length > LINES_EACH) head.push(`… (${lines.length - LINES_EACH} more lines)`);
-  return head.join("\n  ");
+  return cutLines(text, CHARS_EACH, LINES_EACH, "  ");
+}
+
+/**
+ * A text cut to `chars` characters and at most `lines` lines (then how many more), its later
+ * lines indented by `indent` under the first (the recap's and `/agents`'s messages).
+ */
+export function cutLines(text: string, chars: number, lines: number, indent: string): string {
+  const all = fitChars(text.trim(), chars).split("\n");
+  const head = all.slice(0, lines);
+  if (all.length > lines) head.push(`… (${all.length - lines} more lines)`);
+  return head.join(`\n${indent}`);
 }
