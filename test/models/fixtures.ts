@@ -81,12 +81,19 @@ export const DEMO_MODELS: CacheModelFixture[] = [
   { id: "demo-2", name: "Demo 2" },
 ];
 
-/** Path -> content hash of every file under a folder, to prove nothing changed. */
-export function treeDigest(root: string): Map<string, string> {
+/**
+ * Path -> content hash of every file under a folder, to prove nothing changed. `skip` names
+ * paths (files or folders) never entered: ones another process may be writing meanwhile.
+ */
+export function treeDigest(
+  root: string,
+  skip: (path: string) => boolean = () => false,
+): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
+      if (skip(path)) continue;
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile()) {
         const stat = statSync(path);

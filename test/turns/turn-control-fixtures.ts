@@ -21,8 +21,7 @@ import {
 
 /** Every file of MC_HOME and the workspace with its mtime and hash (`skip` drops names). */
 export function storeDigest(box: Sandbox, skip: (path: string) => boolean = () => false) {
-  const all = [...treeDigest(box.home), ...treeDigest(box.workspace)];
-  return new Map(all.filter(([path]) => !skip(path)));
+  return new Map([...treeDigest(box.home, skip), ...treeDigest(box.workspace, skip)]);
 }
 
 export const isLock = (path: string) => path.endsWith(".lock");
