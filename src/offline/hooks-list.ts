@@ -24,6 +24,8 @@ export interface ListedHook {
 
 export interface HooksListing {
   hooks: ListedHook[];
+  /** Claude Code events configured that mc-agent has no moment for: their hooks never run. */
+  claude_only_events: { source: "global" | "project"; event: string; hooks: number }[];
   /** Which settings files are invalid (their hooks are ignored with the rest of them). */
   invalid: { global: boolean; project: boolean };
 }
@@ -49,6 +51,7 @@ export async function listHooks(env: NodeJS.ProcessEnv, cwd: string): Promise<Ho
       runs: running.has(hook),
       warnings: unmatchedClaudeNames(hook.matcher),
     })),
+    claude_only_events: child.claudeOnly,
     invalid: settings.invalid,
   };
 }

@@ -7,10 +7,48 @@ import { HOOK_EVENT_NAMES } from "../protocol/schemas/hooks.js";
  * Code's own format, so a team pastes its configuration unchanged. Strict like the rest of the
  * settings: an unknown event, field or hook type is the file's error, located by
  * `settings.check` (a matcher that is no regular expression too: rule `invalid_matcher`).
+ * Claude Code's events that mc-agent has no moment for are known, checked and never run.
  */
 
 export const HOOK_EVENTS = HOOK_EVENT_NAMES;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/**
+ * Claude Code's other hook events, which have no moment here: accepted (and checked) so that a
+ * team's pasted configuration stays valid, never run, each shown as a warning by `mc-agent
+ * hooks` and `doctor`. Any other name is still the file's error (a typo must not pass quietly).
+ */
+export const CLAUDE_ONLY_EVENTS = [
+  "PostToolUseFailure",
+  "PostToolBatch",
+  "PermissionRequest",
+  "PermissionDenied",
+  "UserPromptExpansion",
+  "StopFailure",
+  "SubagentStart",
+  "SubagentStop",
+  "PostCompact",
+  "Elicitation",
+  "ElicitationResult",
+  "TeammateIdle",
+  "TaskCreated",
+  "TaskCompleted",
+  "Setup",
+  "InstructionsLoaded",
+  "CwdChanged",
+  "FileChanged",
+  "ConfigChange",
+  "WorktreeCreate",
+  "WorktreeRemove",
+  "PreModelSwitch",
+  "PostModelSwitch",
+  "MessageDisplay",
+  "DirectoryAdded",
+] as const;
+
+export function isHookEvent(name: string): name is HookEvent {
+  return (HOOK_EVENTS as readonly string[]).includes(name);
+}
 
 /** A hook's `timeout`, in seconds as Claude Code writes it. */
 export const HOOK_TIMEOUT_SECONDS = { default: 60, max: 600 } as const;
@@ -38,7 +76,7 @@ const MatcherGroup = lazy(() =>
 );
 
 const HookRecord = lazy(() =>
-  z.partialRecord(z.enum(HOOK_EVENTS), z.array(MatcherGroup()).max(HOOK_LIMITS.groups)),
+  z.partialRecord(z.enum([...HOOK_EVENTS, ...CLAUDE_ONLY_EVENTS]), z.array(MatcherGroup()).max(HOOK_LIMITS.groups)),
 );
 
 export const HooksSettings = lazy(() => HookRecord().superRefine(checkMatchers));

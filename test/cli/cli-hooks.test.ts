@@ -23,6 +23,14 @@ describe("CLI: hooks", () => {
           PreToolUse: [
             { matcher: "Bash|MultiEdit", hooks: [{ type: "command", command: "./guard.sh" }] },
           ],
+          SubagentStop: [
+            {
+              hooks: [
+                { type: "command", command: "./a.sh" },
+                { type: "command", command: "./b.sh" },
+              ],
+            },
+          ],
         },
       }),
     );
@@ -60,17 +68,23 @@ describe("CLI: hooks", () => {
           warnings: [],
         },
       ],
+      claude_only_events: [{ source: "global", event: "SubagentStop", hooks: 2 }],
       invalid: { global: false, project: false },
     });
     const text = await runCli(["hooks"], { cwd: box.workspace, env });
     assert.match(text.stdout, /PreToolUse \[Bash\|MultiEdit\] {2}MC_HOME\/config\.json {2}runs/);
     assert.match(text.stdout, /Stop {2}\.mc\/config\.json {2}waits for trust in this folder/);
     assert.match(text.stdout, /"MultiEdit" is a Claude Code tool .* matches nothing/);
+    assert.match(
+      text.stdout,
+      /"SubagentStop" \(MC_HOME\/config\.json\) is a Claude Code event .*: its 2 hooks never run/,
+    );
   });
 
   it("doctor shows them", async () => {
     const r = await runCli(["doctor"], { cwd: box.workspace, env });
     assert.match(r.stdout, /\nHooks\n {2}PreToolUse \[Bash\|MultiEdit\]/);
     assert.match(r.stdout, /Stop {2}\.mc\/config\.json {2}waits for trust/);
+    assert.match(r.stdout, /"SubagentStop" .* its 2 hooks never run/);
   });
 });

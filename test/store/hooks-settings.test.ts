@@ -40,8 +40,30 @@ describe("hooks settings", () => {
     assert.equal(read(text, true).state, "valid");
   });
 
+  it("Claude Code's events mc-agent has no moment for are valid and checked like the rest", () => {
+    const text = JSON.stringify({
+      hooks: {
+        SubagentStop: [{ hooks: [hook()] }],
+        PermissionRequest: [{ matcher: "Bash", hooks: [hook({ timeout: 5 })] }],
+        PreToolUse: [{ matcher: "Bash", hooks: [hook()] }],
+      },
+    });
+    assert.equal(read(text).state, "valid");
+    assert.equal(read(text, true).state, "valid");
+    // Their groups keep the same rules: a bad matcher or timeout still invalidates the file.
+    assert.deepEqual(locate('{"hooks": {"SubagentStop": [\n {"matcher": "(", "hooks": []}]}}'), {
+      reason: "schema",
+      rule: "invalid_matcher",
+      line: 2,
+      column: 14,
+    });
+    const tooLong = { hooks: { PostCompact: [{ hooks: [hook({ timeout: 601 })] }] } };
+    assert.equal(locate(JSON.stringify(tooLong))?.rule, "invalid_value");
+  });
+
   it("an unknown event, field, type, a timeout past its bounds, a bad matcher: rule, line, column", () => {
-    assert.deepEqual(locate('{"hooks": {\n  "SubagentStop": []}}'), {
+    // A name Claude Code does not have either (a typo) is the file's error.
+    assert.deepEqual(locate('{"hooks": {\n  "SubagentStopp": []}}'), {
       reason: "schema",
       rule: "unknown_key",
       line: 2,

@@ -19,7 +19,16 @@ afterEach(async () => {
   world = undefined;
 });
 
-const EVENTS = ["UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse", "Stop"];
+/** SubagentStart and SubagentStop are Claude Code's: the file is valid, and they never run. */
+const EVENTS = [
+  "UserPromptSubmit",
+  "SessionStart",
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+  "SubagentStart",
+  "SubagentStop",
+];
 
 /** Every event logged, and a Stop hook that blocks once (a marker file says it did). */
 function hooks({ logCommand, root }: { logCommand: (event: string) => string; root: string }) {
@@ -62,7 +71,7 @@ describe("hooks and subagents", () => {
         ["Stop", null],
         ["Stop", null],
       ],
-      "the subagent's read ran the tool hooks; its end ran no Stop",
+      "the subagent's read ran the tool hooks; its end ran no Stop, no SubagentStart/Stop",
     );
     for (const { input } of logged) assert.equal(input.session_id, sessionId);
     assert.deepEqual(

@@ -11,7 +11,7 @@ import type { HooksSettings } from "../../store/hooks-settings.js";
 import { primaryName, sessionsDir } from "../../store/layout.js";
 import { globalSettingsPath, projectSettingsPath } from "../../store/settings.js";
 import { permissionMode } from "./claude-fields.js";
-import { type ConfiguredHook, flattenHooks } from "./hook-config.js";
+import { type ConfiguredHook, claudeOnlyEvents, flattenHooks } from "./hook-config.js";
 import { type HookSite, matchingHooks, runHooks } from "./hook-runner.js";
 import { TurnHooks } from "./turn-hooks.js";
 
@@ -31,6 +31,8 @@ export interface ChildHookOptions {
 export class ChildHooks {
   private readonly global: ConfiguredHook[];
   private readonly project: ConfiguredHook[];
+  /** The workspace is the home folder: its `.mc/config.json` is the global file itself. */
+  private readonly projectIsGlobal: boolean;
   private readonly env: NodeJS.ProcessEnv;
   /** The session whose `SessionStart` ran in this attachment, and its permission level. */
   private started: { sessionId: string; permissions: Permissions } | null = null;
@@ -39,12 +41,11 @@ export class ChildHooks {
   constructor(private readonly options: ChildHookOptions) {
     this.global = flattenHooks("global", options.hooks.global);
     // The home folder's `.mc/config.json` is MC_HOME's own config.json: global, read once.
-    this.project = sameFile(
+    this.projectIsGlobal = sameFile(
       globalSettingsPath(options.home),
       projectSettingsPath(options.workspace),
-    )
-      ? []
-      : flattenHooks("project", options.hooks.project);
+    );
+    this.project = this.projectIsGlobal ? [] : flattenHooks("project", options.hooks.project);
     const dir = options.workspace;
     this.env = { ...options.env, CLAUDE_PROJECT_DIR: dir, MC_PROJECT_DIR: dir };
   }
@@ -52,6 +53,18 @@ export class ChildHooks {
   /** Every hook this child may run, trusted or not, with where it comes from. */
   get configured(): readonly ConfiguredHook[] {
     return [...this.global, ...this.project];
+  }
+
+  /** Claude Code's events the files configure that never run here (docs/hooks.md). */
+  get claudeOnly(): { source: "global" | "project"; event: string; hooks: number }[] {
+    const { hooks } = this.options;
+    return [
+      ...claudeOnlyEvents(hooks.global).map((e) => ({ source: "global" as const, ...e })),
+      ...(this.projectIsGlobal ? [] : claudeOnlyEvents(hooks.project)).map((e) => ({
+        source: "project" as const,
+        ...e,
+      })),
+    ];
   }
 
   /** The hooks that run now: the project's only in a trusted workspace. */

@@ -7,6 +7,7 @@ import {
   HOOK_TIMEOUT_SECONDS,
   type HookEvent,
   type HooksSettings,
+  isHookEvent,
 } from "../../store/hooks-settings.js";
 
 export type HookSource = "global" | "project";
@@ -20,12 +21,11 @@ export interface ConfiguredHook {
   timeoutMs: number;
 }
 
+/** Every hook of `settings` that can run here (Claude Code's other events never do). */
 export function flattenHooks(source: HookSource, settings: HooksSettings | null): ConfiguredHook[] {
   const hooks: ConfiguredHook[] = [];
-  for (const [event, groups] of Object.entries(settings ?? {}) as [
-    HookEvent,
-    NonNullable<HooksSettings[HookEvent]>,
-  ][]) {
+  for (const [event, groups] of Object.entries(settings ?? {})) {
+    if (!isHookEvent(event) || groups === undefined) continue;
     for (const group of groups) {
       for (const hook of group.hooks)
         hooks.push({
@@ -38,4 +38,16 @@ export function flattenHooks(source: HookSource, settings: HooksSettings | null)
     }
   }
   return hooks;
+}
+
+/** Claude Code events `settings` configures that never run here, with how many hooks each has. */
+export function claudeOnlyEvents(
+  settings: HooksSettings | null,
+): { event: string; hooks: number }[] {
+  return Object.entries(settings ?? {})
+    .filter(([event]) => !isHookEvent(event))
+    .map(([event, groups]) => ({
+      event,
+      hooks: (groups ?? []).reduce((sum, group) => sum + group.hooks.length, 0),
+    }));
 }

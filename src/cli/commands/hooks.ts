@@ -36,7 +36,8 @@ export function hookLines(term: Terminal, listing: HooksListing, indent: string)
       lines.push(
         `${indent}${term.yellow(`the ${file} config file is invalid: none of its hooks run`)}`,
       );
-  if (listing.hooks.length === 0) lines.push(`${indent}${term.dim("no hooks configured")}`);
+  if (listing.hooks.length === 0 && listing.claude_only_events.length === 0)
+    lines.push(`${indent}${term.dim("no hooks configured")}`);
   for (const hook of listing.hooks) {
     const where = hook.source === "global" ? "MC_HOME/config.json" : ".mc/config.json";
     const state = hook.runs ? term.green("runs") : term.yellow("waits for trust in this folder");
@@ -48,5 +49,12 @@ export function hookLines(term: Terminal, listing: HooksListing, indent: string)
         `${indent}  ${term.yellow(`"${name}" is a Claude Code tool mc-agent has no equal of: it matches nothing`)}`,
       );
   }
+  for (const { source, event, hooks } of listing.claude_only_events) {
+    const where = source === "global" ? "MC_HOME/config.json" : ".mc/config.json";
+    const what = `"${event}" (${where}) is a Claude Code event mc-agent has no equal of`;
+    const never = hooks === 1 ? "its hook never runs" : `its ${hooks} hooks never run`;
+    lines.push(`${indent}${term.yellow(`${what}: ${never}`)}`);
+  }
   return lines;
 }
+
