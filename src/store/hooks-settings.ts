@@ -76,7 +76,10 @@ const MatcherGroup = lazy(() =>
 );
 
 const HookRecord = lazy(() =>
-  z.partialRecord(z.enum([...HOOK_EVENTS, ...CLAUDE_ONLY_EVENTS]), z.array(MatcherGroup()).max(HOOK_LIMITS.groups)),
+  z.partialRecord(
+    z.enum([...HOOK_EVENTS, ...CLAUDE_ONLY_EVENTS]),
+    z.array(MatcherGroup()).max(HOOK_LIMITS.groups),
+  ),
 );
 
 export const HooksSettings = lazy(() => HookRecord().superRefine(checkMatchers));

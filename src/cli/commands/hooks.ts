@@ -57,4 +57,3 @@ export function hookLines(term: Terminal, listing: HooksListing, indent: string)
   }
   return lines;
 }
-
