@@ -30,7 +30,23 @@ describe("CLI: doctor", () => {
     const r = await run();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /\nSandbox {5}.*bubblewrap.*; to fix it: .*apt-get install bubblewrap/);
+    // No git either: turns record no checkpoints, shown and never counted as a problem.
+    assert.match(r.stdout, /\nCheckpoints unavailable: git is not on PATH/);
     assert.match(lastLine(r.stdout), /^Verdict: nothing is broken/);
+  });
+
+  it("checkpoints: git found in a workspace; unavailable in MC_HOME itself (workspace_in_store)", async () => {
+    const ok = await run();
+    assert.match(ok.stdout, /\nCheckpoints git found: turns record checkpoints/);
+    mkdirSync(join(box.home, "sub"), { recursive: true });
+    for (const cwd of [box.home, join(box.home, "sub")]) {
+      const r = await runCli(["doctor"], { cwd, env });
+      assert.match(
+        r.stdout,
+        /\nCheckpoints unavailable: this folder is mc-agent's store or inside it/,
+      );
+      assert.match(lastLine(r.stdout), /^Verdict: nothing is broken/);
+    }
   });
 
   it("a fresh home: every file absent, no cache, the sandbox line, a verdict naming the first step", async () => {

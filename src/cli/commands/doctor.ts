@@ -121,15 +121,8 @@ function print(
         ? term.green(sandbox.text)
         : term.yellow(sandbox.text);
   term.line(`${term.bold("Sandbox")}     ${mark}`);
-  // A missing git is shown, not counted as a problem: turns run without checkpoints.
-  const git = checkpointsAvailable(term.io.env);
-  term.line(
-    `${term.bold("Checkpoints")} ${
-      git
-        ? term.green("git found: turns record checkpoints, turn.revert works")
-        : term.yellow("unavailable: git is not on PATH (turns run, nothing can be reverted)")
-    }`,
-  );
+  // Unavailable checkpoints are shown, not counted as a problem: turns run without them.
+  term.line(`${term.bold("Checkpoints")} ${checkpointsText(term, f.home.path)}`);
   printMcp(term, mcp, problems);
   // Shown, never counted as a problem: a project hook waiting for trust is the user's choice.
   term.line(term.bold("Hooks"));
@@ -222,4 +215,16 @@ function cacheText(term: Terminal, cache: string, models: number): string {
 function nodeSupported(version: string): boolean {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   return major > NODE_MAJOR || (major === NODE_MAJOR && minor >= NODE_MINOR);
+}
+
+/** Why turns here record checkpoints or not (docs/checkpoints.md's availability reasons). */
+function checkpointsText(term: Terminal, home: string): string {
+  const { reason } = checkpointsAvailable(term.io.env, home, process.cwd());
+  if (reason === "git_missing")
+    return term.yellow("unavailable: git is not on PATH (turns run, nothing can be reverted)");
+  if (reason === "workspace_in_store")
+    return term.yellow(
+      "unavailable: this folder is mc-agent's store or inside it (turns run, nothing can be reverted)",
+    );
+  return term.green("git found: turns record checkpoints, turn.revert works");
 }
