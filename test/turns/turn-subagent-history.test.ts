@@ -96,6 +96,45 @@ describe("session.subagent_history", () => {
     assert.equal((none as Loose).error.message, "That session has no subagent with that ID.");
   });
 
+  test("a subagent's record over a page: a stub, read whole by session.record with subagent_id", async () => {
+    world = await turnWorld({ capabilities: CAPS }); // TURN_CAPS include session.record
+    const w = world;
+    const { session } = await w.child.call("session.create", {});
+    const prompt = `look at ${"é".repeat(30_000)}`; // 60 KB of UTF-8: over a page
+    w.server.reply(
+      toolCalls([call("agent", { description: "Look", prompt }, "c_1")]),
+      text("Looked."),
+      text("Done."),
+    );
+    const { events } = await runTurn(w.child, "Delegate", "ask");
+    const sub = bodiesOf(events, "tool_call")[0].item_id as string;
+    const page = (await read(w, session.id, sub)).result as Loose;
+    const stub = page.events.find((r: Loose) => r.oversize === true);
+    assert.equal(stub?.type, "user_message", JSON.stringify(page.events));
+    const line = readFileSync(derivedPath(w, session.id, sub), "utf8").split("\n")[stub.index];
+    let textRead = "";
+    let cursor: string | null | undefined;
+    do {
+      const params = { id: session.id, subagent_id: sub, index: stub.index, cursor };
+      const chunk = (await w.child.request("session.record", params)).result as Loose;
+      textRead += chunk.text;
+      cursor = chunk.cursor;
+    } while (cursor);
+    assert.equal(textRead, line, "the derived file's line, byte for byte");
+    assert.equal(JSON.parse(textRead).text, prompt);
+    // The session's own record at that index is another one: the two are never mixed up.
+    const own = await w.child.request("session.record", { id: session.id, index: stub.index });
+    assert.notEqual((own.result as Loose | undefined)?.text, line);
+    // No such subagent: session_missing, naming no path.
+    const none = { id: session.id, subagent_id: "t-none.1", index: 0 };
+    assertRefused(await w.child.request("session.record", none), "session_missing", w);
+    // Without `subagents` the param does not exist.
+    await w.child.close();
+    w.child = await startReady(w.box, TURN_CAPS, { testMethods: true });
+    const asked = { id: session.id, subagent_id: sub, index: stub.index };
+    assertRefused(await w.child.request("session.record", asked), "unsupported_capability", w);
+  });
+
   test("while the subagent runs its history reads up to now; a cursor after an append is stale", async () => {
     world = await turnWorld({ capabilities: CAPS });
     const w = world;

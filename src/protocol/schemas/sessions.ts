@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type Infer, lazy } from "../lazy.js";
 import { Cursor, CursorParams, IsoTime, SessionId } from "./common.js";
+import { TURN_ID_PATTERN } from "./turns.js";
 
 /** One history record. Unknown `type`s and extra fields are valid and kept. */
 export const SessionEvent = lazy(() =>
@@ -106,6 +107,11 @@ export const RecordStub = lazy(() =>
 export const SessionRecordParams = lazy(() =>
   z.strictObject({
     id: SessionId(),
+    /**
+     * With capability `subagents`: the record is one of that subagent's derived history
+     * (`session.subagent_history`'s stubs), not of the session's own.
+     */
+    subagent_id: z.string().regex(TURN_ID_PATTERN).optional(),
     index: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     cursor: Cursor().optional(),
   }),

@@ -11,6 +11,7 @@ import { CursorStore } from "../cursors.js";
 import type { Handler } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { orArchived } from "./archived-read.js";
+import { NO_SUBAGENT, parentFolder } from "./subagent-history.js";
 
 /**
  * `session.record` (docs/turns.md, "Records larger than a page"): a record's text chunk by
@@ -20,11 +21,16 @@ import { orArchived } from "./archived-read.js";
 export function recordHandler(state: ServerState, known: KnownRecords): Handler<"session.record"> {
   const cursors = new CursorStore<RecordPosition>("r", 64);
   return async (params, ctx) => {
+    const sub = params.subagent_id;
+    if (sub !== undefined && !state.negotiated.has("subagents"))
+      throw new ProtocolError("unsupported_capability");
+    // A subagent's derived history is read by its file's own name, beside its parent's.
+    const historyId = sub === undefined ? params.id : `${params.id}.${sub}`;
     let position: RecordPosition;
     if (params.cursor) {
       const held = cursors.peek(params.cursor);
       if (held === undefined) throw new ProtocolError("stale_revision");
-      if (held.id !== params.id || held.index !== params.index)
+      if (held.id !== historyId || held.index !== params.index)
         throw new ProtocolError("invalid_params", "The cursor belongs to another record.");
       cursors.take(params.cursor);
       position = held;
@@ -33,14 +39,31 @@ export function recordHandler(state: ServerState, known: KnownRecords): Handler<
       if (isLazyHandle(state.attachment, params.id))
         throw new ProtocolError("invalid_params", "The history has no record at that index.");
       const slicer = new Slicer(ctx.signal);
-      position = await orArchived(state, (archived) =>
-        locateRecord(state.home, state.cwd, params.id, params.index, slicer, known, archived),
-      );
+      const locate = (archived: boolean) =>
+        locateRecord(state.home, state.cwd, historyId, params.index, slicer, known, archived);
+      position =
+        sub === undefined
+          ? await orArchived(state, locate)
+          : await subagentRecord(locate, parentFolder(state, params.id));
     }
     const { chunk, next } = readChunk(state.home, position);
     const cursor = next === null ? null : cursors.issue(next);
     return { ...chunk, cursor, complete: cursor === null };
   };
+}
+
+/** As `session.subagent_history`: beside the parent's history, and missing is said so. */
+async function subagentRecord(
+  locate: (archived: boolean) => Promise<RecordPosition>,
+  archived: boolean,
+): Promise<RecordPosition> {
+  try {
+    return await locate(archived);
+  } catch (error) {
+    if (error instanceof ProtocolError && error.code === "session_missing")
+      throw new ProtocolError("session_missing", NO_SUBAGENT);
+    throw error;
+  }
 }
 
 function isLazyHandle(attachment: Attachment | null, id: string): boolean {

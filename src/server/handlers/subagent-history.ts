@@ -18,7 +18,7 @@ import { CursorStore } from "../cursors.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 
-const NO_SUBAGENT = "That session has no subagent with that ID.";
+export const NO_SUBAGENT = "That session has no subagent with that ID.";
 
 export function subagentHistoryHandlers(state: ServerState): HandlerTable {
   const cursors = new CursorStore<HistoryPosition>("a", 64);
@@ -63,7 +63,7 @@ export function subagentHistoryHandlers(state: ServerState): HandlerTable {
  * `session.manage` was negotiated. No saved history (a lazy handle included) is
  * `session_missing`; an unsafe or unreadable one `session_invalid`.
  */
-function parentFolder(state: ServerState, id: string): boolean {
+export function parentFolder(state: ServerState, id: string): boolean {
   const folders = state.negotiated.has("session.manage") ? [false, true] : [false];
   for (const archived of folders) {
     const opened = openPrimary(historyFolder(state.home, archived), primaryName(id));
