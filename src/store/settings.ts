@@ -6,6 +6,7 @@ import { McpServersSettings } from "./mcp-settings.js";
 import { realish } from "./realish-path.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
+import { globalSettingsPath, projectSettingsPath } from "./settings-paths.js";
 
 /**
  * Settings: `MC_HOME/config.json` (global) and `<cwd>/.mc/config.json` (project preferences).
@@ -161,13 +162,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
   };
 }
 
-export function globalSettingsPath(home: string): string {
-  return join(home, "config.json");
-}
-
-export function projectSettingsPath(cwd: string): string {
-  return join(cwd, ".mc", "config.json");
-}
+export { globalSettingsPath, projectSettingsPath };
 
 /** Whether `<cwd>/.mc` is MC_HOME itself (compared by real path): its config.json is global. */
 export function projectIsGlobal(home: string, cwd: string): boolean {
