@@ -19,7 +19,8 @@ const NOTHING_CONFIGURED: LoadedSettings = {
  * here; the starter has the same list inlined at build time (scripts/bundle.js, starter-facts.ts).
  */
 export function defaultProviders(): GlancedProvider[] {
-  return resolveProviders(NOTHING_CONFIGURED).map(({ type, api_key_env }) => ({
+  return resolveProviders(NOTHING_CONFIGURED).map(({ id, type, api_key_env }) => ({
+    id,
     type,
     api_key_env,
   }));

@@ -141,13 +141,16 @@ describe("acp starter: an editor's initialize answered before the SDK loads", ()
     }
   });
 
-  it("from a configured MC_HOME or with a credential file, the SDK answers as before", async () => {
+  it("from a configured MC_HOME without a built-in key, or with a credential file, the SDK answers", async () => {
     const box = sandbox("mc-acp-starter-");
     try {
       writeTurnHome(box, "http://127.0.0.1:9/v1", { contextWindow: 1000 });
       const configured = await compare(box, PLAIN, { MC_KIT_KEY: KIT_KEY });
       assert.ok(!answered(configured.fast), "a settings file is the full look's");
       assert.ok(answerTo(configured.fast, 1).result.sessionId);
+      // A built-in provider's key the settings do not rename: settled without them.
+      const keyed = await compare(box, PLAIN, { MC_KIT_KEY: KIT_KEY, OPENAI_API_KEY: "sk-x" });
+      assert.ok(answered(keyed.fast), keyed.fast.stderr);
       // With terminal authentication the settings do not matter: the starter answers.
       const terminal = await compare(box, TERMINAL, { MC_KIT_KEY: KIT_KEY });
       assert.ok(answered(terminal.fast));

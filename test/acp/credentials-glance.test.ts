@@ -12,7 +12,8 @@ import { sandbox } from "../../src/conformance/harness.js";
  * `initialize` without zod, never says other than the full look (the settings read, each
  * provider's credential discovered): over every mix of settings files, key variables and
  * credential files below, on real folders, it says the same or leaves it to the full look. And
- * it settles the two starts an editor makes most: nothing set up, and a key in the environment.
+ * it settles the starts an editor makes most: nothing set up, and a key in the environment with
+ * or without a config.json that points its provider elsewhere.
  */
 const SETTINGS = {
   none: () => {},
@@ -27,6 +28,21 @@ const SETTINGS = {
       JSON.stringify({ providers: { openai: { api_key_env: "MY_OPENAI_KEY" } } }),
     ),
   invalid: (home: string) => writeFileSync(join(home, "config.json"), "{ not json"),
+  baseUrlOnly: (home: string) =>
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({
+        providers: { openai: { base_url: "http://127.0.0.1:9/v1" } },
+        model: "openai/m",
+      }),
+    ),
+  invalidRename: (home: string) =>
+    writeFileSync(
+      join(home, "config.json"),
+      JSON.stringify({ providers: { openai: { api_key_env: "MY_OPENAI_KEY", bogus: 1 } } }),
+    ),
+  protoKey: (home: string) =>
+    writeFileSync(join(home, "config.json"), '{"providers": {"__proto__": {"api_key_env": "X"}}}'),
   project: (_home: string, workspace: string) => {
     mkdirSync(join(workspace, ".mc"), { recursive: true });
     writeFileSync(join(workspace, ".mc", "config.json"), "{}");
@@ -38,6 +54,7 @@ const ENVS: Record<string, Record<string, string>> = {
   anthropic: { ANTHROPIC_API_KEY: "sk-ant-glance" },
   empty: { OPENAI_API_KEY: "" },
   renamed: { MY_OPENAI_KEY: "sk-renamed" },
+  both: { OPENAI_API_KEY: "sk-glance", MY_OPENAI_KEY: "sk-renamed" },
 };
 const FILES = {
   none: () => {},
@@ -92,7 +109,9 @@ describe("acp credential glance", () => {
               assert.equal(glanced, looked, name);
             }
             if (settingsName === "none" && fileName === "none")
-              assert.equal(glanced, envName === "openai" || envName === "anthropic", name);
+              assert.equal(glanced, ["openai", "anthropic", "both"].includes(envName), name);
+            if (settingsName === "baseUrlOnly" && envName === "openai")
+              assert.equal(glanced, true, name);
           } finally {
             box.cleanup();
           }
@@ -102,9 +121,9 @@ describe("acp credential glance", () => {
 
   it("the built-in providers it reads are the engine's, with nothing configured", () => {
     assert.deepEqual(defaultProviders(), [
-      { type: "openai", api_key_env: "OPENAI_API_KEY" },
-      { type: "anthropic", api_key_env: "ANTHROPIC_API_KEY" },
-      { type: "codex", api_key_env: null },
+      { id: "openai", type: "openai", api_key_env: "OPENAI_API_KEY" },
+      { id: "anthropic", type: "anthropic", api_key_env: "ANTHROPIC_API_KEY" },
+      { id: "codex", type: "codex", api_key_env: null },
     ]);
   });
 });
