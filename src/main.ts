@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import type { AcpHandover } from "./acp/starter.js";
 import type { CommandSpec } from "./cli/args.js";
 
 /** The bundles scripts/bundle.js writes, beside this module's dist/src. */
@@ -66,6 +67,11 @@ function startStdio(handedOver: string | null): void {
   });
 }
 
+/** What dist/child/acp.cjs exports (src/acp/start.ts), with the starter's handover. */
+interface AcpBundle {
+  startAcp: (handedOver: string | null, handover?: AcpHandover) => void;
+}
+
 /**
  * The ACP agent, through its starter (src/acp/starter.ts), which answers an editor's first
  * `initialize` before the agent has loaded and then calls this loader: the agent's bundle, with
@@ -81,7 +87,7 @@ function startAcp(handedOver: string | null): void {
     const codeCache: typeof import("./boot/code-cache.js") = require(
       fileURLToPath(new URL("code-cache.cjs", CHILD_DIR)),
     );
-    const cached = codeCache.loadCachedChild<import("./boot/code-cache.js").AcpBundle>(
+    const cached = codeCache.loadCachedChild<AcpBundle>(
       fileURLToPath(new URL("acp.cjs", CHILD_DIR)),
     );
     if (cached !== null) return (handover) => cached.startAcp(handedOver, handover);

@@ -14,7 +14,6 @@ import {
 import module, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import type { AcpHandover } from "../acp/starter.js";
 import { REFRESH_HOOK } from "./code-cache-hook.js";
 import { privateCacheRoot } from "./compile-cache.js";
 import type { Handover } from "./starter.js";
@@ -58,7 +57,7 @@ interface ChildBundle {
 
 /** What the ACP agent's bundle, dist/child/acp.cjs, exports: src/acp/start.ts. */
 export interface AcpBundle {
-  startAcp: (handedOver: string | null, handover?: AcpHandover) => void;
+  startAcp: (handedOver: string | null) => void;
 }
 
 /**
