@@ -3,8 +3,10 @@ import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { text } from "../../src/conformance/chat-server.js";
 import { CHILD_BIN, PACKAGE_ROOT, type Sandbox, sandbox } from "../../src/conformance/harness.js";
 import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+import { AcpWorld } from "./acp-world.js";
 
 /**
  * `mc-agent acp`'s starter (src/acp/starter.ts) answers an editor's first `initialize` before
@@ -179,6 +181,26 @@ describe("acp starter: an editor's initialize answered before the SDK loads", ()
       assert.ok(answerTo(run, 1).result?.sessionId, run.lines.join(""));
     } finally {
       box.cleanup();
+    }
+  });
+
+  it("the SDK's client through the starter's answer: a configured home, session/new, a prompt", async () => {
+    const world = await AcpWorld.start({ env: { MC_LOG: "debug" } });
+    try {
+      const init = await world.initialize({ ...PLAIN, auth: { terminal: true } });
+      assert.equal(init.authMethods?.[0]?.id, "mc-agent-setup");
+      await world.until(
+        () => world.stderr.includes("the starter answered initialize"),
+        "the starter",
+      );
+      const created = await world.newSession();
+      world.server.reply(text("Answered after the starter."));
+      const answer = await world.prompt(created.sessionId, "Hello");
+      assert.equal(answer.stopReason, "end_turn");
+      assert.equal(world.agentText(), "Answered after the starter.");
+      assert.ok(!world.stderr.includes(DIFFERS), world.stderr);
+    } finally {
+      await world.close();
     }
   });
 
