@@ -239,3 +239,22 @@ const starter = await build({
 });
 // test/boot/fast-start.test.ts reads what it holds: none of zod, nor the tables.
 writeFileSync("dist/starter-meta.json", JSON.stringify(starter.metafile));
+
+// The ACP agent's starter (src/acp/starter.ts), required by src/main.ts before the agent: it
+// answers an editor's first `initialize` without the SDK or zod, then loads dist/child/acp.cjs
+// (or acp.js). Its facts (the SDK's protocol version, the built-in providers) are read here from
+// the SDK and the engine themselves and inlined, so it loads neither.
+const { acpStarterFacts } = await import("../dist/src/acp/starter-facts.js");
+const acpStarter = await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  define: { MC_ACP_STARTER_FACTS: JSON.stringify(acpStarterFacts()) },
+  entryPoints: { "acp-starter": "dist/src/acp/starter.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+  metafile: true,
+});
+// test/acp/acp-starter.test.ts reads what it holds: neither zod nor the ACP SDK.
+writeFileSync("dist/acp-starter-meta.json", JSON.stringify(acpStarter.metafile));

@@ -10,6 +10,7 @@
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import type { AcpHandover } from "./acp/starter.js";
 import type { CommandSpec } from "./cli/args.js";
 
 /** The bundles scripts/bundle.js writes, beside this module's dist/src. */
@@ -27,7 +28,7 @@ export async function main(argv: string[], handedOver: string | null): Promise<n
     return -1;
   }
   if (argv.length === 1 && argv[0] === "acp") {
-    await startAcp(handedOver);
+    startAcp(handedOver);
     return -1;
   }
   const cli = await import("./cli/main.js");
@@ -66,30 +67,41 @@ function startStdio(handedOver: string | null): void {
   });
 }
 
+/** What dist/child/acp.cjs exports (src/acp/start.ts), with the starter's handover. */
+interface AcpBundle {
+  startAcp: (handedOver: string | null, handover?: AcpHandover) => void;
+}
+
 /**
- * The ACP agent's bundle, with the same heap settings and caches as the child: on Node 20 one
- * script compiled with V8's code cache (src/acp/start.ts), elsewhere the ES bundle through
- * Node's compile cache.
+ * The ACP agent, through its starter (src/acp/starter.ts), which answers an editor's first
+ * `initialize` before the agent has loaded and then calls this loader: the agent's bundle, with
+ * the same heap settings and caches as the child, on Node 20 one script compiled with V8's code
+ * cache (src/acp/start.ts), elsewhere the ES bundle through Node's compile cache.
  */
-async function startAcp(handedOver: string | null): Promise<void> {
+function startAcp(handedOver: string | null): void {
   const require = createRequire(import.meta.url);
-  const codeCache: typeof import("./boot/code-cache.js") = require(
-    fileURLToPath(new URL("code-cache.cjs", CHILD_DIR)),
+  const starter: typeof import("./acp/starter.js") = require(
+    fileURLToPath(new URL("acp-starter.cjs", CHILD_DIR)),
   );
-  const cached = codeCache.loadCachedChild<import("./boot/code-cache.js").AcpBundle>(
-    fileURLToPath(new URL("acp.cjs", CHILD_DIR)),
-  );
-  if (cached !== null) return cached.startAcp(handedOver);
-  const heapFlags: typeof import("./boot/heap-flags.js") = await import(
-    new URL("heap-flags.js", CHILD_DIR).href
-  );
-  heapFlags.tuneHeapForChild();
-  const compileCache: typeof import("./boot/compile-cache.js") = await import(
-    new URL("compile-cache.js", CHILD_DIR).href
-  );
-  compileCache.enableChildCompileCache();
-  const acp: typeof import("./acp/main.js") = await import(new URL("acp.js", CHILD_DIR).href);
-  acp.runAcp(handedOver);
+  starter.startAcpAgent(handedOver, async () => {
+    const codeCache: typeof import("./boot/code-cache.js") = require(
+      fileURLToPath(new URL("code-cache.cjs", CHILD_DIR)),
+    );
+    const cached = codeCache.loadCachedChild<AcpBundle>(
+      fileURLToPath(new URL("acp.cjs", CHILD_DIR)),
+    );
+    if (cached !== null) return (handover) => cached.startAcp(handedOver, handover);
+    const heapFlags: typeof import("./boot/heap-flags.js") = await import(
+      new URL("heap-flags.js", CHILD_DIR).href
+    );
+    heapFlags.tuneHeapForChild();
+    const compileCache: typeof import("./boot/compile-cache.js") = await import(
+      new URL("compile-cache.js", CHILD_DIR).href
+    );
+    compileCache.enableChildCompileCache();
+    const acp: typeof import("./acp/main.js") = await import(new URL("acp.js", CHILD_DIR).href);
+    return (handover) => acp.runAcp(handedOver, handover);
+  });
 }
 
 /** The backend commands: no options, no operands (only --help and the CLI's global flag). */

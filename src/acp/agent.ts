@@ -8,11 +8,11 @@ import {
   type McpServer,
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
-import { SERVER_INFO } from "../protocol/constants.js";
 import { authenticate, authMethods, nothingUsable, setupWords } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { ForkParams } from "./fork-params.js";
+import { initializeResult } from "./initialize-answer.js";
 import { replayHistory } from "./load-replay.js";
 import { NextSteps } from "./next-steps.js";
 import { promptInput } from "./prompt-input.js";
@@ -54,7 +54,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     const invalid = await settingsReport.check(cwd);
     if (invalid) throw invalid;
     if (fresh && (await nothingUsable({ cwd, home, env })))
-      throw acpError("authentication_unavailable", setupWords(steps, home));
+      throw acpError("authentication_unavailable", setupWords(home));
   };
 
   /** The session's answer to new/load/resume: its modes and config options. */
@@ -85,31 +85,16 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     .onRequest("initialize", ({ params }) =>
       answering(async () => {
         sessions.clientCapabilities = params.clientCapabilities;
-        return {
-          protocolVersion: PROTOCOL_VERSION,
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: true, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: true, sse: false },
-            sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {}, delete: {} },
-            // A prompt sent while one runs is queued, as the Claude ACP agent advertises it;
-            // ours also names the steering method (docs/acp.md, "Queued prompts and steering").
-            _meta: {
-              claudeCode: { promptQueueing: true },
-              "mc-agent": { promptQueueing: true, steer: STEER_METHOD },
-            },
-          },
-          authMethods: await authMethods(
-            { cwd: options.cwd, home, env },
-            params.clientCapabilities,
-            steps,
-          ),
-          agentInfo: { name: SERVER_INFO.name, title: "mc-agent", version: SERVER_INFO.version },
-        };
+        // The same answer the starter gives when it answers first (initialize-answer.ts).
+        const where = { cwd: options.cwd, home, env };
+        return initializeResult(
+          PROTOCOL_VERSION,
+          await authMethods(where, params.clientCapabilities),
+        );
       }),
     )
     .onRequest("authenticate", ({ params }) =>
-      answering(() => authenticate(params.methodId, { cwd: options.cwd, home, env }, steps)),
+      answering(() => authenticate(params.methodId, { cwd: options.cwd, home, env })),
     )
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {

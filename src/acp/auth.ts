@@ -4,15 +4,22 @@
  */
 import type { AuthMethod, ClientCapabilities } from "@agentclientprotocol/sdk";
 import { discoverCredential } from "../credentials/discovery.js";
+import { resolveProviders } from "../models/providers.js";
+import { forgetVariables } from "../process/secret-env.js";
 import { engineModelServices } from "../server/engine-face.js";
-import { globalSettingsPath } from "../store/settings.js";
+import { credentialPaths } from "../store/credential-paths.js";
+import { loadSettings } from "../store/settings.js";
+import { glanceCredentials } from "./credentials-glance.js";
+import { defaultProviders } from "./default-providers.js";
 import { acpError } from "./errors.js";
-import type { NextSteps } from "./next-steps.js";
+import {
+  authMethodsOf,
+  CONFIGURE_METHOD_ID,
+  SETUP_METHOD_ID,
+  setupWords,
+} from "./initialize-answer.js";
 
-/** The terminal method: the editor runs our command with `--setup` appended (src/main.ts). */
-export const SETUP_METHOD_ID = "mc-agent-setup";
-/** The method a client without terminal authentication gets: it only looks again. */
-export const CONFIGURE_METHOD_ID = "configure-credentials";
+export { CONFIGURE_METHOD_ID, SETUP_METHOD_ID, setupWords };
 
 interface Where {
   cwd: string;
@@ -20,11 +27,27 @@ interface Where {
   env: NodeJS.ProcessEnv;
 }
 
-/** Whether any configured provider has usable credentials (a keyless custom one counts). */
-export async function anyCredentials({ cwd, home, env }: Where): Promise<boolean> {
-  const services = engineModelServices(cwd, home, env);
-  for (const provider of services.providers) {
-    const found = await discoverCredential(provider, { env, paths: services.paths });
+/**
+ * Whether any configured provider has usable credentials (a keyless custom one counts): the
+ * glance when it settles it (credentials-glance.ts), else the settings and each provider's
+ * credential, as the engine discovers them, without the engine's catalog or trust (which the
+ * engine's model services built here before).
+ */
+export async function anyCredentials(where: Where): Promise<boolean> {
+  return glanceCredentials(where, defaultProviders()) ?? (await lookForCredentials(where));
+}
+
+/** The full look: the settings read and each provider's credential discovered. */
+export async function lookForCredentials(where: Where): Promise<boolean> {
+  const { cwd, home, env } = where;
+  const providers = resolveProviders(loadSettings(home, cwd));
+  // As the engine's model services do: the configured key variables leave process.env (the
+  // agent's own copy, `env`, keeps them), so nothing this process starts inherits them.
+  if (env !== process.env)
+    forgetVariables(providers.flatMap((p) => (p.api_key_env ? [p.api_key_env] : [])));
+  const paths = credentialPaths(home, env);
+  for (const provider of providers) {
+    const found = await discoverCredential(provider, { env, paths });
     if (found !== null) return true;
   }
   return false;
@@ -40,54 +63,20 @@ export async function nothingUsable(where: Where): Promise<boolean> {
   return (await services.catalog.fresh()).choices.length === 0;
 }
 
-/** What to do when nothing is usable, with the real MC_HOME. */
-export function setupWords(steps: NextSteps, home: string): string {
-  return (
-    `No model provider is set up with credentials. Run "${steps.command("setup")}" in a terminal: it finds your API ` +
-    `keys, logins and local model servers (Ollama, LM Studio, ...), fetches a provider's models and ` +
-    `writes your model to ${globalSettingsPath(home)}. Or set a provider's API key (for example ` +
-    "OPENAI_API_KEY) in the environment the editor starts mc-agent with. Then start a new session."
+/** ACP's auth methods for the client's capabilities, as parsed by the SDK (initialize-answer.ts). */
+export function authMethods(
+  where: Where,
+  capabilities: ClientCapabilities | undefined,
+): Promise<AuthMethod[]> {
+  return authMethodsOf(
+    capabilities?.auth?.terminal === true,
+    () => anyCredentials(where),
+    where.home,
   );
 }
 
-/**
- * ACP's auth methods. A client that can run our command in a terminal (`auth.terminal`) is
- * always offered `mc-agent acp --setup`, so the user can set up or change the model from the
- * editor. Any other client gets, only while no provider has credentials, one method that says
- * what to run; `authenticate` with it only looks again (mc-agent logs in to nothing itself).
- */
-export async function authMethods(
-  where: Where,
-  capabilities: ClientCapabilities | undefined,
-  steps: NextSteps,
-): Promise<AuthMethod[]> {
-  if (capabilities?.auth?.terminal === true)
-    return [
-      {
-        type: "terminal",
-        id: SETUP_METHOD_ID,
-        name: "Set up a model provider",
-        description:
-          "Runs mc-agent setup: it finds your API keys, logins and local model servers, fetches a provider's models and sets your default model.",
-        args: ["--setup"],
-      },
-    ];
-  if (await anyCredentials(where)) return [];
-  return [
-    {
-      id: CONFIGURE_METHOD_ID,
-      name: "Configure a model provider",
-      description: setupWords(steps, where.home),
-    },
-  ];
-}
-
 /** `authenticate`: the agent method looks again; the terminal method is not for this call. */
-export async function authenticate(
-  methodId: string,
-  where: Where,
-  steps: NextSteps,
-): Promise<Record<string, never>> {
+export async function authenticate(methodId: string, where: Where): Promise<Record<string, never>> {
   if (methodId === SETUP_METHOD_ID)
     throw acpError(
       "invalid_params",
@@ -95,5 +84,5 @@ export async function authenticate(
     );
   if (methodId !== CONFIGURE_METHOD_ID) throw acpError("invalid_params", "No such auth method.");
   if (await anyCredentials(where)) return {};
-  throw acpError("authentication_unavailable", setupWords(steps, where.home));
+  throw acpError("authentication_unavailable", setupWords(where.home));
 }

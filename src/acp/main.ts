@@ -1,5 +1,4 @@
 import { realpathSync } from "node:fs";
-import { Readable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { exitBy } from "../process/exit.js";
 import { childEnvironment } from "../process/secret-env.js";
@@ -7,8 +6,10 @@ import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-sig
 import { LIMITS } from "../protocol/constants.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
+import { agentInput } from "./agent-input.js";
 import { clientToolHostFactory } from "./client-tools.js";
 import { boundedLines, SDK_LINE_BYTES } from "./line-bound.js";
+import type { AcpHandover } from "./starter.js";
 import { stdoutSink } from "./stdout-sink.js";
 
 /** The part of cleanup_ms left for the exit after the sessions' close (as the child's drain). */
@@ -17,10 +18,11 @@ const CLOSE_MARGIN_MS = 150;
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
  * in-process. `handedOver`: the credentials bin/mc-agent.js read from the launcher's fd 3.
+ * `handover`: what the starter read (and answered) before this bundle loaded (starter.ts).
  * stdout carries only ACP messages; logs go to stderr (MC_LOG).
  */
-export function runAcp(handedOver: string | null = null): void {
-  const env = childEnvironment(handedOver);
+export function runAcp(handedOver: string | null = null, handover?: AcpHandover): void {
+  const env = handover?.env ?? childEnvironment(handedOver);
   const cwd = realpathSync(process.cwd());
   const { app, sessions } = acpAgent({
     cwd,
@@ -52,10 +54,22 @@ export function runAcp(handedOver: string | null = null): void {
     stoppedBy = signal;
     stop();
   });
-  const input = (Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>).pipeThrough(
-    boundedLines(),
-  );
-  const stream = ndJsonStream(stdoutSink(stop), input, { maxMessageBytes: SDK_LINE_BYTES });
+  // The starter's answer to the first initialize: the SDK's own answer to it is not written
+  // again, and the lines behind it wait for that answer (agent-input.ts, stdout-sink.ts).
+  let release = () => {};
+  const held = handover?.answered
+    ? new Promise<void>((resolve) => {
+        release = resolve;
+      })
+    : null;
+  const replayed = handover?.answered
+    ? { line: handover.answered.line, answered: () => release() }
+    : undefined;
+  const sink = stdoutSink(stop, replayed);
+  handover?.stopWatching?.();
+  const input = agentInput(handover, held).pipeThrough(boundedLines());
+  const stream = ndJsonStream(sink, input, { maxMessageBytes: SDK_LINE_BYTES });
   const connection = app.connect(stream);
   void connection.closed.then(stop);
+  if (handover?.outputGone) stop();
 }

@@ -4,13 +4,12 @@
  * types it in a terminal whose environment is not the editor's.
  */
 import type { RequestError } from "@agentclientprotocol/sdk";
-import { quote } from "shell-quote";
 import { adviceForStep, type StepWording } from "../protocol/next-step-words.js";
 import type { NextStepName } from "../protocol/recovery.js";
 import type { TurnResult } from "../protocol/schemas/turns.js";
 import { EngineError } from "../server/engine-face.js";
-import { resolveHome } from "../store/home.js";
 import { acpError } from "./errors.js";
+import { commandWording } from "./initialize-answer.js";
 
 type TurnFailure = NonNullable<Extract<TurnResult, { status: "failed" }>["error"]>;
 
@@ -41,9 +40,8 @@ export class NextSteps {
   readonly wording: StepWording;
 
   constructor(home: string) {
-    const prefix = home === resolveHome({}) ? "" : `MC_HOME=${quote([home])} `;
     this.wording = {
-      command: (words) => `${prefix}mc-agent ${words}`,
+      command: commandWording(home),
       // Each ACP session starts its own engine, which reads the settings afresh.
       restart: "start a new session",
     };

@@ -1,6 +1,7 @@
 import { refreshCodeCacheAfterStart } from "../boot/code-cache-refresh.js";
 import { tuneHeapForChild } from "../boot/heap-flags.js";
 import { runAcp } from "./main.js";
+import type { AcpHandover } from "./starter.js";
 
 /**
  * `mc-agent acp` on Node 20: the entry of dist/child/acp.cjs, the ACP agent as one CommonJS
@@ -10,8 +11,8 @@ import { runAcp } from "./main.js";
  * The heap's flags are set once the script has loaded (V8 keys the cache by its flags, as the
  * child's: heap-flags.ts), and the cache's entry is made again once with the start's code in it.
  */
-export function startAcp(handedOver: string | null): void {
+export function startAcp(handedOver: string | null, handover?: AcpHandover): void {
   tuneHeapForChild();
-  runAcp(handedOver);
+  runAcp(handedOver, handover);
   refreshCodeCacheAfterStart();
 }

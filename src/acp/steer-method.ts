@@ -1,11 +1,8 @@
 import { z } from "zod";
 import { TURN_EXTENSION } from "../protocol/schemas/turns.js";
 
-/**
- * Our ACP extension method for steering (docs/acp.md, "Queued prompts and steering"): ACP has
- * no steering of its own, and an extension method's name starts with `_`.
- */
-export const STEER_METHOD = "_mc/steer";
+/** Our steering method's name, `_mc/steer`: with the initialize answer that names it. */
+export { STEER_METHOD } from "./initialize-answer.js";
 
 /**
  * `_mc/steer` params: the session, and the text for its running prompt (1..input_bytes UTF-8

@@ -11,6 +11,7 @@ import {
   readCredentialFile,
 } from "../store/credentials.js";
 import type { PROVIDER_TYPES } from "../store/settings.js";
+import { envCredential } from "./env-credential.js";
 
 /**
  * What the credentials room reads of a provider: where its credential may come from, and where a
@@ -63,8 +64,8 @@ export async function discoverCredential(
   provider: ProviderAccess,
   context: AuthContext,
 ): Promise<Credential | null> {
-  const envKey = provider.api_key_env ? context.env[provider.api_key_env] : undefined;
-  if (envKey && provider.type !== "codex") return { kind: "api_key", key: envKey };
+  const fromEnv = envCredential(provider, context.env);
+  if (fromEnv) return fromEnv;
   const file = await readCredentialFile(context.paths.mcAuth, McAuthFile());
   const entry = file?.[provider.id];
   if (entry) {

@@ -6,6 +6,7 @@ import { McpServersSettings } from "./mcp-settings.js";
 import { realish } from "./realish-path.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
+import { globalSettingsPath, projectSettingsPath, SETTINGS_BYTES } from "./settings-paths.js";
 
 /**
  * Settings: `MC_HOME/config.json` (global) and `<cwd>/.mc/config.json` (project preferences).
@@ -17,8 +18,10 @@ const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
 const EFFORT = /^[a-z][a-z0-9_-]{0,31}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
 /** Settings files larger than this are invalid (they are a few hundred bytes in practice). */
-export const SETTINGS_BYTES = 1_048_576;
+export { SETTINGS_BYTES };
+
 /** Built-ins count towards this: `model.catalog.status` reports at most 32 providers. */
 const MAX_PROVIDERS = 32;
 const MAX_ENABLED_MODELS = 2048;
@@ -161,13 +164,7 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
   };
 }
 
-export function globalSettingsPath(home: string): string {
-  return join(home, "config.json");
-}
-
-export function projectSettingsPath(cwd: string): string {
-  return join(cwd, ".mc", "config.json");
-}
+export { globalSettingsPath, projectSettingsPath };
 
 /** Whether `<cwd>/.mc` is MC_HOME itself (compared by real path): its config.json is global. */
 export function projectIsGlobal(home: string, cwd: string): boolean {

@@ -1,0 +1,135 @@
+import { log } from "../process/log.js";
+import { childEnvironment } from "../process/secret-env.js";
+import { resolveHome } from "../store/home.js";
+import { glanceCredentials } from "./credentials-glance.js";
+import { authMethodsOf, initializeResult, resultLine } from "./initialize-answer.js";
+import { plainInitialize } from "./initialize-check.js";
+import type { AcpStarterFacts } from "./starter-facts.js";
+
+/**
+ * The first thing `mc-agent acp` runs: a few kilobytes, neither the ACP SDK nor zod, built into
+ * dist/child/acp-starter.cjs with its facts inlined (scripts/bundle.js). It reads the editor's
+ * first line and, when it is an `initialize` the hand check takes (initialize-check.ts) and its
+ * auth methods are settled without zod (`auth.terminal` offered, or the credential glance of
+ * credentials-glance.ts settles it), writes the answer initialize-answer.ts builds, the SDK's
+ * handler's own. Then it loads the agent and hands it every byte it read: the SDK reads that
+ * initialize too (its connection refuses everything before one) and answers it again, and that
+ * answer, the same bytes, is not written (agent-input.ts, stdout-sink.ts). An editor sees its
+ * initialize result about a bare Node start after its spawn instead of after the SDK, its
+ * schemas and the engine have loaded (docs/acp.md, "Start-up"; docs/benchmarks.md).
+ * Anything else (another first line, an initialize left to the SDK, no line yet when the loop
+ * has read what was waiting) is the agent's alone, as if it had started without this.
+ * `MC_AGENT_FAST_START=0` hands over before reading anything, as the stdio child's starter.
+ */
+
+/** What the agent takes over from the starter (main.ts `runAcp`). */
+export interface AcpHandover {
+  /** The agent's environment, the handed-over credentials in it (secret-env.ts), made once. */
+  env: NodeJS.ProcessEnv;
+  /** Every byte read from stdin, in order. */
+  read: Buffer[];
+  /** Whether stdin ended behind them. */
+  ended: boolean;
+  /** The answer written to the first line, and that line's length with its LF; or null. */
+  answered: { line: string; lineBytes: number } | null;
+  /** Whether stdout failed (EPIPE) or closed under the answer: the editor is gone. */
+  outputGone: boolean;
+  /** Removes the starter's own stdout listeners, once the agent's sink listens. */
+  stopWatching?: () => void;
+}
+
+/** Loads the agent; what it returns serves stdin and stdout from the handover on. */
+type AgentLoader = () => Promise<(handover: AcpHandover) => void>;
+
+/** Inlined by scripts/bundle.js; undefined where this module runs unbundled (then no fast path). */
+declare const MC_ACP_STARTER_FACTS: AcpStarterFacts | undefined;
+
+/** The longest first line the starter looks at; a longer one is the SDK's (line-bound.ts). */
+const FIRST_LINE_BYTES = 64 * 1024;
+const LF = 0x0a;
+
+export function startAcpAgent(
+  handedOver: string | null,
+  load: AgentLoader,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const facts = typeof MC_ACP_STARTER_FACTS === "undefined" ? undefined : MC_ACP_STARTER_FACTS;
+  const fast = facts !== undefined && env.MC_AGENT_FAST_START !== "0";
+  const handover: AcpHandover = {
+    env: childEnvironment(handedOver),
+    read: [],
+    ended: false,
+    answered: null,
+    outputGone: false,
+  };
+  if (!fast) {
+    void handOver(load, handover, () => {});
+    return;
+  }
+  const input = process.stdin;
+  let decided = false;
+  let size = 0;
+  const onData = (chunk: Buffer) => {
+    handover.read.push(chunk);
+    size += chunk.length;
+    decide();
+  };
+  const onEnd = () => {
+    handover.ended = true;
+    decide();
+  };
+  const detach = () => {
+    input.removeListener("data", onData);
+    input.removeListener("end", onEnd);
+  };
+  const decide = async (waited = false) => {
+    if (decided) return;
+    const bytes = Buffer.concat(handover.read);
+    const lf = bytes.subarray(0, FIRST_LINE_BYTES).indexOf(LF);
+    const whole = lf !== -1 || size >= FIRST_LINE_BYTES || handover.ended;
+    if (!whole && !waited) return;
+    decided = true;
+    // Paused until the agent's own listeners are on: what comes meanwhile waits in the pipe.
+    input.pause();
+    if (lf !== -1) await answer(bytes.subarray(0, lf), facts, handover);
+    void handOver(load, handover, detach);
+  };
+  input.on("data", onData);
+  input.on("end", onEnd);
+  // The loop's second check phase: the lines waiting since the spawn have been read by then.
+  // None yet: the editor writes later, and the agent loads while it waits.
+  setImmediate(() => setImmediate(() => void decide(true)));
+}
+
+/** Answers the first line when it is an initialize the starter can answer as the SDK would. */
+async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandover) {
+  const initialize = plainInitialize(line);
+  if (initialize === null) return;
+  const where = { cwd: process.cwd(), home: resolveHome(handover.env), env: handover.env };
+  const glanced = initialize.terminal ? false : glanceCredentials(where, facts.defaults);
+  if (glanced === undefined) return;
+  const methods = await authMethodsOf(initialize.terminal, () => glanced, where.home);
+  const text = resultLine(initialize.id, initializeResult(facts.protocolVersion, methods));
+  // A reader already gone (EPIPE) is the agent's to handle once it has loaded: stdout's error
+  // and close may come before its sink listens, so they are noted for it (main.ts).
+  const gone = () => {
+    handover.outputGone = true;
+  };
+  process.stdout.on("error", gone);
+  process.stdout.on("close", gone);
+  handover.stopWatching = () => {
+    process.stdout.removeListener("error", gone);
+    process.stdout.removeListener("close", gone);
+  };
+  process.stdout.write(text);
+  handover.answered = { line: text, lineBytes: line.length + 1 };
+  log("debug", "acp: the starter answered initialize");
+}
+
+/** Loads the agent and gives it the handover; a failed load fails the process as before. */
+async function handOver(load: AgentLoader, handover: AcpHandover, detach: () => void) {
+  const serve = await load();
+  detach();
+  serve(handover);
+  handover.stopWatching?.();
+}
