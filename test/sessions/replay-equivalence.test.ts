@@ -237,4 +237,29 @@ describe("replay collector: the deferred schema check keeps the window exactly",
       ["compaction", "the input"],
     );
   });
+
+  it("holds records unchecked up to PENDING bytes of lines, and checks them one byte past", () => {
+    // A record's fields are read only when it is checked: its `text` counts the reads.
+    let reads = 0;
+    const watched = () => {
+      const event = { type: "assistant_message", ...at("t-1"), model: "m/m" };
+      Object.defineProperty(event, "text", {
+        enumerable: true,
+        get: () => {
+          reads += 1;
+          return "step";
+        },
+      });
+      return event as unknown as SessionEvent;
+    };
+    const atBound = new ReplayCollector(1_000_000, 100);
+    atBound.add(watched(), 60);
+    atBound.add(watched(), 40);
+    assert.equal(reads, 0, "100 bytes held at a bound of 100: nothing checked yet");
+    const pastBound = new ReplayCollector(1_000_000, 100);
+    pastBound.add(watched(), 60);
+    pastBound.add(watched(), 41);
+    assert.ok(reads > 0, "101 bytes: the held records were checked and added");
+    assert.equal(pastBound.result().records.length, 2);
+  });
 });
