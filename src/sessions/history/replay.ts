@@ -22,19 +22,46 @@ import { type Replay, ReplayWindow } from "./replay-window.js";
  */
 export const REPLAY_BYTES = 16 * 1024 * 1024;
 
-/** Builds the replay record by record, from the records a history scan accepts, in file order. */
+/**
+ * Records since the latest valid compaction wait unchecked up to this many bytes of lines
+ * (their parsed values held meanwhile), then are checked and added in order: the bound on what
+ * the deferral below holds beyond the window itself.
+ */
+export const PENDING_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Builds the replay record by record, from the records a history scan accepts, in file order.
+ *
+ * Every record that matches its schema moves the window (replay-window.ts), and one that does
+ * not is skipped: so the schema decides the window's edges. But a valid compaction starts the
+ * window afresh, and what the records before it leave behind is only the latest turn input
+ * (a valid, non-steer `user_message`). So the records after the latest valid compaction wait,
+ * unchecked, in `pending`; the next compaction-typed record is checked at once, and when it is
+ * valid the pending ones are dropped, only the newest user messages among them checked to find
+ * that input. Pending records are checked and added in order once they pass PENDING_BYTES and
+ * before anything reads the window. The window is then exactly the one of checking and adding
+ * every record (replay-equivalence.test.ts holds the two to it), and the schema, a third of a
+ * big history's open (issue 44), runs on about one compaction's worth of records.
+ */
 export class ReplayCollector {
   private window: ReplayWindow;
   /** The latest turn input: a compaction in its turn keeps it after the summary. */
   private input: { record: ReplayRecord; bytes: number } | null = null;
+  /** Records not yet checked, after everything the window and `input` hold. */
+  private pending: { event: SessionEvent; bytes: number }[] = [];
+  private pendingBytes = 0;
 
-  constructor(maxBytes = REPLAY_BYTES) {
+  constructor(
+    private readonly maxBytes = REPLAY_BYTES,
+    private readonly pendingLimit = PENDING_BYTES,
+  ) {
     this.window = new ReplayWindow(maxBytes);
   }
 
   /** A collector in this one's state, that later adds leave this one without. */
   copy(): ReplayCollector {
-    const collector = new ReplayCollector();
+    this.settle();
+    const collector = new ReplayCollector(this.maxBytes, this.pendingLimit);
     collector.window = this.window.copy();
     collector.input = this.input;
     return collector;
@@ -42,29 +69,76 @@ export class ReplayCollector {
 
   /** Bytes of the kept records' lines. */
   get keptBytes(): number {
+    this.settle();
     return this.window.keptBytes;
   }
 
   /** A RecordSink (history-scan.ts). */
   readonly add = (event: SessionEvent, bytes: number): void => {
-    const record = asReplayRecord(event);
-    if (record === null) return;
-    // A steer is inside its turn, not its input (docs/turns.md, "Steering and queueing").
-    if (record.type === "user_message" && record.steer !== true) this.input = { record, bytes };
-    // Every later context is the latest summary and what follows it (turns.md section 10); the
-    // turn that compacted keeps its input whole after the summary, as the engine did.
-    if (record.type === "compaction") {
-      const input = this.input;
-      const own = input?.record.turn_id !== undefined && input.record.turn_id === record.turn_id;
-      this.window.restart(record, bytes, own && input ? input : undefined);
+    // Only a record typed `compaction` can match the compaction schema (a literal).
+    if (event.type !== "compaction") {
+      this.pending.push({ event, bytes });
+      this.pendingBytes += bytes;
+      if (this.pendingBytes > this.pendingLimit) this.settle();
       return;
     }
-    this.window.add(record, bytes);
+    const record = asReplayRecord(event);
+    if (record === null) return;
+    this.input = this.newestPendingInput() ?? this.input;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.compact(record, bytes);
   };
 
   result(): Replay {
+    this.settle();
     return this.window.result();
   }
+
+  /** Checks and adds the pending records in order. */
+  private settle(): void {
+    const pending = this.pending;
+    if (pending.length === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+    for (const { event, bytes } of pending) {
+      const record = asReplayRecord(event);
+      if (record !== null) this.checked(record, bytes);
+    }
+  }
+
+  /** What adding a record that matches its schema does. */
+  private checked(record: ReplayRecord, bytes: number): void {
+    if (isInput(record)) this.input = { record, bytes };
+    if (record.type === "compaction") this.compact(record, bytes);
+    else this.window.add(record, bytes);
+  }
+
+  /**
+   * Every later context is the latest summary and what follows it (turns.md section 10); the
+   * turn that compacted keeps its input whole after the summary, as the engine did.
+   */
+  private compact(record: ReplayRecord, bytes: number): void {
+    const input = this.input;
+    const own = input?.record.turn_id !== undefined && input.record.turn_id === record.turn_id;
+    this.window.restart(record, bytes, own && input ? input : undefined);
+  }
+
+  /** The newest pending record that would have become `input`, or null: checked newest first. */
+  private newestPendingInput(): { record: ReplayRecord; bytes: number } | null {
+    for (let at = this.pending.length - 1; at >= 0; at -= 1) {
+      const { event, bytes } = this.pending[at] as { event: SessionEvent; bytes: number };
+      if (event.type !== "user_message") continue;
+      const record = asReplayRecord(event);
+      if (record !== null && isInput(record)) return { record, bytes };
+    }
+    return null;
+  }
+}
+
+/** A steer is inside its turn, not its input (docs/turns.md, "Steering and queueing"). */
+function isInput(record: ReplayRecord): boolean {
+  return record.type === "user_message" && record.steer !== true;
 }
 
 function asReplayRecord(event: SessionEvent): ReplayRecord | null {

@@ -39,8 +39,15 @@ export function parseFacts(
   const event = value;
   if (event.ts.length > TS_MAX_CHARS) return { valid: false };
   const stored = keepEventBytes > 0 ? storedEvent(text, to - from, event, keepEventBytes) : null;
+  const summary = summaryFacts(event, wantUserLine);
+  // Field by field, not a spread of `summary`: V8 copies a spread object on a slow path that
+  // cost three JSON.parse's worth of time a record (issue 44: measured 240 vs 85 ms on 30 MB).
   return {
-    ...summaryFacts(event, wantUserLine),
+    valid: true,
+    ts: summary.ts,
+    cwd: summary.cwd,
+    title: summary.title,
+    userLine: summary.userLine,
     event: stored !== null && "text" in stored ? stored : null,
     stub: stored !== null && "fields" in stored ? stored : null,
     value: keepValue ? event : null,
