@@ -13,6 +13,7 @@ import { currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { ForkParams } from "./fork-params.js";
 import { initializeResult } from "./initialize-answer.js";
+import { InitializeGate, InitializeParams } from "./initialize-gate.js";
 import { replayHistory } from "./load-replay.js";
 import { NextSteps } from "./next-steps.js";
 import { promptInput } from "./prompt-input.js";
@@ -81,23 +82,36 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     return session;
   };
 
+  const gate = new InitializeGate();
+  /** A request's handler, run once `initialize` has been answered (initialize-gate.ts). */
+  const afterInitialize = <T>(method: string, work: () => Promise<T>) =>
+    answering(async () => {
+      await gate.admit(method);
+      return work();
+    });
+
   const app = agent({ name: "mc-agent" })
-    .onRequest("initialize", ({ params }) =>
-      answering(async () => {
-        sessions.clientCapabilities = params.clientCapabilities;
-        // The same answer the starter gives when it answers first (initialize-answer.ts).
-        const where = { cwd: options.cwd, home, env };
-        return initializeResult(
-          PROTOCOL_VERSION,
-          await authMethods(where, params.clientCapabilities),
-        );
-      }),
+    // With our own params parser: the SDK's gate stays off, and `gate` orders (initialize-gate.ts).
+    .onRequest("initialize", InitializeParams, ({ params }) =>
+      gate.initialize(() =>
+        answering(async () => {
+          sessions.clientCapabilities = params.clientCapabilities;
+          // The same answer the starter gives when it answers first (initialize-answer.ts).
+          const where = { cwd: options.cwd, home, env };
+          return initializeResult(
+            PROTOCOL_VERSION,
+            await authMethods(where, params.clientCapabilities),
+          );
+        }),
+      ),
     )
     .onRequest("authenticate", ({ params }) =>
-      answering(() => authenticate(params.methodId, { cwd: options.cwd, home, env })),
+      afterInitialize("authenticate", () =>
+        authenticate(params.methodId, { cwd: options.cwd, home, env }),
+      ),
     )
     .onRequest("session/new", ({ params, client }) =>
-      answering(async () => {
+      afterInitialize("session/new", async () => {
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers: params.mcpServers };
         await ready(target.cwd, true);
         const { engine, answer } = await sessions.opened(target, "session.create", {});
@@ -110,7 +124,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       }),
     )
     .onRequest("session/fork", ForkParams, ({ params, client }) =>
-      answering(async () => {
+      afterInitialize("session/fork", async () => {
         // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
         const mcpServers = params.mcpServers ?? [];
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers };
@@ -127,20 +141,20 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       }),
     )
     .onRequest("session/load", ({ params, client }) =>
-      answering(async () => {
+      afterInitialize("session/load", async () => {
         const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
         await replayHistory(session);
         return advertised(session, await described(session));
       }),
     )
     .onRequest("session/resume", ({ params, client }) =>
-      answering(async () => {
+      afterInitialize("session/resume", async () => {
         const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
         return advertised(session, await described(session));
       }),
     )
     .onRequest("session/list", ({ params, client }) =>
-      answering(async () => {
+      afterInitialize("session/list", async () => {
         const cwd = canonicalCwd(params.cwd ?? options.cwd);
         const engine = await sessions.lister(cwd, client);
         const page = await engine.request(
@@ -159,7 +173,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       }),
     )
     .onRequest("session/delete", ({ params, client }) =>
-      answering(async () => {
+      afterInitialize("session/delete", async () => {
         // Our session.delete: a session open here is closed first (never one mid-prompt), and
         // the delete runs in the lister of its cwd (else this process's).
         const open = sessions.find(params.sessionId);
@@ -172,27 +186,27 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       }),
     )
     .onRequest("session/close", ({ params }) =>
-      answering(async () => {
+      afterInitialize("session/close", async () => {
         sessions.get(params.sessionId);
         await sessions.close(params.sessionId);
         return {};
       }),
     )
     .onRequest("session/set_mode", ({ params }) =>
-      answering(async () => {
+      afterInitialize("session/set_mode", async () => {
         const session = await sessions.use(params.sessionId);
         await session.setMode(checkedMode(params.modeId, session.engine.sandbox !== null));
         return {};
       }),
     )
     .onRequest("session/set_config_option", ({ params }) =>
-      answering(async () => {
+      afterInitialize("session/set_config_option", async () => {
         const session = await sessions.use(params.sessionId);
         return { configOptions: await setOption(session, params.configId, params.value) };
       }),
     )
     .onRequest("session/prompt", ({ params, signal }) =>
-      answering(async () => {
+      afterInitialize("session/prompt", async () => {
         const session = await sessions.use(params.sessionId);
         // `signal`: the SDK aborts it on `$/cancel_request` of this request (or the
         // connection's end), which is taken as session/cancel (docs/acp.md).
@@ -201,7 +215,9 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       }),
     )
     .onRequest(STEER_METHOD, SteerParams, ({ params }) =>
-      answering(async () => (await sessions.use(params.sessionId)).steer(params.text)),
+      afterInitialize(STEER_METHOD, async () =>
+        (await sessions.use(params.sessionId)).steer(params.text),
+      ),
     )
     .onNotification("session/cancel", ({ params }) => {
       try {

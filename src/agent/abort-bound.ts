@@ -13,7 +13,7 @@ import { LIMITS } from "../protocol/constants.js";
 /**
  * How long an aborted tool call may take to end by itself: enough for `shell` to TERM its group,
  * KILL it 1 s later and report (shell-process.ts), and leaving the turn's last records (one
- * fsync) and its result time before shutdown's drain bound (dispatcher.ts, 150 ms before
+ * fsync) and its result time before shutdown's drain bound (shutdown.ts, 150 ms before
  * `cleanup_ms`) on a loaded machine.
  */
 export const TOOL_SETTLE_MS = LIMITS.cleanup_ms * 0.7;

@@ -1,98 +1,25 @@
 import type { Infer } from "../protocol/lazy.js";
-import { type Permissions, TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
-import { roundUsd } from "../protocol/usd.js";
+import { TURN_EXTENSION, type TurnResult } from "../protocol/schemas/turns.js";
 import type { TurnRecordBody } from "../sessions/records/turn-records.js";
-import type { ModelCost } from "../store/catalog-cache.js";
-import type { ApprovalBroker } from "./approvals.js";
 import { imageReferences } from "./attachments/image-context.js";
-import type { PreparedImage } from "./attachments/prepare.js";
-import type { TurnCheckpoints } from "./checkpoints/turn-checkpoints.js";
 import { TurnCheckpointRun, type TurnEndCheckpoints } from "./checkpoints/turn-run.js";
-import { costOf } from "./cost.js";
 import { hookContextItem } from "./hooks/hook-context.js";
-import type { TurnHooks } from "./hooks/turn-hooks.js";
 import { McpOffer, turnTools, wantsStartingServer } from "./mcp-tools/offer.js";
-import type { McpToolSource } from "./mcp-tools/source.js";
 import { callModel, type ReplyMessage } from "./model-call.js";
 import { planTools } from "./plan/plan-publisher.js";
-import type { ContextItem, ModelProvider, ProviderFailure, Usage } from "./providers/provider.js";
-import type { RuleBook, SessionRules } from "./rules/rule-book.js";
-import type { Skill } from "./skills/discover-skills.js";
+import type { Usage } from "./providers/provider.js";
 import { skillTools } from "./skills/skill-tool.js";
-import { type PendingSteer, SteerDelivery, type SteerInbox } from "./steering.js";
+import { type PendingSteer, SteerDelivery } from "./steering.js";
 import { runStepCalls } from "./subagents/step-calls.js";
-import { type SubagentSetup, subagentTools } from "./subagents/subagent-runner.js";
+import { subagentTools } from "./subagents/subagent-runner.js";
 import { parseArguments, runToolCall } from "./tool-step.js";
 import { offeredTools, toolSpecs } from "./tools/index.js";
-import type { ToolContext } from "./tools/tool.js";
-import { type CompactionEnd, TurnContext } from "./turn-context.js";
-import type { TurnEvents } from "./turn-events.js";
+import { TurnContext } from "./turn-context.js";
+import type { TurnInputs } from "./turn-inputs.js";
+import { completed, ended, failed, INTERRUPTED, type Outcome } from "./turn-outcome.js";
+import { TurnUsage } from "./turn-usage.js";
 
 type Result = Infer<typeof TurnResult>;
-
-interface TurnModel {
-  /** `provider/model`. */
-  id: string;
-  /** The provider's own name for it. */
-  name: string;
-  effort: string | null;
-  contextWindow: number | null;
-  /** Its prices from the catalog (cost.ts); null or absent: the turn's cost is unknown. */
-  price?: ModelCost | null;
-}
-
-export interface TurnInputs {
-  turnId: string;
-  sessionId: string;
-  createdSession: boolean;
-  input: string;
-  /** Images sent with the input (turn.start's `attachments`; attachments/prepare.ts). */
-  images?: PreparedImage[];
-  permissions: Permissions;
-  model: TurnModel;
-  provider: ModelProvider;
-  system: (tools: ReturnType<typeof offeredTools>) => string;
-  /** The session's context before this turn (from its records). */
-  history: ContextItem[];
-  /**
-   * The history was cut to the replay bound (replay.ts): it is far past any model's window, so
-   * the turn compacts before its first model call, whether or not the window is known.
-   */
-  historyTruncated?: boolean;
-  events: TurnEvents;
-  approvals: ApprovalBroker;
-  /** The approval rules calls are judged by: the workspace's and this attachment's. */
-  rules: { book: RuleBook; session: SessionRules };
-  /** Appends one record of this turn (the writer fills ts, cwd, turn_id). */
-  record: (body: TurnRecordBody, sync?: boolean) => Promise<void>;
-  toolContext: Omit<ToolContext, "onOutput" | "signal">;
-  /** Fires on interrupt, shutdown or EOF. */
-  signal: AbortSignal;
-  backoffScale?: number;
-  /** The MCP servers' tools (docs/mcp.md); absent, the turn offers none. */
-  mcp?: McpToolSource;
-  /**
-   * The workspace's checkpoints of this turn (checkpoints/turn-checkpoints.ts): the one before
-   * it is being recorded while the first model call runs, and is awaited before the first tool.
-   */
-  checkpoint?: TurnCheckpoints;
-  /** Aborted when the child shuts down (shutdown, EOF), beside `signal`'s interrupt. */
-  closing?: AbortSignal;
-  /** Runs between steps, when the last step's large strings have just died (heap-flags.ts). */
-  betweenSteps?: () => void;
-  /** The client negotiated `plans`: the turn offers `update_plan` (docs/turns.md, "Plans"). */
-  plans?: boolean;
-  /** The client negotiated `subagents`: the turn offers `agent` (docs/turns.md, "Subagents"). */
-  subagents?: SubagentSetup | undefined;
-  /** `turn.steer`'s inbox (steering.ts); with it the result carries `undelivered_steers`. */
-  steers?: SteerInbox;
-  /** The turn's hooks (docs/hooks.md); `UserPromptSubmit` ran before, its context is here. */
-  hooks?: { turn: TurnHooks; promptContext: string; nested?: boolean };
-  /** Whether results and `usage` events carry `cost_usd` (`session.manage` negotiated). */
-  reportCost?: boolean;
-  /** The active skills, with `skills` negotiated: the turn offers `skill` (docs/skills.md). */
-  skills?: readonly Skill[];
-}
 
 export const HISTORY_WRITE_FAILED_MESSAGE =
   "The session's history could not be written; nothing half-written was kept.";
@@ -114,15 +41,8 @@ export async function runTurn(inputs: TurnInputs): Promise<Result> {
 }
 
 class TurnRun {
-  private readonly usage: Usage = {
-    input_tokens: 0,
-    output_tokens: 0,
-    cached_input_tokens: 0,
-    reasoning_tokens: 0,
-  };
+  private readonly usage: TurnUsage;
   /** Model calls that produced a reply (`call`); at most one per round of the loop. */
-  /** The turn's cost so far in USD; null once a call's cost is unknown (no price). */
-  private cost: number | null;
   private steps = 0;
   private roundIsStep = false;
   private items = 0;
@@ -136,7 +56,7 @@ class TurnRun {
       addUsage: (usage) => this.addUsage(usage),
       newItemId: () => this.newItemId(),
     });
-    this.cost = inputs.model.price ? 0 : null;
+    this.usage = new TurnUsage(inputs.model.price);
     this.tools = [
       ...offeredTools(inputs.permissions),
       ...planTools(inputs.plans, inputs.events, inputs.record),
@@ -155,7 +75,8 @@ class TurnRun {
             images: undefined,
             hooks: inputs.hooks && { ...inputs.hooks, promptContext: "", nested: true },
           }),
-        addUsage: (usage, price) => this.sumUsage(usage, price),
+        // Into the turn's result only: a subagent's usage is no model call of this turn.
+        addUsage: (usage, price) => this.usage.add(usage, price),
       }),
     ];
     this.checkpoints = new TurnCheckpointRun(
@@ -238,8 +159,8 @@ class TurnRun {
         type: "turn_end",
         status: outcome.status,
         stop_reason: outcome.stop_reason,
-        usage: this.usage,
-        cost_usd: this.cost,
+        usage: this.usage.totals,
+        cost_usd: this.usage.cost,
         ...(outcome.error ? { error_code: outcome.error.code } : {}),
         ...(checkpoints ? { checkpoints } : {}),
       },
@@ -266,8 +187,8 @@ class TurnRun {
     return {
       turn_id: this.inputs.turnId,
       session_id: this.inputs.sessionId,
-      usage: { ...this.usage },
-      ...(this.inputs.reportCost ? { cost_usd: this.cost } : {}),
+      usage: { ...this.usage.totals },
+      ...(this.inputs.reportCost ? { cost_usd: this.usage.cost } : {}),
       steps: this.steps,
       ...outcome,
       ...(this.steering ? { undelivered_steers: undelivered } : {}),
@@ -434,7 +355,7 @@ class TurnRun {
   }
 
   private async addUsage(usage: Usage): Promise<void> {
-    const cost = this.sumUsage(usage);
+    const cost = this.usage.add(usage);
     await this.inputs.events.emit({
       type: "usage",
       ...usage,
@@ -443,63 +364,8 @@ class TurnRun {
     });
   }
 
-  /**
-   * Into the turn's result only: a subagent's usage is not a model call of this turn. Returns
-   * the call's own cost (null when the price is unknown).
-   */
-  private sumUsage(usage: Usage, price = this.inputs.model.price): number | null {
-    this.usage.input_tokens += usage.input_tokens;
-    this.usage.output_tokens += usage.output_tokens;
-    this.usage.cached_input_tokens += usage.cached_input_tokens;
-    this.usage.reasoning_tokens += usage.reasoning_tokens;
-    // A subagent's calls cost at its own model's price (`subagent_model`), else the turn's.
-    const cost = costOf(usage, price);
-    this.cost = this.cost === null || cost === null ? null : roundUsd(this.cost + cost);
-    return cost;
-  }
-
   private newItemId(): string {
     this.items += 1;
     return `${this.inputs.turnId}.${this.items}`;
   }
-}
-
-type Outcome =
-  | {
-      status: "completed";
-      stop_reason: "end_turn" | "max_tokens" | "max_steps" | "refusal";
-      error: null;
-    }
-  | { status: "interrupted"; stop_reason: "interrupted"; error: null }
-  | {
-      status: "failed";
-      stop_reason: null;
-      error: {
-        code: ProviderFailure["code"] | "history_write_failed";
-        message: string;
-        provider_message?: string;
-      };
-    };
-
-const INTERRUPTED: Outcome = { status: "interrupted", stop_reason: "interrupted", error: null };
-
-function completed(stop: "end_turn" | "max_tokens" | "max_steps" | "refusal"): Outcome {
-  return { status: "completed", stop_reason: stop, error: null };
-}
-
-/** The turn's end when a compaction ended it. */
-function ended(end: CompactionEnd): Outcome {
-  return end.kind === "interrupted" ? INTERRUPTED : failed(end.failure);
-}
-
-function failed(failure: ProviderFailure): Outcome {
-  return {
-    status: "failed",
-    stop_reason: null,
-    error: {
-      code: failure.code,
-      message: failure.message,
-      ...(failure.providerMessage ? { provider_message: failure.providerMessage } : {}),
-    },
-  };
 }

@@ -18,7 +18,7 @@ import {
 } from "./providers/provider.js";
 import type { TurnEvents } from "./turn-events.js";
 
-/** What compacting needs of the turn (engine.ts's `TurnInputs` has it all). */
+/** What compacting needs of the turn (turn-inputs.ts's `TurnInputs` has it all). */
 interface TurnContextInputs {
   input: string;
   images?: PreparedImage[];

@@ -1,4 +1,4 @@
-import { AgentClient, type Capability, RemoteError, type SpawnOptions } from "../client/index.js";
+import { AgentClient, type Capability, type SpawnOptions } from "../client/index.js";
 import { SERVER_INFO } from "../protocol/constants.js";
 import { UsageError } from "./args.js";
 import { checkSettings } from "./config-check.js";
@@ -16,6 +16,8 @@ export async function connect(
     cwd?: string;
     env?: NodeJS.ProcessEnv;
     onMcpChanged?: SpawnOptions["onMcpChanged"];
+    /** Asked for each on its own; the command does without those the child lacks. */
+    optional?: Capability[];
   } = {},
 ): Promise<AgentClient> {
   const env = overrides.env ?? term.io.env;
@@ -26,6 +28,7 @@ export async function connect(
     env,
     // Every command checks the settings before anything else (docs/cli.md).
     capabilities: [...new Set<Capability>([...capabilities, "settings.check"])],
+    ...(overrides.optional ? { optional: overrides.optional } : {}),
     client: { name: "mc-agent-cli", version: SERVER_INFO.version },
     ...(command ? { command } : {}),
     ...(overrides.onMcpChanged ? { onMcpChanged: overrides.onMcpChanged } : {}),
@@ -42,22 +45,17 @@ export async function connect(
 }
 
 /**
- * `connect` asking for `optional` too; a child that does not offer them (another backend, an
- * older one) is started again without them, and the command does without what they add
- * (`session.manage`: the COST column, /status's cost, /rename).
+ * `connect` asking for `optional` too, each on its own (SpawnOptions.optional): a child that
+ * offers only some of them (another backend, an older one) grants those, and the command does
+ * without the rest (`session.manage`: the COST column, /status's cost, /rename).
  */
-export async function connectWith(
+export function connectWith(
   term: Terminal,
   capabilities: Capability[],
   optional: Capability[],
   overrides: Parameters<typeof connect>[2] = {},
 ): Promise<AgentClient> {
-  try {
-    return await connect(term, [...capabilities, ...optional], overrides);
-  } catch (error) {
-    if (!(error instanceof RemoteError) || error.code !== "unsupported_capability") throw error;
-    return connect(term, capabilities, overrides);
-  }
+  return connect(term, capabilities, { ...overrides, optional });
 }
 
 function childCommand(raw: string | undefined): string[] | null {

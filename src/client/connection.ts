@@ -28,9 +28,10 @@ export interface CallOptions {
   /**
    * Called as the response frame is read, before any later frame of the same chunk (the
    * promise settles a microtask later, after them): initialize uses it so that a notification
-   * written right after its answer is judged by what was negotiated. It must not throw.
+   * written right after its answer is judged by what was negotiated; `ok` is false for an
+   * error answer. It must not throw.
    */
-  onAnswered?: () => void;
+  onAnswered?: (ok: boolean) => void;
   /**
    * Receives the notifications about this request (turn.event for turn.start), in order, all
    * before the call settles. It must not throw; whatever it throws is dropped.
@@ -46,7 +47,7 @@ interface Pending {
   resolve: (result: unknown) => void;
   reject: (error: Error) => void;
   onNotification?: ((notification: Notification) => void) | undefined;
-  onAnswered?: (() => void) | undefined;
+  onAnswered?: ((ok: boolean) => void) | undefined;
 }
 
 interface ConnectionOptions {
@@ -222,7 +223,7 @@ export class Connection {
     if (!call) return this.violation("a response to a request it was never sent");
     this.pending.delete(response.id);
     try {
-      call.onAnswered?.();
+      call.onAnswered?.(response.kind !== "error");
     } catch {}
     if (response.kind === "error") {
       call.reject(new RemoteError(response.code, response.message, call.method, response.next));

@@ -70,6 +70,7 @@ export type {
   TurnExtension,
 } from "./negotiate.js";
 export { adviceForStep, explainNotice } from "./next-step-advice.js";
+export { MAX_OPTIONAL } from "./optional.js";
 export { isRecordStub, RECORD_TEXT_BYTES, readRecord } from "./record.js";
 export type { RefreshReport } from "./refresh.js";
 export type { RevertOptions } from "./revert.js";

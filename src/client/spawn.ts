@@ -8,6 +8,7 @@ import { splitSecrets } from "./child-secrets.js";
 import { Connection, type Tracer } from "./connection.js";
 import { ClientError, isRemote, RemoteError } from "./errors.js";
 import { decodeNegotiation, type Negotiated } from "./negotiate.js";
+import { negotiate, optionalOf } from "./optional.js";
 
 export interface SpawnOptions {
   /** The workspace: the child's cwd. */
@@ -22,6 +23,11 @@ export interface SpawnOptions {
   command?: readonly string[];
   /** Exactly the capabilities to negotiate; nothing more is asked. */
   capabilities: readonly Capability[];
+  /**
+   * Asked for too, each on its own: the child keeps every one it offers (optional.ts). At most
+   * MAX_OPTIONAL; the client sees which with `has`.
+   */
+  optional?: readonly Capability[];
   /** Sent as `initialize.client`. */
   client?: { name: string; version: string };
   /** The child's stderr (its logs), as text; discarded when absent. */
@@ -50,6 +56,7 @@ const KILL_GRACE_MS = 1000;
 export async function startChild(
   options: SpawnOptions,
 ): Promise<{ connection: Connection; negotiated: Negotiated }> {
+  const optional = optionalOf(options);
   const [command, ...args] = options.command ?? DEFAULT_COMMAND;
   if (!command) throw new ClientError("spawn_failed", "The child command is empty.");
   // Our own child takes its credentials over fd 3, not in its environment; another command
@@ -83,34 +90,38 @@ export async function startChild(
     proc.stderr?.on("data", (text: string) => sink(text));
   }
   let negotiated: Negotiated | null = null;
-  // From the initialize answer on, the capabilities are exactly those asked for (anything else
-  // fails decodeNegotiation and stops the child): an `mcp.changed` that follows the answer in
-  // the same chunk is read before `negotiated` is set, and must not count as a violation.
-  let answered = false;
-  const asked: ReadonlySet<Capability> = new Set(options.capabilities);
+  // From an initialize answer on, the capabilities are exactly those that initialize asked for
+  // (anything else fails decodeNegotiation and stops the child): an `mcp.changed` that follows
+  // the answer in the same chunk is read before `negotiated` is set, and must not count as a
+  // violation. A refused initialize leaves the child uninitialized (base-protocol §4).
+  let answered: ReadonlySet<Capability> = NONE;
   const connection = new Connection(proc, {
-    capabilities: () => negotiated?.capabilities ?? (answered ? asked : NONE),
+    capabilities: () => negotiated?.capabilities ?? answered,
     ...(options.trace ? { trace: options.trace } : {}),
     onChildNotification: (notification) => {
       if (notification.method === "mcp.changed") options.onMcpChanged?.(notification.params.server);
     },
   });
-  try {
+  const initialize = async (capabilities: readonly Capability[]) => {
+    const asked: ReadonlySet<Capability> = new Set(capabilities);
     const result = await connection.call(
       "initialize",
       {
         protocol_version: 1,
         client: options.client ?? { name: "mc-agent-client", version: SERVER_INFO.version },
-        required_capabilities: [...options.capabilities],
+        required_capabilities: [...capabilities],
       },
       {
-        onAnswered: () => {
-          answered = true;
+        onAnswered: (ok) => {
+          if (ok) answered = asked;
         },
       },
     );
-    negotiated = decodeNegotiation(options.capabilities, result);
-    return { connection, negotiated };
+    negotiated = decodeNegotiation(capabilities, result);
+    return negotiated;
+  };
+  try {
+    return { connection, negotiated: await negotiate(options.capabilities, optional, initialize) };
   } catch (error) {
     await stopChild(connection, LIMITS.cleanup_ms);
     if (isRemote(error, "unsupported_capability"))

@@ -10,6 +10,7 @@ import {
 import { ErrorFrame, NotificationFrame, SuccessFrame } from "../protocol/schemas/common.js";
 import { strictJsonProblem } from "../protocol/well-formed.js";
 import type { Frame } from "./frame.js";
+import { unsafeMessage } from "./message-leaks.js";
 
 /**
  * Checks that hold for every exchange with any child, whatever the case was about: no more
@@ -224,13 +225,3 @@ function frameText(frame: Frame): string {
 
 const UNPRINTABLE = (frame: Frame) =>
   `(a frame too deeply nested to print, id ${JSON.stringify(frame.id)})`;
-
-const FILE_HINTS = [".jsonl", ".json", ".lock", "://", "\\"];
-
-/** What an error message leaks, or null. Messages are short fixed sentences: no slash at all. */
-export function unsafeMessage(message: string, forbidden: string[]): string | null {
-  if (message.includes("/")) return "a path";
-  for (const hint of FILE_HINTS) if (message.includes(hint)) return `"${hint}"`;
-  for (const word of forbidden) if (word && message.includes(word)) return `"${word}"`;
-  return null;
-}

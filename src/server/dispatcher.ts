@@ -17,6 +17,7 @@ import type { ControlHandler, Handler, HandlerTable, RequestContext } from "./ha
 import { lifecycleResults } from "./lifecycle.js";
 import { type ActiveOperation, commitFor, endsCancelled, OperationRegistry } from "./operations.js";
 import { type FrameSink, Outbound } from "./outbound.js";
+import { Shutdown } from "./shutdown.js";
 import type { ServerState } from "./state.js";
 import { TurnQueue } from "./turn-queue.js";
 
@@ -53,23 +54,28 @@ export class Dispatcher {
   private readonly out: Outbound;
   /** IDs of admitted requests (never status/shutdown); bounded by `child_requests`. */
   private readonly usedIds = new Set<string>();
-  /** IDs of shutdown requests not yet answered: held while the shutdown drains. */
-  private readonly pendingShutdowns = new Set<string>();
   private readonly childRequests: number;
   private admitted = 0;
   private workerHolder: string | null = null;
   private scanHolder: string | null = null;
-  private stopping: Promise<void> | null = null;
   /** While an initialize result waits (lifecycle.ts), what was read behind it, in order. */
   private held: (() => void)[] | null = null;
   private readonly results;
   private readonly queue: TurnQueue;
+  private readonly shutdown: Shutdown;
 
   constructor(private readonly options: DispatcherOptions) {
     this.state = options.state;
     this.out = new Outbound(options.write, options.state);
     this.childRequests = options.childRequests ?? LIMITS.child_requests;
     this.queue = new TurnQueue(options.state);
+    this.shutdown = new Shutdown({
+      state: this.state,
+      ops: this.ops,
+      queue: this.queue,
+      out: this.out,
+      onStopped: options.onStopped,
+    });
     this.results = lifecycleResults(this.state, () => this.implementedCapabilities());
     this.state.announce = (method, params) =>
       void this.out.notification(method, params as never, null).catch(() => {});
@@ -112,7 +118,7 @@ export class Dispatcher {
   /** EOF on stdin: a shutdown without a response. */
   endOfInput(): void {
     if (this.held) return void this.held.push(() => this.endOfInput());
-    void this.shutdown(null);
+    void this.shutdown.request(null);
   }
 
   private admit(request: Request): void {
@@ -131,7 +137,7 @@ export class Dispatcher {
 
   /** An ID held by an active request (a draining shutdown's included), or used by an admitted one. */
   private isTaken(id: string): boolean {
-    return this.usedIds.has(id) || this.ops.has(id) || this.pendingShutdowns.has(id);
+    return this.usedIds.has(id) || this.ops.has(id) || this.shutdown.holds(id);
   }
 
   private specFor(method: string): MethodSpec | undefined {
@@ -191,7 +197,7 @@ export class Dispatcher {
       });
       return this.out.result(id, "status", status);
     }
-    void this.shutdown(id);
+    void this.shutdown.request(id);
   }
 
   private run(id: string, method: MethodName, spec: MethodSpec, params: unknown, wait = false) {
@@ -338,66 +344,7 @@ export class Dispatcher {
       ),
     );
   }
-
-  /** Stops admitting, aborts in-flight work, waits at most `cleanup_ms`, answers, stops. */
-  private shutdown(id: string | null): Promise<void> {
-    if (!this.stopping) {
-      const deadline = Date.now() + LIMITS.cleanup_ms;
-      this.state.phase = "shutting_down";
-      this.queue.removeAll();
-      this.ops.cancelAll();
-      const closing = this.state.closers.map((close) => close().catch(() => {}));
-      let finished = false;
-      this.stopping = this.drain(closing).then((drained) => {
-        finished = drained;
-        this.answerOverdue();
-      });
-      // Deferred past the microtasks that write the shutdown answers below.
-      void this.stopping.then(() => setImmediate(() => this.options.onStopped(deadline, finished)));
-    }
-    if (id !== null) {
-      this.pendingShutdowns.add(id);
-      return this.stopping.then(() => {
-        this.pendingShutdowns.delete(id);
-        this.out.result(id, "shutdown", { state: "stopped" });
-      });
-    }
-    return this.stopping;
-  }
-
-  /** Whatever did not drain in time still gets its one terminal response. */
-  private answerOverdue(): void {
-    for (const op of this.ops.list()) {
-      if (op.cancellable) {
-        this.out.error(op.id, "operation_cancelled");
-      } else {
-        // A turn never answers operation_cancelled; one that overran the bound is a bug.
-        log("error", `${op.method} did not end within the cleanup bound`);
-        this.out.error(op.id, "internal_error");
-      }
-      this.ops.remove(op.id);
-    }
-  }
-
-  /** Waits for every request and closer, within the bound; whether all of them ended. */
-  private async drain(closing: Promise<void>[]): Promise<boolean> {
-    const pending = [...this.ops.list().map((op) => op.done), ...closing];
-    if (pending.length === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), LIMITS.cleanup_ms - DRAIN_MARGIN_MS);
-    });
-    const drained = await Promise.race([Promise.all(pending).then(() => true), bound]);
-    clearTimeout(timer);
-    return drained;
-  }
 }
-
-/**
- * The part of `cleanup_ms` left after the drain: for the overdue answers, the flush and the exit
- * itself (stdio.ts, exit.ts), so that the child is gone within the bound.
- */
-const DRAIN_MARGIN_MS = 150;
 
 function holdsWorker(spec: MethodSpec): boolean {
   return spec.admission === "worker" || spec.admission === "turn";

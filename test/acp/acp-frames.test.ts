@@ -128,6 +128,55 @@ describe("mc-agent acp: bad frames and refusals", () => {
     }
   });
 
+  it("initialize and session/new in one write: both answered, in order", async () => {
+    box = sandbox("mc-acp-");
+    const server = await startChatServer();
+    try {
+      writeTurnHome(box, server.baseUrl);
+      agent = new RawAgent(box, { MC_KIT_KEY: "k" });
+      const a = agent;
+      const frame = (id: number, method: string, params: unknown) =>
+        `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+      a.proc.stdin.write(
+        frame(1, "initialize", { protocolVersion: 1, clientCapabilities: { terminal: true } }) +
+          frame(2, "session/new", { cwd: box.workspace, mcpServers: [] }) +
+          frame(3, "session/list", {}),
+      );
+      const created = (await a.answer(2)).result as { sessionId: string };
+      assert.match(created.sessionId, /^[0-9a-f-]{36}$/);
+      assert.ok((await a.answer(3)).result, JSON.stringify(a.lines));
+      const order = a.lines.filter((l) => l.id !== undefined).map((l) => l.id);
+      assert.equal(order[0], 1, `initialize is answered first: ${order.join(", ")}`);
+      const initialized = (await a.answer(1)).result as { agentCapabilities?: unknown };
+      assert.ok(initialized.agentCapabilities);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a request before any initialize, or behind one that failed, is still refused -32600", async () => {
+    box = sandbox("mc-acp-");
+    agent = new RawAgent(box);
+    const a = agent;
+    a.request(1, "session/list", {});
+    const early = (await a.answer(1)).error as { code: number; message: string; data: unknown };
+    assert.equal(early.code, -32600);
+    assert.equal(early.message, "ACP connection must be initialized before 'session/list'");
+    assert.deepEqual(early.data, { code: "invalid_request" });
+    // Pipelined behind an initialize whose params are off ACP's schema (-32602).
+    a.proc.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: 70000 } })}\n${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: box.workspace, mcpServers: [] } })}\n`,
+    );
+    assert.equal(((await a.answer(2)).error as { code: number }).code, -32602);
+    assert.equal(((await a.answer(3)).error as { code: number }).code, -32600);
+    assert.equal(existsSync(join(box.home, "sessions")), false, "nothing was written");
+    // A good initialize afterwards opens the gate.
+    a.request(4, "initialize", { protocolVersion: 1 });
+    assert.ok((await a.answer(4)).result);
+    a.request(5, "session/list", {});
+    assert.ok((await a.answer(5)).result);
+  });
+
   it("advertises an auth method, with a clear message, when no provider has credentials", async () => {
     box = sandbox("mc-acp-");
     const server = await startChatServer();

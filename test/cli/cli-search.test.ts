@@ -54,7 +54,7 @@ describe("mc-agent sessions search", () => {
     assert.equal(run.code, 0, run.stderr);
     const rows = run.stdout.trimEnd().split("\n");
     assert.deepEqual(rows, [
-      "s1  flaky test hunt  #1  Why is the Flaky test flaky? [31m red",
+      "s1  flaky test hunt  #1  Why is the Flaky test flaky?\\u{1b}[31m red",
       "s1  flaky test hunt  #2  flaky test hunt",
       "s1  flaky test hunt  #3  It is not FLAKY.",
     ]);

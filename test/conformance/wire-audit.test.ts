@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Frame } from "../../src/conformance/frame.js";
-import { auditWire, requestsIn, unsafeMessage } from "../../src/conformance/wire-audit.js";
+import { unsafeMessage } from "../../src/conformance/message-leaks.js";
+import { auditWire, requestsIn } from "../../src/conformance/wire-audit.js";
 
 const status = {
   state: "ready",

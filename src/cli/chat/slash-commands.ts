@@ -1,3 +1,4 @@
+import type { Capability } from "../../client/index.js";
 import { PERMISSIONS } from "../../protocol/schemas/turns.js";
 import { shortTime } from "../commands/format.js";
 import { listSessions } from "../sessions/session-list.js";
@@ -16,6 +17,8 @@ type ChatInput = { kind: "message"; text: string } | { kind: "command"; name: st
 interface SlashCommand {
   usage: string;
   summary: string;
+  /** Listed by /help only when the backend granted it (run says so when it did not). */
+  needs?: Capability;
   /** Returns "exit" to end the chat. */
   run(state: ChatState, arg: string): Promise<"exit" | undefined>;
 }
@@ -59,7 +62,9 @@ const COMMANDS: Record<string, SlashCommand> = {
     usage: "/help",
     summary: "These commands",
     async run(state) {
-      for (const command of Object.values(COMMANDS))
+      for (const command of Object.values(COMMANDS).filter(
+        ({ needs }) => needs === undefined || state.client.has(needs),
+      ))
         state.term.note(
           `  ${command.usage.padEnd(22)} ${state.term.paintNote(command.summary, "2")}`,
         );
@@ -92,6 +97,7 @@ const COMMANDS: Record<string, SlashCommand> = {
     },
   },
   image: {
+    needs: "attachments",
     usage: "/image <file>",
     summary: "Send an image with your next message (/image clear drops them)",
     async run(state, arg) {
@@ -137,6 +143,7 @@ const COMMANDS: Record<string, SlashCommand> = {
     },
   },
   search: {
+    needs: "session.search",
     usage: "/search <text>",
     summary: "Find this folder's sessions that mention a text, and open one",
     async run(state, arg) {
@@ -145,6 +152,7 @@ const COMMANDS: Record<string, SlashCommand> = {
     },
   },
   agents: {
+    needs: "subagents",
     usage: "/agents [n]",
     summary: "The subagents this session ran; with n, what that one did",
     async run(state, arg) {
@@ -153,6 +161,7 @@ const COMMANDS: Record<string, SlashCommand> = {
     },
   },
   rename: {
+    needs: "session.manage",
     usage: "/rename <title>",
     summary: "Give this session a title (what session lists show)",
     async run(state, arg) {

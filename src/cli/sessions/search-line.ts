@@ -1,6 +1,7 @@
 import type { SearchHit } from "../../client/index.js";
 import { fitChars } from "../../protocol/text-cut.js";
 import type { Terminal } from "../terminal.js";
+import { oneLine } from "../turn/plan-block.js";
 
 /** Characters of a hit's title a row shows (the snippet, at most 200, shows whole). */
 const TITLE_CHARS = 40;
@@ -8,8 +9,9 @@ const TITLE_CHARS = 40;
 /**
  * One search hit on one line: the session, its title, where the match is (the record's index,
  * as `mc-agent show` and session.history count them) and the snippet with the match in bold.
- * A history's text is never trusted with the terminal: control characters (escape sequences,
- * newlines, tabs) become spaces, runs of spaces one.
+ * A history's text is never trusted with the terminal: newlines and tabs become spaces, any
+ * other control character is shown (`\u{1b}`) as plan-block's `oneLine` shows it, runs of
+ * spaces one.
  */
 export function searchRow(term: Terminal, hit: SearchHit, query: string): string {
   const title =
@@ -17,13 +19,9 @@ export function searchRow(term: Terminal, hit: SearchHit, query: string): string
   return `${hit.id}  ${title}  ${term.dim(`#${hit.record_index}`)}  ${marked(term, flat(hit.snippet), query)}`;
 }
 
-/** C0 and C1 controls and the line separators. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
-
-/** Printable, one line. */
-export function flat(text: string): string {
-  return text.replace(UNPRINTABLE, " ").replace(/ {2,}/g, " ").trim();
+/** Printable, one line, without runs of spaces. */
+function flat(text: string): string {
+  return oneLine(text).replace(/ {2,}/g, " ").trim();
 }
 
 /** The first case-insensitive occurrence of `query` in bold (when lower-casing keeps lengths). */
