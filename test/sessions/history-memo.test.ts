@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { ProtocolError } from "../../src/protocol/codes.js";
-import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
+import { HistoryMemo, MAX_SEGMENTS } from "../../src/sessions/history/admission-memo.js";
 import { Slicer } from "../../src/sessions/slicer.js";
 
 const home = realpathSync(mkdtempSync(join(tmpdir(), "mc-history-memo-")));
@@ -177,5 +177,55 @@ describe("the history memo of a turn's admission", () => {
     write("past-bound", [record(MEMO_REPLAY_BYTES - overhead + 1)]);
     assert.equal((await memo.exactReplay(home, cwd, "past-bound", slicer())).records.length, 1);
     assert.equal(memo.heldBytes, 0);
+  });
+
+  /** A history of `turns` equal-sized records read through `memo` as each was appended. */
+  async function grow(memo: HistoryMemo, id: string, turns: number): Promise<number[]> {
+    const text = (n: number) => `turn ${String(n).padStart(3, "0")}`;
+    write(id, [user("t000", text(0))]);
+    const segments = [];
+    for (let n = 0; n < turns; n++) {
+      if (n > 0) appendFileSync(path(id), line(user(`t${n}`, text(n))));
+      await memo.exact(home, cwd, id, slicer());
+      await memo.exactReplay(home, cwd, id, slicer());
+      segments.push(memo.heldSegments);
+    }
+    return segments;
+  }
+
+  it(`fingerprints what it holds in at most ${MAX_SEGMENTS} segments, folding at the bound`, async () => {
+    const memo = new HistoryMemo();
+    const counts = await grow(memo, "segments", 40);
+    assert.deepEqual(
+      counts.slice(0, MAX_SEGMENTS),
+      [...Array(MAX_SEGMENTS).keys()].map((n) => n + 1),
+    );
+    // One past the bound: the newer segments outweigh the first, so all fold into one; the next
+    // time the first is the larger part and only the others fold.
+    assert.equal(counts[MAX_SEGMENTS], 1);
+    assert.equal(counts[2 * MAX_SEGMENTS], 2);
+    assert.ok(Math.max(...counts) <= MAX_SEGMENTS);
+    assert.deepEqual(
+      await memo.exactReplay(home, cwd, "segments", slicer()),
+      await fullRead("segments"),
+    );
+    assert.equal(memo.heldBytes, readFileSync(path("segments")).length);
+  });
+
+  it("reads a change in place in any segment as it is now, folded ones included", async () => {
+    for (const turn of [0, 7, 16, 24, 38]) {
+      const id = `changed-${turn}`;
+      const memo = new HistoryMemo();
+      // 39 records: folds at the 17th and the 33rd pass, six segments added since.
+      await grow(memo, id, MAX_SEGMENTS * 2 + 7);
+      const text = readFileSync(path(id), "utf8");
+      const at = text.indexOf(`turn ${String(turn).padStart(3, "0")}`);
+      overwrite(id, at, "TURN");
+      const replay = await memo.exactReplay(home, cwd, id, slicer());
+      assert.deepEqual(replay, await fullRead(id));
+      assert.match((replay.records[turn] as { text: string }).text, /^TURN/);
+      overwrite(id, at, "\n\n\n\n");
+      await bothPassesRefuse(memo, id, "session_invalid");
+    }
   });
 });

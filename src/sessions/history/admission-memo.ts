@@ -1,7 +1,8 @@
-import { createHash, type Hash } from "node:crypto";
+import type { Hash } from "node:crypto";
 import { readSync } from "node:fs";
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 import type { Slicer } from "../slicer.js";
+import { type Fingerprint, FingerprintKey } from "./fingerprint.js";
 import type { CwdRule, HistoryScan } from "./history-scan.js";
 import { openExact } from "./open.js";
 import type { CwdLog } from "./recorded-cwds.js";
@@ -18,15 +19,22 @@ import type { ScanBegin, ScanResume } from "./validate.js";
  * record of it was parsed and checked each time: a cost, and garbage, that grew with the
  * session, paid at the start of every turn.
  *
- * The memo keeps, for one history: its first `length` bytes' SHA-256, and the state a scan of
- * exactly those bytes ended in (the summary, the distinct cwds, the replay collected so far).
- * A later exact open of the same history, through the file it opened, reads those bytes again
- * and hashes them; only when they are the same bytes does its scan begin at `length`, in that
- * state. The verdict of a history is a function of its bytes and of the cwd rule, and the rule
- * (which follows symlinks outside the history) is applied again to the kept cwds, as the
- * listings' verdict cache does: so a resumed scan decides exactly what a full one would. A file
- * replaced, cut, rewritten or grown by another writer is read as it is now: a changed prefix
- * reads from the start, appended records are parsed and checked.
+ * The memo keeps, for one history: keyed fingerprints (fingerprint.ts) of its first `length`
+ * bytes, cut in a few segments, and the state a scan of exactly those bytes ended in (the
+ * summary, the distinct cwds, the replay collected so far). A later exact open of the same
+ * history, through the file it opened, reads those bytes again and fingerprints each segment;
+ * only when every segment is the same does its scan begin at `length`, in that state. The
+ * verdict of a history is a function of its bytes and of the cwd rule, and the rule (which
+ * follows symlinks outside the history) is applied again to the kept cwds, as the listings'
+ * verdict cache does: so a resumed scan decides exactly what a full one would. A file replaced,
+ * cut, rewritten or grown by another writer is read as it is now: a changed prefix reads from
+ * the start, appended records are parsed and checked.
+ *
+ * Segments, so that each byte is fingerprinted once per pass (a fingerprint cannot be copied and
+ * go on, as a SHA-256 state could): a pass that keeps a point adds one segment for the bytes it
+ * read past the old point, and at MAX_SEGMENTS it folds the newest segments (or all of them,
+ * once those outweigh the first) into the new one, fingerprinting their bytes a second time in
+ * that pass only: once in MAX_SEGMENTS - 1 turns, a few bytes per byte of history over its life.
  *
  * Kept only after a replay pass that read to the end of an eligible history ending in an LF,
  * with at most 16 distinct cwds (CwdLog's bound) and a replay of at most MEMO_REPLAY_BYTES:
@@ -34,17 +42,29 @@ import type { ScanBegin, ScanResume } from "./validate.js";
  */
 const MEMO_REPLAY_BYTES = 2 * 1_048_576;
 
-/** The prefix is read back in reads of this size, the slicer consulted between them. */
+/**
+ * The prefix is read back in reads of at most this size, the slicer consulted between them (64
+ * KiB measured fastest for the fingerprint: 16 KiB reads took 1.5 times as long, 256 KiB ones
+ * as long or longer).
+ */
 const VERIFY_READ_BYTES = 65_536;
+
+/** A point's segments at most: a pass verifies each with a fingerprint of its own. */
+export const MAX_SEGMENTS = 16;
+
+/** [previous segment's end, end) of the history, and its fingerprint. */
+interface Segment {
+  end: number;
+  fingerprint: Buffer;
+}
 
 interface Point {
   id: string;
   cwd: string;
   maxBytes: number;
   length: number;
-  /** SHA-256 state over [0, length): copied to go on, never finished. */
-  hash: Hash;
-  digest: Buffer;
+  /** Cover [0, length) in order; the last one ends at `length`. */
+  segments: Segment[];
   summary: SummaryState;
   cwds: CwdLog;
   replay: ReplayCollector;
@@ -54,6 +74,8 @@ interface Point {
 
 export class HistoryMemo {
   private point: Point | null = null;
+  /** @internal Drawn when the memo is made, never shown: fingerprint.ts says why that matters. */
+  readonly key = new FingerprintKey();
 
   /**
    * Exact open (open.ts) of `id`, beginning past what the memo holds when it still holds. With
@@ -88,8 +110,8 @@ export class HistoryMemo {
 
   /**
    * session.open's exact open (open.ts), remembering what it read as an admission's replay pass
-   * does: the first turn's admission then hashes the history's bytes again but parses none of
-   * them (issue 44: it parsed the whole history twice more). Its result is openExact's.
+   * does: the first turn's admission then fingerprints the history's bytes again but parses
+   * none of them (issue 44: it parsed the whole history twice more). Its result is openExact's.
    */
   async open(
     home: string,
@@ -104,6 +126,11 @@ export class HistoryMemo {
   /** Bytes of the history the memo holds (for tests): 0 when it holds none. */
   get heldBytes(): number {
     return this.point?.length ?? 0;
+  }
+
+  /** How many segments the held bytes are fingerprinted in (for tests). */
+  get heldSegments(): number {
+    return this.point?.segments.length ?? 0;
   }
 
   /** @internal The point for this history, cwd and bound, if any. */
@@ -121,7 +148,9 @@ export class HistoryMemo {
 /** One exact open's use of the memo: the ScanResume validateHistory calls. */
 class MemoUse implements ScanResume {
   private collector: ReplayCollector | null = null;
-  private hash: Hash | null = null;
+  /** The segments the next point keeps before `fresh`, and `fresh`, which the scan goes on. */
+  private kept: Segment[] = [];
+  private fresh: Fingerprint | null = null;
   /** The known cost of the turns read so far, the memo's share included (with `costs`). */
   cost = 0;
 
@@ -140,14 +169,22 @@ class MemoUse implements ScanResume {
 
   async begin(fd: number, size: number, rule: CwdRule, slicer: Slicer): Promise<ScanBegin> {
     const point = this.memo.pointFor(this.id, this.cwd, this.maxBytes);
-    const hash =
+    const candidate =
       point && size >= point.length && point.cwds.values.every((c) => rule.matches(c))
-        ? await samePrefix(fd, point, slicer)
+        ? point
         : null;
-    const resumed = point && hash ? point : null;
+    // A pass that keeps a point carries the folded segments' bytes into its new one.
+    const fold = candidate && this.collects ? foldFrom(candidate.segments) : 0;
+    const carry = this.collects ? this.memo.key.start() : null;
+    const resumed =
+      candidate && (await sameSegments(fd, this.memo.key, candidate.segments, slicer, fold, carry))
+        ? candidate
+        : null;
     if (this.collects) {
       this.collector = resumed ? resumed.replay.copy() : new ReplayCollector(this.maxBytes);
-      this.hash = hash ?? createHash("sha256");
+      this.kept = resumed ? resumed.segments.slice(0, fold) : [];
+      // Fed the folded bytes only when the prefix held; from the start otherwise.
+      this.fresh = resumed ? carry : this.memo.key.start();
     }
     this.cost = resumed?.cost ?? 0;
     const reading = { ...this.digestAndSink() };
@@ -161,8 +198,8 @@ class MemoUse implements ScanResume {
 
   /** What the scan hands its bytes and records to: the replay's collector, the costs' sum. */
   private digestAndSink(): Pick<ScanBegin, "digest" | "sink"> {
-    const { collector, hash, costs, addCost } = this;
-    if (collector && hash) {
+    const { collector, fresh, costs, addCost } = this;
+    if (collector && fresh) {
       const add = collector.add;
       const sink = costs
         ? (event: SessionEvent, bytes: number) => {
@@ -170,25 +207,28 @@ class MemoUse implements ScanResume {
             add(event, bytes);
           }
         : add;
-      return { digest: hash, sink };
+      // The reader only calls update(bytes) and ignores what it returns (record-reader.ts).
+      return { digest: fresh as unknown as Pick<Hash, "update">, sink };
     }
     return costs ? { sink: addCost } : {};
   }
 
   end(scan: HistoryScan, length: number): void {
-    const { collector, hash } = this;
-    if (!this.collects || !collector || !hash) return;
+    const { collector, fresh } = this;
+    if (!this.collects || !collector || !fresh) return;
     const keepable =
       !scan.openEnd && !scan.cwds.overflow && collector.keptBytes <= MEMO_REPLAY_BYTES;
+    const start = this.kept.at(-1)?.end ?? 0;
+    const segments =
+      length > start ? [...this.kept, { end: length, fingerprint: fresh.finish() }] : this.kept;
     this.memo.keep(
-      keepable
+      keepable && segments.length > 0
         ? {
             id: this.id,
             cwd: this.cwd,
             maxBytes: this.maxBytes,
             length,
-            hash,
-            digest: hash.copy().digest(),
+            segments,
             summary: scan.summary.state(),
             cwds: scan.cwds.copy(),
             // Kept as it is: the caller only reads its result, and a later use copies it.
@@ -205,18 +245,48 @@ class MemoUse implements ScanResume {
 }
 
 /**
- * The SHA-256 state over the file's first `point.length` bytes, read through `fd`, when they
- * hash to the point's digest; else null (the file is shorter, or those bytes changed).
+ * The index of the first of `segments` that the next point folds into its new segment (their
+ * number when it folds none): below MAX_SEGMENTS none; at it, all but the first, or all of them
+ * once the others hold more bytes than the first (so the first stays the larger part, and the
+ * bytes fingerprinted twice are at most half the history, once in MAX_SEGMENTS - 1 passes).
  */
-async function samePrefix(fd: number, point: Point, slicer: Slicer): Promise<Hash | null> {
-  const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(Math.min(VERIFY_READ_BYTES, Math.max(point.length, 1)));
-  for (let at = 0; at < point.length; ) {
-    const got = readSync(fd, buffer, 0, Math.min(buffer.length, point.length - at), at);
-    if (got === 0) return null;
-    hash.update(buffer.subarray(0, got));
-    at += got;
-    if (slicer.due(got)) await slicer.yieldNow();
+function foldFrom(segments: Segment[]): number {
+  if (segments.length < MAX_SEGMENTS) return segments.length;
+  const first = (segments[0] as Segment).end;
+  const length = (segments.at(-1) as Segment).end;
+  return length - first > first ? 0 : 1;
+}
+
+/**
+ * Whether the file's first bytes, read through `fd`, are those `segments` fingerprint: each
+ * segment's bytes are fingerprinted once and compared at its end (the first difference stops the
+ * read). `carry` is also fed the bytes of the segments from index `fold` on.
+ */
+async function sameSegments(
+  fd: number,
+  key: FingerprintKey,
+  segments: Segment[],
+  slicer: Slicer,
+  fold: number,
+  carry: Fingerprint | null,
+): Promise<boolean> {
+  const last = segments.at(-1);
+  if (!last) return false;
+  const buffer = Buffer.allocUnsafe(Math.min(VERIFY_READ_BYTES, Math.max(last.end, 1)));
+  let at = 0;
+  for (const [index, segment] of segments.entries()) {
+    const fingerprint = key.start();
+    const folded = index >= fold ? carry : null;
+    while (at < segment.end) {
+      const got = readSync(fd, buffer, 0, Math.min(buffer.length, segment.end - at), at);
+      if (got === 0) return false;
+      const bytes = buffer.subarray(0, got);
+      fingerprint.update(bytes);
+      folded?.update(bytes);
+      at += got;
+      if (slicer.due(got)) await slicer.yieldNow();
+    }
+    if (!fingerprint.finish().equals(segment.fingerprint)) return false;
   }
-  return hash.copy().digest().equals(point.digest) ? hash : null;
+  return true;
 }
