@@ -1,13 +1,14 @@
 import { loadavg } from "node:os";
 import type { Frame } from "../src/conformance/frame.js";
 import { acpStreamer } from "./acp-streamer.js";
-import { medianOfTurns, soak, TOKENS_PER_TURN } from "./soak.js";
+import { sdkStreamer } from "./sdk-streamer.js";
+import { medianOfTurns, type SoakStreamer, soak, TOKENS_PER_TURN } from "./soak.js";
 import { CHAT_COMPLETIONS } from "./turn-formats.js";
 import { startBenchServer } from "./turn-server.js";
-import { childStreamer, type Streamer } from "./turn-world.js";
+import { childStreamer } from "./turn-world.js";
 
 /**
- * `node dist/bench/soak-run.js [turns=1000] [every=50] [compactions=5] [stdio|acp]`: the
+ * `node dist/bench/soak-run.js [turns=1000] [every=50] [compactions=5] [stdio|acp|sdk]`: the
  * long-session soak through one side, printing every sample as it goes (bench/soak.ts). The issue's
  * rows come from bench/soak.bench.ts; this is the quick look while finding what grows.
  */
@@ -26,11 +27,18 @@ const child = await childStreamer(CHAT_COMPLETIONS, server, {
   permissions: "full_access",
   timeoutMs: 120_000,
 });
-// ACP: the same store and model, the agent on a session of its own (the stdio one stays empty).
-let streamer: Streamer = child;
+// ACP and the SDK: the same store and model, on a session of their own (the stdio one stays
+// empty).
+let streamer: SoakStreamer & { close(): Promise<void> } = child;
 if (side === "acp") {
   await child.proc.close();
   streamer = await acpStreamer(CHAT_COMPLETIONS, child.box, { mode: "full_access" });
+} else if (side === "sdk") {
+  await child.proc.close();
+  streamer = await sdkStreamer(CHAT_COMPLETIONS, child.box, {
+    permissions: "full_access",
+    timeoutMs: 120_000,
+  });
 }
 try {
   const result = await soak(server, streamer, child.box, {
