@@ -57,11 +57,34 @@ export class EventTap {
 export async function sdkStreamer(
   format: WireFormat,
   box: Sandbox,
-  options: { permissions?: "full_access"; timeoutMs?: number } = {},
+  options: {
+    permissions?: "full_access";
+    timeoutMs?: number;
+    /**
+     * Also time, per turn, the SDK's own share: from the raw line of `turn_started` read off the
+     * pipe (the SDK's trace hook, before it parses) to the event handed to the application.
+     */
+    lag?: boolean;
+  } = {},
 ) {
   let client: AgentClient | undefined;
   const proc = new EventTap(() => client);
+  /** Per turn, ms from turn_started's raw line to its event delivered (with `lag`). */
+  const lagMs: number[] = [];
+  let rawAt: bigint | undefined;
+  const trace = (direction: "in" | "out", line: string) => {
+    if (direction === "in" && line.includes('"type":"turn_started"'))
+      rawAt = process.hrtime.bigint();
+  };
+  const onEvent = (event: TurnEventParams) => {
+    if (rawAt !== undefined && event.event.type === "turn_started") {
+      lagMs.push(Number(process.hrtime.bigint() - rawAt) / 1e6);
+      rawAt = undefined;
+    }
+    proc.push(event);
+  };
   client = await AgentClient.spawn({
+    ...(options.lag ? { trace } : {}),
     cwd: box.workspace,
     env: {
       PATH: process.env.PATH,
@@ -80,12 +103,13 @@ export async function sdkStreamer(
     label: "sdk" as const,
     proc,
     client: sdk,
+    lagMs,
     deltaOf: turnEventDelta,
     begin: async () => {
       const signal = AbortSignal.timeout(options.timeoutMs ?? 120_000);
       const result = await sdk.turn("Go on.", {
         ...(options.permissions ? { permissions: options.permissions } : {}),
-        onEvent: (event) => proc.push(event),
+        onEvent,
         signal,
       });
       if (result.status !== "completed")

@@ -10,7 +10,8 @@ import { childStreamer } from "./turn-world.js";
 /**
  * `node dist/bench/soak-run.js [turns=1000] [every=50] [compactions=5] [stdio|acp|sdk]`: the
  * long-session soak through one side, printing every sample as it goes (bench/soak.ts). The issue's
- * rows come from bench/soak.bench.ts; this is the quick look while finding what grows.
+ * rows come from bench/soak.bench.ts; this is the quick look while finding what grows. With
+ * `sdk` and MC_BENCH_SDK_LAG=1 it also prints the SDK's own share of the admission.
  */
 const turns = Number(process.argv[2] ?? 1000);
 const every = Number(process.argv[3] ?? 50);
@@ -30,15 +31,19 @@ const child = await childStreamer(CHAT_COMPLETIONS, server, {
 // ACP and the SDK: the same store and model, on a session of their own (the stdio one stays
 // empty).
 let streamer: SoakStreamer & { close(): Promise<void> } = child;
+let sdkLag: number[] = [];
 if (side === "acp") {
   await child.proc.close();
   streamer = await acpStreamer(CHAT_COMPLETIONS, child.box, { mode: "full_access" });
 } else if (side === "sdk") {
   await child.proc.close();
-  streamer = await sdkStreamer(CHAT_COMPLETIONS, child.box, {
+  const sdk = await sdkStreamer(CHAT_COMPLETIONS, child.box, {
     permissions: "full_access",
     timeoutMs: 120_000,
+    lag: process.env.MC_BENCH_SDK_LAG === "1",
   });
+  sdkLag = sdk.lagMs;
+  streamer = sdk;
 }
 try {
   const result = await soak(server, streamer, child.box, {
@@ -58,6 +63,10 @@ try {
   console.log(
     `first delta p50 turns 51-..: ${window(result.firstDeltaMs, every + 1).toFixed(2)} ms, last ${every}: ${window(result.firstDeltaMs, last).toFixed(2)} ms`,
   );
+  if (sdkLag.length > 0)
+    console.log(
+      `SDK's share of admission (turn_started's raw line read to its event delivered) p50 turns 51-..: ${window(sdkLag, every + 1).toFixed(3)} ms, last ${every}: ${window(sdkLag, last).toFixed(3)} ms`,
+    );
   console.log(
     `summaries ${result.summaries}, calls ${result.calls}, load ${(loadavg()[0] ?? 0).toFixed(1)}`,
   );
