@@ -69,18 +69,27 @@ export async function sdkStreamer(
 ) {
   let client: AgentClient | undefined;
   const proc = new EventTap(() => client);
-  /** Per turn, ms from turn_started's raw line to its event delivered (with `lag`). */
-  const lagMs: number[] = [];
-  let rawAt: bigint | undefined;
+  /**
+   * Per turn, ms from the raw line read to the event handed over (with `lag`): of its
+   * `turn_started`, and of its first `message_delta`.
+   */
+  const lagMs = { admission: [] as number[], firstDelta: [] as number[] };
+  const rawAt = new Map<string, bigint>();
   const trace = (direction: "in" | "out", line: string) => {
-    if (direction === "in" && line.includes('"type":"turn_started"'))
-      rawAt = process.hrtime.bigint();
+    if (direction !== "in") return;
+    for (const type of ["turn_started", "message_delta"])
+      if (!rawAt.has(type) && line.includes(`"type":"${type}"`))
+        rawAt.set(type, process.hrtime.bigint());
+  };
+  const lagOf = (type: string, into: number[]) => {
+    const at = rawAt.get(type);
+    if (at === undefined || at === 0n) return;
+    into.push(Number(process.hrtime.bigint() - at) / 1e6);
+    rawAt.set(type, 0n); // the turn's first one only, until the next turn
   };
   const onEvent = (event: TurnEventParams) => {
-    if (rawAt !== undefined && event.event.type === "turn_started") {
-      lagMs.push(Number(process.hrtime.bigint() - rawAt) / 1e6);
-      rawAt = undefined;
-    }
+    if (event.event.type === "turn_started") lagOf("turn_started", lagMs.admission);
+    if (event.event.type === "message_delta") lagOf("message_delta", lagMs.firstDelta);
     proc.push(event);
   };
   client = await AgentClient.spawn({
@@ -106,6 +115,7 @@ export async function sdkStreamer(
     lagMs,
     deltaOf: turnEventDelta,
     begin: async () => {
+      rawAt.clear();
       const signal = AbortSignal.timeout(options.timeoutMs ?? 120_000);
       const result = await sdk.turn("Go on.", {
         ...(options.permissions ? { permissions: options.permissions } : {}),
