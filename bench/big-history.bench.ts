@@ -109,7 +109,7 @@ async function openAndAdmit(box: Sandbox, id: string): Promise<{ ms: number; rss
 interface Rounds {
   ours: { ms: number; rss: number }[];
   plain: { ms: number; rss: number }[];
-  codex: { resumeMs: number; admittedMs: number; rss: number }[];
+  codex: { resumeMs: number; admittedMs: number; rss: number; answerBytes: number }[];
 }
 
 /** ROUNDS of ours, the bare parse and (warm) Codex, alternating, on `cache`'s page cache. */
@@ -161,7 +161,7 @@ function peerRows(size: string, r: Rounds, peer: Peer, load: string): BenchRow[]
       baseline: median(r.codex.map((x) => x.admittedMs)),
       unit: "ms",
       baselineName: `${PEER}: thread/resume of a ${rollout} + its first turn/start answered, fresh process`,
-      note: `lower is better; ours ${joined(r.ours.map((x) => x.ms))} ms, Codex ${joined(r.codex.map((x) => x.admittedMs))} ms (its thread/resume answered alone: ${joined(r.codex.map((x) => x.resumeMs))} ms); load average ${load}`,
+      note: `lower is better; ours ${joined(r.ours.map((x) => x.ms))} ms, Codex ${joined(r.codex.map((x) => x.admittedMs))} ms (its thread/resume answered alone: ${joined(r.codex.map((x) => x.resumeMs))} ms, the answer ${(Math.max(...r.codex.map((x) => x.answerBytes)) / MB).toFixed(0)} MB: the whole thread); load average ${load}`,
     },
     {
       name: `the child's peak RSS over that open and admission, ${size} history, warm, against the peer`,
@@ -232,7 +232,8 @@ Beside ours, warm, in the same rounds: the peer, ${PEER} (installed as the peer 
 rollout grown with copies of its own turns, fresh IDs, to the same size; a fresh
 \`codex app-server\` (spawned and initialized untimed) answers \`thread/resume\` and then the
 first \`turn/start\` (the turn accepted): the figure is \`thread/resume\` written to the
-\`turn/start\` answer read, its peak RSS read once that turn ended.
+\`turn/start\` answer read (the resume's answer, the whole thread in one line, read and parsed
+once, as a client must), its peak RSS read once that turn ended.
 `,
   async run(): Promise<BenchRow[]> {
     const server = await startBenchServer();

@@ -1,9 +1,9 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readdirSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Frame } from "../src/conformance/frame.js";
-import { nextId, type Sandbox, sandbox, TestChild } from "../src/conformance/harness.js";
+import { type Sandbox, sandbox } from "../src/conformance/harness.js";
 import { responsesEvents } from "../test/fixtures/responses-server.js";
 import { peakRssMb } from "./bench-support.js";
 import { RESPONSES } from "./turn-formats.js";
@@ -152,50 +152,136 @@ export async function codexBigThread(
   }
 }
 
-async function request(proc: TestChild, method: string, params: unknown) {
-  const frame = await proc.request(method, params, nextId("codex"), 600_000);
-  if (!frame.result) throw new Error(`codex ${method} failed: ${JSON.stringify(frame.error)}`);
-  return frame.result as Record<string, unknown>;
+/**
+ * A minimal JSON-RPC line client for Codex's resume: `thread/resume` answers with the whole
+ * thread, every turn and item of the rollout in one line (over 100 MB for a 100 MB rollout),
+ * which the harness's TestChild would gather by appending to one string and searching it again
+ * at every chunk (quadratic: it was most of the figure). Here each chunk is searched alone and a
+ * line's chunks joined once, then parsed, as a client must.
+ */
+class LineClient {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private chunks: Buffer[] = [];
+  private waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+  private counter = 0;
+  /** Bytes of the longest line read so far. */
+  longest = 0;
+  readonly exited: Promise<void>;
+
+  constructor(binary: string, thread: CodexBigThread) {
+    this.proc = spawn(binary, ["app-server", "--strict-config"], {
+      cwd: thread.box.workspace,
+      env: {
+        PATH: process.env.PATH,
+        HOME: thread.box.home,
+        CODEX_HOME: thread.codexHome,
+        [CODEX_KEY_ENV]: KEY,
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.proc.stderr.resume();
+    this.proc.stdin.on("error", () => {});
+    this.proc.stdout.on("data", (chunk: Buffer) => this.read(chunk));
+    this.exited = new Promise((resolve) => this.proc.on("close", () => resolve()));
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
+  }
+
+  private read(chunk: Buffer): void {
+    let from = 0;
+    for (let lf = chunk.indexOf(10); lf !== -1; lf = chunk.indexOf(10, from)) {
+      this.chunks.push(chunk.subarray(from, lf));
+      const line = Buffer.concat(this.chunks);
+      this.chunks = [];
+      from = lf + 1;
+      this.longest = Math.max(this.longest, line.length);
+      const message = JSON.parse(line.toString("utf8")) as Message;
+      const waiter = this.waiters.find((w) => w.match(message));
+      if (waiter) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve(message);
+      }
+    }
+    if (from < chunk.length) this.chunks.push(chunk.subarray(from));
+  }
+
+  waitFor(match: (m: Message) => boolean, timeoutMs = 600_000): Promise<Message> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("timed out waiting for Codex")), timeoutMs);
+      this.waiters.push({
+        match,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      });
+    });
+  }
+
+  send(message: object): void {
+    this.proc.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async request(method: string, params: unknown): Promise<Record<string, unknown>> {
+    this.counter += 1;
+    const id = `resume${this.counter}`;
+    const answer = this.waitFor((m) => m.id === id);
+    this.send({ id, method, params });
+    const message = await answer;
+    if (!message.result)
+      throw new Error(`codex ${method} failed: ${JSON.stringify(message.error)}`);
+    return message.result;
+  }
+
+  async close(): Promise<void> {
+    this.proc.stdin.end();
+    const timer = setTimeout(() => this.proc.kill("SIGKILL"), 5000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+interface Message {
+  id?: string;
+  method?: string;
+  params?: { threadId?: string; turn?: { status?: string } };
+  result?: Record<string, unknown>;
+  error?: unknown;
 }
 
 /**
  * A fresh app-server (spawned and initialized untimed) resumes the thread and starts a turn:
- * ms from `thread/resume` written to its answer read (`resumeMs`) and to the `turn/start`
- * answer read (`admittedMs`, the turn accepted), and the process's peak RSS once the turn ended.
+ * ms from `thread/resume` written to its answer read and parsed (`resumeMs`) and to the
+ * `turn/start` answer read (`admittedMs`, the turn accepted), the process's peak RSS once the
+ * turn ended, and the bytes of the resume's answer.
  */
 export async function codexResume(binary: string, thread: CodexBigThread) {
-  const proc = new TestChild({
-    cwd: thread.box.workspace,
-    home: thread.box.home,
-    command: [binary, "app-server", "--strict-config"],
-    env: { CODEX_HOME: thread.codexHome, [CODEX_KEY_ENV]: KEY },
-  });
+  const proc = new LineClient(binary, thread);
   try {
-    await request(proc, "initialize", {
+    await proc.request("initialize", {
       clientInfo: { name: "mc-agent-bench", title: null, version: "1.0.0" },
       capabilities: null,
     });
     proc.send({ method: "initialized" });
     const started = performance.now();
-    await request(proc, "thread/resume", { threadId: thread.threadId });
+    await proc.request("thread/resume", { threadId: thread.threadId });
     const resumeMs = performance.now() - started;
-    const completed = proc.waitFor((f: Frame) => {
-      const n = f as unknown as { method?: string; params?: { threadId?: string } };
-      return n.method === "turn/completed" && n.params?.threadId === thread.threadId;
-    }, 600_000);
-    await request(proc, "turn/start", {
+    const answerBytes = proc.longest;
+    const completed = proc.waitFor(
+      (m) => m.method === "turn/completed" && m.params?.threadId === thread.threadId,
+    );
+    await proc.request("turn/start", {
       threadId: thread.threadId,
       input: [{ type: "text", text: "Go on.", text_elements: [] }],
     });
     const admittedMs = performance.now() - started;
-    const done = (await completed) as unknown as { params?: { turn?: { status?: string } } };
+    const done = await completed;
     if (done.params?.turn?.status !== "completed")
       throw new Error(`the resumed Codex turn did not complete: ${JSON.stringify(done.params)}`);
-    return { resumeMs, admittedMs, rss: peakRssMb(proc.pid) };
+    return { resumeMs, admittedMs, rss: peakRssMb(proc.pid), answerBytes };
   } finally {
-    proc.closeStdin();
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
-    await proc.exited;
-    clearTimeout(timer);
+    await proc.close();
   }
 }

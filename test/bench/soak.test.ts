@@ -11,8 +11,9 @@ import { sandbox } from "../../src/conformance/harness.js";
 
 /**
  * The long-session soak of bench/soak.bench.ts, scaled down to prove it runs: a few turns
- * through the stdio child, through `mc-agent acp` and through the client SDK, each with its tool call and answer, the
- * context window small enough that the session compacts; every sample and latency is there.
+ * through the stdio child, through `mc-agent acp` and through the client SDK, each with its
+ * tool call and answer, the context window small enough that the session compacts; every
+ * sample and latency is there.
  * No timing is asserted (docs/benchmarks.md has the figures).
  */
 const TURNS = 12;
@@ -78,11 +79,17 @@ test("the soak runs through the client SDK driving the real child", async () => 
   const box = sandbox("mc-test-soak-sdk-");
   try {
     prepareBox(CHAT_COMPLETIONS, server, box, CONTEXT_WINDOW);
-    const sdk = await sdkStreamer(CHAT_COMPLETIONS, box, { permissions: "full_access" });
+    const sdk = await sdkStreamer(CHAT_COMPLETIONS, box, {
+      permissions: "full_access",
+      lag: true,
+    });
     try {
       // Its own store: every sample is the SDK session's, its admissions read from the events
-      // the SDK handed over.
+      // the SDK handed over; and the SDK's own share timed once a turn for each.
       checkShape(await soak(server, sdk, box, { turns: TURNS, every: EVERY, admitted }), TURNS);
+      assert.equal(sdk.lagMs.admission.length, TURNS);
+      assert.equal(sdk.lagMs.firstDelta.length, TURNS);
+      assert.ok([...sdk.lagMs.admission, ...sdk.lagMs.firstDelta].every((ms) => ms >= 0));
     } finally {
       await sdk.close();
     }
