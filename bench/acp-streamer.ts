@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { CHILD_BIN, type Sandbox, TestChild } from "../src/conformance/harness.js";
 import type { WireFormat } from "./turn-formats.js";
 import type { Streamer } from "./turn-world.js";
@@ -14,7 +15,8 @@ export async function acpStreamer(
   format: WireFormat,
   box: Sandbox,
   options: { mode?: string } = {},
-): Promise<Streamer> {
+): Promise<Streamer & { startupMs: number }> {
+  const spawnedAt = performance.now();
   const proc = new TestChild({
     cwd: box.workspace,
     home: box.home,
@@ -33,11 +35,14 @@ export async function acpStreamer(
   await call("initialize", { protocolVersion: 1, clientCapabilities: {} });
   const session = await call("session/new", { cwd: box.workspace, mcpServers: [] });
   const sessionId = session.sessionId as string;
+  // Spawn to a session ready for a prompt (initialize in between).
+  const startupMs = performance.now() - spawnedAt;
   // A mode of ACP's (docs/acp.md), e.g. full_access for turns that run commands unasked.
   if (options.mode) await call("session/set_mode", { sessionId, modeId: options.mode });
   return {
     label: "child",
     proc,
+    startupMs,
     deltaOf: (frame) => {
       const f = frame as unknown as {
         method?: string;

@@ -1,11 +1,13 @@
+import { loadavg } from "node:os";
 import { type Sandbox, sandbox } from "../src/conformance/harness.js";
+import { acpStreamer } from "./acp-streamer.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
 import { type Bench, type BenchRow, median } from "./report.js";
 import { RESPONSES } from "./turn-formats.js";
 import { measurePair, ratioSpread, sideMedian } from "./turn-pair.js";
 import { codexStreamer } from "./turn-peer-codex.js";
 import { type BenchServer, startBenchServer } from "./turn-server.js";
-import { childStreamer } from "./turn-world.js";
+import { childStreamer, prepareBox } from "./turn-world.js";
 
 /**
  * Our child against the peer a user would pick instead, Codex app-server (`@openai/codex`,
@@ -57,7 +59,9 @@ latency samples alternating who goes first. Latency is the server's first byte (
 ends with the first text delta) to the bench reading the first delta line; throughput is first
 byte to last delta. Start-up is spawn to a session a client can start a turn on: ours spawn →
 \`initialize\` → \`session.create\` result, Codex spawn → \`initialize\` → \`thread/start\` result,
-on a warm home (used before, as a user's is) and on a fresh one (a first run). Caveats: Codex sends its own request (its instructions and tools, about
+on a warm home (used before, as a user's is) and on a fresh one (a first run); and, warm, in
+the same rounds, \`mc-agent acp\` spawn → \`initialize\` → \`session/new\` answered (an
+editor's start, on a home of its own set up as ours), each round's order rotated. Caveats: Codex sends its own request (its instructions and tools, about
 40 KB, where ours sends a few hundred bytes); the server answers both alike and the turn timings start
 at its first byte, so building and sending the request are outside every figure. Codex is a native (Rust) binary while ours is Node, so start-up
 compares runtimes as much as designs. The model name is unknown to Codex (it warns and uses its
@@ -113,15 +117,27 @@ async function peerRows(server: BenchServer, binary: string): Promise<BenchRow[]
 }
 
 /**
- * Spawn to a session ready for a turn, alternating who starts first: on a warm home (one used
- * before, as a user's is; its first start is dropped) and on a fresh one (a first run).
+ * Spawn to a session ready for a turn, each round's order rotated: on a warm home (one used
+ * before, as a user's is; its first start is dropped) ours, `mc-agent acp` (to `session/new`
+ * answered, on a home of its own set up as ours) and Codex; on a fresh one (a first run) ours
+ * and Codex.
  */
 async function startupRows(server: BenchServer, binary: string): Promise<BenchRow[]> {
-  const homes = { ours: sandbox("mc-bench-peer-ours-"), codex: sandbox("mc-bench-peer-codex-") };
-  const warm = { ours: [] as number[], codex: [] as number[] };
+  const homes = {
+    ours: sandbox("mc-bench-peer-ours-"),
+    acp: sandbox("mc-bench-peer-acp-"),
+    codex: sandbox("mc-bench-peer-codex-"),
+  };
+  prepareBox(RESPONSES, server, homes.acp);
+  const warm = { ours: [] as number[], acp: [] as number[], codex: [] as number[] };
   const fresh = { ours: [] as number[], codex: [] as number[] };
   const startOurs = async (box?: Sandbox) => {
     const s = await childStreamer(RESPONSES, server, box ? { box } : {});
+    await s.close();
+    return s.startupMs;
+  };
+  const startAcp = async () => {
+    const s = await acpStreamer(RESPONSES, homes.acp);
     await s.close();
     return s.startupMs;
   };
@@ -130,32 +146,50 @@ async function startupRows(server: BenchServer, binary: string): Promise<BenchRo
     await s.close();
     return s.startupMs;
   };
+  const warmSides = [
+    async () => warm.ours.push(await startOurs(homes.ours)),
+    async () => warm.acp.push(await startAcp()),
+    async () => warm.codex.push(await startCodex(homes.codex)),
+  ];
   try {
     await startOurs(homes.ours);
+    await startAcp();
     await startCodex(homes.codex);
     for (let i = 0; i < STARTUPS; i++) {
+      for (let k = 0; k < warmSides.length; k++)
+        await (warmSides[(i + k) % warmSides.length] as () => Promise<number>)();
       const oursFirst = i % 2 === 0;
-      if (oursFirst) warm.ours.push(await startOurs(homes.ours));
-      warm.codex.push(await startCodex(homes.codex));
-      if (!oursFirst) warm.ours.push(await startOurs(homes.ours));
       if (oursFirst) fresh.ours.push(await startOurs());
       fresh.codex.push(await startCodex());
       if (!oursFirst) fresh.ours.push(await startOurs());
     }
   } finally {
     homes.ours.cleanup();
+    homes.acp.cleanup();
     homes.codex.cleanup();
   }
-  const row = (kind: string, t: { ours: number[]; codex: number[] }): BenchRow => ({
+  const load = `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}`;
+  const slowest = (t: number[]) => Math.max(...t).toFixed(0);
+  const row = (kind: string, t: { ours: number[]; codex: number[] }, target = ""): BenchRow => ({
     name: `start-up to a session ready for a turn, ${kind}: spawn → initialize → session.create result, ours (median of ${STARTUPS})`,
     figure: median(t.ours),
     baseline: median(t.codex),
     unit: "ms",
     baselineName: `${PEER}: spawn → initialize → thread/start result`,
-    note: `lower is better; slowest ours ${Math.max(...t.ours).toFixed(0)} ms, Codex ${Math.max(...t.codex).toFixed(0)} ms`,
+    note: `lower is better${target}; slowest ours ${slowest(t.ours)} ms, Codex ${slowest(t.codex)} ms; ${load}`,
   });
   return [
-    row("warm home (used before, as a user's is)", warm),
+    row("warm home (used before, as a user's is)", warm, "; target at most 0.7"),
+    {
+      name: `\`mc-agent acp\` start-up to a session ready for a prompt, warm home: spawn → initialize → session/new answered (median of ${STARTUPS}, same rounds)`,
+      figure: median(warm.acp),
+      baseline: median(warm.codex),
+      unit: "ms",
+      baselineName: `${PEER}: spawn → initialize → thread/start result`,
+      note: `lower is better; target at most 1; slowest ours ${slowest(warm.acp)} ms; ${load}`,
+    },
     row("fresh home (a first run)", fresh),
   ];
 }
@@ -174,6 +208,10 @@ const bench: Bench = {
   title: "Turns against the peer a user would pick instead: ours vs Codex app-server",
   about: ABOUT,
   async run() {
+    if (process.env.MC_BENCH_NO_PEER === "1") {
+      process.stderr.write("  skipped: MC_BENCH_NO_PEER=1\n");
+      return [];
+    }
     const install = await installCodex();
     if ("skipped" in install) {
       process.stderr.write(`  skipped: ${install.skipped}\n`);

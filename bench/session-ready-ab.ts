@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { sandbox } from "../src/conformance/harness.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
 import { median } from "./report.js";
@@ -14,16 +16,32 @@ import { childStreamer } from "./turn-world.js";
  * side on a warm home of its own (its first two starts dropped: the first may write the code
  * cache). A side is `name=<folder holding bin/ and dist/>` (e.g. a copy of main's build) or
  * `name=.`, this build, either followed by `,VAR=value` for its environment. Prints each side's
- * median, quartiles and slowest, the median of its per-round ratios to Codex and the ratios of
- * the medians. Not a *.bench.ts: it writes nothing into docs/benchmarks.md.
+ * median, quartiles and slowest, its median CPU time (the work apart from the wait for a
+ * core), the median of its per-round ratios to Codex and the ratios of the medians. Not a *.bench.ts: it writes nothing into docs/benchmarks.md.
  */
 const starts = Number(process.argv[2] ?? 20);
 const specs = process.argv.slice(3);
 
 interface Side {
   name: string;
-  start: () => Promise<number>;
+  start: () => Promise<{ ms: number; cpu: number }>;
   times: number[];
+  cpus: number[];
+}
+
+/**
+ * The CPU time (user + system, ms; its threads and any child it waited for) the process has
+ * used so far, from /proc (ticks of 10 ms): the work of a start, apart from the time it waited
+ * for a core on a busy machine. NaN where /proc has none.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+    return ticks * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const server = await startBenchServer();
@@ -42,14 +60,16 @@ const ours = (spec: string): Side => {
   return {
     name,
     times: [],
+    cpus: [],
     start: async () => {
       const s = await childStreamer(RESPONSES, server, {
         box,
         env,
         ...(command ? { command } : {}),
       });
+      const cpu = cpuMs(s.proc.pid);
       await s.close();
-      return s.startupMs;
+      return { ms: s.startupMs, cpu };
     },
   };
 };
@@ -62,10 +82,12 @@ else {
   sides.push({
     name: `Codex app-server ${CODEX_VERSION}`,
     times: [],
+    cpus: [],
     start: async () => {
       const s = await codexStreamer(install.binary, RESPONSES, server, box);
+      const cpu = cpuMs(s.proc.pid);
       await s.close();
-      return s.startupMs;
+      return { ms: s.startupMs, cpu };
     },
   });
 }
@@ -75,15 +97,17 @@ try {
   for (let i = 0; i < starts; i++)
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(i + k) % sides.length] as Side;
-      side.times.push(await side.start());
+      const { ms, cpu } = await side.start();
+      side.times.push(ms);
+      side.cpus.push(cpu);
     }
   const q = (t: number[], p: number) =>
     [...t].sort((a, b) => a - b)[Math.floor(p * (t.length - 1))];
   const last = sides[sides.length - 1] as Side;
-  for (const { name, times } of sides) {
+  for (const { name, times, cpus } of sides) {
     const ratio = median(times.map((t, i) => t / (last.times[i] as number)));
     process.stdout.write(
-      `${name}: median ${median(times).toFixed(1)} ms (q1 ${q(times, 0.25)?.toFixed(1)}, q3 ${q(times, 0.75)?.toFixed(1)}, slowest ${Math.max(...times).toFixed(1)}; per-round ratio to ${last.name}, median ${ratio.toFixed(3)})\n`,
+      `${name}: median ${median(times).toFixed(1)} ms (q1 ${q(times, 0.25)?.toFixed(1)}, q3 ${q(times, 0.75)?.toFixed(1)}, slowest ${Math.max(...times).toFixed(1)}; per-round ratio to ${last.name}, median ${ratio.toFixed(3)}); CPU median ${median(cpus).toFixed(0)} ms; load average ${loadavg()[0]?.toFixed(1)}\n`,
     );
   }
   for (const [k, { name }] of sides.entries())

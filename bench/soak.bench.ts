@@ -3,14 +3,15 @@ import type { Frame } from "../src/conformance/frame.js";
 import { sandbox } from "../src/conformance/harness.js";
 import { acpStreamer } from "./acp-streamer.js";
 import type { Bench, BenchRow } from "./report.js";
+import { sdkStreamer } from "./sdk-streamer.js";
 import { medianOfTurns, type SoakResult, soak, TOKENS_PER_TURN } from "./soak.js";
 import { CHAT_COMPLETIONS } from "./turn-formats.js";
 import { type BenchServer, startBenchServer } from "./turn-server.js";
-import { childStreamer } from "./turn-world.js";
+import { childStreamer, prepareBox } from "./turn-world.js";
 
 /**
- * Issue 44's long-session soak (bench/soak.ts) through the stdio child and through
- * `mc-agent acp`: one session each, MC_BENCH_SOAK_TURNS turns (1,000 by default), compacting
+ * Issue 44's long-session soak (bench/soak.ts) through the stdio child, through `mc-agent acp`
+ * and through the client SDK (`AgentClient` driving the real child): one session each, MC_BENCH_SOAK_TURNS turns (1,000 by default), compacting
  * about five times. The baselines are the same process's own early turns: its RSS at turn 50,
  * and the p50 of turns 51-100.
  */
@@ -54,6 +55,21 @@ async function acpSoak(server: BenchServer): Promise<SoakResult> {
       return await soak(server, agent, box, { turns: TURNS, every: EVERY });
     } finally {
       await agent.close();
+    }
+  } finally {
+    box.cleanup();
+  }
+}
+
+async function sdkSoak(server: BenchServer): Promise<SoakResult> {
+  const box = sandbox("mc-bench-soak-sdk-");
+  try {
+    prepareBox(CHAT_COMPLETIONS, server, box, CONTEXT_WINDOW);
+    const sdk = await sdkStreamer(CHAT_COMPLETIONS, box, { permissions: "full_access" });
+    try {
+      return await soak(server, sdk, box, { turns: TURNS, every: EVERY, admitted: isTurnStarted });
+    } finally {
+      await sdk.close();
     }
   } finally {
     box.cleanup();
@@ -112,8 +128,11 @@ One session of MC_BENCH_SOAK_TURNS turns (1,000 here unless a row says otherwise
 loopback server (bench/soak.ts): each turn the model says a few words and calls \`shell\`
 (twenty lines, about 380 bytes), then answers 2 KB; the model's context window is set so the
 session compacts about five times. Through the stdio child (\`full_access\`, so each turn takes
-its two checkpoints) and through \`mc-agent acp\` (mode \`full_access\`). The baselines are the
-same process's own early turns. The load average beside each row is the machine's at its end.
+its two checkpoints), through \`mc-agent acp\` (mode \`full_access\`) and through the client
+SDK (\`AgentClient\` spawning the real child, \`client.turn()\` with \`full_access\`: its
+admission and first delta are read as the SDK hands the events to the application). The
+baselines are the same process's own early turns. The load average beside each row is the
+machine's at its end.
 `,
   async run(): Promise<BenchRow[]> {
     const server = await startBenchServer();
@@ -121,7 +140,13 @@ same process's own early turns. The load average beside each row is the machine'
       const stdio = await stdioSoak(server);
       const stdioLoad = loadNow();
       const acp = await acpSoak(server);
-      return [...rows("mc-agent stdio", stdio, stdioLoad), ...rows("mc-agent acp", acp, loadNow())];
+      const acpLoad = loadNow();
+      const sdk = await sdkSoak(server);
+      return [
+        ...rows("mc-agent stdio", stdio, stdioLoad),
+        ...rows("mc-agent acp", acp, acpLoad),
+        ...rows("client SDK", sdk, loadNow()),
+      ];
     } finally {
       await server.close();
     }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Frame } from "../src/conformance/frame.js";
-import type { Sandbox } from "../src/conformance/harness.js";
+import type { Sandbox, TestChild } from "../src/conformance/harness.js";
 import { answerEvents, call } from "../test/fixtures/chat-completions-server.js";
 import type { BenchServer, Planner, SeenCall } from "./turn-server.js";
 import type { Streamer } from "./turn-world.js";
@@ -11,15 +11,23 @@ import type { Streamer } from "./turn-world.js";
  * as a working session's is: the model says a few words and calls `shell` (a few hundred bytes
  * of output), then answers 2 KB; the model's context window is set so that the session compacts
  * several times. Per turn: admission (turn.start written to its `turn_started` read; stdio
- * only) and first delta (the server's first byte, the rest held back, to the first delta
+ * and the SDK) and first delta (the server's first byte, the rest held back, to the first delta
  * read); every `every` turns: the process's resident memory and the history's size.
  * bench/soak.bench.ts runs it at the issue's size; test/bench/soak.test.ts scaled down.
  */
+/**
+ * What the soak drives: a Streamer of the turn benchmarks (the stdio child, `mc-agent acp`) or
+ * the SDK's (bench/sdk-streamer.ts), whose `proc` is only a reader of what the SDK delivers.
+ */
+export type SoakStreamer = Pick<Streamer, "deltaOf" | "begin" | "forget"> & {
+  readonly proc: Pick<TestChild, "waitFor" | "pid">;
+};
+
 export interface SoakOptions {
   turns: number;
   /** RSS and the history's size are sampled every this many turns (and after the last). */
   every: number;
-  /** The frame that admits a turn (stdio: its `turn_started`), or none (ACP, the SDK). */
+  /** The frame that admits a turn (stdio, the SDK: its `turn_started`), or none (ACP). */
   admitted?: (frame: Frame) => boolean;
   /** Told each sample as it is taken (a long run's progress). */
   onSample?: (sample: SoakSample) => void;
@@ -99,7 +107,7 @@ const msSince = (from: bigint, to: bigint) => Number(to - from) / 1e6;
 /** Runs the soak on `streamer` (a fresh session on `box`), its server's plan set here. */
 export async function soak(
   server: BenchServer,
-  streamer: Streamer,
+  streamer: SoakStreamer,
   box: Sandbox,
   options: SoakOptions,
 ): Promise<SoakResult> {

@@ -21,11 +21,15 @@ import type { Streamer } from "./turn-world.js";
  * the same clean environment as our child (the harness passes only PATH and HOME), so no
  * NODE_EXTRA_CA_CERTS.
  */
-const KEY_ENV = "MC_BENCH_CODEX_KEY";
+export const CODEX_KEY_ENV = "MC_BENCH_CODEX_KEY";
 
-function config(format: WireFormat, server: BenchServer): string {
+export function codexConfig(
+  format: WireFormat,
+  server: Pick<BenchServer, "url">,
+  extra = "",
+): string {
   return `# Written by the mc-agent benchmarks; the model is the bench's loopback server.
-model = "${format.model}"
+${extra}model = "${format.model}"
 model_provider = "bench"
 approval_policy = "never"
 sandbox_mode = "read-only"
@@ -35,7 +39,7 @@ web_search = "disabled"
 [model_providers.bench]
 name = "bench"
 base_url = "${format.baseUrl(server.url)}"
-env_key = "${KEY_ENV}"
+env_key = "${CODEX_KEY_ENV}"
 wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
@@ -76,18 +80,20 @@ export async function codexStreamer(
   format: WireFormat,
   server: BenchServer,
   home?: Sandbox,
-): Promise<Streamer & { startupMs: number }> {
+  /** More top-level config.toml keys (e.g. `model_auto_compact_token_limit = 20000`). */
+  extraConfig = "",
+): Promise<Streamer & { startupMs: number; threadId: string; codexHome: string }> {
   const box = home ?? sandbox("mc-bench-codex-");
   const codexHome = join(box.home, "codex");
   mkdirSync(codexHome, { recursive: true });
-  writeFileSync(join(codexHome, "config.toml"), config(format, server));
+  writeFileSync(join(codexHome, "config.toml"), codexConfig(format, server, extraConfig));
   const spawnedAt = performance.now();
   // --strict-config: a key this version does not know fails the start instead of being ignored.
   const proc = new TestChild({
     cwd: box.workspace,
     home: box.home,
     command: [binary, "app-server", "--strict-config"],
-    env: { CODEX_HOME: codexHome, [KEY_ENV]: "sk-bench" },
+    env: { CODEX_HOME: codexHome, [CODEX_KEY_ENV]: "sk-bench" },
   });
   const close = async () => {
     // The app-server ends when its stdin closes; kill it if it lingers.
@@ -110,6 +116,8 @@ export async function codexStreamer(
       label: "codex",
       proc,
       startupMs,
+      threadId,
+      codexHome,
       deltaOf: (frame) => {
         const f = frame as unknown as Notification;
         return f.method === "item/agentMessage/delta" ? ((f.params?.delta as string) ?? "") : "";

@@ -65,26 +65,7 @@ export async function childStreamer(
   }
 > {
   const box = options.box ?? sandbox("mc-bench-turn-");
-  const base_url = format.baseUrl(server.url);
-  const provider =
-    format.type === "openai-compatible"
-      ? { type: format.type, base_url, api_key_env: Object.keys(format.keyEnv)[0] }
-      : { base_url };
-  writeConfig(box, {
-    providers: { [format.provider]: provider },
-    enabled_models: [`${format.provider}/${format.model}`],
-    model: `${format.provider}/${format.model}`,
-  });
-  const model: CacheModelFixture = {
-    id: format.model,
-    name: format.name,
-    ...(options.contextWindow ? { context_window: options.contextWindow } : {}),
-  };
-  writeCache(
-    box,
-    format.provider,
-    cacheDoc(format.provider, { type: format.type, base_url }, [model]),
-  );
+  prepareBox(format, server, box, options.contextWindow);
   const spawnedAt = performance.now();
   const proc = await startReady(box, TURN_CAPS, {
     env: { ...format.keyEnv, ...options.env },
@@ -99,15 +80,7 @@ export async function childStreamer(
     box,
     startupMs,
     lastResult: () => lastResult,
-    deltaOf: (frame) => {
-      const f = frame as unknown as {
-        method?: string;
-        params?: { event: { type: string; text?: string } };
-      };
-      return f.method === "turn.event" && f.params?.event.type === "message_delta"
-        ? (f.params.event.text ?? "")
-        : "";
-    },
+    deltaOf: turnEventDelta,
     begin: async () => {
       const id = nextId("turn");
       const response = proc.waitFor((f) => f.id === id, options.timeoutMs ?? 120_000);
@@ -132,6 +105,49 @@ export async function childStreamer(
       if (!options.box) box.cleanup();
     },
   };
+}
+
+/** The text of a `turn.event` frame's `message_delta`, or "" for any other frame. */
+export function turnEventDelta(frame: Frame): string {
+  const f = frame as unknown as {
+    method?: string;
+    params?: { event: { type: string; text?: string } };
+  };
+  return f.method === "turn.event" && f.params?.event.type === "message_delta"
+    ? (f.params.event.text ?? "")
+    : "";
+}
+
+/**
+ * Writes `box`'s settings and catalog cache so that its selected model is `format`'s, served by
+ * `server` (with `contextWindow` in the catalog when given: the engine compacts against it).
+ */
+export function prepareBox(
+  format: WireFormat,
+  server: Pick<BenchServer, "url">,
+  box: Sandbox,
+  contextWindow?: number,
+): void {
+  const base_url = format.baseUrl(server.url);
+  const provider =
+    format.type === "openai-compatible"
+      ? { type: format.type, base_url, api_key_env: Object.keys(format.keyEnv)[0] }
+      : { base_url };
+  writeConfig(box, {
+    providers: { [format.provider]: provider },
+    enabled_models: [`${format.provider}/${format.model}`],
+    model: `${format.provider}/${format.model}`,
+  });
+  const model: CacheModelFixture = {
+    id: format.model,
+    name: format.name,
+    ...(contextWindow ? { context_window: contextWindow } : {}),
+  };
+  writeCache(
+    box,
+    format.provider,
+    cacheDoc(format.provider, { type: format.type, base_url }, [model]),
+  );
 }
 
 /** The bare SSE relay (bench/turn-relay) reading `format`'s stream from `server`. */

@@ -1,23 +1,28 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { acpStreamer } from "../../bench/acp-streamer.js";
+import { sdkStreamer } from "../../bench/sdk-streamer.js";
 import { type SoakResult, soak } from "../../bench/soak.js";
 import { CHAT_COMPLETIONS } from "../../bench/turn-formats.js";
 import { startBenchServer } from "../../bench/turn-server.js";
-import { childStreamer } from "../../bench/turn-world.js";
+import { childStreamer, prepareBox } from "../../bench/turn-world.js";
 import type { Frame } from "../../src/conformance/frame.js";
 import { sandbox } from "../../src/conformance/harness.js";
 
 /**
  * The long-session soak of bench/soak.bench.ts, scaled down to prove it runs: a few turns
- * through the stdio child and through `mc-agent acp`, each with its tool call and answer, the
- * context window small enough that the session compacts; every sample and latency is there.
+ * through the stdio child, through `mc-agent acp` and through the client SDK, each with its
+ * tool call and answer, the context window small enough that the session compacts; every
+ * sample and latency is there.
  * No timing is asserted (docs/benchmarks.md has the figures).
  */
 const TURNS = 12;
 const EVERY = 4;
 /** Small enough that a dozen turns compact (each adds about 800 tokens). */
 const CONTEXT_WINDOW = 6000;
+
+const admitted = (frame: Frame) =>
+  (frame as { params?: { event?: { type?: string } } }).params?.event?.type === "turn_started";
 
 function checkShape(result: SoakResult, admissions: number): void {
   assert.deepEqual(
@@ -48,9 +53,6 @@ test("the soak runs through the stdio child and through mc-agent acp", async () 
       box,
     });
     try {
-      const admitted = (frame: Frame) =>
-        (frame as { params?: { event?: { type?: string } } }).params?.event?.type ===
-        "turn_started";
       checkShape(await soak(server, child, box, { turns: TURNS, every: EVERY, admitted }), TURNS);
     } finally {
       await child.close();
@@ -65,6 +67,31 @@ test("the soak runs through the stdio child and through mc-agent acp", async () 
       assert.ok(result.calls >= 2 * TURNS + result.summaries, `calls: ${result.calls}`);
     } finally {
       await agent.close();
+    }
+  } finally {
+    await server.close();
+    box.cleanup();
+  }
+});
+
+test("the soak runs through the client SDK driving the real child", async () => {
+  const server = await startBenchServer();
+  const box = sandbox("mc-test-soak-sdk-");
+  try {
+    prepareBox(CHAT_COMPLETIONS, server, box, CONTEXT_WINDOW);
+    const sdk = await sdkStreamer(CHAT_COMPLETIONS, box, {
+      permissions: "full_access",
+      lag: true,
+    });
+    try {
+      // Its own store: every sample is the SDK session's, its admissions read from the events
+      // the SDK handed over; and the SDK's own share timed once a turn for each.
+      checkShape(await soak(server, sdk, box, { turns: TURNS, every: EVERY, admitted }), TURNS);
+      assert.equal(sdk.lagMs.admission.length, TURNS);
+      assert.equal(sdk.lagMs.firstDelta.length, TURNS);
+      assert.ok([...sdk.lagMs.admission, ...sdk.lagMs.firstDelta].every((ms) => ms >= 0));
+    } finally {
+      await sdk.close();
     }
   } finally {
     await server.close();
