@@ -37,7 +37,12 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
     startMcpServers(state, settings, trust);
   // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
   const probeSandboxFirst = !handover?.initialized;
-  const handlers = buildHandlers(state, { seam, mcp, probeSandboxFirst });
+  const handlers = buildHandlers(state, {
+    seam,
+    mcp,
+    probeSandboxFirst,
+    ...(handover?.turnFacts ? { turnFacts: handover.turnFacts } : {}),
+  });
   const dispatcher = serveStdio({ state, handlers }, handover);
   refreshCodeCacheAfterStart(env, () => !dispatcher.quietFor(REFRESH_QUIET_MS));
 }

@@ -1,5 +1,3 @@
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { z } from "zod";
 import { type Infer, lazy } from "../protocol/lazy.js";
 import { type RenameGate, writeFileAtomic } from "./atomic-write.js";
@@ -54,24 +52,7 @@ export const ClaudeCredentialsFile = lazy(() =>
 );
 export type ClaudeCredentialsFile = Infer<typeof ClaudeCredentialsFile>;
 
-export interface CredentialPaths {
-  mcAuth: string;
-  codexAuth: string;
-  claudeCredentials: string;
-}
-
-/** Where the credential files are; empty variables count as unset. */
-export function credentialPaths(home: string, env: NodeJS.ProcessEnv): CredentialPaths {
-  const userHome = env.HOME || homedir();
-  return {
-    mcAuth: join(home, "auth.json"),
-    codexAuth: join(env.CODEX_HOME || join(userHome, ".codex"), "auth.json"),
-    claudeCredentials: join(
-      env.CLAUDE_CONFIG_DIR || join(userHome, ".claude"),
-      ".credentials.json",
-    ),
-  };
-}
+export { type CredentialPaths, credentialPaths } from "./credential-paths.js";
 
 /** A parsed credential file, or null when absent, unsafe, oversized or malformed. */
 export async function readCredentialFile<T>(path: string, schema: z.ZodType<T>): Promise<T | null> {

@@ -58,11 +58,24 @@ export interface Sandbox {
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
   private probing: Promise<void> | null = null;
+  /** Probes made before this child loaded, by network setting (`adopt`). */
+  private readonly adopted = new Map<boolean, SandboxAvailability>();
 
   constructor(private inputs: PolicyInputs) {}
 
+  /**
+   * What the starter probed with this child's own inputs under each network setting
+   * (src/boot/turn-facts.ts): taken as this child's probe of that setting, never made again, so
+   * what the child does with its sandbox is what the starter's answer said.
+   */
+  adopt(probes: readonly { network: boolean; availability: SandboxAvailability }[]): void {
+    for (const probe of probes) this.adopted.set(probe.network, probe.availability);
+    this.takeAdopted();
+  }
+
   /** Starts the probe without blocking the event loop (once); settles when it is known. */
   start(): Promise<void> {
+    this.takeAdopted();
     if (this.probing === null) {
       const inputs = this.inputs;
       this.probing = probeSandboxAsync(sandboxPolicy(inputs), inputs.env).then((availability) => {
@@ -96,7 +109,16 @@ export class ChildSandbox {
     return this.probe().sandbox;
   }
 
+  /** The adopted probe of the current network setting, if any and nothing is known yet. */
+  private takeAdopted(): void {
+    const availability = this.adopted.get(this.inputs.network);
+    if (this.probed !== null || availability === undefined) return;
+    this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };
+    this.probing = Promise.resolve();
+  }
+
   private probe() {
+    this.takeAdopted();
     if (this.probed === null) {
       const availability = probeSandbox(sandboxPolicy(this.inputs), this.inputs.env);
       this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };

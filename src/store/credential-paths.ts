@@ -1,0 +1,26 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * Where the credential files are (credentials.ts reads and writes them). A module of its own,
+ * without zod: the sandbox's policy and the stores' paths need only these paths, and the
+ * starter's probe (src/boot/turn-facts.ts) loads them before zod has loaded.
+ */
+export interface CredentialPaths {
+  mcAuth: string;
+  codexAuth: string;
+  claudeCredentials: string;
+}
+
+/** Where the credential files are; empty variables count as unset. */
+export function credentialPaths(home: string, env: NodeJS.ProcessEnv): CredentialPaths {
+  const userHome = env.HOME || homedir();
+  return {
+    mcAuth: join(home, "auth.json"),
+    codexAuth: join(env.CODEX_HOME || join(userHome, ".codex"), "auth.json"),
+    claudeCredentials: join(
+      env.CLAUDE_CONFIG_DIR || join(userHome, ".claude"),
+      ".credentials.json",
+    ),
+  };
+}

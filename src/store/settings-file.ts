@@ -1,0 +1,26 @@
+import { join } from "node:path";
+
+/**
+ * The global settings file's place, bound and JSON reading (settings.ts validates what they
+ * read). A module of its own, without zod: the sandbox's network hint (agent/sandbox/
+ * network-hint.ts) reads the file raw in the starter (src/boot/turn-facts.ts), before zod has
+ * loaded.
+ */
+
+/** Settings files larger than this are invalid (they are a few hundred bytes in practice). */
+export const SETTINGS_BYTES = 1_048_576;
+
+export function globalSettingsPath(home: string): string {
+  return join(home, "config.json");
+}
+
+export const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** JSON from UTF-8 bytes, or undefined for invalid UTF-8 or JSON. */
+export function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(strictUtf8.decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
