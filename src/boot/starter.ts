@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
@@ -136,7 +137,8 @@ async function turnFactsFor(
   handedOver: string | null,
 ): Promise<{ facts: TurnFacts; extras: Record<string, object> | undefined } | null> {
   try {
-    const found = await import("./turn-facts.js");
+    // Its own file beside this one (scripts/bundle.js): a plain start never reads it.
+    const found: typeof import("./turn-facts.js") = createRequire(__filename)("./turn-facts.cjs");
     const facts = await found.findTurnFacts(found.childInputs(handedOver));
     const proven = found.provenTurnExtras(facts);
     return { facts, extras: proven ? { turn: proven } : undefined };
