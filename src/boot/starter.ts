@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { SandboxKind, SandboxProbe } from "../agent/sandbox/probe.js";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
@@ -96,11 +97,18 @@ export function startChild(
       answerInitialize(request, facts, handover);
       return void handOver(load, handover, detach);
     }
-    // The sandbox's probe runs (a process of its own) before the child loads: its load would
-    // hold the event loop, and the answer with it, for longer than the probe takes.
-    void turnFactsFor(handedOver).then((found) => {
-      handover.turnFacts = found?.facts;
-      if (found) answerInitialize(request, facts, handover, found.extras);
+    // One the hand check leaves to the child (whatever is found) is the child's at once.
+    const accepted = fastInitializeLine(request.id, request.params, facts, { turn: {} }) !== null;
+    // Started only now: a spawn waits for its process to start (libuv), which a plain
+    // initialize, the most common first frame, should not wait behind (docs/benchmarks.md).
+    const turnFacts = accepted ? startTurnFacts(handedOver) : null;
+    if (turnFacts === null) return void handOver(load, handover, detach);
+    handover.turnFacts = turnFacts;
+    // The child loads once the probe has ended: its load would hold the event loop, and the
+    // answer with it, for longer than the probe takes.
+    void turnFacts.sandbox.then((probed) => {
+      const proven = provenTurnExtras(probed, turnFacts.checkpoints);
+      if (proven) answerInitialize(request, facts, handover, { turn: proven });
       void handOver(load, handover, detach);
     });
   };
@@ -130,21 +138,32 @@ function needsTurnFacts(params: unknown): boolean {
 }
 
 /**
- * What the child would find out for `turn`, and the extension's parameters when they are proven
- * (turn-facts.ts); null when finding out failed (the child then finds out itself).
+ * Starts finding out what an initialize negotiating `turn` names (turn-facts.ts), or null where
+ * that fails (the child then finds out itself, as it would have).
  */
-async function turnFactsFor(
-  handedOver: string | null,
-): Promise<{ facts: TurnFacts; extras: Record<string, object> | undefined } | null> {
+function startTurnFacts(handedOver: string | null): TurnFacts | null {
   try {
-    // Its own file beside this one (scripts/bundle.js): a plain start never reads it.
+    // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
     const found: typeof import("./turn-facts.js") = createRequire(__filename)("./turn-facts.cjs");
-    const facts = await found.findTurnFacts(found.childInputs(handedOver));
-    const proven = found.provenTurnExtras(facts);
-    return { facts, extras: proven ? { turn: proven } : undefined };
+    return found.startTurnFacts(found.childInputs(handedOver));
   } catch {
     return null;
   }
+}
+
+/**
+ * The turn extension's found-out parameters when they are proven to be the child's: every
+ * probe the child may adopt (one per network setting it may validate) found the same sandbox.
+ * Null otherwise: the child answers then, with the probe of the setting it validated.
+ */
+function provenTurnExtras(
+  probed: readonly SandboxProbe[],
+  checkpoints: TurnFacts["checkpoints"],
+): { sandbox: SandboxKind | null; checkpoints: TurnFacts["checkpoints"] } | null {
+  const kinds = new Set(probed.map((probe) => probe.availability.sandbox));
+  const [kind] = kinds;
+  if (kinds.size !== 1 || kind === undefined) return null;
+  return { sandbox: kind, checkpoints };
 }
 
 /**

@@ -3,7 +3,7 @@ import { checkpointsAvailability } from "../agent/checkpoints/availability.js";
 import { keepOutOf } from "../agent/checkpoints/keep-out.js";
 import { sandboxNetworkHint } from "../agent/sandbox/network-hint.js";
 import { sandboxPolicy } from "../agent/sandbox/policy.js";
-import { probeSandboxAsync, type SandboxAvailability } from "../agent/sandbox/probe.js";
+import { probeSandboxAsync, type SandboxProbe } from "../agent/sandbox/probe.js";
 import type { CheckpointsAvailability } from "../protocol/schemas/checkpoints.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
 import { resolveHome } from "../store/home.js";
@@ -24,9 +24,12 @@ import { storePaths } from "../store/store-paths.js";
  * only when both find the same sandbox, and the child takes the probe of the setting it validates.
  */
 export interface TurnFacts {
-  /** The sandbox as probed under each network setting the child may end up with. */
-  sandbox: { network: boolean; availability: SandboxAvailability }[];
+  /** Git on PATH and a workspace outside mc's stores: found at once. */
   checkpoints: CheckpointsAvailability;
+  /** Settles once every probe has ended (each in a process of its own); never rejects. */
+  sandbox: Promise<readonly SandboxProbe[]>;
+  /** The probes, once `sandbox` has settled: what the child adopts as they are. */
+  probed?: readonly SandboxProbe[];
 }
 
 /** The inputs the child derives (src/server/stdio.ts `runStdio`), derived the same way. */
@@ -48,27 +51,24 @@ export function childInputs(handedOver: string | null): ChildInputs {
   return { workspace: realpathSync(process.cwd()), home: resolveHome(env), env };
 }
 
-/** Probes the sandbox (each candidate network setting at once) and finds git; never rejects. */
-export async function findTurnFacts(inputs: ChildInputs): Promise<TurnFacts> {
+/**
+ * Starts the sandbox's probes (each candidate network setting at once) and finds git. Throws
+ * only where the child's own start would (no workspace).
+ */
+export function startTurnFacts(inputs: ChildInputs): TurnFacts {
   const networks = sandboxNetworkHint(inputs.home) ? [false, true] : [false];
   const probes = networks.map(async (network) => ({
     network,
     availability: await probeSandboxAsync(sandboxPolicy({ ...inputs, network }), inputs.env),
   }));
   const keepOut = keepOutOf(inputs.workspace, storePaths(inputs.home, inputs.env));
-  const checkpoints = checkpointsAvailability(inputs.env, keepOut);
-  return { sandbox: await Promise.all(probes), checkpoints };
-}
-
-/**
- * The turn extension's found-out parameters when they are proven to be the child's (every
- * candidate probe found the same sandbox), or null: the child answers then.
- */
-export function provenTurnExtras(
-  facts: TurnFacts,
-): { sandbox: SandboxAvailability["sandbox"]; checkpoints: CheckpointsAvailability } | null {
-  const kinds = new Set(facts.sandbox.map((probe) => probe.availability.sandbox));
-  const [kind] = kinds;
-  if (kinds.size !== 1 || kind === undefined) return null;
-  return { sandbox: kind, checkpoints: facts.checkpoints };
+  const facts: TurnFacts = {
+    checkpoints: checkpointsAvailability(inputs.env, keepOut),
+    sandbox: Promise.all(probes),
+  };
+  facts.sandbox = facts.sandbox.then((probed) => {
+    facts.probed = probed;
+    return probed;
+  });
+  return facts;
 }

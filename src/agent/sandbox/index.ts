@@ -14,13 +14,14 @@ import {
   probeSandboxAsync,
   type SandboxAvailability,
   type SandboxKind,
+  type SandboxProbe,
   unavailable,
   unavailableMessage,
 } from "./probe.js";
 import { SandboxRefusal } from "./refusal.js";
 import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
 
-export type { SandboxAvailability, SandboxKind, SandboxProblem } from "./probe.js";
+export type { SandboxAvailability, SandboxKind, SandboxProbe, SandboxProblem } from "./probe.js";
 export { unavailableMessage } from "./probe.js";
 export { SandboxRefusal } from "./refusal.js";
 
@@ -58,19 +59,19 @@ export interface Sandbox {
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
   private probing: Promise<void> | null = null;
-  /** Probes made before this child loaded, by network setting (`adopt`). */
-  private readonly adopted = new Map<boolean, SandboxAvailability>();
+  /** Probes made before this child loaded, as they are or still running (`adopt`). */
+  private adopted: readonly SandboxProbe[] | Promise<readonly SandboxProbe[]> | null = null;
 
   constructor(private inputs: PolicyInputs) {}
 
   /**
    * What the starter probed with this child's own inputs under each network setting
-   * (src/boot/turn-facts.ts): taken as this child's probe of that setting, never made again, so
-   * what the child does with its sandbox is what the starter's answer said.
+   * (src/boot/turn-facts.ts), ended or still running: taken as this child's probe of that
+   * setting, never made again, so what the child does with its sandbox is what the starter's
+   * answer said. A setting it did not probe is probed here as before.
    */
-  adopt(probes: readonly { network: boolean; availability: SandboxAvailability }[]): void {
-    for (const probe of probes) this.adopted.set(probe.network, probe.availability);
-    this.takeAdopted();
+  adopt(probes: readonly SandboxProbe[] | Promise<readonly SandboxProbe[]>): void {
+    this.adopted = probes;
   }
 
   /** Starts the probe without blocking the event loop (once); settles when it is known. */
@@ -78,7 +79,7 @@ export class ChildSandbox {
     this.takeAdopted();
     if (this.probing === null) {
       const inputs = this.inputs;
-      this.probing = probeSandboxAsync(sandboxPolicy(inputs), inputs.env).then((availability) => {
+      this.probing = this.adoptedOrProbed(inputs).then((availability) => {
         // A probe of inputs since replaced (confirmNetwork) says nothing about these.
         if (this.inputs === inputs)
           this.probed ??= { availability, sandbox: sandboxOf(availability, inputs) };
@@ -109,12 +110,20 @@ export class ChildSandbox {
     return this.probe().sandbox;
   }
 
-  /** The adopted probe of the current network setting, if any and nothing is known yet. */
+  /** An ended adopted probe of the current network setting, when nothing is known yet. */
   private takeAdopted(): void {
-    const availability = this.adopted.get(this.inputs.network);
-    if (this.probed !== null || availability === undefined) return;
+    if (this.probed !== null || this.adopted === null || this.adopted instanceof Promise) return;
+    const availability = ofNetwork(this.adopted, this.inputs.network);
+    if (availability === undefined) return;
     this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };
     this.probing = Promise.resolve();
+  }
+
+  /** The adopted probe of `inputs`' network setting once it has ended, or a probe of its own. */
+  private async adoptedOrProbed(inputs: PolicyInputs): Promise<SandboxAvailability> {
+    const adopted =
+      this.adopted === null ? undefined : ofNetwork(await this.adopted, inputs.network);
+    return adopted ?? probeSandboxAsync(sandboxPolicy(inputs), inputs.env);
   }
 
   private probe() {
@@ -139,6 +148,13 @@ export function sandboxAvailability(
 ): SandboxAvailability {
   const network = loadSettings(home, workspace).global.sandbox?.network === true;
   return new ChildSandbox({ workspace, home, env, network }).availability();
+}
+
+function ofNetwork(
+  probes: readonly SandboxProbe[],
+  network: boolean,
+): SandboxAvailability | undefined {
+  return probes.find((probe) => probe.network === network)?.availability;
 }
 
 function sandboxOf(availability: SandboxAvailability, inputs: PolicyInputs): Sandbox | null {

@@ -10,12 +10,12 @@ import type { ServerState } from "../state.js";
  * probe, which runs in a process of its own (10-20 ms of bwrap) while the child reads and
  * validates its settings and builds its handlers, instead of after them. Call `confirmNetwork`
  * with the validated setting before serving (a guess that was wrong is probed again).
- * `adopted`: what the starter probed already (src/boot/turn-facts.ts), never probed again.
+ * `adopted`: what the starter probed, or is probing (src/boot/turn-facts.ts): not probed again.
  */
 export function childSandbox(
   state: ServerState,
   probeNow: boolean,
-  adopted?: TurnFacts["sandbox"],
+  adopted?: TurnFacts,
 ): ChildSandbox {
   const sandbox = new ChildSandbox({
     workspace: state.cwd,
@@ -23,7 +23,7 @@ export function childSandbox(
     env: state.env,
     network: sandboxNetworkHint(state.home),
   });
-  if (adopted) sandbox.adopt(adopted);
+  if (adopted) sandbox.adopt(adopted.probed ?? adopted.sandbox);
   if (probeNow) void sandbox.start();
   return sandbox;
 }

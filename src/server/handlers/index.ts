@@ -75,11 +75,7 @@ export interface HandlerOptions {
 }
 
 export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
-  const sandbox = childSandbox(
-    state,
-    options.probeSandboxFirst === true,
-    options.turnFacts?.sandbox,
-  );
+  const sandbox = childSandbox(state, options.probeSandboxFirst === true, options.turnFacts);
   if (options.turnFacts) childCheckpoints(state, options.turnFacts.checkpoints);
   const models = createModelServices(state, { warn: options.settingsReported !== true });
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
