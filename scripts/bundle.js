@@ -240,13 +240,13 @@ const starter = await build({
 // test/boot/fast-start.test.ts reads what it holds: none of zod, nor the tables.
 writeFileSync("dist/starter-meta.json", JSON.stringify(starter.metafile));
 // What the starter requires, from beside itself, only for an initialize negotiating `turn`
-// (src/boot/turn-facts.ts): the sandbox's probe and git's availability, as the child finds them.
+// (src/server/turn-facts.ts): the sandbox's probe and git's availability, as the child finds them.
 const turnFacts = await build({
   ...common,
   format: "cjs",
   splitting: false,
   banner: {},
-  entryPoints: { "turn-facts": "dist/src/boot/turn-facts.js" },
+  entryPoints: { "turn-facts": "dist/src/server/turn-facts.js" },
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
   metafile: true,

@@ -46,7 +46,7 @@ function startStdio(handedOver: string | null): void {
     fileURLToPath(new URL("starter.cjs", CHILD_DIR)),
   );
   // The credentials too: the starter finds out what an initialize negotiating `turn` names with
-  // the child's environment (src/boot/turn-facts.ts).
+  // the child's environment (src/server/turn-facts.ts).
   starter.startChild(handedOver, async () => {
     // runStdio sets the heap's flags first (src/boot/heap-flags.ts), once the bundle has loaded.
     // Node 20: the child as one script compiled with V8's code cache (src/boot/code-cache.ts);

@@ -9,7 +9,7 @@ import { isPlainObject } from "../protocol/envelope.js";
  * capability whose parameters the child must find out first, such as `turn`'s sandbox) is
  * answered by the full child, with its own result or error: this check never refuses anything.
  * Such a capability is answered here only with `extras`, what the starter found out for it
- * (starter.ts, turn-facts.ts), merged into its parameters as the child merges its own.
+ * (starter.ts, src/server/turn-facts.ts), merged into its parameters as the child merges its own.
  * test/boot/fast-start.test.ts holds both paths to the same bytes on generated requests.
  */
 

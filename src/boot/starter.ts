@@ -1,10 +1,8 @@
 import { createRequire } from "node:module";
-import type { SandboxKind, SandboxProbe } from "../agent/sandbox/probe.js";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
-import type { TurnFacts } from "./turn-facts.js";
 
 /**
  * The first thing `mc-agent stdio` runs: a few kilobytes, no zod, built into
@@ -14,7 +12,7 @@ import type { TurnFacts } from "./turn-facts.js";
  * read. A frontend sees its initialize result about a bare Node start after its spawn instead
  * of after the whole child has loaded (docs/local-agent-protocol.md, "Fast start"; docs/benchmarks.md).
  * An initialize negotiating `turn` names what the child finds out (its sandbox, by a real run,
- * and its checkpoints): the starter finds it out first with the child's own code (turn-facts.ts)
+ * and its checkpoints): the starter finds it out first with the child's own code (src/server/turn-facts.ts)
  * and answers when that proves the child's answer, and the child adopts what it found.
  * Anything else (another first frame, an initialize the check leaves to the child, no frame
  * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
@@ -37,9 +35,24 @@ export interface Handover {
   stopWatching?: () => void;
   /**
    * What the starter found out for an initialize negotiating `turn` (answered or not): the
-   * child adopts it instead of probing again (src/server/handlers/child-sandbox.ts).
+   * child adopts it instead of probing again (src/server/turn-facts.ts says what it holds).
    */
-  turnFacts?: TurnFacts;
+  turnFacts?: TurnFactsSource;
+}
+
+/**
+ * What src/server/turn-facts.ts finds for an initialize negotiating `turn`, as far as the
+ * starter needs it: the child's own code, which this room does not import, in a file of its own
+ * (dist/child/turn-facts.cjs).
+ */
+export interface TurnFactsSource {
+  /** Once found: the found-out extension parameters by capability when proven, else null. */
+  proven: Promise<Record<string, object> | null>;
+}
+
+/** The shape of dist/child/turn-facts.cjs. */
+interface TurnFactsModule {
+  startTurnFacts(handedOver: string | null): TurnFactsSource;
 }
 
 /** Loads the full child; what it returns serves stdin and stdout from the handover on. */
@@ -106,9 +119,8 @@ export function startChild(
     handover.turnFacts = turnFacts;
     // The child loads once the probe has ended: its load would hold the event loop, and the
     // answer with it, for longer than the probe takes.
-    void turnFacts.sandbox.then((probed) => {
-      const proven = provenTurnExtras(probed, turnFacts.checkpoints);
-      if (proven) answerInitialize(request, facts, handover, { turn: proven });
+    void turnFacts.proven.then((extras) => {
+      if (extras) answerInitialize(request, facts, handover, extras);
       void handOver(load, handover, detach);
     });
   };
@@ -138,32 +150,17 @@ function needsTurnFacts(params: unknown): boolean {
 }
 
 /**
- * Starts finding out what an initialize negotiating `turn` names (turn-facts.ts), or null where
+ * Starts finding out what an initialize negotiating `turn` names (src/server/turn-facts.ts), or null where
  * that fails (the child then finds out itself, as it would have).
  */
-function startTurnFacts(handedOver: string | null): TurnFacts | null {
+function startTurnFacts(handedOver: string | null): TurnFactsSource | null {
   try {
     // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
-    const found: typeof import("./turn-facts.js") = createRequire(__filename)("./turn-facts.cjs");
-    return found.startTurnFacts(found.childInputs(handedOver));
+    const found: TurnFactsModule = createRequire(__filename)("./turn-facts.cjs");
+    return found.startTurnFacts(handedOver);
   } catch {
     return null;
   }
-}
-
-/**
- * The turn extension's found-out parameters when they are proven to be the child's: every
- * probe the child may adopt (one per network setting it may validate) found the same sandbox.
- * Null otherwise: the child answers then, with the probe of the setting it validated.
- */
-function provenTurnExtras(
-  probed: readonly SandboxProbe[],
-  checkpoints: TurnFacts["checkpoints"],
-): { sandbox: SandboxKind | null; checkpoints: TurnFacts["checkpoints"] } | null {
-  const kinds = new Set(probed.map((probe) => probe.availability.sandbox));
-  const [kind] = kinds;
-  if (kinds.size !== 1 || kind === undefined) return null;
-  return { sandbox: kind, checkpoints };
 }
 
 /**

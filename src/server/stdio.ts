@@ -18,6 +18,7 @@ import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
 import { createState, type ServerState } from "./state.js";
 import { testSeamFor } from "./test-seam.js";
+import { isTurnFacts } from "./turn-facts.js";
 import { FrameWriter } from "./writer.js";
 
 /**
@@ -41,7 +42,9 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
     seam,
     mcp,
     probeSandboxFirst,
-    ...(handover?.turnFacts ? { turnFacts: handover.turnFacts } : {}),
+    ...(handover?.turnFacts && isTurnFacts(handover.turnFacts)
+      ? { turnFacts: handover.turnFacts }
+      : {}),
   });
   const dispatcher = serveStdio({ state, handlers }, handover);
   refreshCodeCacheAfterStart(env, () => !dispatcher.quietFor(REFRESH_QUIET_MS));

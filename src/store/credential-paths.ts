@@ -4,7 +4,7 @@ import { join } from "node:path";
 /**
  * Where the credential files are (credentials.ts reads and writes them). A module of its own,
  * without zod: the sandbox's policy and the stores' paths need only these paths, and the
- * starter's probe (src/boot/turn-facts.ts) loads them before zod has loaded.
+ * starter's probe (src/server/turn-facts.ts) loads them before zod has loaded.
  */
 export interface CredentialPaths {
   mcAuth: string;

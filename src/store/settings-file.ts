@@ -3,7 +3,7 @@ import { join } from "node:path";
 /**
  * The global settings file's place, bound and JSON reading (settings.ts validates what they
  * read). A module of its own, without zod: the sandbox's network hint (agent/sandbox/
- * network-hint.ts) reads the file raw in the starter (src/boot/turn-facts.ts), before zod has
+ * network-hint.ts) reads the file raw in the starter (src/server/turn-facts.ts), before zod has
  * loaded.
  */
 

@@ -7,7 +7,7 @@ import { PACKAGE_ROOT, type Sandbox, sandbox, TestChild } from "../../src/confor
 
 /**
  * The starter's answer to an initialize negotiating `turn` (src/boot/starter.ts,
- * src/boot/turn-facts.ts): byte for byte the full child's (`MC_AGENT_FAST_START=0`) whatever
+ * src/server/turn-facts.ts): byte for byte the full child's (`MC_AGENT_FAST_START=0`) whatever
  * the sandbox, git, the settings' network flag and the workspace; given by the starter only when
  * proven (otherwise by the full child, as before); and what the child then does with its sandbox
  * is what the starter's probe found (adopted, not probed again).
@@ -253,7 +253,7 @@ describe("what the child does after the starter answered", () => {
       readFileSync(join(PACKAGE_ROOT, "dist", "turn-facts-meta.json"), "utf8"),
     ) as { inputs: Record<string, unknown> };
     const inputs = Object.keys(meta.inputs);
-    assert.ok(inputs.includes("dist/src/boot/turn-facts.js"), inputs.join(", "));
+    assert.ok(inputs.includes("dist/src/server/turn-facts.js"), inputs.join(", "));
     assert.deepEqual(
       inputs.filter((path) => /node_modules|schemas\//.test(path)),
       [],

@@ -66,7 +66,7 @@ export class ChildSandbox {
 
   /**
    * What the starter probed with this child's own inputs under each network setting
-   * (src/boot/turn-facts.ts), ended or still running: taken as this child's probe of that
+   * (src/server/turn-facts.ts), ended or still running: taken as this child's probe of that
    * setting, never made again, so what the child does with its sandbox is what the starter's
    * answer said. A setting it did not probe is probed here as before.
    */

@@ -39,7 +39,7 @@ export interface SandboxAvailability {
   bwrap: BwrapOptions;
 }
 
-/** One probe's outcome under one network setting (the starter's, src/boot/turn-facts.ts). */
+/** One probe's outcome under one network setting (the starter's, src/server/turn-facts.ts). */
 export interface SandboxProbe {
   network: boolean;
   availability: SandboxAvailability;

@@ -22,7 +22,7 @@ export interface ChildCheckpoints {
 const cache = new WeakMap<ServerState, ChildCheckpoints>();
 
 /**
- * `found`: the availability the starter found with this child's inputs (src/boot/turn-facts.ts)
+ * `found`: the availability the starter found with this child's inputs (src/server/turn-facts.ts)
  * and answered with, taken as this child's at its first call.
  */
 export function childCheckpoints(

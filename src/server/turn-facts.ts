@@ -4,6 +4,7 @@ import { keepOutOf } from "../agent/checkpoints/keep-out.js";
 import { sandboxNetworkHint } from "../agent/sandbox/network-hint.js";
 import { sandboxPolicy } from "../agent/sandbox/policy.js";
 import { probeSandboxAsync, type SandboxProbe } from "../agent/sandbox/probe.js";
+import type { TurnFactsSource } from "../boot/starter.js";
 import type { CheckpointsAvailability } from "../protocol/schemas/checkpoints.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
 import { resolveHome } from "../store/home.js";
@@ -23,7 +24,7 @@ import { storePaths } from "../store/store-paths.js";
  * valid file or not. When it says `true`, the sandbox is probed both ways: the answer is proven
  * only when both find the same sandbox, and the child takes the probe of the setting it validates.
  */
-export interface TurnFacts {
+export interface TurnFacts extends TurnFactsSource {
   /** Git on PATH and a workspace outside mc's stores: found at once. */
   checkpoints: CheckpointsAvailability;
   /** Settles once every probe has ended (each in a process of its own); never rejects. */
@@ -52,23 +53,47 @@ export function childInputs(handedOver: string | null): ChildInputs {
 }
 
 /**
- * Starts the sandbox's probes (each candidate network setting at once) and finds git. Throws
- * only where the child's own start would (no workspace).
+ * Starts the sandbox's probes (each candidate network setting at once) and finds git, with the
+ * inputs the child will have. Throws only where the child's own start would (no workspace).
  */
-export function startTurnFacts(inputs: ChildInputs): TurnFacts {
+export function startTurnFacts(handedOver: string | null): TurnFacts {
+  const inputs = childInputs(handedOver);
   const networks = sandboxNetworkHint(inputs.home) ? [false, true] : [false];
   const probes = networks.map(async (network) => ({
     network,
     availability: await probeSandboxAsync(sandboxPolicy({ ...inputs, network }), inputs.env),
   }));
   const keepOut = keepOutOf(inputs.workspace, storePaths(inputs.home, inputs.env));
+  const checkpoints = checkpointsAvailability(inputs.env, keepOut);
   const facts: TurnFacts = {
-    checkpoints: checkpointsAvailability(inputs.env, keepOut),
+    checkpoints,
     sandbox: Promise.all(probes),
+    proven: Promise.resolve(null),
   };
   facts.sandbox = facts.sandbox.then((probed) => {
     facts.probed = probed;
     return probed;
   });
+  facts.proven = facts.sandbox.then((probed) => provenTurnExtras(probed, checkpoints));
   return facts;
+}
+
+/** Whether what the starter handed over is this module's (it travels typed as the starter's). */
+export function isTurnFacts(source: TurnFactsSource): source is TurnFacts {
+  return "checkpoints" in source && "sandbox" in source;
+}
+
+/**
+ * The turn extension's found-out parameters when they are proven to be the child's: every
+ * probe the child may adopt (one per network setting it may validate) found the same sandbox.
+ * Null otherwise: the child answers then, with the probe of the setting it validated.
+ */
+function provenTurnExtras(
+  probed: readonly SandboxProbe[],
+  checkpoints: CheckpointsAvailability,
+): Record<string, object> | null {
+  const kinds = new Set(probed.map((probe) => probe.availability.sandbox));
+  const [kind] = kinds;
+  if (kinds.size !== 1 || kind === undefined) return null;
+  return { turn: { sandbox: kind, checkpoints } };
 }
