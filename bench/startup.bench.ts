@@ -140,7 +140,7 @@ const bench: Bench = {
         baseline: median(bare),
         unit: "ms",
         baselineName: 'bare `node -e ""` start to exit',
-        note: "lower is better; the starter runs the sandbox's probe and answers (src/boot/turn-facts.ts)",
+        note: "lower is better; the starter runs the sandbox's probe and answers (src/server/turn-facts.ts)",
       },
       {
         name: `child start to initialize result negotiating what a frontend does (${FRONTEND_CAPABILITIES.join(", ")}; median of ${STARTS})`,
