@@ -258,3 +258,17 @@ const acpStarter = await build({
 });
 // test/acp/acp-starter.test.ts reads what it holds: neither zod nor the ACP SDK.
 writeFileSync("dist/acp-starter-meta.json", JSON.stringify(acpStarter.metafile));
+
+// What the starter requires, from beside itself, only for an initialize negotiating `turn`
+// (src/server/turn-facts.ts): the sandbox's probe and git's availability, as the child finds them.
+const turnFacts = await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  entryPoints: { "turn-facts": "dist/src/server/turn-facts.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+  metafile: true,
+});
+writeFileSync("dist/turn-facts-meta.json", JSON.stringify(turnFacts.metafile));

@@ -46,7 +46,9 @@ function startStdio(handedOver: string | null): void {
   const starter: typeof import("./boot/starter.js") = require(
     fileURLToPath(new URL("starter.cjs", CHILD_DIR)),
   );
-  starter.startChild(async () => {
+  // The credentials too: the starter finds out what an initialize negotiating `turn` names with
+  // the child's environment (src/server/turn-facts.ts).
+  starter.startChild(handedOver, async () => {
     // runStdio sets the heap's flags first (src/boot/heap-flags.ts), once the bundle has loaded.
     // Node 20: the child as one script compiled with V8's code cache (src/boot/code-cache.ts);
     // null on a Node with its own compile cache, or when there is no cache to use.

@@ -8,7 +8,7 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { envCredential } from "../credentials/env-credential.js";
 import { credentialPaths } from "../store/credential-paths.js";
-import { globalSettingsPath, SETTINGS_BYTES } from "../store/settings-paths.js";
+import { globalSettingsPath, SETTINGS_BYTES } from "../store/settings-file.js";
 
 /** A provider as the glance reads it: its id, type and key variable. */
 export interface GlancedProvider {

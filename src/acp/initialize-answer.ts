@@ -8,7 +8,7 @@ import type { AuthMethod } from "@agentclientprotocol/sdk";
 import { quote } from "shell-quote";
 import { SERVER_INFO } from "../protocol/constants.js";
 import { resolveHome } from "../store/home.js";
-import { globalSettingsPath } from "../store/settings-paths.js";
+import { globalSettingsPath } from "../store/settings-file.js";
 
 /**
  * Our ACP extension method for steering (docs/acp.md, "Queued prompts and steering"): ACP has

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { CAPABILITIES } from "../protocol/capabilities.js";
 import { EXTENSION_NAMES, EXTENSION_SPECS } from "../protocol/extensions.js";
 import type { InitializeFacts } from "./initialize-fast.js";
@@ -20,5 +21,15 @@ export function initializeFacts(): InitializeFacts {
     capabilities: [...CAPABILITIES],
     extensions: EXTENSION_NAMES.map((name) => [name, EXTENSION_SPECS[name].parameters] as const),
     foundOut: FOUND_OUT_CAPABILITIES,
+    keyOrders: FOUND_OUT_CAPABILITIES.map((name) => [name, schemaKeys(name)] as const),
   };
+}
+
+/**
+ * The keys of an extension's parameter object in its schema's order: the child's result passes
+ * its schema (outbound.ts), which writes an object's keys in that order, found-out ones included.
+ */
+function schemaKeys(name: string): string[] {
+  const spec = EXTENSION_SPECS[name as keyof typeof EXTENSION_SPECS];
+  return Object.keys((spec.schema() as z.ZodObject).shape);
 }

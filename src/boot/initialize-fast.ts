@@ -8,6 +8,8 @@ import { isPlainObject } from "../protocol/envelope.js";
  * full child's. Whatever it does not accept (a wrong version, a bad field, a duplicate, a
  * capability whose parameters the child must find out first, such as `turn`'s sandbox) is
  * answered by the full child, with its own result or error: this check never refuses anything.
+ * Such a capability is answered here only with `extras`, what the starter found out for it
+ * (starter.ts, src/server/turn-facts.ts), merged into its parameters as the child merges its own.
  * test/boot/fast-start.test.ts holds both paths to the same bytes on generated requests.
  */
 
@@ -19,6 +21,8 @@ export interface InitializeFacts {
   extensions: readonly (readonly [string, object])[];
   /** Capabilities whose parameters wait for what the child finds out (`extensionPending`). */
   foundOut: readonly string[];
+  /** Each of those's parameter keys in its schema's order, where the child writes them. */
+  keyOrders: readonly (readonly [string, readonly string[]])[];
 }
 
 const PARAMS_KEYS = ["protocol_version", "client", "required_capabilities"];
@@ -35,13 +39,21 @@ export function fastInitializeLine(
   id: string,
   params: unknown,
   facts: InitializeFacts,
+  extras: Record<string, object> = {},
 ): string | null {
-  const requested = acceptedCapabilities(params, facts);
+  const requested = acceptedCapabilities(params, facts, extras);
   if (requested === null) return null;
   const negotiated = facts.capabilities.filter((name) => requested.has(name));
   const extensions: Record<string, object> = {};
-  for (const [name, parameters] of facts.extensions)
-    if (requested.has(name)) extensions[name] = parameters;
+  for (const [name, parameters] of facts.extensions) {
+    if (!requested.has(name)) continue;
+    // As src/server/lifecycle.ts: the found-out values over the parameters, the keys then in
+    // the order the child's result schema writes them.
+    const extra = Object.hasOwn(extras, name) ? extras[name] : undefined;
+    extensions[name] = extra
+      ? inOrder({ ...parameters, ...extra }, keyOrder(facts, name))
+      : parameters;
+  }
   return `${JSON.stringify({ id, result: initializeResultOf(negotiated, extensions) })}\n`;
 }
 
@@ -63,7 +75,11 @@ export function initializeResultOf(
 }
 
 /** The requested capabilities when the whole request is one the full child accepts as is. */
-function acceptedCapabilities(params: unknown, facts: InitializeFacts): Set<string> | null {
+function acceptedCapabilities(
+  params: unknown,
+  facts: InitializeFacts,
+  extras: Record<string, object>,
+): Set<string> | null {
   if (!hasExactly(params, PARAMS_KEYS)) return null;
   if (params.protocol_version !== PROTOCOL_VERSION) return null;
   const client = params.client;
@@ -74,10 +90,24 @@ function acceptedCapabilities(params: unknown, facts: InitializeFacts): Set<stri
   const requested = new Set<string>();
   for (const name of list) {
     if (typeof name !== "string" || requested.has(name)) return null;
-    if (!facts.capabilities.includes(name) || facts.foundOut.includes(name)) return null;
+    if (!facts.capabilities.includes(name)) return null;
+    if (facts.foundOut.includes(name) && !Object.hasOwn(extras, name)) return null;
     requested.add(name);
   }
   return requested;
+}
+
+function keyOrder(facts: InitializeFacts, name: string): readonly string[] {
+  return facts.keyOrders.find(([known]) => known === name)?.[1] ?? [];
+}
+
+/** `value` with the keys of `order` first, in that order, then any others as they were. */
+function inOrder(value: Record<string, unknown>, order: readonly string[]): object {
+  const ordered: Record<string, unknown> = {};
+  for (const key of order) if (Object.hasOwn(value, key)) ordered[key] = value[key];
+  for (const [key, item] of Object.entries(value))
+    if (!Object.hasOwn(ordered, key)) ordered[key] = item;
+  return ordered;
 }
 
 function hasExactly(value: unknown, keys: readonly string[]): value is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
@@ -10,6 +11,9 @@ import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
  * accepts, answers it at once; then it loads the rest of the child and hands it everything it
  * read. A frontend sees its initialize result about a bare Node start after its spawn instead
  * of after the whole child has loaded (docs/local-agent-protocol.md, "Fast start"; docs/benchmarks.md).
+ * An initialize negotiating `turn` names what the child finds out (its sandbox, by a real run,
+ * and its checkpoints): the starter finds it out first with the child's own code (src/server/turn-facts.ts)
+ * and answers when that proves the child's answer, and the child adopts what it found.
  * Anything else (another first frame, an initialize the check leaves to the child, no frame
  * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
  * `MC_AGENT_FAST_START=0` hands over before reading anything.
@@ -29,6 +33,26 @@ export interface Handover {
   outputGone: boolean;
   /** Removes the starter's own stdout listeners, once the child's writer listens. */
   stopWatching?: () => void;
+  /**
+   * What the starter found out for an initialize negotiating `turn` (answered or not): the
+   * child adopts it instead of probing again (src/server/turn-facts.ts says what it holds).
+   */
+  turnFacts?: TurnFactsSource;
+}
+
+/**
+ * What src/server/turn-facts.ts finds for an initialize negotiating `turn`, as far as the
+ * starter needs it: the child's own code, which this room does not import, in a file of its own
+ * (dist/child/turn-facts.cjs).
+ */
+export interface TurnFactsSource {
+  /** Once found: the found-out extension parameters by capability when proven, else null. */
+  proven: Promise<Record<string, object> | null>;
+}
+
+/** The shape of dist/child/turn-facts.cjs. */
+interface TurnFactsModule {
+  startTurnFacts(handedOver: string | null): TurnFactsSource;
 }
 
 /** Loads the full child; what it returns serves stdin and stdout from the handover on. */
@@ -37,7 +61,15 @@ type ChildLoader = () => Promise<(handover: Handover) => void>;
 /** Inlined by scripts/bundle.js; undefined where this module runs unbundled (then no fast path). */
 declare const MC_INITIALIZE_FACTS: InitializeFacts | undefined;
 
-export function startChild(load: ChildLoader, env: NodeJS.ProcessEnv = process.env): void {
+/**
+ * `handedOver`: the credentials the launcher handed over (bin/mc-agent.js), which the child adds
+ * to its environment: what the starter finds out for `turn` is found with that environment too.
+ */
+export function startChild(
+  handedOver: string | null,
+  load: ChildLoader,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const facts = typeof MC_INITIALIZE_FACTS === "undefined" ? undefined : MC_INITIALIZE_FACTS;
   const input = process.stdin;
   const handover: Handover = {
@@ -70,10 +102,27 @@ export function startChild(load: ChildLoader, env: NodeJS.ProcessEnv = process.e
     const first = handover.events[0];
     if (first === undefined && !handover.ended && !waited) return;
     decided = true;
-    if (first?.kind === "frame") answerInitialize(first.bytes, facts, handover);
     // Paused until the child's own listeners are on: what comes meanwhile waits in the pipe.
     input.pause();
-    void handOver(load, handover, detach);
+    const request = first?.kind === "frame" ? initializeRequest(first.bytes) : null;
+    if (request === null) return void handOver(load, handover, detach);
+    if (!needsTurnFacts(request.params)) {
+      answerInitialize(request, facts, handover);
+      return void handOver(load, handover, detach);
+    }
+    // One the hand check leaves to the child (whatever is found) is the child's at once.
+    const accepted = fastInitializeLine(request.id, request.params, facts, { turn: {} }) !== null;
+    // Started only now: a spawn waits for its process to start (libuv), which a plain
+    // initialize, the most common first frame, should not wait behind (docs/benchmarks.md).
+    const turnFacts = accepted ? startTurnFacts(handedOver) : null;
+    if (turnFacts === null) return void handOver(load, handover, detach);
+    handover.turnFacts = turnFacts;
+    // The child loads once the probe has ended: its load would hold the event loop, and the
+    // answer with it, for longer than the probe takes.
+    void turnFacts.proven.then((extras) => {
+      if (extras) answerInitialize(request, facts, handover, extras);
+      void handOver(load, handover, detach);
+    });
   };
   input.on("data", onData);
   input.on("end", onEnd);
@@ -82,12 +131,50 @@ export function startChild(load: ChildLoader, env: NodeJS.ProcessEnv = process.e
   setImmediate(() => setImmediate(() => decide(true)));
 }
 
-/** Answers the first frame when it is an initialize the hand check accepts. */
-function answerInitialize(bytes: Uint8Array, facts: InitializeFacts, handover: Handover): void {
+interface InitializeRequest {
+  id: string;
+  params: unknown;
+}
+
+/** The first frame when it is a request named `initialize` (its params not yet checked). */
+function initializeRequest(bytes: Uint8Array): InitializeRequest | null {
   const decoded = decodeFrame(bytes);
-  if (!decoded.ok || decoded.request.method !== "initialize") return;
-  const { id, params } = decoded.request;
-  const line = fastInitializeLine(id, params, facts);
+  if (!decoded.ok || decoded.request.method !== "initialize") return null;
+  return { id: decoded.request.id, params: decoded.request.params };
+}
+
+/** Whether the request asks for `turn` (whether the rest holds is the hand check's to say). */
+function needsTurnFacts(params: unknown): boolean {
+  const list = (params as { required_capabilities?: unknown } | null)?.required_capabilities;
+  return Array.isArray(list) && list.includes("turn");
+}
+
+/**
+ * Starts finding out what an initialize negotiating `turn` names (src/server/turn-facts.ts), or null where
+ * that fails (the child then finds out itself, as it would have).
+ */
+function startTurnFacts(handedOver: string | null): TurnFactsSource | null {
+  try {
+    // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
+    const found: TurnFactsModule = createRequire(__filename)("./turn-facts.cjs");
+    return found.startTurnFacts(handedOver);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Answers the first frame when it is an initialize the hand check accepts, with `extras` (the
+ * parameters found out, by capability) merged into the extensions as the child merges them.
+ */
+function answerInitialize(
+  request: InitializeRequest,
+  facts: InitializeFacts,
+  handover: Handover,
+  extras?: Record<string, object>,
+): void {
+  const { id, params } = request;
+  const line = fastInitializeLine(id, params, facts, extras);
   if (line === null) return;
   // A reader already gone (EPIPE) is the child's to handle once it has loaded: stdout's error
   // and close may come before its writer listens, so they are noted for it (stdio.ts).
@@ -104,7 +191,8 @@ function answerInitialize(bytes: Uint8Array, facts: InitializeFacts, handover: H
   handover.events.shift();
   handover.initialized = {
     id,
-    capabilities: (params.required_capabilities as string[]).slice(),
+    // The hand check accepted it: a list of capability names.
+    capabilities: (params as { required_capabilities: string[] }).required_capabilities.slice(),
   };
 }
 

@@ -18,6 +18,7 @@ import type { HandlerTable } from "./handler.js";
 import { buildHandlers } from "./handlers/index.js";
 import { createState, type ServerState } from "./state.js";
 import { testSeamFor } from "./test-seam.js";
+import { isTurnFacts } from "./turn-facts.js";
 import { FrameWriter } from "./writer.js";
 
 /**
@@ -37,7 +38,14 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
     startMcpServers(state, settings, trust);
   // An initialize the starter answered negotiated no `turn`: nothing waits for the sandbox.
   const probeSandboxFirst = !handover?.initialized;
-  const handlers = buildHandlers(state, { seam, mcp, probeSandboxFirst });
+  const handlers = buildHandlers(state, {
+    seam,
+    mcp,
+    probeSandboxFirst,
+    ...(handover?.turnFacts && isTurnFacts(handover.turnFacts)
+      ? { turnFacts: handover.turnFacts }
+      : {}),
+  });
   const dispatcher = serveStdio({ state, handlers }, handover);
   refreshCodeCacheAfterStart(env, () => !dispatcher.quietFor(REFRESH_QUIET_MS));
 }

@@ -2,8 +2,10 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 
 /**
- * Where the credential files are, apart from their schemas (credentials.ts re-exports it): the
- * ACP starter looks for them before zod loads (src/acp/credentials-glance.ts).
+ * Where the credential files are (credentials.ts reads and writes them). A module of its own,
+ * without zod: the sandbox's policy and the stores' paths need only these paths, the stdio
+ * starter's probe (src/server/turn-facts.ts) and the ACP starter's credential glance
+ * (src/acp/credentials-glance.ts) load them before zod has loaded.
  */
 export interface CredentialPaths {
   mcAuth: string;

@@ -6,7 +6,19 @@ import { McpServersSettings } from "./mcp-settings.js";
 import { realish } from "./realish-path.js";
 import { readRegularFileSync, type SafeRead, UnsafeStoreFile } from "./safe-read.js";
 import type { SettingsFault } from "./settings-fault.js";
-import { globalSettingsPath, projectSettingsPath, SETTINGS_BYTES } from "./settings-paths.js";
+import {
+  globalSettingsPath,
+  projectSettingsPath,
+  SETTINGS_BYTES,
+  strictUtf8,
+} from "./settings-file.js";
+
+export {
+  globalSettingsPath,
+  parseJson,
+  projectSettingsPath,
+  SETTINGS_BYTES,
+} from "./settings-file.js";
 
 /**
  * Settings: `MC_HOME/config.json` (global) and `<cwd>/.mc/config.json` (project preferences).
@@ -18,10 +30,6 @@ const PROVIDER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,255}$/;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
 const EFFORT = /^[a-z][a-z0-9_-]{0,31}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-
-/** Settings files larger than this are invalid (they are a few hundred bytes in practice). */
-export { SETTINGS_BYTES };
-
 /** Built-ins count towards this: `model.catalog.status` reports at most 32 providers. */
 const MAX_PROVIDERS = 32;
 const MAX_ENABLED_MODELS = 2048;
@@ -164,8 +172,6 @@ export function loadSettings(home: string, cwd: string): LoadedSettings {
   };
 }
 
-export { globalSettingsPath, projectSettingsPath };
-
 /** Whether `<cwd>/.mc` is MC_HOME itself (compared by real path): its config.json is global. */
 export function projectIsGlobal(home: string, cwd: string): boolean {
   return realish(join(resolve(cwd), ".mc")) === realish(resolve(home));
@@ -227,15 +233,4 @@ function firstIssue(error: z.ZodError): SettingsFault["issue"] {
     keys: issue.code === "unrecognized_keys" ? issue.keys : [],
     rule,
   };
-}
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** JSON from UTF-8 bytes, or undefined for invalid UTF-8 or JSON. */
-export function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(strictUtf8.decode(bytes));
-  } catch {
-    return undefined;
-  }
 }

@@ -9,7 +9,7 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verdictCacheRoot } from "./cache-root.js";
-import { credentialPaths } from "./credentials.js";
+import { credentialPaths } from "./credential-paths.js";
 
 export function storePaths(home: string, env: NodeJS.ProcessEnv): string[] {
   const credentials = credentialPaths(home, env);

@@ -53,8 +53,9 @@ function networkBwrap(root: string, starts: "net" | "nonet") {
 }
 
 /** The `turn` extension's sandbox of a child on `box` whose PATH finds `path`'s bwrap first. */
-async function turnSandbox(box: ReturnType<typeof sandbox>, path: string) {
-  const child = new TestChild({ cwd: box.workspace, home: box.home, env: { PATH: path } });
+async function turnSandbox(box: ReturnType<typeof sandbox>, path: string, starter = true) {
+  const env = { PATH: path, ...(starter ? {} : { MC_AGENT_FAST_START: "0" }) };
+  const child = new TestChild({ cwd: box.workspace, home: box.home, env });
   try {
     const init = await child.initialize(["operation.cancel", "turn"]);
     assert.ok(init.result, JSON.stringify(init.error));
@@ -140,8 +141,23 @@ describe("the sandbox probe starts with the child", { skip: SKIP }, () => {
     const bwrap = networkBwrap(box.root, "net");
     writeFileSync(join(box.home, "config.json"), JSON.stringify({ sandbox: { network: true } }));
     try {
-      assert.equal(await turnSandbox(box, bwrap.path), "bubblewrap");
+      // The child alone (its first frame not the starter's to answer).
+      assert.equal(await turnSandbox(box, bwrap.path, false), "bubblewrap");
       assert.deepEqual(bwrap.runs(), ["net"]);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  // The starter cannot tell a valid file from an invalid one: it runs the sandbox both ways at
+  // once, answers when both agree, and the child adopts the run of the setting it validates.
+  test("through the starter, a raw `true` is probed with and without the network, once each", async () => {
+    const box = sandbox();
+    const bwrap = networkBwrap(box.root, "net");
+    writeFileSync(join(box.home, "config.json"), JSON.stringify({ sandbox: { network: true } }));
+    try {
+      assert.equal(await turnSandbox(box, bwrap.path), "bubblewrap");
+      assert.deepEqual(bwrap.runs().sort(), ["net", "nonet"]);
     } finally {
       box.cleanup();
     }

@@ -42,7 +42,14 @@ async function builtSoFar(child: TestChild): Promise<{ built: string[]; builds: 
 
 test("a child that answered initialize and status has built only their schemas", async () => {
   const box = sandbox();
-  const child = new TestChild({ cwd: box.workspace, home: box.home, testMethods: true });
+  // The full child answers the initialize (the starter answers this one too, since it may
+  // negotiate `turn`, and then the child builds none of its schemas: test/boot/fast-start*.ts).
+  const child = new TestChild({
+    cwd: box.workspace,
+    home: box.home,
+    testMethods: true,
+    env: { MC_AGENT_FAST_START: "0" },
+  });
   try {
     const init = await child.initialize([...CAPABILITIES]);
     assert.ok(init.result, `initialize failed: ${JSON.stringify(init.error)}`);

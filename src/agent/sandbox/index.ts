@@ -14,13 +14,14 @@ import {
   probeSandboxAsync,
   type SandboxAvailability,
   type SandboxKind,
+  type SandboxProbe,
   unavailable,
   unavailableMessage,
 } from "./probe.js";
 import { SandboxRefusal } from "./refusal.js";
 import { seatbeltArgs, seatbeltProfile } from "./seatbelt.js";
 
-export type { SandboxAvailability, SandboxKind, SandboxProblem } from "./probe.js";
+export type { SandboxAvailability, SandboxKind, SandboxProbe, SandboxProblem } from "./probe.js";
 export { unavailableMessage } from "./probe.js";
 export { SandboxRefusal } from "./refusal.js";
 
@@ -58,14 +59,27 @@ export interface Sandbox {
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
   private probing: Promise<void> | null = null;
+  /** Probes made before this child loaded, as they are or still running (`adopt`). */
+  private adopted: readonly SandboxProbe[] | Promise<readonly SandboxProbe[]> | null = null;
 
   constructor(private inputs: PolicyInputs) {}
 
+  /**
+   * What the starter probed with this child's own inputs under each network setting
+   * (src/server/turn-facts.ts), ended or still running: taken as this child's probe of that
+   * setting, never made again, so what the child does with its sandbox is what the starter's
+   * answer said. A setting it did not probe is probed here as before.
+   */
+  adopt(probes: readonly SandboxProbe[] | Promise<readonly SandboxProbe[]>): void {
+    this.adopted = probes;
+  }
+
   /** Starts the probe without blocking the event loop (once); settles when it is known. */
   start(): Promise<void> {
+    this.takeAdopted();
     if (this.probing === null) {
       const inputs = this.inputs;
-      this.probing = probeSandboxAsync(sandboxPolicy(inputs), inputs.env).then((availability) => {
+      this.probing = this.adoptedOrProbed(inputs).then((availability) => {
         // A probe of inputs since replaced (confirmNetwork) says nothing about these.
         if (this.inputs === inputs)
           this.probed ??= { availability, sandbox: sandboxOf(availability, inputs) };
@@ -96,7 +110,24 @@ export class ChildSandbox {
     return this.probe().sandbox;
   }
 
+  /** An ended adopted probe of the current network setting, when nothing is known yet. */
+  private takeAdopted(): void {
+    if (this.probed !== null || this.adopted === null || this.adopted instanceof Promise) return;
+    const availability = ofNetwork(this.adopted, this.inputs.network);
+    if (availability === undefined) return;
+    this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };
+    this.probing = Promise.resolve();
+  }
+
+  /** The adopted probe of `inputs`' network setting once it has ended, or a probe of its own. */
+  private async adoptedOrProbed(inputs: PolicyInputs): Promise<SandboxAvailability> {
+    const adopted =
+      this.adopted === null ? undefined : ofNetwork(await this.adopted, inputs.network);
+    return adopted ?? probeSandboxAsync(sandboxPolicy(inputs), inputs.env);
+  }
+
   private probe() {
+    this.takeAdopted();
     if (this.probed === null) {
       const availability = probeSandbox(sandboxPolicy(this.inputs), this.inputs.env);
       this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };
@@ -117,6 +148,13 @@ export function sandboxAvailability(
 ): SandboxAvailability {
   const network = loadSettings(home, workspace).global.sandbox?.network === true;
   return new ChildSandbox({ workspace, home, env, network }).availability();
+}
+
+function ofNetwork(
+  probes: readonly SandboxProbe[],
+  network: boolean,
+): SandboxAvailability | undefined {
+  return probes.find((probe) => probe.network === network)?.availability;
 }
 
 function sandboxOf(availability: SandboxAvailability, inputs: PolicyInputs): Sandbox | null {

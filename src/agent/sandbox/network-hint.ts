@@ -1,5 +1,5 @@
 import { readRegularFileSync } from "../../store/safe-read.js";
-import { globalSettingsPath, parseJson, SETTINGS_BYTES } from "../../store/settings.js";
+import { globalSettingsPath, parseJson, SETTINGS_BYTES } from "../../store/settings-file.js";
 
 /**
  * What MC_HOME/config.json's `"sandbox": {"network": ...}` most likely is, read without its

@@ -7,7 +7,7 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { credentialPaths } from "../../store/credentials.js";
+import { credentialPaths } from "../../store/credential-paths.js";
 
 export interface SandboxPolicy {
   /** The canonical workspace: writable. */

@@ -39,6 +39,12 @@ export interface SandboxAvailability {
   bwrap: BwrapOptions;
 }
 
+/** One probe's outcome under one network setting (the starter's, src/server/turn-facts.ts). */
+export interface SandboxProbe {
+  network: boolean;
+  availability: SandboxAvailability;
+}
+
 /** A probe that hangs (a stuck mount) is given up after this long: no sandbox then. */
 const PROBE_TIMEOUT_MS = 10_000;
 /** How much of the sandbox's error output the probe keeps. */

@@ -21,11 +21,18 @@ export interface ChildCheckpoints {
 
 const cache = new WeakMap<ServerState, ChildCheckpoints>();
 
-export function childCheckpoints(state: ServerState): ChildCheckpoints {
+/**
+ * `found`: the availability the starter found with this child's inputs (src/server/turn-facts.ts)
+ * and answered with, taken as this child's at its first call.
+ */
+export function childCheckpoints(
+  state: ServerState,
+  found?: CheckpointsAvailability,
+): ChildCheckpoints {
   const known = cache.get(state);
   if (known) return known;
   const keepOut = keepOutOf(state.cwd, storePaths(state.home, state.env));
-  const availability = checkpointsAvailability(state.env, keepOut);
+  const availability = found ?? checkpointsAvailability(state.env, keepOut);
   const repo = availability.available
     ? new ShadowRepo({
         home: state.home,

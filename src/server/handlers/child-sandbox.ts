@@ -1,6 +1,7 @@
 import { ChildSandbox } from "../../agent/sandbox/index.js";
 import { sandboxNetworkHint } from "../../agent/sandbox/network-hint.js";
 import type { ServerState } from "../state.js";
+import type { TurnFacts } from "../turn-facts.js";
 
 /**
  * The child's sandbox (docs/tools.md, "Found out once per child"), made before anything else
@@ -9,14 +10,20 @@ import type { ServerState } from "../state.js";
  * probe, which runs in a process of its own (10-20 ms of bwrap) while the child reads and
  * validates its settings and builds its handlers, instead of after them. Call `confirmNetwork`
  * with the validated setting before serving (a guess that was wrong is probed again).
+ * `adopted`: what the starter probed, or is probing (src/server/turn-facts.ts): not probed again.
  */
-export function childSandbox(state: ServerState, probeNow: boolean): ChildSandbox {
+export function childSandbox(
+  state: ServerState,
+  probeNow: boolean,
+  adopted?: TurnFacts,
+): ChildSandbox {
   const sandbox = new ChildSandbox({
     workspace: state.cwd,
     home: state.home,
     env: state.env,
     network: sandboxNetworkHint(state.home),
   });
+  if (adopted) sandbox.adopt(adopted.probed ?? adopted.sandbox);
   if (probeNow) void sandbox.start();
   return sandbox;
 }

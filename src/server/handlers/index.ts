@@ -7,6 +7,8 @@ import type { ProjectTrust } from "../../trust/workspace-trust.js";
 import type { HandlerTable } from "../handler.js";
 import type { ServerState } from "../state.js";
 import { PRODUCTION_SEAM, type TestSeam } from "../test-seam.js";
+import type { TurnFacts } from "../turn-facts.js";
+import { childCheckpoints } from "./checkpoints.js";
 import { childSandbox } from "./child-sandbox.js";
 import { forkHandlers } from "./fork.js";
 import { manageHandlers } from "./manage.js";
@@ -65,10 +67,16 @@ export interface HandlerOptions {
    * check phase (turns.ts), behind the frames already waiting.
    */
   probeSandboxFirst?: boolean;
+  /**
+   * What the starter found out for an initialize negotiating `turn` (src/boot/starter.ts):
+   * the sandbox's probes and the checkpoints' availability, adopted instead of found again.
+   */
+  turnFacts?: TurnFacts;
 }
 
 export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
-  const sandbox = childSandbox(state, options.probeSandboxFirst === true);
+  const sandbox = childSandbox(state, options.probeSandboxFirst === true, options.turnFacts);
+  if (options.turnFacts) childCheckpoints(state, options.turnFacts.checkpoints);
   const models = createModelServices(state, { warn: options.settingsReported !== true });
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
   const rules = new ChildRules(state, options.sessionRules);
