@@ -68,10 +68,11 @@ describe("subagents: the pool of 4", () => {
     const done = await turn.event("tool_done", (e) => (e.event as Loose).item_id === itemOf(2));
     await waitUntil(() => itemOf(5) !== undefined, "the 5th agent call to start");
     const fifth = itemOf(5) as string;
-    const fifthFirst = turn
-      .events()
-      .find((e) => e.event.type === "subagent_event" && (e.event as Loose).subagent_id === fifth);
-    assert.ok(fifthFirst, "the 5th subagent ran");
+    // Its first subagent event follows its tool_call: waited for, not looked up at once.
+    const fifthFirst = await turn.event(
+      "subagent_event",
+      (e) => (e.event as Loose).subagent_id === fifth,
+    );
     assert.ok(fifthFirst.seq > done.seq, "the 5th subagent started after one of the four finished");
     const started = turn
       .events()
