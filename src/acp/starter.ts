@@ -1,3 +1,4 @@
+import { type OutputWatch, watchOutput } from "../boot/output-watch.js";
 import { log } from "../process/log.js";
 import { childEnvironment } from "../process/secret-env.js";
 import { resolveHome } from "../store/home.js";
@@ -23,7 +24,7 @@ import type { AcpStarterFacts } from "./starter-facts.js";
  */
 
 /** What the agent takes over from the starter (main.ts `runAcp`). */
-export interface AcpHandover {
+export interface AcpHandover extends OutputWatch {
   /** The agent's environment, the handed-over credentials in it (secret-env.ts), made once. */
   env: NodeJS.ProcessEnv;
   /** Every byte read from stdin, in order. */
@@ -32,10 +33,6 @@ export interface AcpHandover {
   ended: boolean;
   /** The answer written to the first line, and that line's length with its LF; or null. */
   answered: { line: string; lineBytes: number } | null;
-  /** Whether stdout failed (EPIPE) or closed under the answer: the editor is gone. */
-  outputGone: boolean;
-  /** Removes the starter's own stdout listeners, once the agent's sink listens. */
-  stopWatching?: () => void;
 }
 
 /** Loads the agent; what it returns serves stdin and stdout from the handover on. */
@@ -110,17 +107,8 @@ async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandove
   if (glanced === undefined) return;
   const methods = await authMethodsOf(initialize.terminal, () => glanced, where.home);
   const text = resultLine(initialize.id, initializeResult(facts.protocolVersion, methods));
-  // A reader already gone (EPIPE) is the agent's to handle once it has loaded: stdout's error
-  // and close may come before its sink listens, so they are noted for it (main.ts).
-  const gone = () => {
-    handover.outputGone = true;
-  };
-  process.stdout.on("error", gone);
-  process.stdout.on("close", gone);
-  handover.stopWatching = () => {
-    process.stdout.removeListener("error", gone);
-    process.stdout.removeListener("close", gone);
-  };
+  // A reader already gone (EPIPE) is the agent's to handle once it has loaded.
+  watchOutput(handover);
   process.stdout.write(text);
   handover.answered = { line: text, lineBytes: line.length + 1 };
   log("debug", "acp: the starter answered initialize");

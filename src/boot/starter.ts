@@ -3,6 +3,7 @@ import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
+import { type OutputWatch, watchOutput } from "./output-watch.js";
 
 /**
  * The first thing `mc-agent stdio` runs: a few kilobytes, no zod, built into
@@ -20,7 +21,7 @@ import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
  */
 
 /** What the full child takes over from the starter (src/server/stdio.ts `serveStdio`). */
-export interface Handover {
+export interface Handover extends OutputWatch {
   /** The splitter, holding the start of a frame not yet whole, if any. */
   splitter: FrameSplitter;
   /** Frames read and not yet handled, in order. */
@@ -29,10 +30,6 @@ export interface Handover {
   ended: boolean;
   /** The initialize the starter answered, if it did: its ID and the capabilities negotiated. */
   initialized: { id: string; capabilities: string[] } | null;
-  /** Whether stdout failed (EPIPE) or closed under the starter's answer: the reader is gone. */
-  outputGone: boolean;
-  /** Removes the starter's own stdout listeners, once the child's writer listens. */
-  stopWatching?: () => void;
   /**
    * What the starter found out for an initialize negotiating `turn` (answered or not): the
    * child adopts it instead of probing again (src/server/turn-facts.ts says what it holds).
@@ -176,17 +173,8 @@ function answerInitialize(
   const { id, params } = request;
   const line = fastInitializeLine(id, params, facts, extras);
   if (line === null) return;
-  // A reader already gone (EPIPE) is the child's to handle once it has loaded: stdout's error
-  // and close may come before its writer listens, so they are noted for it (stdio.ts).
-  const gone = () => {
-    handover.outputGone = true;
-  };
-  process.stdout.on("error", gone);
-  process.stdout.on("close", gone);
-  handover.stopWatching = () => {
-    process.stdout.removeListener("error", gone);
-    process.stdout.removeListener("close", gone);
-  };
+  // A reader already gone (EPIPE) is the child's to handle once it has loaded.
+  watchOutput(handover);
   process.stdout.write(line);
   handover.events.shift();
   handover.initialized = {
