@@ -5,8 +5,10 @@
  * a model ID such as `demo/demo-1`) is none of these, but a path in any of its forms is.
  */
 
-/** Written anywhere in a message, each is a leak: URLs, Windows paths, our store's files. */
-const HINTS = ["://", "\\", ".jsonl", ".json", ".lock"];
+/** Written anywhere in a message, each is a leak: URLs and Windows paths (named first)... */
+const ADDRESS_HINTS = ["://", "\\"];
+/** ...and our store's files (named after a path that holds them). */
+const STORE_HINTS = [".jsonl", ".json", ".lock"];
 
 /** Extensions that make a word a file name (`notes.txt`), not a dotted protocol name. */
 const FILE_EXTENSIONS = new Set(
@@ -57,11 +59,13 @@ const FILE_EXTENSIONS = new Set(
 
 /** What `message` leaks ("a path", "a file name", or the hint or word found), or null. */
 export function unsafeMessage(message: string, forbidden: readonly string[]): string | null {
-  for (const hint of HINTS) if (message.includes(hint)) return `"${hint}"`;
-  for (const word of words(message)) {
-    if (isPath(word)) return "a path";
-    if (isFileName(word)) return "a file name";
-  }
+  for (const hint of ADDRESS_HINTS) if (message.includes(hint)) return `"${hint}"`;
+  // A path is named before the store's file hints: a path to a history also holds ".jsonl",
+  // and "a path" is the finding a reader of the report acts on (the kit's report says so).
+  const found = words(message);
+  if (found.some(isPath)) return "a path";
+  for (const hint of STORE_HINTS) if (message.includes(hint)) return `"${hint}"`;
+  if (found.some(isFileName)) return "a file name";
   for (const word of forbidden) if (word && message.includes(word)) return `"${word}"`;
   return null;
 }

@@ -64,6 +64,8 @@ describe("unsafeMessage", () => {
     assert.equal(leak("Bad s1.jsonl"), '".jsonl"');
     assert.equal(leak("Bad config.json"), '".json"');
     assert.equal(leak("Held by s1.lock"), '".lock"');
+    // A path to one of them is named as a path (the kit's report, test/conformance/kit.test.ts).
+    assert.equal(leak("Cancelled (/tmp/x/sessions/s1.jsonl)"), "a path");
     assert.equal(leak("history says hello", ["hello"]), '"hello"');
     assert.equal(leak("history says hi", ["hello", ""]), null);
   });
