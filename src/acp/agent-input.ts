@@ -3,9 +3,10 @@ import type { AcpHandover } from "./starter.js";
 /**
  * The agent's stdin as the SDK's byte stream, from where the starter (starter.ts) stopped: the
  * bytes it read first, then the pipe. When the starter answered the first line (an
- * `initialize`), only that line is given at once, and the rest waits for `held`: the SDK's
- * connection refuses every request until its own initialize handler has answered, so a
- * `session/new` the editor sent on the starter's answer must not reach it before. A full queue
+ * `initialize`), only that line is given at once, and the rest waits for `held`: the sink drops
+ * the first line the SDK writes as its own answer to that initialize (stdout-sink.ts), so no
+ * other line may be answered before it (initialize-gate.ts orders the requests that wait for
+ * it, but not, say, an unknown method's error). A full queue
  * pauses stdin until the SDK reads again, so a fast editor is held in the pipe, not in memory.
  */
 export function agentInput(
