@@ -43,8 +43,15 @@ export interface Handover extends OutputWatch {
  * (dist/child/turn-facts.cjs).
  */
 export interface TurnFactsSource {
+  /**
+   * The found-out extension parameters by capability as the probe memo has them for these very
+   * inputs (docs/tools.md, "Found out once per child"), or null: then the probes have started.
+   */
+  remembered: Record<string, object> | null;
+  /** Starts the probes (once), when `remembered` has let them wait for the answer. */
+  run(): void;
   /** Once found: the found-out extension parameters by capability when proven, else null. */
-  proven: Promise<Record<string, object> | null>;
+  readonly proven: Promise<Record<string, object> | null>;
 }
 
 /** The shape of dist/child/turn-facts.cjs. */
@@ -114,6 +121,13 @@ export function startChild(
     const turnFacts = accepted ? startTurnFacts(handedOver) : null;
     if (turnFacts === null) return void handOver(load, handover, detach);
     handover.turnFacts = turnFacts;
+    if (turnFacts.remembered !== null) {
+      // What the last real probe of these very runs found: answered at once, and the probes
+      // run while the child loads (a `sandboxed` turn waits for them, src/server/turn-facts.ts).
+      answerInitialize(request, facts, handover, turnFacts.remembered);
+      turnFacts.run();
+      return void handOver(load, handover, detach);
+    }
     // The child loads once the probe has ended: its load would hold the event loop, and the
     // answer with it, for longer than the probe takes.
     void turnFacts.proven.then((extras) => {
