@@ -14,7 +14,9 @@ import { type OutputWatch, watchOutput } from "./output-watch.js";
  * of after the whole child has loaded (docs/local-agent-protocol.md, "Fast start"; docs/benchmarks.md).
  * An initialize negotiating `turn` names what the child finds out (its sandbox, by a real run,
  * and its checkpoints): the starter finds it out first with the child's own code (src/server/turn-facts.ts)
- * and answers when that proves the child's answer, and the child adopts what it found.
+ * and answers when that proves the child's answer, and the child adopts what it found; when the
+ * probe memo holds what the last real probe of this very start found, it answers from that at
+ * once and the probe runs after the answer (src/agent/sandbox/probe-memo.ts).
  * Anything else (another first frame, an initialize the check leaves to the child, no frame
  * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
  * `MC_AGENT_FAST_START=0` hands over before reading anything.

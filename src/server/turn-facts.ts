@@ -155,5 +155,5 @@ function rememberProbes(
 ): void {
   const kinds = kindsOf(probed);
   if (memo !== null && JSON.stringify(memo) === JSON.stringify(kinds)) return;
-  void writeProbeMemo(home, key, kinds);
+  writeProbeMemo(home, key, kinds);
 }

@@ -73,6 +73,8 @@ interface Started {
   sandbox: string | null;
   /** Whether the starter answered (the full child builds the initialize's schema). */
   byStarter: boolean;
+  /** The memo file's text when the answer was read. */
+  memoAtAnswer: string | null;
 }
 
 /** One child: the turn initialize's answer; `more` runs against it before it is closed. */
@@ -89,6 +91,7 @@ async function start(
   try {
     await child.sendBytes(Buffer.from(initFrame()));
     await child.waitFor((f) => f.id === "i1");
+    const memoAtAnswer = memoText(w);
     const line = child.rawLines[0] as string;
     const schemas = await child.request("test.schemas", {});
     const built = (schemas.result as { built: string[] }).built;
@@ -97,6 +100,7 @@ async function start(
       line,
       sandbox: JSON.parse(line).result.extensions.turn.sandbox,
       byStarter: !built.includes("lifecycle.InitializeParams"),
+      memoAtAnswer,
     };
   } finally {
     await child.close();
@@ -128,6 +132,8 @@ async function primed(prefix: string): Promise<World> {
   const w = world(prefix);
   const cold = await start(w);
   assert.equal(cold.sandbox, "bubblewrap");
+  // Written before the answer: a frontend (or a test) that saw it finds the memo in place.
+  assert.ok(cold.memoAtAnswer?.includes('"sandbox":["bubblewrap"]'), String(cold.memoAtAnswer));
   await memoSays(w, "bubblewrap");
   return w;
 }

@@ -8,8 +8,21 @@
  * Anything unexpected in the file (not a regular file, over PROBE_MEMO_BYTES, not this format,
  * another key) is a miss, never an error.
  */
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
-import { readRegularFileSync } from "../../store/safe-read.js";
+import { processExists } from "../../store/process-exists.js";
+import { errorCode, readRegularFileSync } from "../../store/safe-read.js";
 import type { SandboxKind } from "./probe.js";
 import type { ProbeMemoKey } from "./probe-memo-key.js";
 
@@ -80,30 +93,61 @@ export function probeMemoBytes(
 }
 
 /**
- * Puts what the real probes of `key` found first in the memo, replacing it atomically
- * (store/atomic-write.ts; the `cache` folder made 0700 if missing, MC_HOME never made). Best
- * effort: a memo that cannot be written only costs the next start its wait; two children
- * writing at once may drop one's entry, which its next start writes again.
+ * Puts what the real probes of `key` found first in the memo, replacing it atomically: a temp
+ * file `.sandbox-probe.json.<pid>.<12 hex>.tmp` (0600, never through a symlink), then a rename
+ * over the memo, so a reader sees the old memo or the new one. Synchronous and without fsync,
+ * as the verdict cache's files (docs/store.md): it runs before the starter answers, so a
+ * frontend that sees the answer finds the memo written, and a memo needs atomic visibility, not
+ * durability (one torn by a crash is a miss). The `cache` folder is made 0700 when missing,
+ * never followed when a symlink; MC_HOME is never made. Best effort: a memo that cannot be
+ * written only costs the next start its wait; two children writing at once may drop one's
+ * entry, which its next start writes again.
  */
-export async function writeProbeMemo(
-  home: string,
-  key: ProbeMemoKey,
-  kinds: MemoKinds,
-): Promise<void> {
+export function writeProbeMemo(home: string, key: ProbeMemoKey, kinds: MemoKinds): void {
   const bytes = probeMemoBytes(key, kinds, readEntries(home));
   if (bytes === null) return;
+  const folder = join(home, "cache");
   try {
-    // Loaded only now, after the answer: the starter requires this module before answering.
-    const { lstat, mkdir } = await import("node:fs/promises");
-    const { writeFileAtomicIn } = await import("../../store/atomic-write.js");
-    const folder = join(home, "cache");
-    await mkdir(folder, { mode: 0o700 }).catch((error) => {
-      if ((error as { code?: unknown }).code !== "EEXIST") throw error;
-    });
-    // Never through a symlink: the memo is written in MC_HOME's own `cache` folder or not at all.
-    if (!(await lstat(folder)).isDirectory()) return;
-    await writeFileAtomicIn(folder, "sandbox-probe.json", bytes);
+    mkdirSync(folder, { mode: 0o700 });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") return;
+  }
+  let temp: string | null = null;
+  try {
+    if (!lstatSync(folder).isDirectory()) return;
+    temp = join(folder, `.${MEMO_NAME}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    const fd = openSync(temp, WRITE_FLAGS, 0o600);
+    try {
+      writeFileSync(fd, bytes);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, join(folder, MEMO_NAME));
+    temp = null;
+    removeOrphans(folder);
   } catch {
-    // A read-only or missing MC_HOME: the memo stays as it was.
+    // A read-only or full MC_HOME: the memo stays as it was.
+  } finally {
+    if (temp !== null) rmSync(temp, { force: true });
+  }
+}
+
+const MEMO_NAME = "sandbox-probe.json";
+const WRITE_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * The memo's temp files left by writers that died before their rename (their pid is no live
+ * process on this host), as the store's atomic writes sweep theirs (docs/store.md, "Orphaned
+ * temp files"); a live writer's, and every other name, are left alone.
+ */
+function removeOrphans(folder: string): void {
+  const prefix = `.${MEMO_NAME}.`;
+  for (const name of readdirSync(folder)) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(\d{1,7})\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length));
+    const pid = match ? Number(match[1]) : 0;
+    if (pid > 0 && pid !== process.pid && !processExists(pid))
+      rmSync(join(folder, name), { force: true });
   }
 }

@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -87,7 +97,7 @@ describe("the probe memo's key", () => {
     const program = join(home, "bwrap");
     writeFileSync(program, "#!/bin/sh\n");
     const key = keyFor(program);
-    await writeProbeMemo(home, key, ["bubblewrap"]);
+    writeProbeMemo(home, key, ["bubblewrap"]);
     assert.deepEqual(readProbeMemo(home, key), ["bubblewrap"]);
     const paths = leaves(key);
     assert.ok(paths.length > 15, `${paths.length} leaves`);
@@ -99,13 +109,13 @@ describe("the probe memo's key", () => {
   test("written 0600 in a 0700 cache folder; MC_HOME itself never made", async () => {
     const home = folder();
     const key = keyFor("/bin/sh");
-    await writeProbeMemo(home, key, [null]);
+    writeProbeMemo(home, key, [null]);
     const { statSync } = await import("node:fs");
     assert.equal(statSync(probeMemoPath(home)).mode & 0o777, 0o600);
     assert.equal(statSync(join(home, "cache")).mode & 0o777, 0o700);
     assert.deepEqual(readProbeMemo(home, key), [null]);
     const missing = join(home, "gone");
-    await writeProbeMemo(missing, key, [null]);
+    writeProbeMemo(missing, key, [null]);
     assert.throws(() => statSync(missing));
   });
 
@@ -114,10 +124,10 @@ describe("the probe memo's key", () => {
     const keys = Array.from({ length: PROBE_MEMO_ENTRIES + 1 }, (_, i) =>
       keyFor("/bin/sh", [`--run-${i}`]),
     );
-    for (const key of keys) await writeProbeMemo(home, key, ["bubblewrap"]);
+    for (const key of keys) writeProbeMemo(home, key, ["bubblewrap"]);
     assert.equal(readProbeMemo(home, keys[0] as ProbeMemoKey), null, "the oldest dropped");
     for (const key of keys.slice(1)) assert.deepEqual(readProbeMemo(home, key), ["bubblewrap"]);
-    await writeProbeMemo(home, keys[5] as ProbeMemoKey, [null]);
+    writeProbeMemo(home, keys[5] as ProbeMemoKey, [null]);
     const memo = JSON.parse(readFileSync(probeMemoPath(home), "utf8"));
     assert.equal(memo.entries.length, PROBE_MEMO_ENTRIES);
     assert.deepEqual(memo.entries[0].sandbox, [null]);
@@ -132,5 +142,26 @@ describe("the probe memo's key", () => {
     assert.deepEqual(entries[0].key, big(1));
     assert.deepEqual(entries.slice(1), offered.slice(0, entries.length - 1));
     assert.equal(probeMemoBytes(keyFor("/bin/sh", ["x".repeat(PROBE_MEMO_BYTES)]), [null]), null);
+  });
+
+  test("a write sweeps the memo's orphaned temp files only, and never goes through a symlinked cache", () => {
+    const home = folder();
+    const cache = join(home, "cache");
+    mkdirSync(cache);
+    // Linux's pid_max is at most 4194304: 4194303 is no live process here in practice.
+    const names = [
+      ".sandbox-probe.json.4194303.0123456789ab.tmp",
+      `.sandbox-probe.json.${process.ppid}.0123456789ab.tmp`,
+      ".sandbox-probe.json.0123456789ab.tmp",
+      ".other.json.4194303.0123456789ab.tmp",
+    ];
+    for (const name of names) writeFileSync(join(cache, name), "x");
+    writeProbeMemo(home, keyFor("/bin/sh"), [null]);
+    assert.deepEqual(readdirSync(cache).sort(), [...names.slice(1), "sandbox-probe.json"].sort());
+    const other = folder();
+    const linked = folder();
+    symlinkSync(linked, join(other, "cache"));
+    writeProbeMemo(other, keyFor("/bin/sh"), [null]);
+    assert.deepEqual(readdirSync(linked), []);
   });
 });
