@@ -8,7 +8,6 @@
  * Anything unexpected in the file (not a regular file, over PROBE_MEMO_BYTES, not this format,
  * another key) is a miss, never an error.
  */
-import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -115,7 +114,7 @@ export function writeProbeMemo(home: string, key: ProbeMemoKey, kinds: MemoKinds
   let temp: string | null = null;
   try {
     if (!lstatSync(folder).isDirectory()) return;
-    temp = join(folder, `.${MEMO_NAME}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    temp = join(folder, `.${MEMO_NAME}.${process.pid}.${twelveHex()}.tmp`);
     const fd = openSync(temp, WRITE_FLAGS, 0o600);
     try {
       writeFileSync(fd, bytes);
@@ -133,6 +132,16 @@ export function writeProbeMemo(home: string, key: ProbeMemoKey, kinds: MemoKinds
 }
 
 const MEMO_NAME = "sandbox-probe.json";
+
+/**
+ * The temp name's 12 hex digits, from Math.random: not node:crypto, whose load (3-8 ms) the
+ * starter would pay before its answer. The pid and O_EXCL make the name this writer's alone.
+ */
+function twelveHex(): string {
+  return Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, "0");
+}
 const WRITE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
