@@ -14,7 +14,9 @@ import { type OutputWatch, watchOutput } from "./output-watch.js";
  * of after the whole child has loaded (docs/local-agent-protocol.md, "Fast start"; docs/benchmarks.md).
  * An initialize negotiating `turn` names what the child finds out (its sandbox, by a real run,
  * and its checkpoints): the starter finds it out first with the child's own code (src/server/turn-facts.ts)
- * and answers when that proves the child's answer, and the child adopts what it found.
+ * and answers when that proves the child's answer, and the child adopts what it found; when the
+ * probe memo holds what the last real probe of this very start found, it answers from that at
+ * once and the probe runs after the answer (src/agent/sandbox/probe-memo.ts).
  * Anything else (another first frame, an initialize the check leaves to the child, no frame
  * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
  * `MC_AGENT_FAST_START=0` hands over before reading anything.
@@ -43,8 +45,15 @@ export interface Handover extends OutputWatch {
  * (dist/child/turn-facts.cjs).
  */
 export interface TurnFactsSource {
+  /**
+   * The found-out extension parameters by capability as the probe memo has them for these very
+   * inputs (docs/tools.md, "Found out once per child"), or null: then the probes have started.
+   */
+  remembered: Record<string, object> | null;
+  /** Starts the probes (once), when `remembered` has let them wait for the answer. */
+  run(): void;
   /** Once found: the found-out extension parameters by capability when proven, else null. */
-  proven: Promise<Record<string, object> | null>;
+  readonly proven: Promise<Record<string, object> | null>;
 }
 
 /** The shape of dist/child/turn-facts.cjs. */
@@ -114,6 +123,13 @@ export function startChild(
     const turnFacts = accepted ? startTurnFacts(handedOver) : null;
     if (turnFacts === null) return void handOver(load, handover, detach);
     handover.turnFacts = turnFacts;
+    if (turnFacts.remembered !== null) {
+      // What the last real probe of these very runs found: answered at once, and the probes
+      // run while the child loads (a `sandboxed` turn waits for them, src/server/turn-facts.ts).
+      answerInitialize(request, facts, handover, turnFacts.remembered);
+      turnFacts.run();
+      return void handOver(load, handover, detach);
+    }
     // The child loads once the probe has ended: its load would hold the event loop, and the
     // answer with it, for longer than the probe takes.
     void turnFacts.proven.then((extras) => {

@@ -3,7 +3,9 @@ import { checkpointsAvailability } from "../agent/checkpoints/availability.js";
 import { keepOutOf } from "../agent/checkpoints/keep-out.js";
 import { sandboxNetworkHint } from "../agent/sandbox/network-hint.js";
 import { sandboxPolicy } from "../agent/sandbox/policy.js";
-import { probeSandboxAsync, type SandboxProbe } from "../agent/sandbox/probe.js";
+import { planProbe, type SandboxKind, type SandboxProbe } from "../agent/sandbox/probe.js";
+import { type MemoKinds, readProbeMemo, writeProbeMemo } from "../agent/sandbox/probe-memo.js";
+import { type ProbeMemoKey, probeMemoKey } from "../agent/sandbox/probe-memo-key.js";
 import type { TurnFactsSource } from "../boot/starter.js";
 import type { CheckpointsAvailability } from "../protocol/schemas/checkpoints.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
@@ -23,12 +25,21 @@ import { storePaths } from "../store/store-paths.js";
  * whole). The raw file settles it when it does not say `true`: then the child's value is off,
  * valid file or not. When it says `true`, the sandbox is probed both ways: the answer is proven
  * only when both find the same sandbox, and the child takes the probe of the setting it validates.
+ *
+ * The probe memo (src/agent/sandbox/probe-memo.ts): when MC_HOME/cache/sandbox-probe.json holds
+ * what the last real probe of these very runs on this very host found, `remembered` says it and
+ * the starter answers with it at once, then starts the probes (`run`); the child adopts the real
+ * probes as always (a `sandboxed` turn waits for them), and the memo is rewritten whenever they
+ * find something else.
  */
 export interface TurnFacts extends TurnFactsSource {
   /** Git on PATH and a workspace outside mc's stores: found at once. */
   checkpoints: CheckpointsAvailability;
-  /** Settles once every probe has ended (each in a process of its own); never rejects. */
-  sandbox: Promise<readonly SandboxProbe[]>;
+  /**
+   * Settles once every probe has ended (each in a process of its own); never rejects. Reading
+   * it starts the probes if `run` has not.
+   */
+  readonly sandbox: Promise<readonly SandboxProbe[]>;
   /** The probes, once `sandbox` has settled: what the child adopts as they are. */
   probed?: readonly SandboxProbe[];
 }
@@ -53,28 +64,49 @@ export function childInputs(handedOver: string | null): ChildInputs {
 }
 
 /**
- * Starts the sandbox's probes (each candidate network setting at once) and finds git, with the
- * inputs the child will have. Throws only where the child's own start would (no workspace).
+ * Plans the sandbox's probes (each candidate network setting), finds git and reads the probe
+ * memo, with the inputs the child will have; starts the probes at once unless the memo answers
+ * (then `run` starts them). Throws only where the child's own start would (no workspace).
  */
 export function startTurnFacts(handedOver: string | null): TurnFacts {
   const inputs = childInputs(handedOver);
   const networks = sandboxNetworkHint(inputs.home) ? [false, true] : [false];
-  const probes = networks.map(async (network) => ({
+  const plans = networks.map((network) => ({
     network,
-    availability: await probeSandboxAsync(sandboxPolicy({ ...inputs, network }), inputs.env),
+    plan: planProbe(sandboxPolicy({ ...inputs, network }), inputs.env),
   }));
+  const planned = plans.flatMap(({ network, plan }) =>
+    plan.first === null ? [] : [{ network, run: plan.first }],
+  );
+  // Only a probe that runs the sandbox is waited for: one decided before any run needs no memo.
+  const key = planned.length === plans.length ? probeMemoKey(planned) : null;
+  const memo = key === null ? null : readProbeMemo(inputs.home, key);
+  let sandbox: Promise<readonly SandboxProbe[]> | null = null;
+  const run = () => {
+    sandbox ??= Promise.all(
+      plans.map(async ({ network, plan }) => ({ network, availability: await plan.run() })),
+    ).then((probed) => {
+      facts.probed = probed;
+      if (key !== null) rememberProbes(inputs.home, key, memo, probed);
+      return probed;
+    });
+    return sandbox;
+  };
+  // Without a memo's answer, the sandbox runs while git is found.
+  if (memo === null || oneKind(memo) === undefined) run();
   const keepOut = keepOutOf(inputs.workspace, storePaths(inputs.home, inputs.env));
   const checkpoints = checkpointsAvailability(inputs.env, keepOut);
   const facts: TurnFacts = {
     checkpoints,
-    sandbox: Promise.all(probes),
-    proven: Promise.resolve(null),
+    remembered: memo === null ? null : provenExtras(memo, checkpoints),
+    run,
+    get sandbox() {
+      return run();
+    },
+    get proven() {
+      return run().then((probed) => provenTurnExtras(probed, checkpoints));
+    },
   };
-  facts.sandbox = facts.sandbox.then((probed) => {
-    facts.probed = probed;
-    return probed;
-  });
-  facts.proven = facts.sandbox.then((probed) => provenTurnExtras(probed, checkpoints));
   return facts;
 }
 
@@ -92,8 +124,36 @@ function provenTurnExtras(
   probed: readonly SandboxProbe[],
   checkpoints: CheckpointsAvailability,
 ): Record<string, object> | null {
-  const kinds = new Set(probed.map((probe) => probe.availability.sandbox));
-  const [kind] = kinds;
-  if (kinds.size !== 1 || kind === undefined) return null;
-  return { turn: { sandbox: kind, checkpoints } };
+  return provenExtras(kindsOf(probed), checkpoints);
+}
+
+/** The same from what each probe found (the probes' or the memo's). */
+function provenExtras(
+  found: readonly (SandboxKind | null)[],
+  checkpoints: CheckpointsAvailability,
+): Record<string, object> | null {
+  const kind = oneKind(found);
+  return kind === undefined ? null : { turn: { sandbox: kind, checkpoints } };
+}
+
+/** The sandbox every probe found, or undefined when they differ. */
+function oneKind(found: readonly (SandboxKind | null)[]): SandboxKind | null | undefined {
+  const kinds = new Set(found);
+  return kinds.size === 1 ? [...kinds][0] : undefined;
+}
+
+function kindsOf(probed: readonly SandboxProbe[]): MemoKinds {
+  return probed.map((probe) => probe.availability.sandbox);
+}
+
+/** Rewrites the memo when the real probes found other than it said (or it said nothing). */
+function rememberProbes(
+  home: string,
+  key: ProbeMemoKey,
+  memo: MemoKinds | null,
+  probed: readonly SandboxProbe[],
+): void {
+  const kinds = kindsOf(probed);
+  if (memo !== null && JSON.stringify(memo) === JSON.stringify(kinds)) return;
+  writeProbeMemo(home, key, kinds);
 }

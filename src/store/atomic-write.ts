@@ -2,6 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { mkdir, open, opendir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { processExists } from "./process-exists.js";
+
+export { processExists };
 
 /**
  * Why an atomic write failed. `before_commit`: the target still holds its previous bytes.
@@ -176,15 +179,6 @@ async function removeOrphans(folder: string, target: string): Promise<void> {
     }
   } catch {
     // An unreadable folder only means orphans stay until a later write.
-  }
-}
-
-export function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return codeOf(error) !== "ESRCH";
   }
 }
 

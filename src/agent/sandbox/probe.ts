@@ -4,7 +4,6 @@
  * a container without the privileges from a machine with them. When none can start, why and
  * how to fix it, as fixed sentences (no path: they travel in the `sandbox_unavailable` error).
  */
-import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { shellProgram } from "../tools/shell-process.js";
@@ -92,6 +91,52 @@ const TEXT: Record<SandboxProblem, { reason: string; fix: string }> = {
   },
 };
 
+/**
+ * The probe without blocking the event loop (the child's, started when it starts and awaited
+ * by `initialize`): the sandbox runs as a child process of its own. Settles, never rejects,
+ * within PROBE_TIMEOUT_MS a run.
+ */
+export function probeSandboxAsync(
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): Promise<SandboxAvailability> {
+  return planProbe(policy, env, platform).run();
+}
+
+/**
+ * A probe decided up to its first run, which has not started: what it will run (the probe
+ * memo's key, probe-memo-key.ts), and `run`, which runs it (once) and settles as
+ * `probeSandboxAsync` does.
+ */
+export interface ProbePlan {
+  /** The sandbox's first run, or null when the outcome is known without one. */
+  first: RunRequest | null;
+  run(): Promise<SandboxAvailability>;
+}
+
+export function planProbe(
+  policy: SandboxPolicy,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): ProbePlan {
+  const steps = probeSteps(policy, env, platform);
+  const step = steps.next();
+  let running: Promise<SandboxAvailability> | null = null;
+  const drive = async (): Promise<SandboxAvailability> => {
+    let next = step;
+    while (!next.done) next = steps.next(await runAsync(next.value));
+    return next.value;
+  };
+  return {
+    first: step.done ? null : step.value,
+    run: () => {
+      running ??= drive();
+      return running;
+    },
+  };
+}
+
 /** Runs the sandbox once under `policy` on this platform and says whether it started. */
 export function probeSandbox(
   policy: SandboxPolicy,
@@ -104,29 +149,13 @@ export function probeSandbox(
   return step.value;
 }
 
-/**
- * The same probe without blocking the event loop (the child's, started when it starts and
- * awaited by `initialize`): the sandbox runs as a child process of its own. Settles, never
- * rejects, within PROBE_TIMEOUT_MS a run.
- */
-export async function probeSandboxAsync(
-  policy: SandboxPolicy,
-  env: NodeJS.ProcessEnv,
-  platform: NodeJS.Platform = process.platform,
-): Promise<SandboxAvailability> {
-  const steps = probeSteps(policy, env, platform);
-  let step = steps.next();
-  while (!step.done) step = steps.next(await runAsync(step.value));
-  return step.value;
-}
-
 interface ProbeRun {
   ok: boolean;
   stderr: string;
 }
 
 /** One run of the sandbox on the no-op command, in the workspace. */
-interface RunRequest {
+export interface RunRequest {
   program: string;
   args: string[];
   cwd: string;
@@ -178,8 +207,17 @@ function* probeSteps(
   return unavailable("unsupported_platform", null);
 }
 
+/**
+ * node:child_process, loaded at the first run, not with this module: the starter requires this
+ * module for an initialize negotiating `turn` and may answer it from the probe memo before any
+ * run, without the 3-5 ms that loading child_process takes (docs/benchmarks.md).
+ */
+function childProcess(): typeof import("node:child_process") {
+  return process.getBuiltinModule("node:child_process");
+}
+
 function runSync(run: RunRequest): ProbeRun {
-  const result = spawnSync(run.program, run.args, {
+  const result = childProcess().spawnSync(run.program, run.args, {
     cwd: run.cwd,
     env: run.env,
     stdio: ["ignore", "ignore", "pipe"],
@@ -192,6 +230,7 @@ function runSync(run: RunRequest): ProbeRun {
 }
 
 function runAsync(run: RunRequest): Promise<ProbeRun> {
+  const { spawn } = childProcess();
   return new Promise((resolve) => {
     let stderr = "";
     let settled = false;

@@ -68,7 +68,9 @@ export function turnHandlers(
         // The images are checked and read first: a bad one is `invalid_params`, nothing else done.
         const images = await turnImages(state, params.attachments);
         // Never silently unsandboxed: without a sandbox that starts, a `sandboxed` turn is
-        // refused before anything is saved or run.
+        // refused before anything is saved or run. By the real probe: the initialize may have
+        // been answered from the probe memo while it ran (src/server/turn-facts.ts).
+        if (params.permissions === "sandboxed") await sandbox.start();
         const inSandbox = params.permissions === "sandboxed" ? sandbox.sandbox() : null;
         if (params.permissions === "sandboxed" && !inSandbox)
           throw new ProtocolError(

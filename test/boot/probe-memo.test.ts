@@ -1,0 +1,326 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative } from "node:path";
+import { after, describe, test } from "node:test";
+import { PROBE_MEMO_BYTES, probeMemoPath } from "../../src/agent/sandbox/probe-memo.js";
+import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import { until } from "../helpers/fakes.js";
+
+/**
+ * The probe memo (src/agent/sandbox/probe-memo.ts, docs/tools.md "Found out once per child"),
+ * against the real child: a start that ran the sandbox leaves what it found in
+ * MC_HOME/cache/sandbox-probe.json; the next start with the same key answers an initialize
+ * negotiating `turn` from it, while the real run, made all the same, decides what a `sandboxed`
+ * turn gets and corrects the memo. The fake bwrap below starts or fails as a file says, without
+ * itself changing: so a memo that is used shows as an answer the real run did not give.
+ */
+
+const TURN_CAPS = ["turn", "session.create", "session.open", "model.catalog"];
+const boxes: Sandbox[] = [];
+after(() => {
+  for (const box of boxes) box.cleanup();
+});
+
+interface World {
+  box: Sandbox;
+  env: Record<string, string>;
+  /** Whether the fake bwrap starts (it fails as bwrap does without user namespaces otherwise). */
+  starts(ok: boolean): void;
+  bwrap: string;
+}
+
+function world(prefix: string): World {
+  const box = sandbox(prefix);
+  boxes.push(box);
+  const dir = join(box.root, "fake-bin");
+  mkdirSync(dir);
+  const outcome = join(box.root, "bwrap-outcome");
+  const bwrap = join(dir, "bwrap");
+  writeFileSync(
+    bwrap,
+    `#!/bin/sh\n[ "$(cat "${outcome}")" = ok ] && exit 0\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`,
+  );
+  chmodSync(bwrap, 0o755);
+  const starts = (ok: boolean) => writeFileSync(outcome, ok ? "ok" : "no");
+  starts(true);
+  return { box, env: { PATH: `${dir}:${process.env.PATH}` }, starts, bwrap };
+}
+
+function initFrame(): string {
+  const params = {
+    protocol_version: 1,
+    client: { name: "probe-memo-test", version: "1.0.0" },
+    required_capabilities: TURN_CAPS,
+  };
+  return `${JSON.stringify({ id: "i1", method: "initialize", params })}\n`;
+}
+
+interface Started {
+  line: string;
+  sandbox: string | null;
+  /** Whether the starter answered (the full child builds the initialize's schema). */
+  byStarter: boolean;
+  /** The memo file's text when the answer was read. */
+  memoAtAnswer: string | null;
+}
+
+/** One child: the turn initialize's answer; `more` runs against it before it is closed. */
+async function start(
+  w: World,
+  options: { fast?: boolean; more?: (child: TestChild) => Promise<void> } = {},
+): Promise<Started> {
+  const child = new TestChild({
+    cwd: w.box.workspace,
+    home: w.box.home,
+    testMethods: true,
+    env: { ...w.env, ...(options.fast === false ? { MC_AGENT_FAST_START: "0" } : {}) },
+  });
+  try {
+    await child.sendBytes(Buffer.from(initFrame()));
+    await child.waitFor((f) => f.id === "i1");
+    const memoAtAnswer = memoText(w);
+    const line = child.rawLines[0] as string;
+    const schemas = await child.request("test.schemas", {});
+    const built = (schemas.result as { built: string[] }).built;
+    await options.more?.(child);
+    return {
+      line,
+      sandbox: JSON.parse(line).result.extensions.turn.sandbox,
+      byStarter: !built.includes("lifecycle.InitializeParams"),
+      memoAtAnswer,
+    };
+  } finally {
+    await child.close();
+  }
+}
+
+function memoText(w: World): string | null {
+  try {
+    return readFileSync(probeMemoPath(w.box.home), "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** The sandbox each entry's runs found, in the memo's order. */
+function memoFindings(w: World): unknown[] {
+  const text = memoText(w);
+  if (text === null) return [];
+  return (JSON.parse(text) as { entries: { sandbox: unknown }[] }).entries.map((e) => e.sandbox);
+}
+
+/** Waits until the memo's latest entry says `kind` (the child writes it after its real run). */
+async function memoSays(w: World, kind: string | null): Promise<void> {
+  await until(() => JSON.stringify(memoFindings(w)[0]) === JSON.stringify([kind]), "the memo");
+}
+
+/** A memo of the latest start whose real run started (primed by one start). */
+async function primed(prefix: string): Promise<World> {
+  const w = world(prefix);
+  const cold = await start(w);
+  assert.equal(cold.sandbox, "bubblewrap");
+  // Written before the answer: a frontend (or a test) that saw it finds the memo in place.
+  assert.ok(cold.memoAtAnswer?.includes('"sandbox":["bubblewrap"]'), String(cold.memoAtAnswer));
+  await memoSays(w, "bubblewrap");
+  return w;
+}
+
+describe("the probe memo, against the real child", () => {
+  test("a start leaves it; the next answers from it; the real run still decides and corrects it", async () => {
+    const w = await primed("mc-memo-warm-");
+    assert.equal(lstatSync(probeMemoPath(w.box.home)).mode & 0o777, 0o600);
+    // The sandbox no longer starts, bwrap itself unchanged: only a memo can say it does.
+    w.starts(false);
+    const warm = await start(w, {
+      more: async (child) => {
+        const created = await child.request("session.create", {});
+        assert.ok(created.result, JSON.stringify(created.error));
+        const turn = await child.request("turn.start", { input: "hi", permissions: "sandboxed" });
+        assert.equal(turn.error?.code, "sandbox_unavailable", JSON.stringify(turn));
+      },
+    });
+    assert.equal(warm.sandbox, "bubblewrap", "answered from the memo");
+    assert.ok(warm.byStarter);
+    await memoSays(w, null);
+    assert.equal(memoFindings(w).length, 1, "the entry is replaced, not added");
+    const after = await start(w);
+    assert.equal(after.sandbox, null);
+    assert.ok(after.byStarter);
+  });
+
+  test("a memo that is right gives the full child's answer byte for byte", async () => {
+    const w = await primed("mc-memo-bytes-");
+    const fast = await start(w);
+    const full = await start(w, { fast: false });
+    assert.ok(fast.byStarter);
+    assert.equal(full.byStarter, false);
+    assert.equal(fast.line, full.line);
+  });
+
+  test("a memo of a sandbox that starts is not used when bwrap changed or the runs differ", async () => {
+    const changes: [string, (w: World) => void][] = [
+      ["bwrap's mtime", (w) => utimesSync(w.bwrap, new Date(), new Date(Date.now() - 60_000))],
+      [
+        "bwrap replaced by a copy (another inode)",
+        (w) => {
+          writeFileSync(`${w.bwrap}.new`, readFileSync(w.bwrap));
+          chmodSync(`${w.bwrap}.new`, 0o755);
+          renameSync(`${w.bwrap}.new`, w.bwrap);
+        },
+      ],
+      ["a .git in the workspace (its arguments)", (w) => mkdirSync(join(w.box.workspace, ".git"))],
+      ["another bwrap on PATH", (w) => anotherBwrap(w)],
+    ];
+    for (const [what, change] of changes) {
+      const w = await primed("mc-memo-change-");
+      w.starts(false);
+      change(w);
+      const warm = await start(w);
+      assert.equal(warm.sandbox, null, what);
+    }
+  });
+
+  test("a memo whose host facts differ is not used (a reboot, another namespace, user, sysctl)", async () => {
+    const w = await primed("mc-memo-host-");
+    const good = memoText(w) as string;
+    w.starts(false);
+    const edits: [string, (key: MemoKey) => void][] = [
+      ["boot", (key) => (key.host.boot_id = "00000000-0000-0000-0000-000000000000")],
+      ["user namespace", (key) => (key.host.user_namespace = "user:[1]")],
+      ["uid", (key) => (key.host.uid = (key.host.uid ?? 0) + 1)],
+      ["gid", (key) => (key.host.gid = (key.host.gid ?? 0) + 1)],
+      ["a sysctl", (key) => (key.host.sysctls["/proc/sys/user/max_user_namespaces"] = "0")],
+      ["seccomp", (key) => (key.host.confinement = ["Seccomp:\t2"])],
+      ["the kernel", (key) => (key.host.os_release = "0.0.0")],
+      ["the platform", (key) => (key.platform = "darwin")],
+      ["bwrap's size", (key) => (key.programs[0] = { ...key.programs[0], size: "1" })],
+      ["the runs", (key) => (key.runs[0] = { ...key.runs[0], args: ["--other"] })],
+    ];
+    for (const [what, edit] of edits) {
+      const memo = JSON.parse(good) as { entries: { key: MemoKey }[] };
+      edit(memo.entries[0]?.key as MemoKey);
+      writeFileSync(probeMemoPath(w.box.home), JSON.stringify(memo));
+      const warm = await start(w);
+      assert.equal(warm.sandbox, null, what);
+    }
+    // The same file unedited is used: the edits alone made the misses.
+    writeFileSync(probeMemoPath(w.box.home), good);
+    assert.equal((await start(w)).sandbox, "bubblewrap");
+  });
+
+  test("a memo file that is not one is ignored, never a crash, and nothing else changes", async () => {
+    const w = await primed("mc-memo-bad-");
+    const good = memoText(w) as string;
+    const elsewhere = join(w.box.root, "elsewhere.json");
+    writeFileSync(elsewhere, good);
+    w.starts(false);
+    const path = probeMemoPath(w.box.home);
+    const padded = (bytes: number) => good.trimEnd() + " ".repeat(bytes - good.trimEnd().length);
+    const bad: [string, () => void][] = [
+      ["not JSON", () => writeFileSync(path, "{not json")],
+      ["cut short", () => writeFileSync(path, good.slice(0, good.length / 2))],
+      ["empty", () => writeFileSync(path, "")],
+      ["JSON null", () => writeFileSync(path, "null")],
+      ["another format", () => writeFileSync(path, good.replace("mc-sandbox-probe-memo", "x"))],
+      ["another version", () => writeFileSync(path, good.replace('"version":1', '"version":2'))],
+      ["an unknown sandbox", () => writeFileSync(path, good.replace('"bubblewrap"]', '"docker"]'))],
+      ["one past the bound", () => writeFileSync(path, padded(PROBE_MEMO_BYTES + 1))],
+      ["a symlink to a memo", () => symlinkSync(elsewhere, path)],
+      ["a folder", () => mkdirSync(path)],
+      ["a FIFO", () => execFileSync("mkfifo", [path])],
+    ];
+    for (const [what, make] of bad) {
+      rmSync(path, { recursive: true, force: true });
+      make();
+      const before = snapshot(w.box.root, path);
+      const warm = await start(w);
+      assert.equal(warm.sandbox, null, what);
+      assert.ok(warm.byStarter, what);
+      assert.deepEqual(snapshot(w.box.root, path), before, what);
+    }
+    assert.equal(readFileSync(elsewhere, "utf8"), good, "a symlink's target is never written");
+    // At the bound it is read.
+    rmSync(path, { recursive: true, force: true });
+    writeFileSync(path, padded(PROBE_MEMO_BYTES));
+    assert.equal((await start(w)).sandbox, "bubblewrap", "a memo of exactly the bound");
+  });
+
+  test("a memo keeps one entry per workspace, the latest first", async () => {
+    const w = await primed("mc-memo-entries-");
+    const other = join(w.box.root, "workspace-2");
+    mkdirSync(other);
+    const child = new TestChild({ cwd: other, home: w.box.home, env: w.env });
+    try {
+      await child.sendBytes(Buffer.from(initFrame()));
+      await child.waitFor((f) => f.id === "i1");
+    } finally {
+      await child.close();
+    }
+    await until(() => memoFindings(w).length === 2, "the second entry");
+    w.starts(false);
+    assert.equal((await start(w)).sandbox, "bubblewrap", "the first workspace's entry kept");
+  });
+
+  test("no MC_HOME folder: none is made", async () => {
+    const w = world("mc-memo-nohome-");
+    rmSync(w.box.home, { recursive: true });
+    assert.equal((await start(w)).sandbox, "bubblewrap");
+    assert.equal(existsSync(join(w.box.home, "cache")), false);
+  });
+});
+
+type MemoKey = {
+  platform: string;
+  runs: { args: string[] }[];
+  programs: { size: string }[];
+  host: {
+    boot_id: string | null;
+    user_namespace: string | null;
+    uid: number | null;
+    gid: number | null;
+    sysctls: Record<string, string | null>;
+    confinement: string[] | null;
+    os_release: string;
+  };
+};
+
+/** A second fake bwrap, the same script, in a folder put first on PATH. */
+function anotherBwrap(w: World): void {
+  const dir = join(w.box.root, "fake-bin-2");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "bwrap"), readFileSync(w.bwrap));
+  chmodSync(join(dir, "bwrap"), 0o755);
+  w.env.PATH = `${dir}:${w.env.PATH}`;
+}
+
+/** Every entry under `root` but the memo's own path and temp files: path, kind, size, mtime. */
+function snapshot(root: string, memo: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (path === memo || name.startsWith(".sandbox-probe.json.")) continue;
+      const stat = lstatSync(path);
+      // A folder's own times change as the memo is renamed into it: its entries are compared.
+      if (stat.isDirectory()) {
+        out.push(`${relative(root, path)}/ ${stat.mode}`);
+        walk(path);
+      } else out.push(`${relative(root, path)} ${stat.mode} ${stat.size} ${stat.mtimeMs}`);
+    }
+  };
+  walk(root);
+  return out.sort();
+}
