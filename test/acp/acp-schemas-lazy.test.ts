@@ -222,3 +222,21 @@ test("the ACP bundles hold the SDK's schemas rewritten", () => {
     assert.doesNotMatch(text, /\bzNewSessionRequest\d* = (?:[\w$]+\.)?object\(/, bundle);
   }
 });
+
+test("our own session/fork params are built at the first fork, not when the agent is made", async () => {
+  const { ForkParams, forkParamsParser } = await import("../../src/acp/fork-params.js");
+  const { acpAgent } = await import("../../src/acp/agent.js");
+  const { isBuilt, isLazy } = await import("../../src/protocol/lazy.js");
+  const box = mkdtempSync(join(temp, "agent-"));
+  acpAgent({ cwd: box, home: join(box, ".mc"), env: {} });
+  assert.ok(isLazy(ForkParams));
+  assert.equal(isBuilt(ForkParams), false);
+  const params = {
+    sessionId: "s",
+    cwd: "/w",
+    mcpServers: [{ name: "a", command: "c", args: [], env: [] }],
+  };
+  assert.deepEqual(forkParamsParser.parse(params), params);
+  assert.equal(isBuilt(ForkParams), true);
+  assert.throws(() => forkParamsParser.parse({ sessionId: 1, cwd: "/w" }));
+});
