@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { type Sandbox, sandbox } from "../src/conformance/harness.js";
 import {
@@ -8,6 +9,7 @@ import {
   writeConfig,
 } from "../test/models/fixtures.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
+import { cpuMs } from "./proc-cpu.js";
 import { median } from "./report.js";
 import { RESPONSES } from "./turn-formats.js";
 import { codexStreamer } from "./turn-peer-codex.js";
@@ -40,6 +42,8 @@ const PLAIN = { fs: { readTextFile: true, writeTextFile: true }, terminal: true 
 interface Times {
   initialize: number;
   ready: number;
+  /** The process's CPU time when session/new was answered (proc-cpu.ts). */
+  cpu: number;
 }
 
 interface Side {
@@ -127,7 +131,8 @@ function acpStart(
           if (!frame.result)
             return reject(new Error(`session/new failed: ${JSON.stringify(frame.error)}`));
           const ready = performance.now() - started;
-          proc.on("exit", () => resolve({ initialize, ready }));
+          const cpu = cpuMs(proc.pid);
+          proc.on("exit", () => resolve({ initialize, ready, cpu }));
           proc.stdin.end();
         }
       }
@@ -170,8 +175,9 @@ else {
     times: [],
     start: async () => {
       const s = await codexStreamer(install.binary, RESPONSES, server, box);
+      const cpu = cpuMs(s.proc.pid);
       await s.close();
-      return { initialize: Number.NaN, ready: s.startupMs };
+      return { initialize: Number.NaN, ready: s.startupMs, cpu };
     },
   });
 }
@@ -180,7 +186,7 @@ sides.push({
   times: [],
   start: async () => {
     const t = await bareNode();
-    return { initialize: t, ready: t };
+    return { initialize: t, ready: t, cpu: Number.NaN };
   },
 });
 
@@ -198,13 +204,13 @@ try {
   process.stdout.write(`${bare.name}: median ${bareMs.toFixed(1)} ms\n`);
   if (codex)
     process.stdout.write(
-      `${codex.name}: median ${codexMs.toFixed(1)} ms (${(codexMs / bareMs).toFixed(2)}x bare node)\n`,
+      `${codex.name}: median ${codexMs.toFixed(1)} ms (${(codexMs / bareMs).toFixed(2)}x bare node), CPU median ${median(codex.times.map((t) => t.cpu)).toFixed(0)} ms\n`,
     );
   for (const side of sides.slice(0, specs.length || 1)) {
     const init = median(side.times.map((t) => t.initialize));
     const ready = median(side.times.map((t) => t.ready));
     process.stdout.write(
-      `${side.name}: initialize ${init.toFixed(1)} ms (${(init / bareMs).toFixed(2)}x bare node), session/new ${ready.toFixed(1)} ms (${(ready / bareMs).toFixed(2)}x bare node${codex ? `, ${(ready / codexMs).toFixed(2)}x Codex thread/start` : ""})\n`,
+      `${side.name}: initialize ${init.toFixed(1)} ms (${(init / bareMs).toFixed(2)}x bare node), session/new ${ready.toFixed(1)} ms (${(ready / bareMs).toFixed(2)}x bare node${codex ? `, ${(ready / codexMs).toFixed(2)}x Codex thread/start` : ""}), CPU median ${median(side.times.map((t) => t.cpu)).toFixed(0)} ms; load average ${loadavg()[0]?.toFixed(1)}\n`,
     );
   }
 } finally {

@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { sandbox } from "../src/conformance/harness.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
+import { cpuMs } from "./proc-cpu.js";
 import { median } from "./report.js";
 import { RESPONSES } from "./turn-formats.js";
 import { codexStreamer } from "./turn-peer-codex.js";
@@ -27,21 +27,6 @@ interface Side {
   start: () => Promise<{ ms: number; cpu: number }>;
   times: number[];
   cpus: number[];
-}
-
-/**
- * The CPU time (user + system, ms; its threads and any child it waited for) the process has
- * used so far, from /proc (ticks of 10 ms): the work of a start, apart from the time it waited
- * for a core on a busy machine. NaN where /proc has none.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-    return ticks * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 const server = await startBenchServer();

@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.js";
 
 // Chunk names carry content hashes: without this, every build would leave the old ones behind.
 rmSync("dist/child", { recursive: true, force: true });
@@ -36,7 +37,9 @@ const common = {
   // jsonc-parser's "main" is a UMD build whose lazy require()s esbuild cannot follow; its ES
   // module build bundles cleanly.
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
-  plugins: [englishOnlyZod()],
+  // The ACP SDK's schemas, built on first use in `mc-agent acp`'s bundles (nothing else has them):
+  // see acp-schemas-on-first-use.js.
+  plugins: [englishOnlyZod(), acpSchemasOnFirstUse()],
 };
 
 /**
@@ -272,3 +275,16 @@ const turnFacts = await build({
   metafile: true,
 });
 writeFileSync("dist/turn-facts-meta.json", JSON.stringify(turnFacts.metafile));
+
+// What the ACP starter requires, from beside itself, once it has answered the editor's first
+// line (src/acp/engine-facts.ts): the first engine's sandbox probe and git, found while the
+// agent loads.
+await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  entryPoints: { "acp-engine-facts": "dist/src/acp/engine-facts.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+});

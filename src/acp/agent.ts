@@ -11,7 +11,7 @@ import {
 import { authenticate, authMethods, nothingUsable, setupWords } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
-import { ForkParams } from "./fork-params.js";
+import { forkParamsParser } from "./fork-params.js";
 import { initializeResult } from "./initialize-answer.js";
 import { InitializeGate, InitializeParams } from "./initialize-gate.js";
 import { replayHistory } from "./load-replay.js";
@@ -123,7 +123,7 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
         return advertised(session, { sessionId: session.id, ...(await described(session)) });
       }),
     )
-    .onRequest("session/fork", ForkParams, ({ params, client }) =>
+    .onRequest("session/fork", forkParamsParser, ({ params, client }) =>
       afterInitialize("session/fork", async () => {
         // ACP's unstable fork: our session.fork of the whole history, in an engine of its own.
         const mcpServers = params.mcpServers ?? [];

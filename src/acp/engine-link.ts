@@ -8,6 +8,7 @@ import type { ToolHostSource } from "../agent/tools/tool-host.js";
 import { TURN_FRONTEND_CAPABILITIES } from "../protocol/capabilities.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import type { SandboxKind, TurnResult } from "../protocol/schemas/turns.js";
+import type { TurnFacts } from "../server/engine-face.js";
 import { EngineFace, type TurnEventSink } from "../server/engine-face.js";
 import type { LoadedSettings } from "../store/settings.js";
 import { type ProjectCode, type ProjectTrust, waitingCode } from "../trust/workspace-trust.js";
@@ -31,6 +32,8 @@ interface EngineOptions {
   sharedMcp?: SharedMcpServers;
   /** The ACP session's `allow_session` rules, kept across its engine's close and reopen. */
   sessionRules?: SessionRules;
+  /** What the starter found out for this engine's initialize (engine-facts.ts): adopted. */
+  turnFacts?: TurnFacts;
 }
 
 /**
@@ -79,6 +82,7 @@ export class EngineLink {
       env: options.env,
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       sessionRules: this.sessionRules,
+      ...(options.turnFacts ? { turnFacts: options.turnFacts } : {}),
       ...(mcpServers && sharedMcp
         ? {
             mcpSource: (settings: LoadedSettings, trust: ProjectTrust) => {

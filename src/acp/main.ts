@@ -29,6 +29,7 @@ export function runAcp(handedOver: string | null = null, handover?: AcpHandover)
     home: resolveHome(env),
     env,
     toolHost: clientToolHostFactory,
+    ...(handover?.engineFacts ? { engineFacts: handover.engineFacts } : {}),
   });
   let stopping = false;
   let stoppedBy: StopSignal | null = null;

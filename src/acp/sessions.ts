@@ -7,6 +7,7 @@ import type { AgentContext, ClientCapabilities, McpServer } from "@agentclientpr
 import { SessionRules } from "../agent/rules/rule-book.js";
 import type { ToolHost } from "../agent/tools/tool-host.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
+import type { EngineFacts } from "./engine-facts.js";
 import { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import type { AcpSession } from "./session.js";
@@ -37,6 +38,8 @@ export interface SessionsOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   toolHost?: ClientToolHostFactory;
+  /** What the starter found out for the first engine of its cwd (engine-facts.ts). */
+  engineFacts?: EngineFacts;
 }
 
 /**
@@ -64,7 +67,12 @@ export class Sessions {
   /** Engines that only list (session/list), by cwd: their cursors live there. */
   private readonly listers = new Map<string, Promise<EngineLink>>();
 
-  constructor(private readonly options: SessionsOptions) {}
+  /** The starter's findings until an engine of their cwd adopts them. */
+  private engineFacts: EngineFacts | undefined;
+
+  constructor(private readonly options: SessionsOptions) {
+    this.engineFacts = options.engineFacts;
+  }
 
   /**
    * An engine for a session of a cwd (canonical), started, and the answer to its first request
@@ -104,10 +112,12 @@ export class Sessions {
     session?: { mcpServers: readonly McpServer[]; sessionRules: SessionRules },
   ): Promise<EngineLink> {
     const factory = this.options.toolHost;
+    const turnFacts = this.adoptFacts(cwd);
     const link = new EngineLink({
       cwd,
       home: this.options.home,
       env: this.options.env,
+      ...(turnFacts ? { turnFacts } : {}),
       ...(session ? { ...session, sharedMcp: this.sharedMcp } : {}),
       // The client's own I/O when offered, and always the moment a call starts running.
       toolHost: (turn) => ({
@@ -119,6 +129,20 @@ export class Sessions {
     });
     await link.start();
     return link;
+  }
+
+  /**
+   * The starter's findings for the first engine of the cwd they were found for, with the
+   * agent's own home and environment; once (a later engine finds out for itself).
+   */
+  private adoptFacts(cwd: string) {
+    const found = this.engineFacts;
+    if (found === undefined) return undefined;
+    const { workspace, home, env } = found.inputs;
+    if (workspace !== cwd || home !== this.options.home || env !== this.options.env)
+      return undefined;
+    this.engineFacts = undefined;
+    return found.facts;
   }
 
   /** Evicts least recently used idle, saved sessions until one more engine fits. */

@@ -1,8 +1,12 @@
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
 import { type OutputWatch, watchOutput } from "../boot/output-watch.js";
 import { log } from "../process/log.js";
 import { childEnvironment } from "../process/secret-env.js";
+import type { ChildInputs } from "../server/engine-face.js";
 import { resolveHome } from "../store/home.js";
 import { glanceCredentials } from "./credentials-glance.js";
+import type { EngineFacts } from "./engine-facts.js";
 import { authMethodsOf, initializeResult, resultLine } from "./initialize-answer.js";
 import { plainInitialize } from "./initialize-check.js";
 import type { AcpStarterFacts } from "./starter-facts.js";
@@ -33,6 +37,16 @@ export interface AcpHandover extends OutputWatch {
   ended: boolean;
   /** The answer written to the first line, and that line's length with its LF; or null. */
   answered: { line: string; lineBytes: number } | null;
+  /**
+   * What the first engine's initialize finds out (its sandbox's probe, git), started once the
+   * first line was answered or left to the SDK: adopted by the first engine of this cwd.
+   */
+  engineFacts?: EngineFacts;
+}
+
+/** The shape of dist/child/acp-engine-facts.cjs (engine-facts.ts). */
+interface EngineFactsModule {
+  startEngineFacts(inputs: ChildInputs): EngineFacts;
 }
 
 /** Loads the agent; what it returns serves stdin and stdout from the handover on. */
@@ -89,6 +103,9 @@ export function startAcpAgent(
     // Paused until the agent's own listeners are on: what comes meanwhile waits in the pipe.
     input.pause();
     if (lf !== -1) await answer(bytes.subarray(0, lf), facts, handover);
+    // After the answer, which a spawn would hold back; before the agent's load, which holds the
+    // loop for longer than the probe's process takes on another core.
+    handover.engineFacts = engineFactsAhead(handover.env);
     void handOver(load, handover, detach);
   };
   input.on("data", onData);
@@ -112,6 +129,21 @@ async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandove
   process.stdout.write(text);
   handover.answered = { line: text, lineBytes: line.length + 1 };
   log("debug", "acp: the starter answered initialize");
+}
+
+/**
+ * Starts finding out what the first engine's initialize would (engine-facts.ts), with the
+ * agent's inputs; undefined where that fails (the engine then finds out itself, as before).
+ */
+function engineFactsAhead(env: NodeJS.ProcessEnv): EngineFacts | undefined {
+  try {
+    // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
+    const found: EngineFactsModule = createRequire(__filename)("./acp-engine-facts.cjs");
+    const workspace = realpathSync(process.cwd());
+    return found.startEngineFacts({ workspace, home: resolveHome(env), env });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Loads the agent and gives it the handover; a failed load fails the process as before. */

@@ -19,6 +19,9 @@ import { createModelServices, type ModelServices } from "./handlers/model-servic
 import type { OutboundFrame } from "./outbound.js";
 import { createState } from "./state.js";
 
+/** What an ACP starter finds out for an engine's initialize, typed as the stdio starter's. */
+export type { ChildInputs, TurnFacts } from "./turn-facts.js";
+
 /**
  * A request the engine refused: its wire code, its (path-free) message, and its next step when
  * the frontend negotiated `errors.recovery` and the error carries one.
@@ -35,7 +38,7 @@ export class EngineError extends Error {
 }
 
 interface EngineFaceOptions
-  extends Pick<HandlerOptions, "toolHost" | "sessionRules" | "mcpSource"> {
+  extends Pick<HandlerOptions, "toolHost" | "sessionRules" | "mcpSource" | "turnFacts"> {
   cwd: string;
   home: string;
   env: NodeJS.ProcessEnv;
@@ -64,6 +67,7 @@ export class EngineFace {
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       ...(options.sessionRules ? { sessionRules: options.sessionRules } : {}),
       ...(options.mcpSource ? { mcpSource: options.mcpSource } : {}),
+      ...(options.turnFacts ? { turnFacts: options.turnFacts } : {}),
       settingsReported: true,
     });
     this.dispatcher = new Dispatcher({

@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+
+/**
+ * `mc-agent acp`'s starter finds out what the first engine's `initialize` would (its sandbox, by
+ * a real run of bubblewrap, and git) once it has answered the editor's `initialize`, while the
+ * agent loads (src/acp/engine-facts.ts), and the first engine of that cwd adopts it
+ * (sessions.ts): the sandbox has run before any `session/new` was sent, and that session's
+ * engine does not run it again. Later engines find out for themselves. Seen through a fake
+ * `bwrap` first on PATH that counts its runs.
+ */
+
+interface Agent {
+  request(id: number, method: string, params: object): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+function startAgent(box: Sandbox, path: string, env: Record<string, string> = {}): Agent {
+  const agent = spawn(CHILD_BIN, ["acp"], {
+    cwd: box.workspace,
+    env: {
+      PATH: path,
+      HOME: box.root,
+      MC_HOME: box.home,
+      CODEX_HOME: join(box.root, "no-codex"),
+      CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
+      MC_KIT_KEY: KIT_KEY,
+      ...env,
+    },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const waiting = new Map<number, (frame: Record<string, unknown>) => void>();
+  let buffer = "";
+  agent.stdout.setEncoding("utf8");
+  agent.stdout.on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let lf = buffer.indexOf("\n"); lf !== -1; lf = buffer.indexOf("\n")) {
+      const frame = JSON.parse(buffer.slice(0, lf)) as Record<string, unknown>;
+      buffer = buffer.slice(lf + 1);
+      if (typeof frame.id === "number" && !("method" in frame)) waiting.get(frame.id)?.(frame);
+    }
+  });
+  const exited = new Promise((resolve) => agent.on("exit", resolve));
+  return {
+    request: (id, method, params) =>
+      new Promise((resolve) => {
+        waiting.set(id, resolve);
+        agent.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      }),
+    close: async () => {
+      agent.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** A fake bwrap that counts its runs in `count` and starts (exit 0) only at its first. */
+function fakeBwrap(box: Sandbox): { path: string; runs: () => number } {
+  const dir = join(box.root, "fake-bin");
+  const count = join(box.root, "bwrap-runs");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "bwrap"),
+    `#!/bin/sh\necho run >> "${count}"\n[ "$(wc -l < "${count}")" -eq 1 ] && exit 0\necho "bwrap: Creating new namespace failed: Operation not permitted" >&2\nexit 1\n`,
+  );
+  chmodSync(join(dir, "bwrap"), 0o755);
+  const runs = () => {
+    try {
+      return readFileSync(count, "utf8").split("\n").filter(Boolean).length;
+    } catch {
+      return 0;
+    }
+  };
+  return { path: `${dir}:${process.env.PATH ?? ""}`, runs };
+}
+
+/** Waits (bounded) until `done`; false when the bound passed first. */
+async function eventually(done: () => boolean, boundMs = 20_000): Promise<boolean> {
+  for (const end = Date.now() + boundMs; Date.now() < end; await sleep(20)) if (done()) return true;
+  return done();
+}
+
+const INITIALIZE = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true }, terminal: true, auth: { terminal: true } },
+  clientInfo: { name: "engine-facts-test", version: "1" },
+};
+const modes = (answer: Record<string, unknown>) =>
+  (answer.result as { modes: { availableModes: { id: string }[] } }).modes.availableModes.map(
+    (mode) => mode.id,
+  );
+
+describe("acp: the first engine's sandbox found while the agent loads", () => {
+  it("runs before session/new is sent; that session's engine adopts it, the next probes again", async () => {
+    const box = sandbox("mc-acp-engine-facts-");
+    try {
+      writeTurnHome(box, "http://127.0.0.1:9/v1");
+      const bwrap = fakeBwrap(box);
+      const agent = startAgent(box, bwrap.path);
+      try {
+        assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
+        assert.ok(await eventually(() => bwrap.runs() === 1), "the sandbox ran before session/new");
+        const params = { cwd: box.workspace, mcpServers: [] };
+        const first = await agent.request(1, "session/new", params);
+        assert.ok(modes(first).includes("sandboxed"), JSON.stringify(first));
+        assert.equal(bwrap.runs(), 1, "the first engine adopted that run");
+        // Its own run, the fake's second, fails: no sandboxed mode for this one.
+        const second = await agent.request(2, "session/new", params);
+        assert.equal(bwrap.runs(), 2);
+        assert.ok(!modes(second).includes("sandboxed"), JSON.stringify(second));
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it("an engine of another folder finds out for itself", async () => {
+    const box = sandbox("mc-acp-engine-facts-other-");
+    try {
+      writeTurnHome(box, "http://127.0.0.1:9/v1");
+      const other = join(box.root, "other");
+      mkdirSync(other);
+      const bwrap = fakeBwrap(box);
+      const agent = startAgent(box, bwrap.path);
+      try {
+        assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
+        assert.ok(await eventually(() => bwrap.runs() === 1));
+        const answer = await agent.request(1, "session/new", { cwd: other, mcpServers: [] });
+        assert.equal(bwrap.runs(), 2, "its own run");
+        assert.ok(!modes(answer).includes("sandboxed"), JSON.stringify(answer));
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  it("with MC_AGENT_FAST_START=0 nothing runs before the first engine's own probe", async () => {
+    const box = sandbox("mc-acp-engine-facts-slow-");
+    try {
+      writeTurnHome(box, "http://127.0.0.1:9/v1");
+      const bwrap = fakeBwrap(box);
+      const agent = startAgent(box, bwrap.path, { MC_AGENT_FAST_START: "0" });
+      try {
+        assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
+        assert.equal(bwrap.runs(), 0);
+        const answer = await agent.request(1, "session/new", {
+          cwd: box.workspace,
+          mcpServers: [],
+        });
+        assert.equal(bwrap.runs(), 1);
+        assert.ok(modes(answer).includes("sandboxed"), JSON.stringify(answer));
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      box.cleanup();
+    }
+  });
+});
