@@ -275,16 +275,3 @@ const turnFacts = await build({
   metafile: true,
 });
 writeFileSync("dist/turn-facts-meta.json", JSON.stringify(turnFacts.metafile));
-
-// What the ACP starter requires, from beside itself, once it has answered the editor's first
-// line (src/acp/engine-facts.ts): the first engine's sandbox probe and git, found while the
-// agent loads.
-await build({
-  ...common,
-  format: "cjs",
-  splitting: false,
-  banner: {},
-  entryPoints: { "acp-engine-facts": "dist/src/acp/engine-facts.js" },
-  outdir: "dist/child",
-  outExtension: { ".js": ".cjs" },
-});

@@ -44,9 +44,9 @@ export interface AcpHandover extends OutputWatch {
   engineFacts?: EngineFacts;
 }
 
-/** The shape of dist/child/acp-engine-facts.cjs (engine-facts.ts). */
-interface EngineFactsModule {
-  startEngineFacts(inputs: ChildInputs): EngineFacts;
+/** What the ACP starter uses of dist/child/turn-facts.cjs (src/server/turn-facts.ts). */
+interface TurnFactsModule {
+  turnFactsOf(inputs: ChildInputs): EngineFacts["facts"];
 }
 
 /** Loads the agent; what it returns serves stdin and stdout from the handover on. */
@@ -138,9 +138,13 @@ async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandove
 function engineFactsAhead(env: NodeJS.ProcessEnv): EngineFacts | undefined {
   try {
     // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
-    const found: EngineFactsModule = createRequire(__filename)("./acp-engine-facts.cjs");
-    const workspace = realpathSync(process.cwd());
-    return found.startEngineFacts({ workspace, home: resolveHome(env), env });
+    const found: TurnFactsModule = createRequire(__filename)("./turn-facts.cjs");
+    const inputs = { workspace: realpathSync(process.cwd()), home: resolveHome(env), env };
+    const facts = found.turnFactsOf(inputs);
+    // Nothing is answered from a memo here: the engine's own initialize answers, so the
+    // sandbox runs now, while the agent loads.
+    void facts.run();
+    return { inputs, facts };
   } catch {
     return undefined;
   }

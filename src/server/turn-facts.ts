@@ -69,7 +69,14 @@ export function childInputs(handedOver: string | null): ChildInputs {
  * (then `run` starts them). Throws only where the child's own start would (no workspace).
  */
 export function startTurnFacts(handedOver: string | null): TurnFacts {
-  const inputs = childInputs(handedOver);
+  return turnFactsOf(childInputs(handedOver));
+}
+
+/**
+ * The same with inputs given: the ACP starter's, for the agent's first engine (src/acp/starter.ts
+ * `engineFactsAhead`), whose credential variables have already left process.env.
+ */
+export function turnFactsOf(inputs: ChildInputs): TurnFacts {
   const networks = sandboxNetworkHint(inputs.home) ? [false, true] : [false];
   const plans = networks.map((network) => ({
     network,
