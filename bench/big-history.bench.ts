@@ -113,7 +113,7 @@ async function openAndAdmit(box: Sandbox, id: string): Promise<Side> {
 
 interface Side {
   ms: number;
-  /** CPU time over the same span: what a loaded machine inflates far less than the wall. */
+  /** CPU time over the same span: less swayed by the load than the wall (a shared core still inflates it). */
   cpu: number;
   rss: number;
 }
