@@ -113,7 +113,7 @@ async function openAndAdmit(box: Sandbox, id: string): Promise<Side> {
 
 interface Side {
   ms: number;
-  /** CPU time over the same span: less swayed by the load than the wall (a shared core still inflates it). */
+  /** CPU time over the same span: less swayed by load than the wall (a shared core inflates it). */
   cpu: number;
   rss: number;
 }
