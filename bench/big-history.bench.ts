@@ -9,7 +9,7 @@ import { nextId, type Sandbox, sandbox } from "../src/conformance/harness.js";
 import { answerEvents } from "../test/fixtures/chat-completions-server.js";
 import { startReady } from "../test/helpers/child.js";
 import { TURN_CAPS } from "../test/turns/turn-harness.js";
-import { peakRssMb, probe } from "./bench-support.js";
+import { peakRssMb, probe, processCpuMs } from "./bench-support.js";
 import { writeBigHistory } from "./big-history.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
 import {
@@ -85,10 +85,14 @@ function dropCache(path: string): void {
   execFileSync("dd", [`if=${path}`, "iflag=nocache", "count=0", "status=none"]);
 }
 
-/** One fresh child: session.open then turn.start to turn_started; ms from open, peak RSS. */
-async function openAndAdmit(box: Sandbox, id: string): Promise<{ ms: number; rss: number }> {
+/**
+ * One fresh child: session.open then turn.start to turn_started; ms from open, the child's CPU
+ * time over them (all its threads: V8's collector's helpers too), peak RSS.
+ */
+async function openAndAdmit(box: Sandbox, id: string): Promise<Side> {
   const child = await startReady(box, TURN_CAPS, { env: CHAT_COMPLETIONS.keyEnv });
   try {
+    const cpuBefore = processCpuMs(child.pid).all;
     const started = performance.now();
     await child.call("session.open", { id }, 600_000);
     const turnId = nextId("turn");
@@ -97,18 +101,26 @@ async function openAndAdmit(box: Sandbox, id: string): Promise<{ ms: number; rss
     child.send({ id: turnId, method: "turn.start", params: { input: "Go on." } });
     await admitted;
     const ms = performance.now() - started;
+    const cpu = processCpuMs(child.pid).all - cpuBefore;
     const result = (await done) as { result?: { status?: string }; error?: unknown };
     if (result.result?.status !== "completed")
       throw new Error(`the turn did not complete: ${JSON.stringify(result.error ?? result)}`);
-    return { ms, rss: peakRssMb(child.pid) };
+    return { ms, cpu, rss: peakRssMb(child.pid) };
   } finally {
     await child.close();
   }
 }
 
+interface Side {
+  ms: number;
+  /** CPU time over the same span: less swayed by load than the wall (a shared core inflates it). */
+  cpu: number;
+  rss: number;
+}
+
 interface Rounds {
-  ours: { ms: number; rss: number }[];
-  plain: { ms: number; rss: number }[];
+  ours: Side[];
+  plain: Side[];
   codex: { resumeMs: number; admittedMs: number; rss: number; answerBytes: number }[];
 }
 
@@ -143,7 +155,7 @@ async function rounds(
     execFileSync("sync");
     if (cache === "cold") dropCache(path);
     const base = probe("baseline", path);
-    out.plain.push({ ms: base.ms, rss: base.rss_mb });
+    out.plain.push({ ms: base.ms, cpu: base.cpu_ms, rss: base.rss_mb });
     if (codex) out.codex.push(await resume(codex));
   }
   return out;
@@ -196,6 +208,14 @@ async function sizeRows(box: Sandbox, from: string, mb: number, peer: Peer | und
           unit: "ms",
           baselineName: "one read + JSON.parse of every line of the same file, fresh process",
           note: `lower is better${cache === "warm" ? "; target at most 1.5" : ""}; ours ${joined(ours.map((x) => x.ms))} ms, baseline ${joined(plain.map((x) => x.ms))} ms; load average ${load}`,
+        },
+        {
+          name: `CPU time of that open and admission, ${size} history, ${cache} page cache (median of ${ROUNDS})`,
+          figure: median(ours.map((x) => x.cpu)),
+          baseline: median(plain.map((x) => x.cpu)),
+          unit: "ms",
+          baselineName: "the bare read + JSON.parse's CPU time, same rounds",
+          note: `lower is better; the child's threads together (its collector's helpers too), the baseline process's user + system; ours ${joined(ours.map((x) => x.cpu))} ms, baseline ${joined(plain.map((x) => x.cpu))} ms; load average ${load}`,
         },
         {
           name: `the child's peak RSS over that open and admission, ${size} history, ${cache} page cache`,

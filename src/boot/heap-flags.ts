@@ -1,4 +1,4 @@
-import { setFlagsFromString } from "node:v8";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /**
@@ -33,8 +33,70 @@ import { runInNewContext } from "node:vm";
  */
 const CHILD_HEAP_FLAGS = ["--semi-space-growth-factor=1", "--liftoff-only"] as const;
 
+/** Set once tuneHeapForChild ran: the child's flags are in force. */
+let childTuned = false;
+/** Whole-history reads running (readingWhole): the young generation may grow while any does. */
+let wholeReads = 0;
+/** While the young generation may grow: the check that holds it at WHOLE_READ_YOUNG_BYTES. */
+let youngCheck: NodeJS.Timeout | null = null;
+
 export function tuneHeapForChild(): void {
+  childTuned = true;
   for (const flag of CHILD_HEAP_FLAGS) setFlagsFromString(flag);
+  if (youngCheck !== null) setFlagsFromString(GROWING);
+}
+
+/** V8's own growth factor (Node 20 to 24), which the child turns off. */
+const GROWING = "--semi-space-growth-factor=2";
+/** The young generation's size (both halves) at which a whole read stops its growth. */
+export const WHOLE_READ_YOUNG_BYTES = 16 * 1_048_576;
+/** How often a whole read looks at the young generation's size while it may grow. */
+const YOUNG_CHECK_MS = 5;
+
+/**
+ * Runs `run`, a read that parses a whole history (session.open), with the young generation
+ * free to grow as V8 grows it by default up to WHOLE_READ_YOUNG_BYTES, then holds it again. (A
+ * turn's admission after the open parses none of it: admission-memo.ts.) Parsing a history
+ * makes garbage at the rate of its bytes, nearly all of it dying young; held at its first size
+ * (a megabyte or two), the young generation was collected that often: a 300 MB open took 829
+ * scavenges (626 ms) instead of about 110 (110-190 ms) at 16 MiB, a 1 GB one over a second more
+ * than a bare JSON.parse of the file (issue 44, "Opening a big history"). The cost: V8 does not
+ * shrink it again while the child idles, so a child that opened a history of several MB keeps
+ * up to 14 MB more (measured: 71 vs 63 MB); V8's own default is twice that. Nested and
+ * concurrent reads share one growth; the last to end holds it. Outside the child
+ * (tuneHeapForChild never ran) it only runs `run`.
+ */
+export async function readingWhole<T>(run: () => Promise<T>): Promise<T> {
+  if (!childTuned) return run();
+  wholeReads += 1;
+  if (wholeReads === 1) growYoung();
+  try {
+    return await run();
+  } finally {
+    wholeReads -= 1;
+    if (wholeReads === 0) holdYoung();
+  }
+}
+
+function growYoung(): void {
+  if (youngBytes() >= WHOLE_READ_YOUNG_BYTES) return;
+  setFlagsFromString(GROWING);
+  youngCheck = setInterval(() => {
+    if (youngBytes() >= WHOLE_READ_YOUNG_BYTES) holdYoung();
+  }, YOUNG_CHECK_MS);
+  youngCheck.unref();
+}
+
+function holdYoung(): void {
+  if (youngCheck === null) return;
+  clearInterval(youngCheck);
+  youngCheck = null;
+  setFlagsFromString(CHILD_HEAP_FLAGS[0]);
+}
+
+/** The young generation's reserved size (V8's `new_space`, both halves). */
+export function youngBytes(): number {
+  return getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.space_size ?? 0;
 }
 
 /**

@@ -9,6 +9,7 @@ import { ERROR_CODES } from "../protocol/codes.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { clipChars, tailChars } from "../protocol/text-cut.js";
 import type { Frame } from "./frame.js";
+import { LineSplitter } from "./line-splitter.js";
 import { unsafeMessage } from "./message-leaks.js";
 import { requestsIn, type SentRequest } from "./wire-audit.js";
 
@@ -52,7 +53,8 @@ export class TestChild {
   readonly sent: SentRequest[] = [];
   stderr = "";
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private buffer = "";
+  /** stdout cut into lines, each chunk searched once (line-splitter.ts). */
+  private readonly splitter = new LineSplitter();
   private waiters: {
     match: (f: Frame) => boolean;
     resolve: (f: Frame) => void;
@@ -105,31 +107,27 @@ export class TestChild {
   }
 
   private onData(chunk: string): void {
-    this.buffer += chunk;
-    let lf = this.buffer.indexOf("\n");
-    while (lf !== -1) {
-      const line = this.buffer.slice(0, lf);
-      this.buffer = this.buffer.slice(lf + 1);
-      this.rawLines.push(line);
-      this.transcript.push(`<< ${clipChars(line, 2000)}`);
-      let frame: Frame;
-      try {
-        frame = JSON.parse(line) as Frame;
-      } catch {
-        // A child that writes non-frames to stdout breaks the protocol; keep it for the report.
-        this.garbage.push(line);
-        lf = this.buffer.indexOf("\n");
-        continue;
-      }
-      this.frames.push(frame);
-      if (typeof frame === "object" && frame !== null) this.lines.set(frame, line);
-      // Newest waiter first: a duplicate ID's immediate error belongs to the latest request.
-      const waiter = this.waiters.findLast((w) => w.match(frame));
-      if (waiter) {
-        this.waiters.splice(this.waiters.indexOf(waiter), 1);
-        waiter.resolve(frame);
-      }
-      lf = this.buffer.indexOf("\n");
+    for (const line of this.splitter.push(chunk)) this.onLine(line);
+  }
+
+  private onLine(line: string): void {
+    this.rawLines.push(line);
+    this.transcript.push(`<< ${clipChars(line, 2000)}`);
+    let frame: Frame;
+    try {
+      frame = JSON.parse(line) as Frame;
+    } catch {
+      // A child that writes non-frames to stdout breaks the protocol; keep it for the report.
+      this.garbage.push(line);
+      return;
+    }
+    this.frames.push(frame);
+    if (typeof frame === "object" && frame !== null) this.lines.set(frame, line);
+    // Newest waiter first: a duplicate ID's immediate error belongs to the latest request.
+    const waiter = this.waiters.findLast((w) => w.match(frame));
+    if (waiter) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.resolve(frame);
     }
   }
 

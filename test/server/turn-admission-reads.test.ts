@@ -11,7 +11,7 @@ import { admitTurn } from "../../src/server/handlers/turn-admission.js";
 import { createState, type ServerState } from "../../src/server/state.js";
 import { PRODUCTION_SEAM } from "../../src/server/test-seam.js";
 import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
-import { READ_BUFFER_BYTES } from "../../src/sessions/records/record-reader.js";
+import { WHOLE_READ_BUFFER_BYTES } from "../../src/sessions/records/record-reader.js";
 import { sandbox } from "../helpers/child.js";
 import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixtures.js";
 
@@ -26,7 +26,7 @@ import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixture
 class HistoryReads {
   passes = 0;
   bytes = 0;
-  /** Passes that parse from the first record on (RecordReader's 8 KiB reads at position 0). */
+  /** Passes that parse from the first record on (RecordReader's whole-history reads at 0). */
   parsesFromStart = 0;
   private readonly fds = new Set<number>();
   private readonly original = { openSync: fs.openSync, readSync: fs.readSync };
@@ -44,7 +44,8 @@ class HistoryReads {
       const got = (readSync as (...a: unknown[]) => number)(fd, buffer, ...rest);
       if (this.fds.has(fd)) {
         if (rest[2] === 0) this.passes += 1;
-        if (rest[2] === 0 && buffer.byteLength === READ_BUFFER_BYTES) this.parsesFromStart += 1;
+        if (rest[2] === 0 && buffer.byteLength === WHOLE_READ_BUFFER_BYTES)
+          this.parsesFromStart += 1;
         this.bytes += got;
       }
       return got;

@@ -1,3 +1,4 @@
+import { readingWhole } from "../../boot/heap-flags.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { Attachment } from "../../protocol/schemas/lifecycle.js";
 import {
@@ -81,9 +82,11 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
     "session.open": async (params, ctx) => {
       const slicer = new Slicer(ctx.signal);
       // With `turn`, through the memo the first admission resumes from (history-memo-of.ts).
-      const { entry } = state.negotiated.has("turn")
-        ? await historyMemoOf(state).open(state.home, state.cwd, params.id, slicer)
-        : await openExact(state.home, state.cwd, params.id, slicer);
+      const { entry } = await readingWhole(() =>
+        state.negotiated.has("turn")
+          ? historyMemoOf(state).open(state.home, state.cwd, params.id, slicer)
+          : openExact(state.home, state.cwd, params.id, slicer),
+      );
       ctx.commit(() => {
         state.attachmentEnds?.();
         state.attachment = { session_id: entry.id, saved: true };

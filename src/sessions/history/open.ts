@@ -3,6 +3,7 @@ import type { SessionEntry } from "../../protocol/schemas/sessions.js";
 import { historyFolder } from "../../store/layout.js";
 import { isBusy } from "../../store/locks.js";
 import { inspectRoot, StoreUnavailable } from "../../store/safe-open.js";
+import { WHOLE_READ_BUFFER_BYTES } from "../records/record-reader.js";
 import type { Slicer } from "../slicer.js";
 import { CwdMatcher } from "./cwd-rule.js";
 import { type ValidateOptions, validateHistory } from "./validate.js";
@@ -31,7 +32,10 @@ export async function openExact(
     throw error;
   }
   const { archived: _archived, ...options } = reading;
-  const checked = await validateHistory(root, id, new CwdMatcher(canonicalCwd), slicer, options);
+  const checked = await validateHistory(root, id, new CwdMatcher(canonicalCwd), slicer, {
+    ...options,
+    readBytes: WHOLE_READ_BUFFER_BYTES,
+  });
   switch (checked.kind) {
     case "missing":
       throw new ProtocolError("session_missing");

@@ -5,7 +5,7 @@ import { fileSignature, sameFile } from "../../store/inventory.js";
 import { primaryName } from "../../store/layout.js";
 import { closeQuietly, errorCode, openPrimary } from "../../store/safe-open.js";
 import { RECORD_BYTES } from "../records/facts.js";
-import { RecordReader } from "../records/record-reader.js";
+import { READ_BUFFER_BYTES, RecordReader } from "../records/record-reader.js";
 import type { Slicer } from "../slicer.js";
 import type { CachedOutcome, VerdictSession } from "../verdicts/verdict-cache.js";
 import {
@@ -66,6 +66,8 @@ export interface ValidateOptions {
   maxBytes?: number;
   /** Handed each accepted record (history-scan.ts); a `resume` brings its own. */
   sink?: RecordSink;
+  /** The reader's buffer size: READ_BUFFER_BYTES unless given (record-reader.ts says when). */
+  readBytes?: number;
   cache?: CachedValidation;
   resume?: ScanResume;
 }
@@ -94,7 +96,7 @@ export async function validateHistory(
       opened.fd,
       RECORD_BYTES,
       begin.start,
-      undefined,
+      Buffer.allocUnsafe(options.readBytes ?? READ_BUFFER_BYTES),
       undefined,
       begin.digest,
     );
