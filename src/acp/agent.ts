@@ -8,7 +8,7 @@ import {
   type McpServer,
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
-import { authenticate, authMethods, nothingUsable, setupWords } from "./auth.js";
+import { authenticate, authMethods, nothingUsable, setupWords, unreadySelection } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { ForkParams } from "./fork-params.js";
@@ -114,7 +114,13 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       afterInitialize("session/new", async () => {
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers: params.mcpServers };
         await ready(target.cwd, true);
-        const { engine, answer } = await sessions.opened(target, "session.create", {});
+        // A model whose provider has no credentials is refused now, not at the first prompt.
+        const { engine, answer } = await sessions.opened(
+          target,
+          "session.create",
+          {},
+          unreadySelection,
+        );
         const session = new AcpSession(answer.session.id, engine.cwd, engine, client, {
           saved: false,
           mcpServers: params.mcpServers,

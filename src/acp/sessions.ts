@@ -70,17 +70,22 @@ export class Sessions {
    * An engine for a session of a cwd (canonical), started, and the answer to its first request
    * (the session's create, open or fork). It gets the session's `mcpServers` (with config.json's)
    * and its kept session rules. Makes room first: at the bound, the least recently used idle,
-   * saved session is evicted. When the first request fails, the engine is closed and the
-   * failure thrown: no engine outlives a session that did not open.
+   * saved session is evicted. When the first request fails, or `vet` (asked once it answered)
+   * gives a refusal, the engine is closed and that thrown: no engine outlives a session that did
+   * not open.
    */
   async opened<M extends MethodName>(
     target: SessionTarget,
     method: M,
     params: ParamsOf<M>,
+    vet: (engine: EngineLink) => Promise<Error | null> = async () => null,
   ): Promise<{ engine: EngineLink; answer: ResultOf<M> }> {
     const engine = await this.engine(target);
     try {
-      return { engine, answer: await engine.request(method, params) };
+      const answer = await engine.request(method, params);
+      const refusal = await vet(engine);
+      if (refusal) throw refusal;
+      return { engine, answer };
     } catch (error) {
       await engine.close();
       throw error;
