@@ -65,6 +65,8 @@ export class AcpSession {
   private evictedSelection: Selection | null = null;
   private evicting: Promise<void> | null = null;
   private reopening: Promise<void> | null = null;
+  /** Requests working on it now (`hold`). */
+  private holds = 0;
   private running: RunningPrompt | null = null;
   /** The prompts sent while one runs, in order (prompt-queue.ts). */
   private readonly prompts = new PromptQueue();
@@ -92,7 +94,7 @@ export class AcpSession {
     this.mcpServers = origin.mcpServers;
   }
 
-  /** The live engine; every use goes through `Sessions.use`, which reopens an evicted one. */
+  /** The live engine; every use goes through `Sessions.using`, which reopens an evicted one. */
   get engine(): EngineLink {
     if (!this.link) throw acpError("internal_error", "The session's engine is not open.");
     return this.link;
@@ -106,9 +108,19 @@ export class AcpSession {
     return this.running !== null || this.undoing || this.asking || this.prompts.occupied;
   }
 
-  /** Whether its engine may be closed now: live, idle, saved, not being reopened. */
+  /** Whether its engine may be closed now: live, idle, saved, held by no request, not being reopened. */
   get evictable(): boolean {
-    return this.live && !this.busy && this.saved && this.reopening === null;
+    return this.live && !this.busy && this.saved && this.holds === 0 && this.reopening === null;
+  }
+
+  /** A request works on it (sessions.ts `hold`, `using`): it is not evicted until the release. */
+  hold(): () => void {
+    this.holds += 1;
+    let released = false;
+    return () => {
+      if (!released) this.holds -= 1;
+      released = true;
+    };
   }
 
   /**
