@@ -8,7 +8,7 @@ import {
   type McpServer,
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
-import { authenticate, authMethods, nothingUsable, setupWords } from "./auth.js";
+import { authenticate, authMethods, nothingUsable, setupWords, unreadySelection } from "./auth.js";
 import { currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { forkParamsParser } from "./fork-params.js";
@@ -90,6 +90,19 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       return work();
     });
 
+  /**
+   * A request's work on one session: the session is held from the moment the request is read
+   * (sessions.ts `hold`), then used (`using`) once `initialize` has been answered.
+   */
+  const onSession = <T>(
+    method: string,
+    id: string,
+    work: (session: AcpSession) => Promise<T>,
+  ): Promise<T> => {
+    const release = sessions.hold(id);
+    return afterInitialize(method, () => sessions.using(id, work)).finally(release);
+  };
+
   const app = agent({ name: "mc-agent" })
     // With our own params parser: the SDK's gate stays off, and `gate` orders (initialize-gate.ts).
     .onRequest("initialize", InitializeParams, ({ params }) =>
@@ -114,7 +127,13 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       afterInitialize("session/new", async () => {
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers: params.mcpServers };
         await ready(target.cwd, true);
-        const { engine, answer } = await sessions.opened(target, "session.create", {});
+        // A model whose provider has no credentials is refused now, not at the first prompt.
+        const { engine, answer } = await sessions.opened(
+          target,
+          "session.create",
+          {},
+          unreadySelection,
+        );
         const session = new AcpSession(answer.session.id, engine.cwd, engine, client, {
           saved: false,
           mcpServers: params.mcpServers,
@@ -193,31 +212,26 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       }),
     )
     .onRequest("session/set_mode", ({ params }) =>
-      afterInitialize("session/set_mode", async () => {
-        const session = await sessions.use(params.sessionId);
+      onSession("session/set_mode", params.sessionId, async (session) => {
         await session.setMode(checkedMode(params.modeId, session.engine.sandbox !== null));
         return {};
       }),
     )
     .onRequest("session/set_config_option", ({ params }) =>
-      afterInitialize("session/set_config_option", async () => {
-        const session = await sessions.use(params.sessionId);
-        return { configOptions: await setOption(session, params.configId, params.value) };
-      }),
+      onSession("session/set_config_option", params.sessionId, async (session) => ({
+        configOptions: await setOption(session, params.configId, params.value),
+      })),
     )
     .onRequest("session/prompt", ({ params, signal }) =>
-      afterInitialize("session/prompt", async () => {
-        const session = await sessions.use(params.sessionId);
+      onSession("session/prompt", params.sessionId, (session) => {
         // `signal`: the SDK aborts it on `$/cancel_request` of this request (or the
         // connection's end), which is taken as session/cancel (docs/acp.md).
         const { text, attachments } = promptInput(params.prompt);
-        return await session.prompt(text, signal, attachments);
+        return session.prompt(text, signal, attachments);
       }),
     )
     .onRequest(STEER_METHOD, SteerParams, ({ params }) =>
-      afterInitialize(STEER_METHOD, async () =>
-        (await sessions.use(params.sessionId)).steer(params.text),
-      ),
+      onSession(STEER_METHOD, params.sessionId, (session) => session.steer(params.text)),
     )
     .onNotification("session/cancel", ({ params }) => {
       try {

@@ -2,15 +2,16 @@
  * ACP's authentication (docs/acp.md, "First run"): the terminal method that runs `mc-agent
  * setup`, or the words saying what to run; and whether anything is usable at all.
  */
-import type { AuthMethod, ClientCapabilities } from "@agentclientprotocol/sdk";
+import type { AuthMethod, ClientCapabilities, RequestError } from "@agentclientprotocol/sdk";
 import { discoverCredential } from "../credentials/discovery.js";
-import { resolveProviders } from "../models/providers.js";
+import { resolveProviders, splitModelId } from "../models/providers.js";
 import { forgetVariables } from "../process/secret-env.js";
 import { engineModelServices } from "../server/engine-face.js";
 import { credentialPaths } from "../store/credential-paths.js";
 import { loadSettings } from "../store/settings.js";
 import { glanceCredentials } from "./credentials-glance.js";
 import { defaultProviders } from "./default-providers.js";
+import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
 import {
   authMethodsOf,
@@ -61,6 +62,23 @@ export async function nothingUsable(where: Where): Promise<boolean> {
   if (await anyCredentials(where)) return false;
   const services = engineModelServices(where.cwd, where.home, where.env);
   return (await services.catalog.fresh()).choices.length === 0;
+}
+
+/**
+ * Why a new session's first prompt would be refused for credentials, or null: its selected
+ * model's provider has none (the turn's admission would answer `authentication_unavailable`; a
+ * model not cached with such a provider, `model_unavailable` with the same step). Read from the
+ * engine's own `model.catalog.status`, which checks the selected model's provider always, as
+ * the admission does (discoverCredential; a keyless custom provider is ready). So session/new
+ * answers it as ACP's `auth_required`, naming the provider, instead of a first prompt failing.
+ */
+export async function unreadySelection(engine: EngineLink): Promise<RequestError | null> {
+  const status = await engine.request("model.catalog.status", {});
+  const selected = status.selection.model;
+  const provider = selected === null ? undefined : splitModelId(selected)?.[0];
+  const entry = status.providers.find((p) => p.provider === provider);
+  if (entry?.authentication !== "authentication_unavailable") return null;
+  return engine.nextSteps.missingCredentials(entry.provider);
 }
 
 /** ACP's auth methods for the client's capabilities, as parsed by the SDK (initialize-answer.ts). */

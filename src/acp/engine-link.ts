@@ -113,6 +113,7 @@ export class EngineLink {
       // subagents: the `agent` tool, one tool call with its progress (subagent-view.ts).
       // session.manage: session/delete, /rename, and the cost in usage_update.
       // hooks: each hook run shown as a tool call of its own (hook-updates.ts).
+      // model.catalog.status: session/new refuses a model whose provider has no credentials (auth.ts).
       // skills, commands: the workspace's skills and custom commands (docs/skills.md).
       required_capabilities: [
         ...TURN_FRONTEND_CAPABILITIES,
@@ -129,6 +130,7 @@ export class EngineLink {
         "skills",
         "commands",
         "attachments",
+        "model.catalog.status",
       ],
     });
     this.sandbox = result.extensions?.turn?.sandbox ?? null;

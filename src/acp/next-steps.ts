@@ -4,6 +4,7 @@
  * types it in a terminal whose environment is not the editor's.
  */
 import type { RequestError } from "@agentclientprotocol/sdk";
+import { DEFAULT_MESSAGES } from "../protocol/codes.js";
 import { adviceForStep, type StepWording } from "../protocol/next-step-words.js";
 import type { NextStepName } from "../protocol/recovery.js";
 import type { TurnResult } from "../protocol/schemas/turns.js";
@@ -61,6 +62,18 @@ export class NextSteps {
     const headline =
       error.code === "model_unavailable" ? MODEL_HEADLINES[error.next.recovery] : error.message;
     return acpError(error.code, `${headline} ${adviceForStep(error.next, this.wording)}`);
+  }
+
+  /**
+   * `provider` has no credentials: what its turn's admission answers (`authentication_unavailable`
+   * with the step `configure_authentication`), for a session/new that would only fail later.
+   */
+  missingCredentials(provider: string): RequestError {
+    const step = adviceForStep({ recovery: "configure_authentication", provider }, this.wording);
+    return acpError(
+      "authentication_unavailable",
+      `${DEFAULT_MESSAGES.authentication_unavailable} ${step}`,
+    );
   }
 
   /** A failed turn's error, with what to do about it when its code says. */

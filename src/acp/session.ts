@@ -10,7 +10,6 @@ import type {
 } from "@agentclientprotocol/sdk";
 import type { SessionRules } from "../agent/rules/rule-book.js";
 import type { ParamsOf } from "../protocol/methods.js";
-import type { Selection } from "../protocol/schemas/lifecycle.js";
 import type { Permissions, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { firstLineCut } from "../sessions/records/facts.js";
 import {
@@ -27,6 +26,7 @@ import { askPermission } from "./permission.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { RENAME_COMMAND, renameCommand, runRename } from "./rename-command.js";
 import { DEFAULT_MODE } from "./session-config.js";
+import { SessionEngine } from "./session-engine.js";
 import { askWorkspaceTrust } from "./trust-ask.js";
 import { stopReason, TurnUpdates } from "./turn-updates.js";
 import { runUndo, UNDO_COMMAND, undoCommand } from "./undo-command.js";
@@ -59,12 +59,8 @@ export class AcpSession {
   readonly mcpServers: readonly McpServer[];
   /** Its `allow_session` rules, kept across an eviction (engine-link.ts). */
   readonly sessionRules: SessionRules;
-  /** The engine while live; null once evicted (sessions.ts) or closed. */
-  private link: EngineLink | null;
-  /** The model and effort in force when it was evicted, restored when it is reopened. */
-  private evictedSelection: Selection | null = null;
-  private evicting: Promise<void> | null = null;
-  private reopening: Promise<void> | null = null;
+  /** Its engine: live, evicted or reopened (session-engine.ts). */
+  private readonly slot: SessionEngine;
   private running: RunningPrompt | null = null;
   /** The prompts sent while one runs, in order (prompt-queue.ts). */
   private readonly prompts = new PromptQueue();
@@ -86,74 +82,51 @@ export class AcpSession {
     readonly client: AgentContext,
     origin: SessionOrigin,
   ) {
-    this.link = engine;
+    this.slot = new SessionEngine(engine);
     this.sessionRules = engine.sessionRules;
     this.saved = origin.saved;
     this.mcpServers = origin.mcpServers;
   }
 
-  /** The live engine; every use goes through `Sessions.use`, which reopens an evicted one. */
+  /** The live engine; every use goes through `Sessions.using`, which reopens an evicted one. */
   get engine(): EngineLink {
-    if (!this.link) throw acpError("internal_error", "The session's engine is not open.");
-    return this.link;
+    return this.slot.engine;
   }
 
   get live(): boolean {
-    return this.link !== null;
+    return this.slot.live;
   }
 
   get busy(): boolean {
     return this.running !== null || this.undoing || this.asking || this.prompts.occupied;
   }
 
-  /** Whether its engine may be closed now: live, idle, saved, not being reopened. */
+  /** Whether its engine may be closed now: live, idle, saved, held by no request, not being reopened. */
   get evictable(): boolean {
-    return this.live && !this.busy && this.saved && this.reopening === null;
+    return this.slot.closable && !this.busy && this.saved;
+  }
+
+  /** A request works on it (sessions.ts `hold`, `using`): it is not evicted until the release. */
+  hold(): () => void {
+    return this.slot.hold();
   }
 
   /**
-   * Closes the engine of an idle, saved session (its history closed, its lock released, its MCP
-   * servers stopped), keeping what the session is: mode, pending choice and session rules here,
-   * and the model and effort in force, read now and restored on reopen.
+   * Closes the engine of an idle, saved session, keeping what the session is: mode, pending
+   * choice and session rules here, the model and effort in force in its slot.
    */
-  async evict(): Promise<void> {
-    const link = this.link;
-    if (!link) return;
-    this.link = null;
-    this.evicting = (async () => {
-      try {
-        this.evictedSelection = (await link.request("model.catalog", {})).selection;
-      } catch {
-        this.evictedSelection = null;
-      }
-      await link.close();
-    })();
-    await this.evicting;
+  evict(): Promise<void> {
+    return this.slot.evict();
   }
 
   /** Gives an evicted session its engine again (`open`: a new engine with its history open). */
-  async reopened(open: () => Promise<EngineLink>): Promise<void> {
-    if (this.link) return;
-    this.reopening ??= (async () => {
-      await this.evicting;
-      const engine = await open();
-      this.link = engine;
-      const selection = this.evictedSelection;
-      this.evictedSelection = null;
-      if (selection) await restoreSelection(this, selection);
-    })().finally(() => {
-      this.reopening = null;
-    });
-    await this.reopening;
+  reopened(open: () => Promise<EngineLink>): Promise<void> {
+    return this.slot.reopened(open, (selection) => restoreSelection(this, selection));
   }
 
   /** Closes the engine for good (session/close, a second load, EOF). */
-  async closeEngine(): Promise<void> {
-    await this.reopening?.catch(() => {});
-    const link = this.link;
-    this.link = null;
-    await this.evicting;
-    await link?.close();
+  closeEngine(): Promise<void> {
+    return this.slot.close();
   }
 
   /**
@@ -372,7 +345,7 @@ export class AcpSession {
   }
 
   private interrupt(running: RunningPrompt): void {
-    this.link?.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
+    this.slot.current?.request("turn.interrupt", { request_id: running.requestId }).catch(() => {
       // turn_missing: the turn ended between the two, and nothing is left to interrupt.
     });
   }

@@ -45,7 +45,7 @@ export interface SessionsOptions {
 /**
  * Live engines of sessions per connection. Past it, the least recently used idle, saved session
  * is evicted (its engine closed, reopened on its next use); a client whose sessions are all
- * running or unsaved gets `busy` until it closes one (docs/acp.md, "Many sessions").
+ * running, in use or unsaved gets `busy` until it closes one (docs/acp.md, "Many sessions").
  */
 const MAX_SESSIONS = 64;
 /** Sessions remembered per connection, evicted ones included; past it the oldest evicted is forgotten. */
@@ -78,29 +78,31 @@ export class Sessions {
    * An engine for a session of a cwd (canonical), started, and the answer to its first request
    * (the session's create, open or fork). It gets the session's `mcpServers` (with config.json's)
    * and its kept session rules. Makes room first: at the bound, the least recently used idle,
-   * saved session is evicted. When the first request fails, the engine is closed and the
-   * failure thrown: no engine outlives a session that did not open.
+   * saved session is evicted. When the first request fails, or `vet` (asked once it answered)
+   * gives a refusal, the engine is closed and that thrown: no engine outlives a session that did
+   * not open.
    */
   async opened<M extends MethodName>(
     target: SessionTarget,
     method: M,
     params: ParamsOf<M>,
+    vet: (engine: EngineLink) => Promise<Error | null> = async () => null,
   ): Promise<{ engine: EngineLink; answer: ResultOf<M> }> {
-    const engine = await this.engine(target);
-    try {
-      return { engine, answer: await engine.request(method, params) };
-    } catch (error) {
-      await engine.close();
-      throw error;
-    }
-  }
-
-  private async engine(target: SessionTarget): Promise<EngineLink> {
     const { cwd, client, mcpServers, sessionRules = new SessionRules() } = target;
+    // Counted from its room made until it answered: a history's open may take a while.
     this.starting += 1;
     try {
       await this.makeRoom();
-      return await this.startEngine(cwd, client, { mcpServers, sessionRules });
+      const engine = await this.startEngine(cwd, client, { mcpServers, sessionRules });
+      try {
+        const answer = await engine.request(method, params);
+        const refusal = await vet(engine);
+        if (refusal) throw refusal;
+        return { engine, answer };
+      } catch (error) {
+        await engine.close();
+        throw error;
+      }
     } finally {
       this.starting -= 1;
     }
@@ -145,19 +147,34 @@ export class Sessions {
     return found.facts;
   }
 
-  /** Evicts least recently used idle, saved sessions until one more engine fits. */
+  /**
+   * Evicts least recently used idle, saved sessions (never one a request holds: `using`) until
+   * the engines being started fit, or refuses `busy` evicting none. The victims are chosen and
+   * their slots taken at once, before any await: a request that evicted one keeps its slot, and
+   * another one arriving meanwhile must find its own (before, both could end `busy`). At the
+   * bound the choice waits for the event loop's turn first: the SDK reaches a handler after one
+   * step per handler registered before it, so a prompt read in the same chunk as this request
+   * may not hold its session yet; every line already read has reached its handler by then, and
+   * a session with a request in flight is not idle.
+   */
   private async makeRoom(): Promise<void> {
-    for (;;) {
-      const live = [...this.open.values()].filter((s) => s.live).length;
-      if (live + this.starting <= MAX_SESSIONS) return;
-      const victim = [...this.open.values()].find((s) => s.evictable);
-      if (!victim)
-        throw acpError(
-          "busy",
-          `At most ${MAX_SESSIONS} sessions can be open while each runs or is unsaved; close one first.`,
-        );
-      await victim.evict();
-    }
+    if (this.excess() <= 0) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    const excess = this.excess();
+    if (excess <= 0) return;
+    const victims = [...this.open.values()].filter((s) => s.evictable).slice(0, excess);
+    if (victims.length < excess)
+      throw acpError(
+        "busy",
+        `At most ${MAX_SESSIONS} sessions can be open while each runs, is in use or is unsaved; close one first.`,
+      );
+    await Promise.all(victims.map((victim) => victim.evict()));
+  }
+
+  /** Engines past the bound: the live ones plus those being started, less MAX_SESSIONS. */
+  private excess(): number {
+    const live = [...this.open.values()].filter((s) => s.live).length;
+    return live + this.starting - MAX_SESSIONS;
   }
 
   /** The listing engine of a cwd, kept for its cursors; the oldest of more than a few is closed. */
@@ -209,18 +226,34 @@ export class Sessions {
   }
 
   /**
-   * A session about to be used: it becomes the most recently used, and an evicted one gets its
-   * engine again (session.open of its history, then its model and effort restored).
+   * Holds a known session from the moment a request about it is read, before the handler's
+   * first await: a request read after it cannot evict it meanwhile (first come, first served).
+   * Nothing for an unknown ID (the handler answers that). Returns the release.
    */
-  async use(id: string): Promise<AcpSession> {
+  hold(id: string): () => void {
+    return this.open.get(id)?.hold() ?? (() => {});
+  }
+
+  /**
+   * `work` on a session: it becomes the most recently used, an evicted one gets its engine again
+   * (session.open of its history, then its model and effort restored), and it is held from
+   * this call until `work` ends, so no other request's room is made by evicting it meanwhile
+   * (its prompt would find no engine).
+   */
+  async using<T>(id: string, work: (session: AcpSession) => Promise<T>): Promise<T> {
     const session = this.get(id);
     this.open.delete(id);
     this.open.set(id, session);
-    await session.reopened(async () => {
-      const { engine } = await this.opened(session, "session.open", { id });
-      return engine;
-    });
-    return session;
+    const release = session.hold();
+    try {
+      await session.reopened(async () => {
+        const { engine } = await this.opened(session, "session.open", { id });
+        return engine;
+      });
+      return await work(session);
+    } finally {
+      release();
+    }
   }
 
   /** Interrupts its prompt, saves, releases its lock; nothing when it is not open. */

@@ -15,7 +15,7 @@ import { ClientError } from "./errors.js";
 import { readHistory, readSubagentHistory } from "./history.js";
 import { archivedSessions } from "./manage.js";
 import type { Negotiated } from "./negotiate.js";
-import { readRecord } from "./record.js";
+import { readRecord, readSubagentRecord } from "./record.js";
 import { type CatalogGuard, type RefreshReport, refreshProvider, selectModel } from "./refresh.js";
 import { previewRevert, type RevertOptions, revertTurn } from "./revert.js";
 import { type SearchHit, type SearchOptions, searchSessions } from "./search.js";
@@ -206,6 +206,24 @@ export class AgentClient {
    */
   record(id: string, index: number, options: CallOptions = {}): Promise<SessionEvent> {
     return readRecord(this, id, index, options);
+  }
+
+  /**
+   * One record of a subagent's history whole (`session.record` with `subagent_id`, capability
+   * `subagents`), for the stub `subagentHistory` yields in place of a record over a page.
+   */
+  subagentRecord(
+    id: string,
+    subagentId: string,
+    index: number,
+    options: CallOptions = {},
+  ): Promise<SessionEvent> {
+    // session.record's own capability is checked by `call`; its `subagent_id` needs this one.
+    if (!this.has("subagents"))
+      return Promise.reject(
+        new ClientError("not_negotiated", "A subagent's record needs the subagents capability."),
+      );
+    return readSubagentRecord(this, id, subagentId, index, options);
   }
 
   /** Client flow step 3: the cached catalog, every page, with a selection guard. */

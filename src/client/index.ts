@@ -71,7 +71,7 @@ export type {
 } from "./negotiate.js";
 export { adviceForStep, explainNotice } from "./next-step-advice.js";
 export { MAX_OPTIONAL } from "./optional.js";
-export { isRecordStub, RECORD_TEXT_BYTES, readRecord } from "./record.js";
+export { isRecordStub, RECORD_TEXT_BYTES, readRecord, readSubagentRecord } from "./record.js";
 export type { RefreshReport } from "./refresh.js";
 export type { RevertOptions } from "./revert.js";
 export { SEARCH_RESTARTS, type SearchHit, type SearchOptions, searchSessions } from "./search.js";

@@ -1,3 +1,4 @@
+import type { ParamsOf } from "../protocol/methods.js";
 import {
   isRecordStub,
   joinRecord,
@@ -23,9 +24,32 @@ export async function readRecord(
   index: number,
   options: CallOptions = {},
 ): Promise<SessionEvent> {
+  return joined(client, { id, index }, options);
+}
+
+/**
+ * One record of a subagent's derived history, whole (`session.record` with `subagent_id`,
+ * capability `subagents`): the stub `session.subagent_history` sends in place of a record over
+ * a page, read as `readRecord` reads a session's own.
+ */
+export function readSubagentRecord(
+  client: Caller,
+  id: string,
+  subagentId: string,
+  index: number,
+  options: CallOptions = {},
+): Promise<SessionEvent> {
+  return joined(client, { id, subagent_id: subagentId, index }, options);
+}
+
+async function joined(
+  client: Caller,
+  params: Omit<ParamsOf<"session.record">, "cursor">,
+  options: CallOptions,
+): Promise<SessionEvent> {
   try {
     return await joinRecord((cursor) =>
-      client.call("session.record", withCursor({ id, index }, cursor), options),
+      client.call("session.record", withCursor(params, cursor), options),
     );
   } catch (error) {
     if (error instanceof RecordTextError)

@@ -2,9 +2,12 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, it } from "node:test";
-import { text, toolCall } from "../../src/conformance/chat-server.js";
+import { held, startChatServer, text, toolCall } from "../../src/conformance/chat-server.js";
+import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
 import { LIMITS } from "../../src/protocol/constants.js";
+import { sandbox } from "../helpers/child.js";
 import { AcpWorld } from "./acp-world.js";
+import { RawAgent } from "./raw-agent.js";
 import { twoModelWorld } from "./two-models.js";
 
 /** The documented bound of live engines per connection (docs/acp.md, "Many sessions"). */
@@ -131,5 +134,83 @@ describe("mc-agent acp: bounds", () => {
     // An evicted filler reopens on use too.
     w.server.reply(text("back"));
     assert.equal((await w.prompt(fillers[0] as string, "hello")).stopReason, "end_turn");
+  });
+});
+
+describe("mc-agent acp: eviction never takes a session in use", () => {
+  it("at the bound a prompt read beside an open keeps its session; an idle one is evicted, else busy", async () => {
+    const box = sandbox("mc-acp-");
+    const server = await startChatServer();
+    writeTurnHome(box, server.baseUrl);
+    const raw = new RawAgent(box, { MC_KIT_KEY: KIT_KEY });
+    const cwd = box.workspace;
+    let next = 0;
+    const line = (method: string, params: unknown) => {
+      next += 1;
+      return { id: next, text: JSON.stringify({ jsonrpc: "2.0", id: next, method, params }) };
+    };
+    type Answer = {
+      result?: Record<string, unknown>;
+      error?: { message: string; data?: { code?: string } };
+    };
+    const call = async (method: string, params: unknown): Promise<Answer> => {
+      const request = line(method, params);
+      raw.send(request.text);
+      return (await raw.answer(request.id)) as Answer;
+    };
+    const open = async (method = "session/new", params: object = {}) => {
+      const answer = await call(method, { cwd, mcpServers: [], ...params });
+      return answer.result?.sessionId as string | undefined;
+    };
+    const prompt = (sessionId: string, text: string) =>
+      line("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+    const lock = (id: string) => existsSync(join(box.home, "sessions", `${id}.lock`));
+    const busy = (answer: Answer) => answer.error?.data?.code === "busy";
+    try {
+      await call("initialize", { protocolVersion: 1 });
+      // X: saved by its first prompt, then idle; with 63 lazy sessions the bound is reached.
+      const x = (await open()) as string;
+      server.reply(text("first"));
+      const first = prompt(x, "hello");
+      raw.send(first.text);
+      assert.equal(((await raw.answer(first.id)) as Answer).result?.stopReason, "end_turn");
+      const lazy: string[] = [];
+      for (let i = 0; i < MAX_SESSIONS - 1; i++) lazy.push((await open()) as string);
+
+      // One past: X's prompt and a fork in one write. X is the only idle, saved session, but
+      // its prompt was read: the fork is busy and the prompt runs (before, X was evicted for
+      // the fork and the prompt found no room: both answered busy).
+      let release = () => {};
+      server.reply(held(text("second"), 1, new Promise<void>((resolve) => (release = resolve))));
+      const second = prompt(x, "again");
+      const fork = line("session/fork", { sessionId: x, cwd, mcpServers: [] });
+      raw.send(`${second.text}\n${fork.text}`);
+      const refused = (await raw.answer(fork.id)) as Answer;
+      assert.ok(busy(refused), JSON.stringify(refused));
+      assert.match(refused.error?.message ?? "", /^At most 64 sessions can be open/);
+      const answered = () => raw.lines.find((l) => l.id === second.id);
+      await raw.until(() => server.requests.length === 2 || answered() !== undefined);
+      assert.equal(answered(), undefined, "the prompt runs, not refused");
+      assert.ok(lock(x), "X's engine is open while its prompt runs");
+
+      // At the bound with X running and an idle saved session F (a fork), the next open
+      // evicts F, not X (the least recently used); then every live session is running or lazy:
+      // busy. An eviction closes the engine, which would interrupt X's turn: it ends as asked.
+      await call("session/close", { sessionId: lazy[0] });
+      assert.match((await open("session/fork", { sessionId: x })) ?? "", /\S/);
+      assert.match((await open()) ?? "", /\S/);
+      assert.ok(busy(await call("session/new", { cwd, mcpServers: [] })));
+      assert.ok(lock(x), "X's turn still runs");
+      release();
+      const ended = (await raw.answer(second.id)) as Answer;
+      assert.equal(ended.result?.stopReason, "end_turn", JSON.stringify(ended));
+
+      // Idle now, X is the one evicted for the next open (every other live session is lazy).
+      assert.match((await open()) ?? "", /\S/);
+    } finally {
+      await raw.close();
+      await server.close();
+      box.cleanup();
+    }
   });
 });

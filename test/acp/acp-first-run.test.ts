@@ -4,8 +4,10 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { RequestError } from "@agentclientprotocol/sdk";
+import { text } from "../../src/conformance/chat-server.js";
 import { writeTurnHome } from "../../src/conformance/turn-world.js";
 import { sandbox } from "../helpers/child.js";
+import { BUILT_IN_URLS, cacheDoc, writeCache, writeConfig } from "../models/fixtures.js";
 import { AcpWorld } from "./acp-world.js";
 
 /**
@@ -98,8 +100,11 @@ describe("acp first run: each failure names its next step", () => {
             ...rest,
           }),
         );
+      // Its catalog is cached, so something is selectable: session/new, not the first prompt,
+      // says the provider has no credentials (ACP's auth_required, as with nothing at all).
       withKey("MC_ABSENT_KEY", { enabled_models: ["kit/kit-1"], model: "kit/kit-1" });
-      const noKey = await promptFailure("no key");
+      const noKey = await refusal(world.newSession());
+      messages.set("no key", noKey.message);
       assert.equal(noKey.code, -32000);
       assert.equal(codeOf(noKey), "authentication_unavailable");
       assert.match(noKey.message, /Give kit credentials/);
@@ -154,6 +159,66 @@ describe("acp first run: each failure names its next step", () => {
         error.message,
         `No model is set up yet. Run "MC_HOME=${box.home} mc-agent setup": it finds your API keys, logins and local model servers, fetches a provider's models and sets your default model.`,
       );
+    } finally {
+      await world.close();
+    }
+  });
+
+  it("a cached model whose provider has no credentials: session/new is auth_required, naming it", async () => {
+    const box = sandbox("mc-acp-first-");
+    const world = await AcpWorld.start({ box });
+    const setup = `"MC_HOME=${box.home} mc-agent setup"`;
+    const kit = (keyEnv?: string) => ({
+      type: "openai-compatible",
+      base_url: world.server.baseUrl,
+      ...(keyEnv ? { api_key_env: keyEnv } : {}),
+    });
+    try {
+      writeTurnHome(box, world.server.baseUrl);
+      writeCache(box, "openai", cacheDoc("openai", BUILT_IN_URLS.openai, [{ id: "gpt-test" }]));
+      // A built-in provider selected and cached, OPENAI_API_KEY unset; kit has its key, so
+      // something has credentials and initialize offers no auth method.
+      const enabled = ["kit/kit-1", "openai/gpt-test"];
+      writeConfig(box, {
+        providers: { kit: kit("MC_KIT_KEY") },
+        enabled_models: enabled,
+        model: "openai/gpt-test",
+      });
+      assert.deepEqual((await world.initialize()).authMethods, []);
+      const builtIn = await refusal(world.newSession());
+      assert.equal(builtIn.code, -32000);
+      assert.equal(codeOf(builtIn), "authentication_unavailable");
+      assert.match(
+        builtIn.message,
+        /^The model's provider has no usable credentials\. Give openai credentials/,
+      );
+      assert.ok(builtIn.message.includes(setup), builtIn.message);
+      assert.ok(!builtIn.message.includes(world.server.baseUrl), "no URL in the message");
+
+      // A custom provider whose key variable is named but unset.
+      writeConfig(box, {
+        providers: { kit: kit("MC_ABSENT_KEY") },
+        enabled_models: enabled,
+        model: "kit/kit-1",
+      });
+      const custom = await refusal(world.newSession());
+      assert.equal(codeOf(custom), "authentication_unavailable");
+      assert.match(custom.message, /Give kit credentials/);
+
+      // A refusal of ours, not a handler's failure (which would be logged as a bug).
+      assert.equal(world.stderr.includes("ACP handler failed"), false, world.stderr);
+
+      // The selected provider's key is set (or it needs none): session/new answers, and a prompt runs.
+      for (const provider of [kit("MC_KIT_KEY"), kit()]) {
+        writeConfig(box, {
+          providers: { kit: provider },
+          enabled_models: enabled,
+          model: "kit/kit-1",
+        });
+        const { sessionId } = await world.newSession();
+        world.server.reply(text("Hello"));
+        assert.equal((await world.prompt(sessionId, "Hi")).stopReason, "end_turn");
+      }
     } finally {
       await world.close();
     }

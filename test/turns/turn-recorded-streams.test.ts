@@ -148,6 +148,7 @@ function assertGivenBack(
   const text = JSON.stringify(next);
   for (const { id } of call.meaning.calls)
     assert.ok(text.includes(JSON.stringify(id)), `${file}: the next request lacks call ${id}`);
+  if (format === "responses") return assertReasoningGivenBack(call, next, file);
   if (format !== "chat") return;
   const messages = next.messages as Record<string, unknown>[];
   const carrier = messages.find(
@@ -161,6 +162,26 @@ function assertGivenBack(
   else {
     assert.equal(carrier.reasoning_content, undefined, `${file}: no reasoning_content invented`);
     assert.equal(carrier.reasoning, undefined, `${file}: no reasoning invented`);
+  }
+}
+
+/**
+ * On Responses (store false) the step's reasoning items go back in the next request's input,
+ * each as it came: OpenAI's encrypted form, an open-weight server's plain `reasoning_text`
+ * content (DeepSeek's Responses API, LM Studio); one with neither (a summary alone) cannot.
+ */
+function assertReasoningGivenBack(call: RecordedCall, next: Record<string, unknown>, file: string) {
+  const input = (next.input ?? []) as Record<string, unknown>[];
+  for (const payload of call.payloads) {
+    const item = payload.item as Record<string, unknown> | undefined;
+    if (payload.type !== "response.output_item.done" || item?.type !== "reasoning") continue;
+    const content = Array.isArray(item.content) && item.content.length > 0 ? item.content : null;
+    const encrypted = typeof item.encrypted_content === "string" ? item.encrypted_content : null;
+    if (content === null && encrypted === null) continue;
+    const sent = input.find((i) => i.type === "reasoning" && i.id === item.id);
+    assert.ok(sent, `${file}: reasoning item ${String(item.id)} given back`);
+    assert.equal(sent.encrypted_content, encrypted ?? undefined, `${file}: its encrypted form`);
+    assert.deepEqual(sent.content, content ?? undefined, `${file}: its reasoning text`);
   }
 }
 

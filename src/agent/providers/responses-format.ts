@@ -6,6 +6,7 @@ import type {
 } from "openai/resources/responses/responses";
 import { z } from "zod";
 import { dataUrl, splitImages, textWithNotes } from "../attachments/image-parts.js";
+import { REASONING_REPLAY_BYTES } from "./chat-reasoning.js";
 import { failure, saying } from "./failures.js";
 import type {
   ContextItem,
@@ -30,14 +31,42 @@ export interface ReplayOwner {
   id: string;
 }
 
-/** One reasoning item kept for replay (store is false, so its encrypted form travels with us). */
-const ReasoningItem = z.object({
-  type: z.literal("reasoning"),
-  id: z.string(),
-  encrypted_content: z.string(),
-  summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
-});
+/**
+ * One reasoning item kept for replay (store is false, so it travels with us): OpenAI's in its
+ * encrypted form, an open-weight server's (DeepSeek, LM Studio, vLLM) as its plain
+ * `reasoning_text` content, up to REASONING_REPLAY_BYTES of it. One with neither (a summary
+ * alone) cannot be given back and is not kept.
+ */
+const ReasoningItem = z
+  .object({
+    type: z.literal("reasoning"),
+    id: z.string(),
+    encrypted_content: z.string().optional(),
+    summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
+    content: z
+      .array(z.object({ type: z.literal("reasoning_text"), text: z.string() }))
+      .min(1)
+      .optional(),
+  })
+  .refine((item) => item.encrypted_content !== undefined || item.content !== undefined);
 type ReasoningItem = z.infer<typeof ReasoningItem>;
+
+/** A finished reasoning item as kept: nulls as absent, plain content over the bound dropped. */
+function keptReasoning(item: Record<string, unknown>): ReasoningItem | null {
+  const content = Array.isArray(item.content) && item.content.length > 0 ? item.content : null;
+  const small =
+    content !== null && Buffer.byteLength(JSON.stringify(content)) <= REASONING_REPLAY_BYTES;
+  const parsed = ReasoningItem.safeParse({
+    type: item.type,
+    id: item.id,
+    summary: item.summary ?? [],
+    ...(typeof item.encrypted_content === "string"
+      ? { encrypted_content: item.encrypted_content }
+      : {}),
+    ...(small ? { content } : {}),
+  });
+  return parsed.success ? parsed.data : null;
+}
 
 const ResponsesState = z.looseObject({
   reasoning: z.array(ReasoningItem).optional(),
@@ -253,8 +282,8 @@ export class ResponsesReader {
       ];
     }
     if (item.type === "reasoning") {
-      const kept = ReasoningItem.safeParse({ ...item, summary: item.summary ?? [] });
-      if (kept.success) this.reasoning.push(kept.data);
+      const kept = keptReasoning(item);
+      if (kept) this.reasoning.push(kept);
     }
     if (item.type === "message") {
       if (item.content?.some((c) => c.type === "refusal")) this.refused = true;

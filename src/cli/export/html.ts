@@ -1,10 +1,13 @@
 import { escapeHtml } from "./markdown.js";
+import { markdownHtml } from "./markdown-html.js";
 import { type Transcript, toolLine } from "./transcript.js";
 
 const STYLE = `
 body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f;background:#fff}
 h1{font-size:1.4rem;margin-bottom:.2rem}.meta{color:#666;font-size:.85rem;margin-bottom:1.5rem}
 .msg{margin:1rem 0;padding:.6rem .9rem;border-radius:8px;white-space:pre-wrap;overflow-wrap:anywhere}
+.md{white-space:normal}.md>:last-child{margin-bottom:0}.md p{margin:.4rem 0}.md code{font-family:ui-monospace,monospace;font-size:.85em}
+.md table{border-collapse:collapse}.md th,.md td{border:1px solid #ccc;padding:.2rem .5rem}.md blockquote{margin:.4rem 0;padding-left:.8rem;border-left:3px solid #ccc;color:#555}
 .user{background:#eef4ff}.assistant{background:#f6f6f6}.who{font-weight:600;font-size:.8rem;color:#555;margin-bottom:.3rem}
 details{margin:.5rem 0;border:1px solid #ddd;border-radius:6px;padding:.3rem .6rem}
 summary{cursor:pointer;font-family:ui-monospace,monospace;font-size:.85rem}
@@ -30,7 +33,8 @@ function diffHtml(diff: string): string {
 }
 
 /**
- * One self-contained HTML page (no script, no request: inline CSS only): messages as blocks,
+ * One self-contained HTML page (no script, no request: inline CSS only): messages as blocks (an
+ * assistant's Markdown rendered, safely: markdown-html.ts),
  * each tool call folded in `<details>` with the diff of an edit shown in color, turn costs as
  * notes. Every text is escaped; the page reads the same offline.
  */
@@ -43,11 +47,13 @@ export function toHtml({ session, parts }: Transcript): string {
   for (const part of parts) {
     switch (part.kind) {
       case "user":
+        body.push(`<div class="msg user"><div class="who">You</div>${escapeHtml(part.text)}</div>`);
+        break;
       case "assistant": {
-        const who =
-          part.kind === "user" ? "You" : `Assistant${part.model ? ` · ${part.model}` : ""}`;
+        // The model writes Markdown: rendered, its raw HTML shown as text (markdown-html.ts).
+        const who = `Assistant${part.model ? ` · ${part.model}` : ""}`;
         body.push(
-          `<div class="msg ${part.kind}"><div class="who">${escapeHtml(who)}</div>${escapeHtml(part.text)}</div>`,
+          `<div class="msg assistant md"><div class="who">${escapeHtml(who)}</div>${markdownHtml(part.text)}</div>`,
         );
         break;
       }
