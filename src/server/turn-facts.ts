@@ -6,6 +6,7 @@ import { sandboxPolicy } from "../agent/sandbox/policy.js";
 import { planProbe, type SandboxKind, type SandboxProbe } from "../agent/sandbox/probe.js";
 import { type MemoKinds, readProbeMemo, writeProbeMemo } from "../agent/sandbox/probe-memo.js";
 import { type ProbeMemoKey, probeMemoKey } from "../agent/sandbox/probe-memo-key.js";
+import { privateCacheRoot } from "../boot/compile-cache.js";
 import type { TurnFactsSource } from "../boot/starter.js";
 import type { CheckpointsAvailability } from "../protocol/schemas/checkpoints.js";
 import { decodeSecrets } from "../protocol/secret-handoff.js";
@@ -26,7 +27,7 @@ import { storePaths } from "../store/store-paths.js";
  * valid file or not. When it says `true`, the sandbox is probed both ways: the answer is proven
  * only when both find the same sandbox, and the child takes the probe of the setting it validates.
  *
- * The probe memo (src/agent/sandbox/probe-memo.ts): when MC_HOME/cache/sandbox-probe.json holds
+ * The probe memo (src/agent/sandbox/probe-memo.ts): when the private cache's sandbox-probe.json holds
  * what the last real probe of these very runs on this very host found, `remembered` says it and
  * the starter answers with it at once, then starts the probes (`run`); the child adopts the real
  * probes as always (a `sandboxed` turn waits for them), and the memo is rewritten whenever they
@@ -87,14 +88,16 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
   );
   // Only a probe that runs the sandbox is waited for: one decided before any run needs no memo.
   const key = planned.length === plans.length ? probeMemoKey(planned) : null;
-  const memo = key === null ? null : readProbeMemo(inputs.home, key);
+  // This user's private cache folder, beside the code caches: never MC_HOME (probe-memo.ts).
+  const memoFolder = key === null ? null : privateCacheRoot();
+  const memo = memoFolder === null || key === null ? null : readProbeMemo(memoFolder, key);
   let sandbox: Promise<readonly SandboxProbe[]> | null = null;
   const run = () => {
     sandbox ??= Promise.all(
       plans.map(async ({ network, plan }) => ({ network, availability: await plan.run() })),
     ).then((probed) => {
       facts.probed = probed;
-      if (key !== null) rememberProbes(inputs.home, key, memo, probed);
+      if (memoFolder !== null && key !== null) rememberProbes(memoFolder, key, memo, probed);
       return probed;
     });
     return sandbox;
@@ -155,12 +158,12 @@ function kindsOf(probed: readonly SandboxProbe[]): MemoKinds {
 
 /** Rewrites the memo when the real probes found other than it said (or it said nothing). */
 function rememberProbes(
-  home: string,
+  folder: string,
   key: ProbeMemoKey,
   memo: MemoKinds | null,
   probed: readonly SandboxProbe[],
 ): void {
   const kinds = kindsOf(probed);
   if (memo !== null && JSON.stringify(memo) === JSON.stringify(kinds)) return;
-  writeProbeMemo(home, key, kinds);
+  writeProbeMemo(folder, key, kinds);
 }

@@ -17,12 +17,14 @@ import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 import { PROBE_MEMO_BYTES, probeMemoPath } from "../../src/agent/sandbox/probe-memo.js";
 import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import { homeSnapshot } from "../../src/conformance/home-snapshot.js";
 import { until } from "../helpers/fakes.js";
 
 /**
  * The probe memo (src/agent/sandbox/probe-memo.ts, docs/tools.md "Found out once per child"),
- * against the real child: a start that ran the sandbox leaves what it found in
- * MC_HOME/cache/sandbox-probe.json; the next start with the same key answers an initialize
+ * against the real child: a start that ran the sandbox leaves what it found in sandbox-probe.json
+ * of the user's private cache folder (`<TMPDIR>/mc-agent-<uid>`; each world has a TMPDIR of its
+ * own), never in MC_HOME; the next start with the same key answers an initialize
  * negotiating `turn` from it, while the real run, made all the same, decides what a `sandboxed`
  * turn gets and corrects the memo. The fake bwrap below starts or fails as a file says, without
  * itself changing: so a memo that is used shows as an answer the real run did not give.
@@ -40,6 +42,8 @@ interface World {
   /** Whether the fake bwrap starts (it fails as bwrap does without user namespaces otherwise). */
   starts(ok: boolean): void;
   bwrap: string;
+  /** The memo's file: in the private cache folder under this world's own TMPDIR. */
+  memo: string;
 }
 
 function world(prefix: string): World {
@@ -56,7 +60,10 @@ function world(prefix: string): World {
   chmodSync(bwrap, 0o755);
   const starts = (ok: boolean) => writeFileSync(outcome, ok ? "ok" : "no");
   starts(true);
-  return { box, env: { PATH: `${dir}:${process.env.PATH}` }, starts, bwrap };
+  const tmp = join(box.root, "tmp");
+  mkdirSync(tmp);
+  const memo = probeMemoPath(join(tmp, `mc-agent-${process.getuid?.()}`));
+  return { box, env: { PATH: `${dir}:${process.env.PATH}`, TMPDIR: tmp }, starts, bwrap, memo };
 }
 
 function initFrame(): string {
@@ -109,7 +116,7 @@ async function start(
 
 function memoText(w: World): string | null {
   try {
-    return readFileSync(probeMemoPath(w.box.home), "utf8");
+    return readFileSync(w.memo, "utf8");
   } catch {
     return null;
   }
@@ -141,7 +148,7 @@ async function primed(prefix: string): Promise<World> {
 describe("the probe memo, against the real child", () => {
   test("a start leaves it; the next answers from it; the real run still decides and corrects it", async () => {
     const w = await primed("mc-memo-warm-");
-    assert.equal(lstatSync(probeMemoPath(w.box.home)).mode & 0o777, 0o600);
+    assert.equal(lstatSync(w.memo).mode & 0o777, 0o600);
     // The sandbox no longer starts, bwrap itself unchanged: only a memo can say it does.
     w.starts(false);
     const warm = await start(w, {
@@ -212,12 +219,12 @@ describe("the probe memo, against the real child", () => {
     for (const [what, edit] of edits) {
       const memo = JSON.parse(good) as { entries: { key: MemoKey }[] };
       edit(memo.entries[0]?.key as MemoKey);
-      writeFileSync(probeMemoPath(w.box.home), JSON.stringify(memo));
+      writeFileSync(w.memo, JSON.stringify(memo));
       const warm = await start(w);
       assert.equal(warm.sandbox, null, what);
     }
     // The same file unedited is used: the edits alone made the misses.
-    writeFileSync(probeMemoPath(w.box.home), good);
+    writeFileSync(w.memo, good);
     assert.equal((await start(w)).sandbox, "bubblewrap");
   });
 
@@ -227,7 +234,7 @@ describe("the probe memo, against the real child", () => {
     const elsewhere = join(w.box.root, "elsewhere.json");
     writeFileSync(elsewhere, good);
     w.starts(false);
-    const path = probeMemoPath(w.box.home);
+    const path = w.memo;
     const padded = (bytes: number) => good.trimEnd() + " ".repeat(bytes - good.trimEnd().length);
     const bad: [string, () => void][] = [
       ["not JSON", () => writeFileSync(path, "{not json")],
@@ -278,7 +285,20 @@ describe("the probe memo, against the real child", () => {
     const w = world("mc-memo-nohome-");
     rmSync(w.box.home, { recursive: true });
     assert.equal((await start(w)).sandbox, "bubblewrap");
-    assert.equal(existsSync(join(w.box.home, "cache")), false);
+    assert.equal(existsSync(w.box.home), false);
+    assert.ok(existsSync(w.memo), "the memo is written all the same");
+  });
+
+  test("MC_HOME is left as it was by a turn initialize, with a memo written, used or corrected", async () => {
+    const w = world("mc-memo-home-");
+    const before = homeSnapshot(w.box.home);
+    await start(w);
+    assert.ok(existsSync(w.memo));
+    await start(w);
+    w.starts(false);
+    await start(w);
+    await memoSays(w, null);
+    assert.equal(homeSnapshot(w.box.home), before);
   });
 });
 
@@ -313,6 +333,8 @@ function snapshot(root: string, memo: string): string[] {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (path === memo || name.startsWith(".sandbox-probe.json.")) continue;
+      // The code caches beside the memo are the child's to write at any start.
+      if (name === "code-cache" || name === "compile-cache") continue;
       const stat = lstatSync(path);
       // A folder's own times change as the memo is renamed into it: its entries are compared.
       if (stat.isDirectory()) {

@@ -1,7 +1,9 @@
 /**
  * The probe memo (docs/tools.md, "Found out once per child"; docs/store.md, "The sandbox probe
- * memo"): what the last real probe of the sandbox found, kept in MC_HOME/cache/sandbox-probe.json
- * with everything its outcome depends on (probe-memo-key.ts), so that the starter can answer an
+ * memo"): what the last real probe of the sandbox found, kept in `sandbox-probe.json` of this
+ * user's private cache folder (`<tmpdir>/mc-agent-<uid>`, src/boot/compile-cache.ts
+ * `privateCacheRoot`, beside the code caches; never in MC_HOME, which an `initialize` leaves
+ * as it was) with everything its outcome depends on (probe-memo-key.ts), so that the starter can answer an
  * `initialize` negotiating `turn` without waiting for the probe's run. It only ever names the
  * sandbox the answer reports: every command runs in the real sandbox, which the real probe,
  * still run at every start, finds out, so a wrong memo never runs anything unsandboxed.
@@ -29,6 +31,7 @@ import type { ProbeMemoKey } from "./probe-memo-key.js";
 export const PROBE_MEMO_BYTES = 64 * 1024;
 /** Entries kept, the latest first: one per workspace (its path is in the runs' arguments). */
 export const PROBE_MEMO_ENTRIES = 16;
+const MEMO_NAME = "sandbox-probe.json";
 const FORMAT = "mc-sandbox-probe-memo";
 const VERSION = 1;
 const KINDS: readonly (SandboxKind | null)[] = ["bubblewrap", "seatbelt", null];
@@ -41,23 +44,24 @@ interface MemoEntry {
   sandbox: unknown;
 }
 
-export function probeMemoPath(home: string): string {
-  return join(home, "cache", "sandbox-probe.json");
+/** The memo's file in `folder` (the private cache folder). */
+export function probeMemoPath(folder: string): string {
+  return join(folder, MEMO_NAME);
 }
 
 /** The memo's finding for `key`, or null when it has none for this very key. */
-export function readProbeMemo(home: string, key: ProbeMemoKey): MemoKinds | null {
+export function readProbeMemo(folder: string, key: ProbeMemoKey): MemoKinds | null {
   const wanted = JSON.stringify(key);
-  const entry = readEntries(home).find((candidate) => JSON.stringify(candidate.key) === wanted);
+  const entry = readEntries(folder).find((candidate) => JSON.stringify(candidate.key) === wanted);
   const kinds = entry?.sandbox;
   if (!Array.isArray(kinds) || kinds.length !== key.runs.length) return null;
   return kinds.every((kind) => KINDS.includes(kind)) ? (kinds as MemoKinds) : null;
 }
 
 /** The memo file's entries; none when it is missing, unsafe, over the bound or not this format. */
-function readEntries(home: string): MemoEntry[] {
+function readEntries(folder: string): MemoEntry[] {
   try {
-    const read = readRegularFileSync(probeMemoPath(home), PROBE_MEMO_BYTES);
+    const read = readRegularFileSync(probeMemoPath(folder), PROBE_MEMO_BYTES);
     if (read.kind !== "bytes") return [];
     const memo = JSON.parse(read.bytes.toString("utf8")) as Record<string, unknown> | null;
     if (memo?.format !== FORMAT || memo.version !== VERSION || !Array.isArray(memo.entries))
@@ -97,15 +101,14 @@ export function probeMemoBytes(
  * over the memo, so a reader sees the old memo or the new one. Synchronous and without fsync,
  * as the verdict cache's files (docs/store.md): it runs before the starter answers, so a
  * frontend that sees the answer finds the memo written, and a memo needs atomic visibility, not
- * durability (one torn by a crash is a miss). The `cache` folder is made 0700 when missing,
- * never followed when a symlink; MC_HOME is never made. Best effort: a memo that cannot be
+ * durability (one torn by a crash is a miss). `folder` is made 0700 when missing (its parent
+ * never), never followed when a symlink. Best effort: a memo that cannot be
  * written only costs the next start its wait; two children writing at once may drop one's
  * entry, which its next start writes again.
  */
-export function writeProbeMemo(home: string, key: ProbeMemoKey, kinds: MemoKinds): void {
-  const bytes = probeMemoBytes(key, kinds, readEntries(home));
+export function writeProbeMemo(folder: string, key: ProbeMemoKey, kinds: MemoKinds): void {
+  const bytes = probeMemoBytes(key, kinds, readEntries(folder));
   if (bytes === null) return;
-  const folder = join(home, "cache");
   try {
     mkdirSync(folder, { mode: 0o700 });
   } catch (error) {
@@ -125,13 +128,11 @@ export function writeProbeMemo(home: string, key: ProbeMemoKey, kinds: MemoKinds
     temp = null;
     removeOrphans(folder);
   } catch {
-    // A read-only or full MC_HOME: the memo stays as it was.
+    // A read-only or full folder: the memo stays as it was.
   } finally {
     if (temp !== null) rmSync(temp, { force: true });
   }
 }
-
-const MEMO_NAME = "sandbox-probe.json";
 
 /**
  * The temp name's 12 hex digits, from Math.random: not node:crypto, whose load (3-8 ms) the

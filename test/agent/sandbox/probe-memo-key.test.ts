@@ -106,17 +106,18 @@ describe("the probe memo's key", () => {
     assert.equal(readProbeMemo(home, keyFor(program, ["--other"])), null);
   });
 
-  test("written 0600 in a 0700 cache folder; MC_HOME itself never made", async () => {
-    const home = folder();
+  test("written 0600 in its folder, made 0700 when missing; the folder's parent never made", async () => {
+    const root = folder();
+    const memoFolder = join(root, "private");
     const key = keyFor("/bin/sh");
-    writeProbeMemo(home, key, [null]);
+    writeProbeMemo(memoFolder, key, [null]);
     const { statSync } = await import("node:fs");
-    assert.equal(statSync(probeMemoPath(home)).mode & 0o777, 0o600);
-    assert.equal(statSync(join(home, "cache")).mode & 0o777, 0o700);
-    assert.deepEqual(readProbeMemo(home, key), [null]);
-    const missing = join(home, "gone");
+    assert.equal(statSync(probeMemoPath(memoFolder)).mode & 0o777, 0o600);
+    assert.equal(statSync(memoFolder).mode & 0o777, 0o700);
+    assert.deepEqual(readProbeMemo(memoFolder, key), [null]);
+    const missing = join(root, "gone", "private");
     writeProbeMemo(missing, key, [null]);
-    assert.throws(() => statSync(missing));
+    assert.throws(() => statSync(join(root, "gone")));
   });
 
   test("entries: the latest first, one per key, at most PROBE_MEMO_ENTRIES, within the bound", async () => {
@@ -144,9 +145,8 @@ describe("the probe memo's key", () => {
     assert.equal(probeMemoBytes(keyFor("/bin/sh", ["x".repeat(PROBE_MEMO_BYTES)]), [null]), null);
   });
 
-  test("a write sweeps the memo's orphaned temp files only, and never goes through a symlinked cache", () => {
-    const home = folder();
-    const cache = join(home, "cache");
+  test("a write sweeps the memo's orphaned temp files only, and never goes through a symlinked folder", () => {
+    const cache = join(folder(), "private");
     mkdirSync(cache);
     // Linux's pid_max is at most 4194304: 4194303 is no live process here in practice.
     const names = [
@@ -156,12 +156,12 @@ describe("the probe memo's key", () => {
       ".other.json.4194303.0123456789ab.tmp",
     ];
     for (const name of names) writeFileSync(join(cache, name), "x");
-    writeProbeMemo(home, keyFor("/bin/sh"), [null]);
+    writeProbeMemo(cache, keyFor("/bin/sh"), [null]);
     assert.deepEqual(readdirSync(cache).sort(), [...names.slice(1), "sandbox-probe.json"].sort());
     const other = folder();
     const linked = folder();
-    symlinkSync(linked, join(other, "cache"));
-    writeProbeMemo(other, keyFor("/bin/sh"), [null]);
+    symlinkSync(linked, join(other, "private"));
+    writeProbeMemo(join(other, "private"), keyFor("/bin/sh"), [null]);
     assert.deepEqual(readdirSync(linked), []);
   });
 });
