@@ -82,7 +82,7 @@ export function commandLine(argv: string[]): {
 }
 
 /**
- * The terminal frontend (src/main.ts runs `mc-agent stdio` and `mc-agent acp` itself).
+ * The terminal frontend (src/entry.ts starts `mc-agent stdio` and `mc-agent acp` itself).
  * `handedOver`: the credentials bin/mc-agent.js read from its launcher's fd 3 (they are not in
  * process.env); the commands see them in their environment and hand them on to the child.
  */
