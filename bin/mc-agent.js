@@ -63,35 +63,10 @@ $mc_s
 MC_AGENT_SECRETS
 */
 
-// The process entry, src/main.ts, picks what this process is (the backend child, the ACP agent
-// or the terminal frontend) and loads only that one's modules. It takes the credentials the
-// launcher above handed over (null when started as `node <this file>`).
-// A static import: a dynamic one would set up the ES module loader's dynamic path at every start.
-import { closeSync, fstatSync, readFileSync } from "node:fs";
-import { main } from "../dist/src/main.js";
-
-const handedOver = takeHandedOver();
-const code = await main(process.argv.slice(2), handedOver);
-if (code >= 0) process.exitCode = code;
-
-/**
- * The launcher's fd 3, read whole and closed (so that no command inherits it), or null. The
- * variable is removed whatever it says, so no child of ours believes it has such an fd.
- */
-function takeHandedOver() {
-  const fd = process.env.MC_AGENT_SECRETS_FD;
-  delete process.env.MC_AGENT_SECRETS_FD;
-  if (fd !== "3") return null;
-  try {
-    const stat = fstatSync(3);
-    // A pipe (dash), a socket (the SDK) or an unlinked temporary file (bash's here-documents).
-    if (!stat.isFIFO() && !stat.isSocket() && !stat.isFile()) return null;
-    return readFileSync(3, "utf8");
-  } catch {
-    return null;
-  } finally {
-    try {
-      closeSync(3);
-    } catch {}
-  }
-}
+// The process entry, src/entry.ts (dist/child/entry.cjs), takes the credentials the launcher
+// above handed over (none when started as `node <this file>`) and picks what this process is:
+// the backend child, the ACP agent or the terminal frontend. This file is CommonJS, by the
+// package.json beside it (the package's own says "module"): so `mc-agent stdio` and
+// `mc-agent acp` answer before Node has set up its ES module loader, which costs about a fifth
+// of a bare start (docs/benchmarks.md, "Targets of issue 44").
+require("../dist/child/entry.cjs").runEntry(process.argv.slice(2));

@@ -133,9 +133,9 @@ const child = await build({
   ...common,
   entryPoints: {
     stdio: "dist/src/server/stdio.js",
-    // Loaded by src/main.ts before the child itself: see src/boot/heap-flags.ts.
+    // Loaded by src/entry.ts before the ACP agent's ES bundle: see src/boot/heap-flags.ts.
     "heap-flags": "dist/src/boot/heap-flags.js",
-    // Loaded by src/main.ts before the child too: see src/boot/compile-cache.ts.
+    // Loaded by src/entry.ts before the child too: see src/boot/compile-cache.ts.
     "compile-cache": "dist/src/boot/compile-cache.js",
     "parse-worker": "dist/src/sessions/records/parse-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
@@ -166,7 +166,7 @@ await build({
 });
 
 // Node 20 (no compile cache for ES modules): the child as one CommonJS script, which
-// src/main.ts compiles with V8's code cache (src/boot/code-cache.ts). No code splitting in
+// src/entry.ts compiles with V8's code cache (src/boot/code-cache.ts). No code splitting in
 // CommonJS: each module the ES build puts in a lazy chunk is here in an init function of
 // esbuild's (`__esm`, `__commonJS`), run by the `import()` that loads it, so it is run on first
 // use as before, and with the cache never parsed until then (test/boot/start-closure.test.ts
@@ -214,7 +214,7 @@ for (const file of script.outputFiles) {
   const hash = createHash("sha256").update(body).digest("hex");
   writeFileSync(file.path, `// mc-agent child bundle ${hash}\n${body}`);
 }
-// The code cache's loader, required by src/main.ts (CommonJS: no ES module loader to set up).
+// The code cache's loader, required by src/entry.ts (CommonJS: no ES module loader to set up).
 await build({
   ...common,
   format: "cjs",
@@ -225,7 +225,21 @@ await build({
   outExtension: { ".js": ".cjs" },
 });
 
-// The starter (src/boot/starter.ts), required by src/main.ts before the child: it answers
+// The process entry (src/entry.ts), which bin/mc-agent.js requires: CommonJS, as the starters
+// and the loader it requires, so `mc-agent stdio` and `mc-agent acp` load no ES module before
+// their first answer. It imports the CLI's ES module (dist/src/main.js) by a URL made at run
+// time, which esbuild leaves as the `import()` it is.
+await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: {},
+  entryPoints: { entry: "dist/src/entry.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+});
+
+// The starter (src/boot/starter.ts), required by src/entry.ts before the child: it answers
 // an `initialize` the protocol's facts settle, without zod, then loads the child. The facts are
 // read here from the tables themselves and inlined, so the starter loads none of them.
 const { initializeFacts } = await import("../dist/src/boot/initialize-facts.js");
@@ -243,7 +257,7 @@ const starter = await build({
 // test/boot/fast-start.test.ts reads what it holds: none of zod, nor the tables.
 writeFileSync("dist/starter-meta.json", JSON.stringify(starter.metafile));
 
-// The ACP agent's starter (src/acp/starter.ts), required by src/main.ts before the agent: it
+// The ACP agent's starter (src/acp/starter.ts), required by src/entry.ts before the agent: it
 // answers an editor's first `initialize` without the SDK or zod, then loads dist/child/acp.cjs
 // (or acp.js). Its facts (the SDK's protocol version, the built-in providers) are read here from
 // the SDK and the engine themselves and inlined, so it loads neither.

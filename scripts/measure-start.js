@@ -1,5 +1,5 @@
 // Spawn → `initialize` result of the built child against a bare `node -e ""` start to exit,
-// through the whole start a frontend gets (bin/mc-agent.js → src/main.ts → src/boot/starter.ts →
+// through the whole start a frontend gets (bin/mc-agent.js → src/entry.ts → src/boot/starter.ts →
 // the bundle: src/boot/README.md),
 // alternating the two so that a machine's load falls on both alike (docs/benchmarks.md,
 // "Start-up profile"). Usage: node scripts/measure-start.js [rounds=20] [bin=bin/mc-agent.js ...]

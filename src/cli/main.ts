@@ -82,8 +82,8 @@ export function commandLine(argv: string[]): {
 }
 
 /**
- * The terminal frontend (src/main.ts runs `mc-agent stdio` and `mc-agent acp` itself).
- * `handedOver`: the credentials bin/mc-agent.js read from its launcher's fd 3 (they are not in
+ * The terminal frontend (src/entry.ts starts `mc-agent stdio` and `mc-agent acp` itself).
+ * `handedOver`: the credentials src/entry.ts read from the launcher's fd 3 (they are not in
  * process.env); the commands see them in their environment and hand them on to the child.
  */
 export async function main(argv: string[], handedOver: string | null = null): Promise<number> {

@@ -23,7 +23,8 @@ import { FrameWriter } from "./writer.js";
 
 /**
  * `mc-agent stdio`: the backend child. stdin carries requests, stdout only frames.
- * `handedOver`: what bin/mc-agent.js read from the launcher's fd 3 (credentials), if anything.
+ * `handedOver`: what the process entry (src/entry.ts) read from the launcher's fd 3 (credentials),
+ * if anything.
  * `handover`: what the starter read (and answered) before this bundle loaded (starter.ts).
  */
 export function runStdio(handedOver: string | null = null, handover?: Handover): void {

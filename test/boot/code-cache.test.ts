@@ -85,9 +85,10 @@ function whole(path: string): boolean {
 function childCopy(root: string): { bin: string; bundle: string } {
   const dir = join(root, "pkg");
   mkdirSync(join(dir, "bin"), { recursive: true });
-  cpSync(join(PACKAGE_ROOT, "bin", "mc-agent.js"), join(dir, "bin", "mc-agent.js"));
+  // The bin and the package.json that makes it CommonJS.
+  cpSync(join(PACKAGE_ROOT, "bin"), join(dir, "bin"), { recursive: true });
   cpSync(join(PACKAGE_ROOT, "dist", "child"), join(dir, "dist", "child"), { recursive: true });
-  // The process entry bin/mc-agent.js calls (src/main.ts), which loads the bundle.
+  // The CLI's entry, which dist/child/entry.cjs imports for anything but the two backends.
   mkdirSync(join(dir, "dist", "src"), { recursive: true });
   cpSync(join(PACKAGE_ROOT, "dist", "src", "main.js"), join(dir, "dist", "src", "main.js"));
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);

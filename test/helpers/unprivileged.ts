@@ -78,19 +78,20 @@ function probe(asNobody: string[], paths: string[]): string | null {
 let copied: string | undefined;
 
 /**
- * The built child, copied to a world-readable folder removed when the test process exits: bin,
- * the process entry (dist/src/main.js),
- * the bundle (dist/child: the child and its record worker), the bundle's one external module
- * (undici: scripts/bundle.js) and a package.json that makes the `.js` files ES modules.
+ * The built child, copied to a world-readable folder removed when the test process exits: bin
+ * (CommonJS by its own package.json), the CLI's entry (dist/src/main.js), the bundle
+ * (dist/child: the process entry, the child and its record worker), the bundle's one external
+ * module (undici: scripts/bundle.js) and a package.json that makes the `.js` files ES modules.
  */
 function childCopy(): string {
   if (copied) return copied;
   const dir = mkdtempSync(join(tmpdir(), "mc-child-"));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, "bin"));
-  cpSync(join(PACKAGE_ROOT, "bin", "mc-agent.js"), join(dir, "bin", "mc-agent.js"));
+  // The bin and the package.json that makes it CommonJS.
+  cpSync(join(PACKAGE_ROOT, "bin"), join(dir, "bin"), { recursive: true });
   cpSync(join(PACKAGE_ROOT, "dist", "child"), join(dir, "dist", "child"), { recursive: true });
-  // The process entry bin/mc-agent.js calls (src/main.ts), which loads the bundle.
+  // The CLI's entry, which dist/child/entry.cjs imports for anything but the two backends.
   mkdirSync(join(dir, "dist", "src"), { recursive: true });
   cpSync(join(PACKAGE_ROOT, "dist", "src", "main.js"), join(dir, "dist", "src", "main.js"));
   const undici = join("node_modules", "undici");
