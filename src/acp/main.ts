@@ -17,7 +17,7 @@ const CLOSE_MARGIN_MS = 150;
 
 /**
  * `mc-agent acp`: an Agent Client Protocol agent on stdin/stdout (docs/acp.md), our engine
- * in-process. `handedOver`: the credentials bin/mc-agent.js read from the launcher's fd 3.
+ * in-process. `handedOver`: the credentials src/entry.ts read from the launcher's fd 3.
  * `handover`: what the starter read (and answered) before this bundle loaded (starter.ts).
  * stdout carries only ACP messages; logs go to stderr (MC_LOG).
  */
