@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentClient } from "../../client/index.js";
@@ -111,6 +111,10 @@ function demoEnv(root: string, home: string, base: NodeJS.ProcessEnv): NodeJS.Pr
   // The child's compiled-code cache lives under the system's temporary folder, outside the
   // demo's own (src/boot/code-cache.ts): the demo promises to write nothing there.
   env.MC_AGENT_COMPILE_CACHE = "0";
+  // So does the sandbox probe memo (src/agent/sandbox/probe-memo.ts): the child's temporary
+  // folder is the throwaway one's, removed with it.
+  env.TMPDIR = join(root, "tmp");
+  mkdirSync(env.TMPDIR, { mode: 0o700 });
   return env;
 }
 
