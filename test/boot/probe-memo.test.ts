@@ -16,6 +16,7 @@ import {
 import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 import { PROBE_MEMO_BYTES, probeMemoPath } from "../../src/agent/sandbox/probe-memo.js";
+import type { ProbeMemoKey, ProgramIdentity } from "../../src/agent/sandbox/probe-memo-key.js";
 import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
 import { homeSnapshot } from "../../src/conformance/home-snapshot.js";
 import { until } from "../helpers/fakes.js";
@@ -204,7 +205,7 @@ describe("the probe memo, against the real child", () => {
     const w = await primed("mc-memo-host-");
     const good = memoText(w) as string;
     w.starts(false);
-    const edits: [string, (key: MemoKey) => void][] = [
+    const edits: [string, (key: ProbeMemoKey) => void][] = [
       ["boot", (key) => (key.host.boot_id = "00000000-0000-0000-0000-000000000000")],
       ["user namespace", (key) => (key.host.user_namespace = "user:[1]")],
       ["uid", (key) => (key.host.uid = (key.host.uid ?? 0) + 1)],
@@ -213,12 +214,18 @@ describe("the probe memo, against the real child", () => {
       ["seccomp", (key) => (key.host.confinement = ["Seccomp:\t2"])],
       ["the kernel", (key) => (key.host.os_release = "0.0.0")],
       ["the platform", (key) => (key.platform = "darwin")],
-      ["bwrap's size", (key) => (key.programs[0] = { ...key.programs[0], size: "1" })],
-      ["the runs", (key) => (key.runs[0] = { ...key.runs[0], args: ["--other"] })],
+      [
+        "bwrap's size",
+        (key) => (key.programs[0] = { ...(key.programs[0] as ProgramIdentity), size: "1" }),
+      ],
+      [
+        "the runs",
+        (key) => (key.runs[0] = { ...(key.runs[0] as ProbeMemoKey["runs"][0]), args: ["--other"] }),
+      ],
     ];
     for (const [what, edit] of edits) {
-      const memo = JSON.parse(good) as { entries: { key: MemoKey }[] };
-      edit(memo.entries[0]?.key as MemoKey);
+      const memo = JSON.parse(good) as { entries: { key: ProbeMemoKey }[] };
+      edit(memo.entries[0]?.key as ProbeMemoKey);
       writeFileSync(w.memo, JSON.stringify(memo));
       const warm = await start(w);
       assert.equal(warm.sandbox, null, what);
@@ -301,21 +308,6 @@ describe("the probe memo, against the real child", () => {
     assert.equal(homeSnapshot(w.box.home), before);
   });
 });
-
-type MemoKey = {
-  platform: string;
-  runs: { args: string[] }[];
-  programs: { size: string }[];
-  host: {
-    boot_id: string | null;
-    user_namespace: string | null;
-    uid: number | null;
-    gid: number | null;
-    sysctls: Record<string, string | null>;
-    confinement: string[] | null;
-    os_release: string;
-  };
-};
 
 /** A second fake bwrap, the same script, in a folder put first on PATH. */
 function anotherBwrap(w: World): void {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import fs, { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -13,6 +13,7 @@ import { PRODUCTION_SEAM } from "../../src/server/test-seam.js";
 import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
 import { WHOLE_READ_BUFFER_BYTES } from "../../src/sessions/records/record-reader.js";
 import { sandbox } from "../helpers/child.js";
+import { FileReadWatch } from "../helpers/file-read-watch.js";
 import { cacheDoc, demoConfig, writeCache, writeConfig } from "../models/fixtures.js";
 
 /**
@@ -28,36 +29,23 @@ class HistoryReads {
   bytes = 0;
   /** Passes that parse from the first record on (RecordReader's whole-history reads at 0). */
   parsesFromStart = 0;
-  private readonly fds = new Set<number>();
-  private readonly original = { openSync: fs.openSync, readSync: fs.readSync };
+  private readonly watch: FileReadWatch;
 
-  constructor(private readonly path: string) {}
+  constructor(path: string) {
+    this.watch = new FileReadWatch(path, ({ buffer, got, position }) => {
+      if (position === 0) this.passes += 1;
+      if (position === 0 && buffer.byteLength === WHOLE_READ_BUFFER_BYTES)
+        this.parsesFromStart += 1;
+      this.bytes += got;
+    });
+  }
 
   install(): void {
-    const { openSync, readSync } = this.original;
-    fs.openSync = ((...args: Parameters<typeof openSync>) => {
-      const fd = openSync(...args);
-      if (String(args[0]) === this.path) this.fds.add(fd);
-      return fd;
-    }) as typeof openSync;
-    fs.readSync = ((fd: number, buffer: NodeJS.ArrayBufferView, ...rest: unknown[]) => {
-      const got = (readSync as (...a: unknown[]) => number)(fd, buffer, ...rest);
-      if (this.fds.has(fd)) {
-        if (rest[2] === 0) this.passes += 1;
-        if (rest[2] === 0 && buffer.byteLength === WHOLE_READ_BUFFER_BYTES)
-          this.parsesFromStart += 1;
-        this.bytes += got;
-      }
-      return got;
-    }) as typeof readSync;
-    // The modules import these by name: their ES bindings follow the CommonJS exports.
-    syncBuiltinESMExports();
+    this.watch.install();
   }
 
   uninstall(): void {
-    fs.openSync = this.original.openSync;
-    fs.readSync = this.original.readSync;
-    syncBuiltinESMExports();
+    this.watch.uninstall();
   }
 }
 

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import fs, { mkdirSync, writeFileSync } from "node:fs";
-import { syncBuiltinESMExports } from "node:module";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openExact } from "../../src/sessions/history/open.js";
@@ -10,43 +9,32 @@ import {
 } from "../../src/sessions/records/record-reader.js";
 import { Slicer } from "../../src/sessions/slicer.js";
 import { type Sandbox, sandbox } from "../helpers/child.js";
+import { FileReadWatch } from "../helpers/file-read-watch.js";
 
 /**
  * Issue 44, "Opening a big history": an exact open reads its one history in reads of
  * WHOLE_READ_BUFFER_BYTES, not the listing's 8 KiB (a 1 GB history took 122,000 reads), and
  * decides it exactly as before, records across the reads' edges included. The reads are
- * counted on the real file: fs.readSync is wrapped, not replaced.
+ * counted on the real file (FileReadWatch: fs.readSync wrapped, not replaced).
  */
 class Reads {
   sizes: number[] = [];
   bytes = 0;
-  private readonly fds = new Set<number>();
-  private readonly original = { openSync: fs.openSync, readSync: fs.readSync };
+  private readonly watch: FileReadWatch;
 
-  constructor(private readonly path: string) {}
+  constructor(path: string) {
+    this.watch = new FileReadWatch(path, ({ buffer, got }) => {
+      this.sizes.push(buffer.byteLength);
+      this.bytes += got;
+    });
+  }
 
   install(): void {
-    const { openSync, readSync } = this.original;
-    fs.openSync = ((...args: Parameters<typeof openSync>) => {
-      const fd = openSync(...args);
-      if (String(args[0]) === this.path) this.fds.add(fd);
-      return fd;
-    }) as typeof openSync;
-    fs.readSync = ((fd: number, buffer: NodeJS.ArrayBufferView, ...rest: unknown[]) => {
-      const got = (readSync as (...a: unknown[]) => number)(fd, buffer, ...rest);
-      if (this.fds.has(fd)) {
-        this.sizes.push(buffer.byteLength);
-        this.bytes += got;
-      }
-      return got;
-    }) as typeof readSync;
-    syncBuiltinESMExports();
+    this.watch.install();
   }
 
   uninstall(): void {
-    fs.openSync = this.original.openSync;
-    fs.readSync = this.original.readSync;
-    syncBuiltinESMExports();
+    this.watch.uninstall();
   }
 }
 
@@ -109,7 +97,7 @@ describe("an exact open's reads (issue 44)", () => {
   it("still refuses a bad record past the first read", async () => {
     const id = "aaaaaaaa-0000-4000-8000-000000000045";
     const { path } = history(id, WHOLE_READ_BUFFER_BYTES * 2);
-    fs.appendFileSync(path, '{"type":"assistant_message","ts":1}\n');
+    appendFileSync(path, '{"type":"assistant_message","ts":1}\n');
     await assert.rejects(openExact(box.home, box.workspace, id, slicer()), {
       code: "session_invalid",
     });
