@@ -2,8 +2,15 @@ import { createRequire } from "node:module";
 import { LIMITS } from "../protocol/constants.js";
 import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
+import { decodeSecrets } from "../protocol/secret-handoff.js";
+import { resolveHome } from "../store/home.js";
 import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
 import { type OutputWatch, watchOutput } from "./output-watch.js";
+import {
+  fastSessionCreate,
+  isFastSessionCreate,
+  type SessionCreated,
+} from "./session-create-fast.js";
 
 /**
  * The first thing `mc-agent stdio` runs: a few kilobytes, no zod, built into
@@ -17,6 +24,9 @@ import { type OutputWatch, watchOutput } from "./output-watch.js";
  * and answers when that proves the child's answer, and the child adopts what it found; when the
  * probe memo holds what the last real probe of this very start found, it answers from that at
  * once and the probe runs after the answer (src/agent/sandbox/probe-memo.ts).
+ * Once it has answered an initialize negotiating `session.create`, it waits a moment for the next
+ * frame: a `session.create` the hand check of session-create-fast.ts accepts is answered too, so
+ * a frontend's session is ready while the child loads.
  * Anything else (another first frame, an initialize the check leaves to the child, no frame
  * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
  * `MC_AGENT_FAST_START=0` hands over before reading anything.
@@ -32,6 +42,8 @@ export interface Handover extends OutputWatch {
   ended: boolean;
   /** The initialize the starter answered, if it did: its ID and the capabilities negotiated. */
   initialized: { id: string; capabilities: string[] } | null;
+  /** The `session.create` the starter answered after it, if it did: the child's attachment. */
+  created?: SessionCreated;
   /**
    * What the starter found out for an initialize negotiating `turn` (answered or not): the
    * child adopts it instead of probing again (src/server/turn-facts.ts says what it holds).
@@ -90,18 +102,50 @@ export function startChild(
     return;
   }
   let decided = false;
+  /** Set while the starter waits for the frame behind its initialize (`loadAfter`). */
+  let second: (() => void) | null = null;
   const onData = (chunk: Buffer) => {
     handover.events.push(...handover.splitter.push(chunk));
-    decide();
+    second ? second() : decide();
   };
   const onEnd = () => {
     handover.events.push(...handover.splitter.end());
     handover.ended = true;
-    decide();
+    second ? second() : decide();
   };
   const detach = () => {
     input.removeListener("data", onData);
     input.removeListener("end", onEnd);
+  };
+  /**
+   * Loads the child once the starter has answered what it may (`before` runs first). After an
+   * initialize negotiating `session.create`, the next frame is waited for, at most
+   * SECOND_FRAME_WAIT_MS: a frontend writes it as soon as it has the answer, and the load,
+   * once begun, holds the event loop until the child serves. Any frame ends the wait: only a
+   * frontend that writes nothing, so that nothing waits for an answer, meets the bound.
+   */
+  const loadAfter = (before: () => void = () => {}) => {
+    let timer: NodeJS.Timeout | undefined;
+    const proceed = () => {
+      second = null;
+      clearTimeout(timer);
+      input.pause();
+      before();
+      void handOver(load, handover, detach);
+    };
+    const initialized = handover.initialized;
+    if (initialized === null || !initialized.capabilities.includes("session.create"))
+      return proceed();
+    second = () => {
+      const next = handover.events[0];
+      if (next === undefined && !handover.ended) return;
+      if (next?.kind === "frame")
+        answerSessionCreate(next.bytes, initialized, handover, handedOver);
+      proceed();
+    };
+    if (handover.events.length > 0 || handover.ended) return second();
+    timer = setTimeout(proceed, SECOND_FRAME_WAIT_MS);
+    input.resume();
   };
   const decide = (waited = false) => {
     if (decided) return;
@@ -114,7 +158,7 @@ export function startChild(
     if (request === null) return void handOver(load, handover, detach);
     if (!needsTurnFacts(request.params)) {
       answerInitialize(request, facts, handover);
-      return void handOver(load, handover, detach);
+      return loadAfter();
     }
     // One the hand check leaves to the child (whatever is found) is the child's at once.
     const accepted = fastInitializeLine(request.id, request.params, facts, { turn: {} }) !== null;
@@ -127,14 +171,14 @@ export function startChild(
       // What the last real probe of these very runs found: answered at once, and the probes
       // run while the child loads (a `sandboxed` turn waits for them, src/server/turn-facts.ts).
       answerInitialize(request, facts, handover, turnFacts.remembered);
-      turnFacts.run();
-      return void handOver(load, handover, detach);
+      // After the session.create behind it, if any: the spawn is milliseconds of this thread.
+      return loadAfter(() => turnFacts.run());
     }
     // The child loads once the probe has ended: its load would hold the event loop, and the
     // answer with it, for longer than the probe takes.
     void turnFacts.proven.then((extras) => {
       if (extras) answerInitialize(request, facts, handover, extras);
-      void handOver(load, handover, detach);
+      loadAfter();
     });
   };
   input.on("data", onData);
@@ -143,6 +187,13 @@ export function startChild(
   // None yet: the frontend writes later, and the child loads while it waits.
   setImmediate(() => setImmediate(() => decide(true)));
 }
+
+/**
+ * How long the starter waits, after its initialize answer, for a frame behind it (`loadAfter`):
+ * long enough for a frontend on a busy machine to have read the answer and written its next
+ * request, short against anything a person waits for.
+ */
+const SECOND_FRAME_WAIT_MS = 50;
 
 interface InitializeRequest {
   id: string;
@@ -198,6 +249,25 @@ function answerInitialize(
     // The hand check accepted it: a list of capability names.
     capabilities: (params as { required_capabilities: string[] }).required_capabilities.slice(),
   };
+}
+
+/**
+ * Answers the frame behind the starter's initialize when it is a `session.create` the hand check
+ * accepts (session-create-fast.ts), in the MC_HOME the child derives (src/server/stdio.ts).
+ */
+function answerSessionCreate(
+  bytes: Uint8Array,
+  initialized: NonNullable<Handover["initialized"]>,
+  handover: Handover,
+  handedOver: string | null,
+): void {
+  const decoded = decodeFrame(bytes);
+  if (!decoded.ok || !isFastSessionCreate(decoded.request, initialized)) return;
+  const env = { ...process.env, ...(handedOver ? decodeSecrets(handedOver) : {}) };
+  const { line, created } = fastSessionCreate(decoded.request, resolveHome(env));
+  process.stdout.write(line);
+  handover.events.shift();
+  handover.created = created;
 }
 
 /** Loads the child and gives it the handover; a failed load fails the process as before. */

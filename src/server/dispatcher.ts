@@ -101,13 +101,22 @@ export class Dispatcher {
    * whose parameters wait for nothing (test/boot/fast-start.test.ts holds the starter to it).
    */
   adoptInitialize(id: string, capabilities: readonly string[]): void {
-    this.usedIds.add(id);
-    this.admitted += 1;
+    this.adoptAnswered(id);
     const implemented = this.implementedCapabilities();
     if (!capabilities.every((name) => implemented.has(name)))
       log("error", "the starter negotiated a capability this child does not implement");
     this.state.negotiated = new Set(CAPABILITIES.filter((name) => capabilities.includes(name)));
     this.state.phase = "ready";
+  }
+
+  /**
+   * A request the starter answered behind its initialize (its `session.create`,
+   * session-create-fast.ts): its ID is used and it counts against the child's bound, as if
+   * answered here.
+   */
+  adoptAnswered(id: string): void {
+    this.usedIds.add(id);
+    this.admitted += 1;
   }
 
   /** Whether no request has run for `ms` (control requests such as `status` do not count). */

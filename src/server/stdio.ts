@@ -133,6 +133,11 @@ export function serveStdio(server: StdioServer, handover?: Handover): Dispatcher
     const { id, capabilities } = handover.initialized;
     dispatcher.adoptInitialize(id, capabilities);
   }
+  // Then its session.create: the lazy handle it answered is this child's attachment.
+  if (handover?.created) {
+    dispatcher.adoptAnswered(handover.created.id);
+    server.state.attachment = { session_id: handover.created.sessionId, saved: false };
+  }
   // A client that closed its end of stdout can never be answered: it is gone, as at EOF, and
   // the turn it started stops (a streaming command as an interrupt) instead of running on.
   writer.whenGone(() => dispatcher.endOfInput());

@@ -42,6 +42,8 @@ interface World {
   env: Record<string, string>;
   /** Whether the fake bwrap starts (it fails as bwrap does without user namespaces otherwise). */
   starts(ok: boolean): void;
+  /** How long the fake bwrap takes before it starts or fails, in seconds. */
+  takes(seconds: number): void;
   bwrap: string;
   /** The memo's file: in the private cache folder under this world's own TMPDIR. */
   memo: string;
@@ -53,18 +55,21 @@ function world(prefix: string): World {
   const dir = join(box.root, "fake-bin");
   mkdirSync(dir);
   const outcome = join(box.root, "bwrap-outcome");
+  const delay = join(box.root, "bwrap-delay");
   const bwrap = join(dir, "bwrap");
   writeFileSync(
     bwrap,
-    `#!/bin/sh\n[ "$(cat "${outcome}")" = ok ] && exit 0\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`,
+    `#!/bin/sh\n[ -f "${delay}" ] && sleep "$(cat "${delay}")"\n[ "$(cat "${outcome}")" = ok ] && exit 0\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`,
   );
   chmodSync(bwrap, 0o755);
   const starts = (ok: boolean) => writeFileSync(outcome, ok ? "ok" : "no");
+  const takes = (seconds: number) => writeFileSync(delay, String(seconds));
   starts(true);
   const tmp = join(box.root, "tmp");
   mkdirSync(tmp);
   const memo = probeMemoPath(join(tmp, `mc-agent-${process.getuid?.()}`));
-  return { box, env: { PATH: `${dir}:${process.env.PATH}`, TMPDIR: tmp }, starts, bwrap, memo };
+  const env = { PATH: `${dir}:${process.env.PATH}`, TMPDIR: tmp };
+  return { box, env, starts, takes, bwrap, memo };
 }
 
 function initFrame(): string {
@@ -167,6 +172,17 @@ describe("the probe memo, against the real child", () => {
     const after = await start(w);
     assert.equal(after.sandbox, null);
     assert.ok(after.byStarter);
+  });
+
+  test("a child shut down before its real run ended still corrects the memo", async () => {
+    const w = await primed("mc-memo-slow-");
+    w.starts(false);
+    // The real run ends half a second after the child was asked to stop (within cleanup_ms).
+    w.takes(0.5);
+    const warm = await start(w);
+    assert.equal(warm.sandbox, "bubblewrap", "answered from the memo");
+    // The child has exited: its shutdown waited for the run, which corrected the memo.
+    assert.deepEqual(memoFindings(w)[0], [null]);
   });
 
   test("a memo that is right gives the full child's answer byte for byte", async () => {

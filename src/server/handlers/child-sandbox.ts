@@ -10,7 +10,8 @@ import type { TurnFacts } from "../turn-facts.js";
  * probe, which runs in a process of its own (10-20 ms of bwrap) while the child reads and
  * validates its settings and builds its handlers, instead of after them. Call `confirmNetwork`
  * with the validated setting before serving (a guess that was wrong is probed again).
- * `adopted`: what the starter probed, or is probing (src/server/turn-facts.ts): not probed again.
+ * `adopted`: what the starter probed, or is probing (src/server/turn-facts.ts): not probed again,
+ * and waited for by the shutdown.
  */
 export function childSandbox(
   state: ServerState,
@@ -23,7 +24,13 @@ export function childSandbox(
     env: state.env,
     network: sandboxNetworkHint(state.home),
   });
-  if (adopted) sandbox.adopt(adopted.probed ?? adopted.sandbox);
+  if (adopted) {
+    sandbox.adopt(adopted.probed ?? adopted.sandbox);
+    // The starter's probe rewrites the probe memo once it ends (turn-facts.ts): a shutdown waits
+    // for it within its cleanup bound, so that a child stopped before its probe ended still
+    // corrects a memo found wrong, instead of leaving it to mislead the next start.
+    state.closers.push(() => adopted.sandbox.then(() => {}));
+  }
   if (probeNow) void sandbox.start();
   return sandbox;
 }
