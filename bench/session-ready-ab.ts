@@ -18,18 +18,33 @@ import { childStreamer } from "./turn-world.js";
  * `name=.`, this build, either followed by `,VAR=value` for its environment. Prints each side's
  * median, quartiles and slowest, its median CPU time (the work apart from the wait for a
  * core), the median of its per-round ratios to Codex and the ratios of the medians. Not a *.bench.ts: it writes nothing into docs/benchmarks.md.
+ * With `MC_BENCH_READY_TURN=1` each start then runs one turn (a short streamed reply from the
+ * bench server) and the same is printed for spawn → that turn's result: what a frontend that
+ * prompts at once waits for, which a session answered before the child loaded does not shorten.
  */
 const starts = Number(process.argv[2] ?? 20);
 const specs = process.argv.slice(3);
 
 interface Side {
   name: string;
-  start: () => Promise<{ ms: number; cpu: number }>;
+  start: () => Promise<{ ms: number; cpu: number; turnMs?: number }>;
   times: number[];
   cpus: number[];
+  turnTimes: number[];
+}
+
+const withTurn = process.env.MC_BENCH_READY_TURN === "1";
+
+/** Spawn → the first turn's result, when asked for (`MC_BENCH_READY_TURN=1`). */
+async function firstTurnMs(s: { startupMs: number; begin: () => Promise<void> }) {
+  if (!withTurn) return undefined;
+  const began = performance.now();
+  await s.begin();
+  return s.startupMs + performance.now() - began;
 }
 
 const server = await startBenchServer();
+server.plan(() => RESPONSES.stream(["Ready ", "for ", "you."]));
 const homes: { cleanup(): void }[] = [];
 const sides: Side[] = [];
 const ours = (spec: string): Side => {
@@ -46,6 +61,7 @@ const ours = (spec: string): Side => {
     name,
     times: [],
     cpus: [],
+    turnTimes: [],
     start: async () => {
       const s = await childStreamer(RESPONSES, server, {
         box,
@@ -53,8 +69,9 @@ const ours = (spec: string): Side => {
         ...(command ? { command } : {}),
       });
       const cpu = cpuMs(s.proc.pid);
+      const turnMs = await firstTurnMs(s);
       await s.close();
-      return { ms: s.startupMs, cpu };
+      return { ms: s.startupMs, cpu, turnMs };
     },
   };
 };
@@ -68,11 +85,13 @@ else {
     name: `Codex app-server ${CODEX_VERSION}`,
     times: [],
     cpus: [],
+    turnTimes: [],
     start: async () => {
       const s = await codexStreamer(install.binary, RESPONSES, server, box);
       const cpu = cpuMs(s.proc.pid);
+      const turnMs = await firstTurnMs(s);
       await s.close();
-      return { ms: s.startupMs, cpu };
+      return { ms: s.startupMs, cpu, turnMs };
     },
   });
 }
@@ -82,9 +101,10 @@ try {
   for (let i = 0; i < starts; i++)
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(i + k) % sides.length] as Side;
-      const { ms, cpu } = await side.start();
+      const { ms, cpu, turnMs } = await side.start();
       side.times.push(ms);
       side.cpus.push(cpu);
+      if (turnMs !== undefined) side.turnTimes.push(turnMs);
     }
   const q = (t: number[], p: number) =>
     [...t].sort((a, b) => a - b)[Math.floor(p * (t.length - 1))];
@@ -95,6 +115,10 @@ try {
       `${name}: median ${median(times).toFixed(1)} ms (q1 ${q(times, 0.25)?.toFixed(1)}, q3 ${q(times, 0.75)?.toFixed(1)}, slowest ${Math.max(...times).toFixed(1)}; per-round ratio to ${last.name}, median ${ratio.toFixed(3)}); CPU median ${median(cpus).toFixed(0)} ms; load average ${loadavg()[0]?.toFixed(1)}\n`,
     );
   }
+  for (const { name, turnTimes } of withTurn ? sides : [])
+    process.stdout.write(
+      `${name}: spawn to the first turn's result, median ${median(turnTimes).toFixed(1)} ms (q1 ${q(turnTimes, 0.25)?.toFixed(1)}, q3 ${q(turnTimes, 0.75)?.toFixed(1)}); / ${last.name} ${(median(turnTimes) / median(last.turnTimes)).toFixed(3)}\n`,
+    );
   for (const [k, { name }] of sides.entries())
     for (const other of sides.slice(k + 1))
       process.stdout.write(

@@ -6,11 +6,7 @@ import { decodeSecrets } from "../protocol/secret-handoff.js";
 import { resolveHome } from "../store/home.js";
 import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
 import { type OutputWatch, watchOutput } from "./output-watch.js";
-import {
-  fastSessionCreate,
-  isFastSessionCreate,
-  type SessionCreated,
-} from "./session-create-fast.js";
+import type { SessionCreated } from "./session-create-fast.js";
 
 /**
  * The first thing `mc-agent stdio` runs: a few kilobytes, no zod, built into
@@ -139,9 +135,9 @@ export function startChild(
     second = () => {
       const next = handover.events[0];
       if (next === undefined && !handover.ended) return;
-      if (next?.kind === "frame")
-        answerSessionCreate(next.bytes, initialized, handover, handedOver);
-      proceed();
+      second = null;
+      if (next?.kind !== "frame") return proceed();
+      void answerSessionCreate(next.bytes, initialized, handover, handedOver).then(proceed);
     };
     if (handover.events.length > 0 || handover.ended) return second();
     timer = setTimeout(proceed, SECOND_FRAME_WAIT_MS);
@@ -255,12 +251,15 @@ function answerInitialize(
  * Answers the frame behind the starter's initialize when it is a `session.create` the hand check
  * accepts (session-create-fast.ts), in the MC_HOME the child derives (src/server/stdio.ts).
  */
-function answerSessionCreate(
+async function answerSessionCreate(
   bytes: Uint8Array,
   initialized: NonNullable<Handover["initialized"]>,
   handover: Handover,
   handedOver: string | null,
-): void {
+): Promise<void> {
+  // On first use: its node:crypto (the UUID) is milliseconds no initialize answer waits for.
+  // Bundled into this file all the same (scripts/bundle.js), so this is a microtask, no read.
+  const { fastSessionCreate, isFastSessionCreate } = await import("./session-create-fast.js");
   const decoded = decodeFrame(bytes);
   if (!decoded.ok || !isFastSessionCreate(decoded.request, initialized)) return;
   const env = { ...process.env, ...(handedOver ? decodeSecrets(handedOver) : {}) };
