@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createModelServices } from "../../src/server/handlers/model-services.js";
@@ -89,6 +89,35 @@ describe("turn admission: the history's check before the lock runs beside the ca
       assert.ok(seen.readsWhileSnapshotPending > 0, "the check ran beside the snapshot");
       assert.equal(seen.bytes, 2 * statSync(small.path).size, "both passes read every byte");
       assert.equal(admitted.history.filter((item) => item.kind === "user").length, 300);
+    } finally {
+      watch.uninstall();
+    }
+  });
+
+  it("`onLocked` starts once the lock is held, before the pass under it", async () => {
+    const { state, services, seen, watch } = world(small);
+    const size = statSync(small.path).size;
+    const lock = join(box.home, "sessions", `${small.id}.lock`);
+    const at: { bytes: number; locked: boolean }[] = [];
+    const onLocked = () => at.push({ bytes: seen.bytes, locked: existsSync(lock) });
+    watch.install();
+    try {
+      const signal = new AbortController().signal;
+      const admitted = await admitTurn(
+        state,
+        services,
+        signal,
+        new HistoryMemo(),
+        {},
+        {
+          images: false,
+          onLocked,
+        },
+      );
+      await admitted.writer.close();
+      // Once: after the check before the lock read every byte, with the lock held.
+      assert.deepEqual(at, [{ bytes: size, locked: true }]);
+      assert.equal(seen.bytes, 2 * size, "the pass under the lock came after it");
     } finally {
       watch.uninstall();
     }

@@ -71,6 +71,17 @@ class BesideSignal {
   }
 }
 
+/** What the turn brings to its admission. */
+export interface AdmissionInput {
+  /** turn.start carries images (refused for a model known not to read them). */
+  images: boolean;
+  /**
+   * Started once the lock is held, before the pass under it: the caller's own reads for the
+   * turn (its project instructions), which then go on beside that pass (issue 44).
+   */
+  onLocked?: () => void;
+}
+
 /** A live writer holds the session (`session_locked`). */
 const LOCKED = Symbol("locked");
 
@@ -100,6 +111,13 @@ async function checkSaved(
   return memo.exact(state.home, state.cwd, id, slicer, costs);
 }
 
+/** The pass under the lock's slicer: short slices when `beside` starts work to share the loop. */
+function besideSlicer(signal: AbortSignal, beside: (() => void) | undefined): Slicer {
+  if (!beside) return new Slicer(signal);
+  beside();
+  return new Slicer(signal, realClock, BESIDE_SLICE_MS);
+}
+
 /**
  * turns.md section 3's refusals, in order, each before anything is written: no attachment, no
  * usable selection (against a fresh catalog snapshot), no credentials, a live writer, a saved
@@ -113,7 +131,7 @@ export async function admitTurn(
   signal: AbortSignal,
   memo: HistoryMemo,
   writerOptions: Pick<AcquireOptions, "write"> = {},
-  input: { images: boolean } = { images: false },
+  input: AdmissionInput = { images: false },
 ): Promise<AdmittedTurn> {
   const attachment = state.attachment;
   if (attachment === null) throw new ProtocolError("attachment_required");
@@ -146,7 +164,7 @@ async function admitChecked(
     checked: Promise<number | typeof LOCKED> | null;
   },
   writerOptions: Pick<AcquireOptions, "write">,
-  input: { images: boolean },
+  input: AdmissionInput,
 ): Promise<AdmittedTurn> {
   const { attachment, checked } = begun;
   const selected = state.selection;
@@ -199,7 +217,7 @@ async function admitChecked(
     // Revalidated under the lock (another writer may have appended since), and the replay
     // collected from the same pass over the history.
     const replay = attachment.saved
-      ? await memo.exactReplay(state.home, state.cwd, id, new Slicer(signal))
+      ? await memo.exactReplay(state.home, state.cwd, id, besideSlicer(signal, input.onLocked))
       : { records: [], truncated: false };
     return {
       sessionId: id,
