@@ -25,8 +25,6 @@ export class Slicer {
   constructor(
     private readonly signal: AbortSignal,
     private readonly clock: Clock = realClock,
-    /** How long a slice runs before it yields (a read that shares the loop wants it shorter). */
-    private readonly sliceMs = SLICE_MS,
   ) {
     this.now = this.sliceStart = clock();
   }
@@ -37,7 +35,7 @@ export class Slicer {
     if (this.work < CLOCK_EVERY_BYTES) return false;
     this.work = 0;
     this.now = this.clock();
-    return this.now - this.sliceStart >= this.sliceMs;
+    return this.now - this.sliceStart >= SLICE_MS;
   }
 
   async yieldNow(): Promise<void> {

@@ -5,7 +5,7 @@ import type { Provider } from "../../models/providers.js";
 import { modelUnavailable } from "../../models/selection.js";
 import { ProtocolError } from "../../protocol/codes.js";
 import type { HistoryMemo } from "../../sessions/history/admission-memo.js";
-import { realClock, Slicer } from "../../sessions/slicer.js";
+import { Slicer } from "../../sessions/slicer.js";
 import { HistoryWriteFailed } from "../../sessions/writing/history-write-errors.js";
 import { type AcquireOptions, SessionWriter } from "../../sessions/writing/writer.js";
 import type { ModelCost } from "../../store/catalog-cache.js";
@@ -49,76 +49,6 @@ export class FirstSaveFailed extends Error {
 }
 
 /**
- * The check before the lock's own signal: aborted with the admission's, or by `stop()` once
- * the admission ended (a refusal before the check's verdict was taken leaves nothing reading).
- */
-class BesideSignal {
-  private readonly controller = new AbortController();
-  private readonly follow = () => this.controller.abort();
-
-  constructor(private readonly outer: AbortSignal) {
-    if (outer.aborted) this.controller.abort();
-    else outer.addEventListener("abort", this.follow, { once: true });
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  stop(): void {
-    this.outer.removeEventListener("abort", this.follow);
-    this.controller.abort();
-  }
-}
-
-/** What the turn brings to its admission. */
-export interface AdmissionInput {
-  /** turn.start carries images (refused for a model known not to read them). */
-  images: boolean;
-  /**
-   * Started once the lock is held, before the pass under it: the caller's own reads for the
-   * turn (its project instructions), which then go on beside that pass (issue 44).
-   */
-  onLocked?: () => void;
-}
-
-/** A live writer holds the session (`session_locked`). */
-const LOCKED = Symbol("locked");
-
-/**
- * The slices of the check before the lock: short, so that the catalog's snapshot, whose file
- * reads are under way beside it, goes on between them (2 ms slices held its reads back).
- */
-const BESIDE_SLICE_MS = 0.1;
-
-/**
- * The saved history judged before the lock, so that these refusals write nothing (not even a
- * lock made and removed again: a lock is an inventory change, turns.md section 8); under the
- * lock they are checked again. A live writer first (then the history is not read), then every
- * record: one bad line or foreign cwd anywhere refuses the history, so no cheaper test decides
- * these refusals (the memo reads every byte too, and parses only records it has not seen).
- * Returns the session's known cost (with `costs`) or LOCKED.
- */
-async function checkSaved(
-  state: ServerState,
-  memo: HistoryMemo,
-  id: string,
-  signal: AbortSignal,
-  costs: boolean,
-): Promise<number | typeof LOCKED> {
-  if (await WriterLock.heldElsewhere(sessionsDir(state.home), id)) return LOCKED;
-  const slicer = new Slicer(signal, realClock, BESIDE_SLICE_MS);
-  return memo.exact(state.home, state.cwd, id, slicer, costs);
-}
-
-/** The pass under the lock's slicer: short slices when `beside` starts work to share the loop. */
-function besideSlicer(signal: AbortSignal, beside: (() => void) | undefined): Slicer {
-  if (!beside) return new Slicer(signal);
-  beside();
-  return new Slicer(signal, realClock, BESIDE_SLICE_MS);
-}
-
-/**
  * turns.md section 3's refusals, in order, each before anything is written: no attachment, no
  * usable selection (against a fresh catalog snapshot), no credentials, a live writer, a saved
  * history that no longer revalidates. On success the caller owns the writer (and its lock).
@@ -131,45 +61,11 @@ export async function admitTurn(
   signal: AbortSignal,
   memo: HistoryMemo,
   writerOptions: Pick<AcquireOptions, "write"> = {},
-  input: AdmissionInput = { images: false },
+  input: { images: boolean } = { images: false },
 ): Promise<AdmittedTurn> {
   const attachment = state.attachment;
   if (attachment === null) throw new ProtocolError("attachment_required");
-  const id = attachment.session_id;
-  const costs = services.settings.global.budget_usd !== undefined;
-  // The saved history's check before the lock starts now, beside the catalog's snapshot: its
-  // reads and fingerprints (the one part of an admission that grows with the history) run in
-  // short slices while the snapshot's file reads are under way. It writes nothing and its
-  // verdict is taken below, in the refusals' order, so the answer is the same as run in turn.
-  // A refusal before its verdict is taken stops it (it must not read on after the answer).
-  const beside = new BesideSignal(signal);
-  const checked = attachment.saved ? checkSaved(state, memo, id, beside.signal, costs) : null;
-  checked?.catch(() => {});
-  try {
-    const begun = { attachment, checked };
-    return await admitChecked(state, services, signal, memo, begun, writerOptions, input);
-  } finally {
-    beside.stop();
-  }
-}
-
-/** admitTurn once the check before the lock has started (`checked`, for a saved history). */
-async function admitChecked(
-  state: ServerState,
-  services: ModelServices,
-  signal: AbortSignal,
-  memo: HistoryMemo,
-  begun: {
-    attachment: NonNullable<ServerState["attachment"]>;
-    checked: Promise<number | typeof LOCKED> | null;
-  },
-  writerOptions: Pick<AcquireOptions, "write">,
-  input: AdmissionInput,
-): Promise<AdmittedTurn> {
-  const { attachment, checked } = begun;
   const selected = state.selection;
-  const id = attachment.session_id;
-  const budget = services.settings.global.budget_usd;
   // The snapshot first even without a selection: the refusal's next step is read from it.
   const snapshot = await services.catalog.fresh();
   const choice = snapshot.choices.find((c) => c.id === selected.model);
@@ -186,10 +82,24 @@ async function admitChecked(
       provider: provider.id,
     });
   if (signal.aborted) throw new ProtocolError("shutting_down");
-  if (checked) {
-    const saved = await checked;
-    if (saved === LOCKED) throw new ProtocolError("session_locked");
-    checkBudget(budget, saved);
+  const id = attachment.session_id;
+  // Judged before the lock too, so that these refusals write nothing (not even a lock made and
+  // removed again: a lock is an inventory change, turns.md section 8), in their order; under the
+  // lock below they are checked again. Every record is read here: one bad line or foreign cwd
+  // anywhere refuses the history, so no cheaper test decides these refusals (the memo reads
+  // every byte too, and parses only records it has not seen).
+  if (attachment.saved) {
+    if (await WriterLock.heldElsewhere(sessionsDir(state.home), id))
+      throw new ProtocolError("session_locked");
+    const budget = services.settings.global.budget_usd;
+    const cost = await memo.exact(
+      state.home,
+      state.cwd,
+      id,
+      new Slicer(signal),
+      budget !== undefined,
+    );
+    checkBudget(budget, cost);
   }
   const effort = choice.efforts.length === 0 ? null : (selected.effort ?? choice.default_effort);
   const model = {
@@ -217,7 +127,7 @@ async function admitChecked(
     // Revalidated under the lock (another writer may have appended since), and the replay
     // collected from the same pass over the history.
     const replay = attachment.saved
-      ? await memo.exactReplay(state.home, state.cwd, id, besideSlicer(signal, input.onLocked))
+      ? await memo.exactReplay(state.home, state.cwd, id, new Slicer(signal))
       : { records: [], truncated: false };
     return {
       sessionId: id,

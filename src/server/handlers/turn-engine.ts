@@ -100,12 +100,6 @@ export async function admitAndRun(
     turnId,
   );
   let admitted: AdmittedTurn;
-  // The project instructions are read fresh each turn, beside the history's pass under the lock.
-  let instructions: Promise<string | null> | null = null;
-  const readInstructions = () => {
-    instructions = readProjectInstructions(state.home, state.cwd);
-    instructions.catch(() => {});
-  };
   try {
     world.historyMemo ??= historyMemoOf(state);
     admitted = await admitTurn(
@@ -114,7 +108,7 @@ export async function admitAndRun(
       ctx.signal,
       world.historyMemo,
       { ...(seam.historyWrite ? { write: seam.historyWrite } : {}) },
-      { images: turn.images.length > 0, onLocked: readInstructions },
+      { images: turn.images.length > 0 },
     );
   } catch (error) {
     if (!(error instanceof FirstSaveFailed)) throw error;
@@ -124,7 +118,7 @@ export async function admitAndRun(
   if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
   turnMemoryMode(true);
   try {
-    const agentsMd = await (instructions ?? readProjectInstructions(state.home, state.cwd));
+    const agentsMd = await readProjectInstructions(state.home, state.cwd);
     const folders = new FolderInstructions(state.cwd, admitted.history);
     await loadReplayedImages(state.home, admitted.history);
     const skills = await turnSkills(state);
