@@ -15,8 +15,8 @@ import { cacheDoc, demoConfig, writeCache, writeConfig } from "../test/models/fi
  * in-process, on a history of `short` and one of `long` soak-like turns (bench/admission-passes.ts's
  * turns), a turn appended before each admission, the two sizes alternating, so that the ratio
  * long / short is the soak's admission row (issue 44) without the pipes and the stream between.
- * Built on an older build's dist too (copy the compiled file into its dist/bench): a build without
- * admitTurn's `onLocked` ignores it and the instructions are read after the admission, as there.
+ * It runs on another build's dist too (copy the compiled file into its dist/bench), for an A/B
+ * in the same minutes.
  */
 const short = Number(process.argv[2] ?? 100);
 const long = Number(process.argv[3] ?? 1000);
@@ -60,26 +60,12 @@ const sides = [short, long].map((turns) => {
 });
 type Side = (typeof sides)[number];
 
-/** One admission up to the prompt, in ms. */
+/** One admission up to the prompt, in ms: admitTurn, then the project instructions. */
 async function admission(side: Side): Promise<number> {
   const { state, services, memo } = side;
-  let instructions: Promise<string | null> | null = null;
-  const onLocked = () => {
-    instructions = readProjectInstructions(state.home, state.cwd);
-  };
   const started = performance.now();
-  const admitted = await admitTurn(
-    state,
-    services,
-    new AbortController().signal,
-    memo,
-    {},
-    {
-      images: false,
-      onLocked,
-    },
-  );
-  await (instructions ?? readProjectInstructions(state.home, state.cwd));
+  const admitted = await admitTurn(state, services, new AbortController().signal, memo);
+  await readProjectInstructions(state.home, state.cwd);
   const ms = performance.now() - started;
   await admitted.writer.close();
   return ms;
