@@ -63,6 +63,26 @@ describe("turns: project instructions from nested AGENTS.md files", () => {
     assert.ok(!prompt.includes("GLOBAL plain") && !prompt.includes("WS plain"));
   });
 
+  // Issue 44: on a saved session they are read beside the history's pass under the lock; still
+  // fresh at every turn, an edit of the same size within the same second included.
+  test("each turn reads them anew: an edit between turns of a saved session, same size, is in the next prompt", async () => {
+    world = await turnWorld();
+    const { child, server, box } = world;
+    writeFileSync(join(box.workspace, "AGENTS.md"), "RULE one\n");
+    writeFileSync(join(box.home, "AGENTS.md"), "GLOBAL one\n");
+    await child.call("session.create", {});
+    server.reply(text("Noted."));
+    await runTurn(child, "Hi");
+    assert.ok(systemOf(world, 0).includes("RULE one") && systemOf(world, 0).includes("GLOBAL one"));
+    writeFileSync(join(box.workspace, "AGENTS.md"), "RULE two\n");
+    writeFileSync(join(box.home, "AGENTS.md"), "GLOBAL two\n");
+    server.reply(text("Again."));
+    await runTurn(child, "Hi again");
+    const prompt = systemOf(world, 1);
+    assert.ok(prompt.includes("RULE two") && prompt.includes("GLOBAL two"), prompt);
+    assert.ok(!prompt.includes("RULE one") && !prompt.includes("GLOBAL one"), prompt);
+  });
+
   test("together bounded by 32 KiB: the workspace's file keeps its budget, a shallower one is cut with a note", async () => {
     world = await turnWorld();
     const { child, server, box } = world;
