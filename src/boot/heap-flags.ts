@@ -140,7 +140,8 @@ export function flagsRestorable(env: NodeJS.ProcessEnv = process.env): boolean {
  * `--optimize-for-size` only while a turn streams: it is what keeps a stream's garbage from
  * piling up, and it costs CPU (about a fifth of a stream's throughput, and more for a discovery
  * scan's JSON.parse garbage, which it would take below its 0.7 target), so the child is in that
- * mode exactly while a turn runs (one at a time: turns hold the session worker).
+ * mode exactly while a turn runs (one at a time: turns hold the session worker), from its
+ * `turn_started` on (src/server/handlers/turn-memory-mode.ts says why not before).
  */
 export function turnMemoryMode(on: boolean): void {
   turnFlagsSet = true;

@@ -25,10 +25,10 @@ const meta = JSON.parse(
   readFileSync(join(PACKAGE_ROOT, "dist", "child-meta.json"), "utf8"),
 ) as Metafile;
 
-/** The output files stdio.js loads before its first line runs, and the inputs they hold. */
-function startClosure(): { files: string[]; inputs: string[] } {
+/** The output files `from` loads before its first line runs, and the inputs they hold. */
+function startClosure(from = "dist/child/stdio.js"): { files: string[]; inputs: string[] } {
   const files = new Set<string>();
-  const pending = ["dist/child/stdio.js"];
+  const pending = [from];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     const output = meta.outputs[file];
     if (files.has(file) || output === undefined) continue;
@@ -87,6 +87,32 @@ test("each lazy part is still in the bundle, behind a dynamic import", () => {
     dynamic.some((imported) => /chunks\/turn-engine-[^/]+\.js$/.test(imported.path)),
     "the turn engine is a chunk of its own",
   );
+});
+
+/**
+ * What a child's first turn.start loads with the turn engine (issue 44, "Opening a big history":
+ * the first turn of a fresh child pays it): nothing only an MCP tool call or a skill or command
+ * file with front matter needs. ajv with its formats and validator was about a third of that
+ * load, the YAML parser about a fifth; each is a chunk of its own, imported at its first use.
+ */
+const FIRST_USE: Record<string, RegExp> = {
+  ajv: /node_modules\/ajv(-formats)?\//,
+  "the MCP SDK's ajv validator":
+    /node_modules\/@modelcontextprotocol\/sdk\/dist\/esm\/validation\//,
+  "the YAML parser": /node_modules\/yaml\//,
+};
+
+test("the turn engine's load leaves ajv and the YAML parser to their first use", () => {
+  const chunk = Object.keys(meta.outputs).find((file) =>
+    /chunks\/turn-engine-[^/]+\.js$/.test(file),
+  );
+  assert.ok(chunk, "the turn engine is a chunk of its own");
+  const { inputs } = startClosure(chunk);
+  assert.ok(inputs.some((input) => input.endsWith("dist/src/agent/engine.js")));
+  for (const [what, pattern] of Object.entries(FIRST_USE)) {
+    const found = inputs.filter((input) => pattern.test(input));
+    assert.deepEqual(found, [], `${what} is loaded with the turn engine`);
+  }
 });
 
 /**

@@ -71,7 +71,7 @@ async function commandAt(place: Place<CommandPlace>, root: string, entry: string
   if (read.kind === "missing") return null;
   if (read.kind === "problem") return problem(read.reason);
   if (!read.whole) return problem("too_large");
-  const parsed = frontMatter(read.bytes.toString("utf8"));
+  const parsed = await frontMatter(read.bytes.toString("utf8"));
   if (parsed.kind === "invalid") return problem("front_matter_invalid");
   const fields = parsed.kind === "parsed" ? parsed.fields : {};
   const description = optionalText(fields.description);

@@ -16,7 +16,7 @@ const PLACEHOLDER = /\$(ARGUMENTS|[1-9])/g;
 export async function expandCommand(command: CustomCommand, args: string): Promise<string | null> {
   const read = await readBounded(command.file, COMMAND_FILE_BYTES, command.confinedTo);
   if (read.kind !== "bytes" || !read.whole) return null;
-  const parsed = frontMatter(read.bytes.toString("utf8"));
+  const parsed = await frontMatter(read.bytes.toString("utf8"));
   if (parsed.kind === "invalid") return null;
   return expandText(parsed.body, args);
 }

@@ -4,7 +4,8 @@
  * call), executed through the server manager with the turn's signal, so that an interrupt makes
  * the SDK send `notifications/cancelled`.
  */
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import type { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import { clipChars, headChars } from "../../protocol/text-cut.js";
 import {
@@ -30,11 +31,9 @@ export interface McpTool extends Tool {
   parameters: Record<string, unknown>;
 }
 
-const validator = new AjvJsonSchemaValidator();
-
 export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource): McpTool {
   const { $schema: _, ...parameters } = info.inputSchema;
-  const check = compile(parameters);
+  let check: Promise<JsonSchemaValidator<unknown> | null> | undefined;
   return {
     name,
     kind: "mcp",
@@ -45,8 +44,10 @@ export function mcpTool(name: string, info: McpToolInfo, source: McpToolSource):
     input: z.record(z.string(), z.unknown()),
     async plan(raw) {
       const args = argumentsOf(raw);
-      if (check) {
-        const checked = check(args);
+      check ??= compile(parameters);
+      const validate = await check;
+      if (validate) {
+        const checked = validate(args);
         if (!checked.valid)
           throw new ToolError(`invalid input: ${clipChars(checked.errorMessage ?? "", 500)}`);
       }
@@ -60,10 +61,23 @@ function describe(info: McpToolInfo): string {
   return clipChars(`${own} (MCP server "${info.server}")`, DESCRIPTION_CHARS);
 }
 
+/**
+ * The MCP SDK's ajv validator, made at the first MCP tool call: ajv, its formats and the
+ * instance's meta-schemas were a third of the turn engine's load (about 10 ms of every child's
+ * first turn.start, issue 44), for the turns that call no MCP tool.
+ */
+let validator: Promise<AjvJsonSchemaValidator> | undefined;
+
 /** The schema's validator, or null when it does not compile (the server still checks). */
-function compile(schema: Record<string, unknown>) {
+async function compile(
+  schema: Record<string, unknown>,
+): Promise<JsonSchemaValidator<unknown> | null> {
+  validator ??= import("@modelcontextprotocol/sdk/validation/ajv").then(
+    ({ AjvJsonSchemaValidator }) => new AjvJsonSchemaValidator(),
+  );
+  const made = await validator;
   try {
-    return validator.getValidator<unknown>(schema as never);
+    return made.getValidator<unknown>(schema as never);
   } catch {
     return null;
   }

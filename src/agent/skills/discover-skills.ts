@@ -84,7 +84,9 @@ async function skillAt(place: Place<SkillPlace>, root: string, entry: string): P
   );
   if (read.kind === "missing") return null; // a folder without SKILL.md is no skill
   if (read.kind === "problem") return problem(read.reason);
-  const parsed = frontMatter(read.bytes.subarray(0, SKILL_FRONT_MATTER_BYTES).toString("utf8"));
+  const parsed = await frontMatter(
+    read.bytes.subarray(0, SKILL_FRONT_MATTER_BYTES).toString("utf8"),
+  );
   if (parsed.kind === "none") return problem("front_matter_missing");
   if (parsed.kind === "invalid") return problem(read.whole ? "front_matter_invalid" : "too_large");
   const { name, description } = parsed.fields;

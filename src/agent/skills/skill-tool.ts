@@ -74,7 +74,7 @@ export async function skillBody(skill: Skill): Promise<string> {
   const gone = new ToolError(`skill ${skill.name} can no longer be read`);
   if (read.kind !== "bytes") throw gone;
   const text = read.bytes.toString("utf8");
-  const parsed = frontMatter(text);
+  const parsed = await frontMatter(text);
   if (parsed.kind !== "parsed") throw gone;
   const body = Buffer.from(parsed.body, "utf8");
   if (body.length <= SKILL_BODY_BYTES) return body.toString("utf8");

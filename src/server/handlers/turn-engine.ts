@@ -20,7 +20,7 @@ import { systemPrompt } from "../../agent/system-prompt.js";
 import { credentialVariableNames, shellEnvironment } from "../../agent/tools/shell-env.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { TurnEvents } from "../../agent/turn-events.js";
-import { collectBetweenSteps, turnMemoryMode } from "../../boot/heap-flags.js";
+import { collectBetweenSteps } from "../../boot/heap-flags.js";
 import type { Credential } from "../../credentials/discovery.js";
 import type { Provider } from "../../models/providers.js";
 import { log } from "../../process/log.js";
@@ -42,6 +42,7 @@ import { subagentHistories } from "./subagent-histories.js";
 import { subagentModel } from "./subagent-model.js";
 import { type AdmittedTurn, admitTurn, FirstSaveFailed } from "./turn-admission.js";
 import { childHooks, promptHooks } from "./turn-hooks.js";
+import { TurnMemoryMode } from "./turn-memory-mode.js";
 
 /** What turns.ts made at the child's start, handed to every turn. */
 export interface TurnWorld {
@@ -81,8 +82,9 @@ export async function admitAndRun(
   const { turnId, signal, approvals, inSandbox, steers } = turn;
   const { seam } = options;
   const subagents = state.negotiated.has("subagents");
+  const memory = new TurnMemoryMode();
   const events = new TurnEvents(
-    (event) => untilAborted(ctx.notify(event), signal),
+    (event) => memory.after(untilAborted(ctx.notify(event), signal)),
     ctx.id,
     turnId,
     subagents ? { subagentId: null } : {},
@@ -116,7 +118,7 @@ export async function admitAndRun(
     return { ...(await failed), ...(steers ? { undelivered_steers: [] } : {}) };
   }
   if (admitted.createdSession) state.attachment = { session_id: admitted.sessionId, saved: true };
-  turnMemoryMode(true);
+  memory.arm();
   try {
     const agentsMd = await readProjectInstructions(state.home, state.cwd);
     const folders = new FolderInstructions(state.cwd, admitted.history);
@@ -194,7 +196,7 @@ export async function admitAndRun(
       reportCost: state.negotiated.has("session.manage"),
     });
   } finally {
-    turnMemoryMode(false);
+    memory.end();
     await admitted.writer.close();
     if (seam.holdTurnEnd) await aborted(signal);
   }

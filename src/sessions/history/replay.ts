@@ -141,7 +141,15 @@ function isInput(record: ReplayRecord): boolean {
   return record.type === "user_message" && record.steer !== true;
 }
 
+/**
+ * Without zod's compiled fast path (src/protocol/first-parse.ts): the check is the same, and it
+ * runs on a compaction's worth of records an open (a few thousand in a 100 MB history), where
+ * compiling each record schema's fast path cost more than it saved: the first open of a child
+ * paid about 7 ms compiling it, and the checks measured as fast or faster without it (issue 44).
+ */
+const JITLESS = { jitless: true } as const;
+
 function asReplayRecord(event: SessionEvent): ReplayRecord | null {
-  const parsed = ReplayRecord().safeParse(event);
+  const parsed = ReplayRecord().safeParse(event, JITLESS);
   return parsed.success ? parsed.data : null;
 }
