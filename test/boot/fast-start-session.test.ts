@@ -7,9 +7,9 @@ import type { Frame } from "../../src/conformance/frame.js";
 import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
 import { TURN_FRONTEND_CAPABILITIES } from "../../src/protocol/capabilities.js";
 import type { Request } from "../../src/protocol/envelope.js";
-import { Dispatcher } from "../../src/server/dispatcher.js";
 import { buildHandlers } from "../../src/server/handlers/index.js";
 import { createState } from "../../src/server/state.js";
+import { fullChildAnswer } from "../helpers/answer-of.js";
 
 /**
  * The starter's `session.create` (src/boot/session-create-fast.ts, src/boot/starter.ts): right
@@ -167,20 +167,11 @@ describe("the hand check accepts only what the full child answers with a result"
   const handlers = buildHandlers(state, {});
 
   /** The full child's answer to `request` after an initialize with `capabilities` (id i1). */
-  async function fullAnswer(request: Request, capabilities: string[]): Promise<string> {
+  function fullAnswer(request: Request, capabilities: string[]): Promise<string> {
     state.attachment = null;
-    const lines: string[] = [];
-    const dispatcher = new Dispatcher({
-      state,
-      handlers,
-      write: async (line) => void lines.push(line),
-      onStopped: () => {},
+    return fullChildAnswer(state, handlers, JSON.stringify(request), {
+      prepare: (dispatcher) => dispatcher.adoptInitialize("i1", capabilities),
     });
-    dispatcher.adoptInitialize("i1", capabilities);
-    dispatcher.handle({ kind: "frame", bytes: Buffer.from(JSON.stringify(request)) });
-    for (let i = 0; lines.length === 0 && i < 400; i++) await new Promise((r) => setTimeout(r, 5));
-    assert.equal(lines.length, 1, "the full child answered once");
-    return lines[0] as string;
   }
 
   test("on generated requests", async () => {

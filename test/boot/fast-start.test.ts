@@ -9,9 +9,9 @@ import { fastInitializeLine } from "../../src/boot/initialize-fast.js";
 import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.js";
 import { CAPABILITIES } from "../../src/protocol/capabilities.js";
 import { decodeFrame } from "../../src/protocol/envelope.js";
-import { Dispatcher } from "../../src/server/dispatcher.js";
 import { buildHandlers } from "../../src/server/handlers/index.js";
 import { createState } from "../../src/server/state.js";
+import { fullChildAnswer } from "../helpers/answer-of.js";
 
 /**
  * The starter's fast initialize (src/boot/starter.ts, src/boot/initialize-fast.ts;
@@ -40,18 +40,8 @@ const facts = initializeFacts();
 async function fullAnswer(frame: string): Promise<string> {
   state.phase = "uninitialized";
   state.negotiated = new Set();
-  const lines: string[] = [];
-  const dispatcher = new Dispatcher({
-    state,
-    handlers,
-    write: async (line) => void lines.push(line),
-    onStopped: () => {},
-  });
-  dispatcher.handle({ kind: "frame", bytes: Buffer.from(frame) });
   // A turn's initialize waits for the sandbox probe.
-  for (let i = 0; lines.length === 0 && i < 2000; i++) await new Promise((r) => setTimeout(r, 5));
-  assert.equal(lines.length, 1, "the full child answered once");
-  return lines[0] as string;
+  return fullChildAnswer(state, handlers, frame, { steps: 2000 });
 }
 
 function fastAnswer(frame: string): string | null {
