@@ -1,4 +1,3 @@
-import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type OutputWatch, watchOutput } from "../boot/output-watch.js";
 import { log } from "../process/log.js";
@@ -46,6 +45,7 @@ export interface AcpHandover extends OutputWatch {
 
 /** What the ACP starter uses of dist/child/turn-facts.cjs (src/server/turn-facts.ts). */
 interface TurnFactsModule {
+  childInputs(env: NodeJS.ProcessEnv): ChildInputs;
   turnFactsOf(inputs: ChildInputs): EngineFacts["facts"];
 }
 
@@ -139,7 +139,7 @@ function engineFactsAhead(env: NodeJS.ProcessEnv): EngineFacts | undefined {
   try {
     // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
     const found: TurnFactsModule = createRequire(__filename)("./turn-facts.cjs");
-    const inputs = { workspace: realpathSync(process.cwd()), home: resolveHome(env), env };
+    const inputs = found.childInputs(env);
     const facts = found.turnFactsOf(inputs);
     // Nothing is answered from a memo here: the engine's own initialize answers, so the
     // sandbox runs now, while the agent loads.

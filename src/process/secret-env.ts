@@ -1,4 +1,4 @@
-import { decodeSecrets, PROVIDER_CREDENTIAL_VARIABLES } from "../protocol/secret-handoff.js";
+import { PROVIDER_CREDENTIAL_VARIABLES, withHandedOver } from "../protocol/secret-handoff.js";
 
 /**
  * The environment the child works with: its own plus the credentials the launcher handed over
@@ -9,10 +9,7 @@ import { decodeSecrets, PROVIDER_CREDENTIAL_VARIABLES } from "../protocol/secret
  * /proc/<pid>/environ shows: only the launcher keeps a key out of that (docs/tools.md).
  */
 export function childEnvironment(handedOver: string | null): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...(handedOver ? decodeSecrets(handedOver) : {}),
-  };
+  const env = withHandedOver(process.env, handedOver);
   forgetVariables(PROVIDER_CREDENTIAL_VARIABLES);
   return env;
 }

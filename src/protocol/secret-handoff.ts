@@ -49,6 +49,18 @@ export function encodeSecrets(secrets: Record<string, string>): string {
     .join("");
 }
 
+/**
+ * `base` (the process's environment) with the handed-over variables over it, a copy: the
+ * environment the child works with, derived the same way wherever it is (the child, and its
+ * starter before it has loaded).
+ */
+export function withHandedOver(
+  base: NodeJS.ProcessEnv,
+  handedOver: string | null,
+): NodeJS.ProcessEnv {
+  return { ...base, ...(handedOver ? decodeSecrets(handedOver) : {}) };
+}
+
 /** The handed-over variables; lines that are not `NAME=value` with a valid name are skipped. */
 export function decodeSecrets(text: string): Record<string, string> {
   const secrets: Record<string, string> = {};

@@ -9,7 +9,7 @@ import { type ProbeMemoKey, probeMemoKey } from "../agent/sandbox/probe-memo-key
 import { privateCacheRoot } from "../boot/compile-cache.js";
 import type { TurnFactsSource } from "../boot/starter.js";
 import type { CheckpointsAvailability } from "../protocol/schemas/checkpoints.js";
-import { decodeSecrets } from "../protocol/secret-handoff.js";
+import { withHandedOver } from "../protocol/secret-handoff.js";
 import { resolveHome } from "../store/home.js";
 import { storePaths } from "../store/store-paths.js";
 
@@ -53,14 +53,11 @@ export interface ChildInputs {
 }
 
 /**
- * The child's environment as `childEnvironment` (src/process/secret-env.ts) makes it, without
- * removing anything from process.env (the child does that), its canonical workspace and MC_HOME.
+ * The child's inputs for its environment `env`: its canonical workspace and MC_HOME. The stdio
+ * starter gives it the environment `childEnvironment` (src/process/secret-env.ts) makes, without
+ * removing anything from process.env (the child does that); the ACP starter, the agent's own.
  */
-export function childInputs(handedOver: string | null): ChildInputs {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...(handedOver ? decodeSecrets(handedOver) : {}),
-  };
+export function childInputs(env: NodeJS.ProcessEnv): ChildInputs {
   return { workspace: realpathSync(process.cwd()), home: resolveHome(env), env };
 }
 
@@ -70,7 +67,7 @@ export function childInputs(handedOver: string | null): ChildInputs {
  * (then `run` starts them). Throws only where the child's own start would (no workspace).
  */
 export function startTurnFacts(handedOver: string | null): TurnFacts {
-  return turnFactsOf(childInputs(handedOver));
+  return turnFactsOf(childInputs(withHandedOver(process.env, handedOver)));
 }
 
 /**
