@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { LineSplitter } from "../../src/conformance/line-splitter.js";
 import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
 
 /**
@@ -36,13 +37,11 @@ function startAgent(box: Sandbox, path: string, env: Record<string, string> = {}
     stdio: ["pipe", "pipe", "inherit"],
   });
   const waiting = new Map<number, (frame: Record<string, unknown>) => void>();
-  let buffer = "";
+  const lines = new LineSplitter();
   agent.stdout.setEncoding("utf8");
   agent.stdout.on("data", (chunk: string) => {
-    buffer += chunk;
-    for (let lf = buffer.indexOf("\n"); lf !== -1; lf = buffer.indexOf("\n")) {
-      const frame = JSON.parse(buffer.slice(0, lf)) as Record<string, unknown>;
-      buffer = buffer.slice(lf + 1);
+    for (const line of lines.push(chunk)) {
+      const frame = JSON.parse(line) as Record<string, unknown>;
       if (typeof frame.id === "number" && !("method" in frame)) waiting.get(frame.id)?.(frame);
     }
   });
@@ -80,6 +79,30 @@ function fakeBwrap(box: Sandbox): { path: string; runs: () => number } {
   return { path: `${dir}:${process.env.PATH ?? ""}`, runs };
 }
 
+/**
+ * A world with a turn home and the counting fake bwrap first on PATH, and an agent started in
+ * it (`env` added); `body` runs against them, then the agent is closed and the world removed.
+ */
+async function inWorld(
+  prefix: string,
+  env: Record<string, string>,
+  body: (box: Sandbox, bwrap: ReturnType<typeof fakeBwrap>, agent: Agent) => Promise<void>,
+): Promise<void> {
+  const box = sandbox(prefix);
+  try {
+    writeTurnHome(box, "http://127.0.0.1:9/v1");
+    const bwrap = fakeBwrap(box);
+    const agent = startAgent(box, bwrap.path, env);
+    try {
+      await body(box, bwrap, agent);
+    } finally {
+      await agent.close();
+    }
+  } finally {
+    box.cleanup();
+  }
+}
+
 /** Waits (bounded) until `done`; false when the bound passed first. */
 async function eventually(done: () => boolean, boundMs = 20_000): Promise<boolean> {
   for (const end = Date.now() + boundMs; Date.now() < end; await sleep(20)) if (done()) return true;
@@ -97,60 +120,36 @@ const modes = (answer: Record<string, unknown>) =>
   );
 
 describe("acp: the first engine's sandbox found while the agent loads", () => {
-  it("runs before session/new is sent; that session's engine adopts it, the next probes again", async () => {
-    const box = sandbox("mc-acp-engine-facts-");
-    try {
-      writeTurnHome(box, "http://127.0.0.1:9/v1");
-      const bwrap = fakeBwrap(box);
-      const agent = startAgent(box, bwrap.path);
-      try {
-        assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
-        assert.ok(await eventually(() => bwrap.runs() === 1), "the sandbox ran before session/new");
-        const params = { cwd: box.workspace, mcpServers: [] };
-        const first = await agent.request(1, "session/new", params);
-        assert.ok(modes(first).includes("sandboxed"), JSON.stringify(first));
-        assert.equal(bwrap.runs(), 1, "the first engine adopted that run");
-        // Its own run, the fake's second, fails: no sandboxed mode for this one.
-        const second = await agent.request(2, "session/new", params);
-        assert.equal(bwrap.runs(), 2);
-        assert.ok(!modes(second).includes("sandboxed"), JSON.stringify(second));
-      } finally {
-        await agent.close();
-      }
-    } finally {
-      box.cleanup();
-    }
-  });
+  it("runs before session/new is sent; that session's engine adopts it, the next probes again", () =>
+    inWorld("mc-acp-engine-facts-", {}, async (box, bwrap, agent) => {
+      assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
+      assert.ok(await eventually(() => bwrap.runs() === 1), "the sandbox ran before session/new");
+      const params = { cwd: box.workspace, mcpServers: [] };
+      const first = await agent.request(1, "session/new", params);
+      assert.ok(modes(first).includes("sandboxed"), JSON.stringify(first));
+      assert.equal(bwrap.runs(), 1, "the first engine adopted that run");
+      // Its own run, the fake's second, fails: no sandboxed mode for this one.
+      const second = await agent.request(2, "session/new", params);
+      assert.equal(bwrap.runs(), 2);
+      assert.ok(!modes(second).includes("sandboxed"), JSON.stringify(second));
+    }));
 
-  it("an engine of another folder finds out for itself", async () => {
-    const box = sandbox("mc-acp-engine-facts-other-");
-    try {
-      writeTurnHome(box, "http://127.0.0.1:9/v1");
+  it("an engine of another folder finds out for itself", () =>
+    inWorld("mc-acp-engine-facts-other-", {}, async (box, bwrap, agent) => {
       const other = join(box.root, "other");
       mkdirSync(other);
-      const bwrap = fakeBwrap(box);
-      const agent = startAgent(box, bwrap.path);
-      try {
-        assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
-        assert.ok(await eventually(() => bwrap.runs() === 1));
-        const answer = await agent.request(1, "session/new", { cwd: other, mcpServers: [] });
-        assert.equal(bwrap.runs(), 2, "its own run");
-        assert.ok(!modes(answer).includes("sandboxed"), JSON.stringify(answer));
-      } finally {
-        await agent.close();
-      }
-    } finally {
-      box.cleanup();
-    }
-  });
+      assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
+      assert.ok(await eventually(() => bwrap.runs() === 1));
+      const answer = await agent.request(1, "session/new", { cwd: other, mcpServers: [] });
+      assert.equal(bwrap.runs(), 2, "its own run");
+      assert.ok(!modes(answer).includes("sandboxed"), JSON.stringify(answer));
+    }));
 
-  it("with MC_AGENT_FAST_START=0 nothing runs before the first engine's own probe", async () => {
-    const box = sandbox("mc-acp-engine-facts-slow-");
-    try {
-      writeTurnHome(box, "http://127.0.0.1:9/v1");
-      const bwrap = fakeBwrap(box);
-      const agent = startAgent(box, bwrap.path, { MC_AGENT_FAST_START: "0" });
-      try {
+  it("with MC_AGENT_FAST_START=0 nothing runs before the first engine's own probe", () =>
+    inWorld(
+      "mc-acp-engine-facts-slow-",
+      { MC_AGENT_FAST_START: "0" },
+      async (box, bwrap, agent) => {
         assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
         assert.equal(bwrap.runs(), 0);
         const answer = await agent.request(1, "session/new", {
@@ -159,11 +158,6 @@ describe("acp: the first engine's sandbox found while the agent loads", () => {
         });
         assert.equal(bwrap.runs(), 1);
         assert.ok(modes(answer).includes("sandboxed"), JSON.stringify(answer));
-      } finally {
-        await agent.close();
-      }
-    } finally {
-      box.cleanup();
-    }
-  });
+      },
+    ));
 });

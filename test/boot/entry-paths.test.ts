@@ -82,24 +82,19 @@ interface FirstAnswer {
   formats: string[];
 }
 
-/** Runs node with `args` behind the probe, feeds it `input` and reads what the probe saw. */
-async function atFirstAnswer(
-  name: string,
+/**
+ * Runs node with `args` in the work folder (its own MC_HOME and TMPDIR, `env` added), writes
+ * `input` and closes stdin once the first line came (the path has loaded what it needs to
+ * answer); what it wrote, once it exited.
+ */
+async function untilFirstAnswer(
   args: string[],
   input: string,
-  hooks: boolean,
-): Promise<FirstAnswer> {
-  const seen = join(work, `${name}${hooks ? "-hooks" : ""}.json`);
-  writeFileSync(seen, "");
-  const child = spawn(process.execPath, ["--require", probe, ...args], {
+  env: Record<string, string>,
+): Promise<string> {
+  const child = spawn(process.execPath, args, {
     cwd: work,
-    env: {
-      ...process.env,
-      MC_HOME: join(work, "home"),
-      TMPDIR: work,
-      MC_TEST_PROBE: seen,
-      MC_TEST_PROBE_HOOKS: hooks ? "1" : "0",
-    },
+    env: { ...process.env, MC_HOME: join(work, "home"), TMPDIR: work, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
   let out = "";
@@ -110,6 +105,22 @@ async function atFirstAnswer(
   if (input === "") child.stdin.end();
   else child.stdin.write(input);
   await new Promise((done) => child.once("exit", done));
+  return out;
+}
+
+/** Runs node with `args` behind the probe, feeds it `input` and reads what the probe saw. */
+async function atFirstAnswer(
+  name: string,
+  args: string[],
+  input: string,
+  hooks: boolean,
+): Promise<FirstAnswer> {
+  const seen = join(work, `${name}${hooks ? "-hooks" : ""}.json`);
+  writeFileSync(seen, "");
+  const out = await untilFirstAnswer(["--require", probe, ...args], input, {
+    MC_TEST_PROBE: seen,
+    MC_TEST_PROBE_HOOKS: hooks ? "1" : "0",
+  });
   const { internals, formats } = JSON.parse(readFileSync(seen, "utf8")) as FirstAnswer;
   return { answer: out.split("\n")[0] ?? "", internals, formats };
 }
@@ -118,24 +129,13 @@ async function atFirstAnswer(
 async function loaded(name: string, args: string[], input: string): Promise<string[]> {
   const log = join(work, `${name}.log`);
   writeFileSync(log, "");
-  const child = spawn(
-    process.execPath,
+  await untilFirstAnswer(
     ["--import", register, join(PACKAGE_ROOT, "bin", "mc-agent.js"), ...args],
+    input,
     {
-      cwd: work,
-      env: { ...process.env, MC_HOME: join(work, "home"), TMPDIR: work, MC_TEST_LOAD_LOG: log },
-      stdio: ["pipe", "pipe", "inherit"],
+      MC_TEST_LOAD_LOG: log,
     },
   );
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-    // The answer came: the path has loaded what it needs to answer; close its input.
-    if (out.includes("\n")) child.stdin.end();
-  });
-  if (input === "") child.stdin.end();
-  else child.stdin.write(input);
-  await new Promise((done) => child.once("exit", done));
   const dist = pathToFileURL(join(PACKAGE_ROOT, "dist")).href;
   return readFileSync(log, "utf8")
     .split("\n")

@@ -152,22 +152,11 @@ describe("mc-agent export --format html in headless Chromium", {
   test("renders without scripts; <script> in a message is text; tool calls folded; 1 MiB reply whole", async () => {
     box = sandbox();
     writeSession(box, "page1");
-    const file = join(box.root, "page1.html");
-    const exported = await runCli(["export", "page1", "--format", "html", "-o", file], {
-      cwd: box.workspace,
-      env: { PATH: process.env.PATH, HOME: box.home, MC_HOME: box.home, NO_COLOR: "1" },
-      timeoutMs: 60_000,
-    });
-    assert.equal(exported.code, 0, exported.stderr);
-    const url = pathToFileURL(file).href;
-
     // The DOM as Chromium built it. Headless Chromium's --dump-dom and --screenshot work through
     // scripts of its own, so scripts cannot be switched off for them (with
     // --blink-settings=scriptEnabled=false both produce nothing); the page's own policy,
     // default-src 'none', allows the page none, so what renders rendered without one.
-    const dump = chromium(box, "--dump-dom", url);
-    assert.equal(dump.status, 0, dump.stderr?.slice(-2000));
-    const dom = dump.stdout;
+    const { dom, url } = await exportedDom(box, "page1");
     assert.ok(dom.includes("default-src 'none'"), "the page allows no script, no resource");
     assert.ok(!/<script/i.test(dom), "no script element in the rendered document");
     assert.ok(!/<img/i.test(dom), "the message's markup made no element");
