@@ -14,7 +14,7 @@ import {
 import module, { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { REFRESH_HOOK } from "./code-cache-hook.js";
+import { REFRESH_HOOK, type RefreshHook, StartReach } from "./code-cache-hook.js";
 import { privateCacheRoot } from "./compile-cache.js";
 import type { Handover } from "./starter.js";
 
@@ -39,9 +39,13 @@ import type { Handover } from "./starter.js";
  * (V8 checks none in release builds). A rejected, damaged or unreadable entry is
  * compiled afresh and rewritten, a temp file renamed over it, so concurrent first starts each
  * write a whole entry and the last rename wins. The entry written after the top level holds
- * only what the top level ran; the child makes it again once, with what its start ran too (the
+ * only what the top level ran; the child makes it again with what its start ran too (the
  * handlers, the settings' schemas, the first requests), as `-started` (code-cache-refresh.ts),
- * which the next starts use and never refresh. `MC_AGENT_COMPILE_CACHE=0` turns it off.
+ * which the next starts use. Each entry records how far the start that made it had gone
+ * (code-cache-hook.ts `StartReach`: served, a session, a turn): a later child that goes further
+ * makes the started entry again, so a first start that only answered an initialize does not
+ * hold every later start to its code. A turn's is the furthest: never made again.
+ * `MC_AGENT_COMPILE_CACHE=0` turns it off.
  */
 
 /** The bundle's first line, written by scripts/bundle.js: the SHA-256 of the rest. */
@@ -99,8 +103,8 @@ export function loadCachedChild<Exports = ChildBundle>(
   const key = `${name}-${hash.slice(0, 32)}-${size}-${mtime}-${flagsKey(env)}`;
   const started = join(folder, `${key}${STARTED}.bin`);
   const early = join(folder, `${key}.bin`);
-  const startedData = readEntry(started);
-  const cached = startedData ?? readEntry(early);
+  const startedEntry = readEntry(started);
+  const cached = startedEntry?.data ?? readEntry(early)?.data;
   // The file is one function expression, CommonJS's module wrapper (scripts/bundle.js).
   const script = new Script(source, {
     filename: bundle,
@@ -119,47 +123,68 @@ export function loadCachedChild<Exports = ChildBundle>(
   // Made now, after the top level ran (its functions are then compiled and in the data) and
   // before runStdio sets the heap's flags: V8 keys the data by its flags, and the next start
   // loads the bundle before they are set. A started entry V8 rejected is replaced under its own
-  // name, so that no start refreshes it again (what made it did not hold).
-  if (cached === undefined || script.cachedDataRejected === true)
-    writeEntry(startedData === undefined ? early : started, script.createCachedData(), name);
-  if (startedData === undefined) offerStartedRefresh(script, started, early, name);
+  // name as the furthest, so that no start refreshes it again (what made it did not hold).
+  const rejected = cached === undefined || script.cachedDataRejected === true;
+  if (rejected && startedEntry === undefined)
+    writeEntry(early, script.createCachedData(), name, StartReach.loaded);
+  else if (rejected) writeEntry(started, script.createCachedData(), name, StartReach.turn);
+  const reach = rejected
+    ? startedEntry
+      ? StartReach.turn
+      : StartReach.loaded
+    : startedEntry?.reach;
+  if (reach === undefined || reach < StartReach.turn)
+    offerStartedRefresh(script, { started, early, name }, reach ?? StartReach.loaded);
   return exported.exports;
 }
 
 /** The name's end of an entry that holds the start's code too (code-cache-refresh.ts). */
 const STARTED = "-started";
 
-/**
- * The entry written after the top level holds only the code the top level ran: what the start
- * runs next (the handlers, the settings' schemas, the first requests) is compiled afresh by
- * every start. The child calls this once it has served its start, with the V8 flags as they
- * were when the bundle loaded (code-cache-refresh.ts): the data made then holds that code too,
- * written as the started entry, which replaces the early one and is never refreshed again.
- */
-function offerStartedRefresh(script: Script, started: string, early: string, name: string): void {
-  let offered = true;
-  (globalThis as { [REFRESH_HOOK]?: () => void })[REFRESH_HOOK] = () => {
-    if (!offered) return;
-    offered = false;
-    writeEntry(started, script.createCachedData(), name, early);
-  };
+/** The entries of one bundle under these flags: the early one and the started one. */
+interface EntryNames {
+  started: string;
+  early: string;
+  name: string;
 }
 
 /**
- * An entry's data, or undefined when it is missing, unreadable or not whole: an entry is the
- * SHA-256 of its data, then the data. V8 checks its version, its flags and the source's length,
- * but (release builds) no checksum of the code it deserialises: a damaged entry would run.
+ * The entry written after the top level holds only the code the top level ran: what the start
+ * runs next (the handlers, the settings' schemas, the first requests) is compiled afresh by
+ * every start. The child calls the hook once it has served its start, and again as it goes
+ * further (code-cache-refresh.ts), with the V8 flags as they were when the bundle loaded: the
+ * data made then holds that code too, written as the started entry with how far the start had
+ * gone, replacing the early one. Only a start further than the entry's (`reach`) makes it again.
  */
-function readEntry(entry: string): Buffer | undefined {
+function offerStartedRefresh(script: Script, names: EntryNames, reach: StartReach): void {
+  let made: StartReach = reach;
+  const refresh: RefreshHook = (now) => {
+    if (now <= made) return;
+    made = now;
+    writeEntry(names.started, script.createCachedData(), names.name, now, names.early);
+  };
+  (globalThis as { [REFRESH_HOOK]?: RefreshHook })[REFRESH_HOOK] = refresh;
+}
+
+/**
+ * An entry's data and how far the start that made it had gone, or undefined when it is
+ * missing, unreadable or not whole: an entry is the SHA-256 of the rest, then the reach (one
+ * byte), then the data. V8 checks its version, its flags and the source's length, but (release
+ * builds) no checksum of the code it deserialises: a damaged entry would run.
+ */
+function readEntry(entry: string): { data: Buffer; reach: StartReach } | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(entry);
   } catch {
     return undefined;
   }
-  if (bytes.length <= DIGEST_BYTES) return undefined;
-  const data = bytes.subarray(DIGEST_BYTES);
-  return digest(data).equals(bytes.subarray(0, DIGEST_BYTES)) ? data : undefined;
+  if (bytes.length <= DIGEST_BYTES + 1) return undefined;
+  const rest = bytes.subarray(DIGEST_BYTES);
+  if (!digest(rest).equals(bytes.subarray(0, DIGEST_BYTES))) return undefined;
+  const reach = rest[0] as number;
+  if (reach > StartReach.turn) return undefined;
+  return { data: rest.subarray(1), reach: reach as StartReach };
 }
 
 const DIGEST_BYTES = 32;
@@ -190,16 +215,23 @@ function flagsKey(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Writes one entry whole (a temp file of this process, then a rename: a reader sees the old
- * entry, the new one or none), removes the one it `replaces`, and drops the oldest beyond
- * KEPT_ENTRIES. Failing to write only
- * costs the next start its compile.
+ * Writes one entry whole, with the reach of the start that made it (a temp file of this
+ * process, then a rename: a reader sees the old entry, the new one or none), removes the one it
+ * `replaces`, and drops the oldest beyond KEPT_ENTRIES. Failing to write only costs the next
+ * start its compile.
  */
-function writeEntry(entry: string, data: Buffer, name: string, replaces?: string): void {
+function writeEntry(
+  entry: string,
+  data: Buffer,
+  name: string,
+  reach: StartReach,
+  replaces?: string,
+): void {
   const temp = `${entry}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(entry), { recursive: true, mode: 0o700 });
-    writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
+    const rest = Buffer.concat([Buffer.of(reach), data]);
+    writeFileSync(temp, Buffer.concat([digest(rest), rest]), { mode: 0o600 });
     renameSync(temp, entry);
     if (replaces !== undefined) rmSync(replaces, { force: true });
   } catch {

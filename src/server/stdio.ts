@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { McpManager } from "../agent/mcp/manager.js";
+import { StartReach } from "../boot/code-cache-hook.js";
 import { refreshCodeCacheAfterStart } from "../boot/code-cache-refresh.js";
 import { tuneHeapForChild } from "../boot/heap-flags.js";
 import type { Handover } from "../boot/starter.js";
@@ -48,7 +49,11 @@ export function runStdio(handedOver: string | null = null, handover?: Handover):
       : {}),
   });
   const dispatcher = serveStdio({ state, handlers }, handover);
-  refreshCodeCacheAfterStart(env, () => !dispatcher.quietFor(REFRESH_QUIET_MS));
+  refreshCodeCacheAfterStart(
+    env,
+    () => !dispatcher.quietFor(REFRESH_QUIET_MS),
+    () => (state.attachment === null ? StartReach.served : StartReach.session),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { REFRESH_HOOK } from "../../src/boot/code-cache-hook.js";
+import { REFRESH_HOOK, type RefreshHook, StartReach } from "../../src/boot/code-cache-hook.js";
 import { refreshCodeCacheAfterStart } from "../../src/boot/code-cache-refresh.js";
 
 /** Polls until `done` holds (the refresh's timers are unref'd: this keeps the test alive). */
@@ -9,11 +9,12 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 test("the code cache refresh waits while the child is busy, then runs once", async () => {
-  const global = globalThis as { [REFRESH_HOOK]?: () => void };
+  const global = globalThis as { [REFRESH_HOOK]?: RefreshHook };
   let refreshed = 0;
   let checks = 0;
   let busy = true;
-  global[REFRESH_HOOK] = () => {
+  global[REFRESH_HOOK] = (reach) => {
+    assert.equal(reach, StartReach.served);
     refreshed += 1;
   };
   refreshCodeCacheAfterStart({}, () => {
@@ -31,4 +32,22 @@ test("the code cache refresh waits while the child is busy, then runs once", asy
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(refreshed, 1);
   assert.equal(checks, seen, "no look after the refresh ran");
+});
+
+test("a turn's first flag waits for the refresh, which runs once, with a turn's reach", async () => {
+  const { turnMemoryMode } = await import("../../src/boot/heap-flags.js");
+  const global = globalThis as { [REFRESH_HOOK]?: RefreshHook };
+  const reaches: StartReach[] = [];
+  global[REFRESH_HOOK] = (reach) => {
+    reaches.push(reach);
+  };
+  refreshCodeCacheAfterStart({});
+  turnMemoryMode(true);
+  assert.deepEqual(reaches, [StartReach.turn]);
+  turnMemoryMode(false);
+  turnMemoryMode(true);
+  turnMemoryMode(false);
+  // Nor at its second (unref'd) look: the flags a turn set cannot be put back.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  assert.deepEqual(reaches, [StartReach.turn]);
 });

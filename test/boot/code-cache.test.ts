@@ -6,18 +6,26 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.js";
+import {
+  folderIn,
+  identity,
+  KEPT_ENTRIES,
+  names,
+  SKIP,
+  start,
+  UID,
+  whole,
+} from "../helpers/code-cache-folder.js";
 
 /**
  * The child's code cache on Node 20 (src/boot/code-cache.ts), seen from outside: the real
@@ -27,60 +35,6 @@ import { PACKAGE_ROOT, sandbox, TestChild } from "../../src/conformance/harness.
  * entry not made for them; concurrent first starts leave one whole entry; a root others can
  * write to is never used. On Node 22.1 and later (Node's own compile cache) it is skipped.
  */
-const UID = process.getuid?.() ?? -1;
-/** Node 22.1 and later have a compile cache of their own: the child takes that path instead. */
-const HAS_COMPILE_CACHE =
-  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === "function";
-const SKIP =
-  UID < 0 ? "no user IDs here" : HAS_COMPILE_CACHE ? "this Node has a compile cache" : false;
-/** Entries a folder keeps (docs/benchmarks.md: "a write keeps the folder's 4 newest entries"). */
-const KEPT_ENTRIES = 4;
-
-/** The cache folder of this Node under `tmp`. */
-const folderIn = (tmp: string) =>
-  join(tmp, `mc-agent-${UID}`, "code-cache", `${process.version}-${process.arch}`);
-
-async function start(
-  tmp: string,
-  options: { bin?: string; env?: Record<string, string> } = {},
-): Promise<Record<string, unknown>> {
-  const box = sandbox();
-  const child = new TestChild({
-    cwd: box.workspace,
-    home: box.home,
-    // The bundle answers the initialize, not the starter (src/boot/starter.ts): the result
-    // shows which bundle ran.
-    env: { TMPDIR: tmp, MC_AGENT_FAST_START: "0", ...options.env },
-    ...(options.bin ? { command: [process.execPath, options.bin, "stdio"] } : {}),
-  });
-  try {
-    const init = await child.initialize(["operation.cancel"]);
-    assert.ok(init.result, JSON.stringify(init.error));
-    return init.result;
-  } finally {
-    await child.close();
-    box.cleanup();
-  }
-}
-
-/** The folder's file names, sorted. */
-const names = (folder: string) => (existsSync(folder) ? readdirSync(folder).sort() : []);
-
-/** An entry's identity: rewritten means a new file renamed over it. */
-const identity = (path: string) => {
-  const stat = statSync(path);
-  return `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
-};
-
-/** Whether an entry is whole: its SHA-256 header matches its data. */
-function whole(path: string): boolean {
-  const bytes = readFileSync(path);
-  const data = bytes.subarray(32);
-  return (
-    data.length > 0 && createHash("sha256").update(data).digest().equals(bytes.subarray(0, 32))
-  );
-}
-
 /** bin, the entry and dist/child copied to a package of their own, whose bundle a test may change. */
 function childCopy(root: string): { bin: string; bundle: string } {
   const dir = join(root, "pkg");
