@@ -48,8 +48,24 @@ const ProviderSettings = lazy(() =>
   }),
 );
 
+/**
+ * The schemas of the two large fields, `mcp_servers` and `hooks`: about two thirds of building
+ * the settings' schemas, which a child's start pays before its first session (issue 44), for
+ * fields most files never write. A file without one of those keys is checked with a schema
+ * that has a stand-in there (`settingsSchemaFor`): the key is absent, so its schema is never
+ * asked anything, and every verdict, issue and value is the full schema's.
+ */
+interface LargeFields<M extends z.ZodType, H extends z.ZodType> {
+  mcp: () => M;
+  hooks: () => H;
+}
+
+const FULL = { mcp: McpServersSettings, hooks: HooksSettings };
+/** What stands in for a large field's schema where the file has no such key. */
+const absent = () => z.never();
+
 /** The fields of MC_HOME/config.json; GlobalSettings adds the rules across them. */
-const GlobalFields = lazy(() =>
+const globalFields = <M extends z.ZodType, H extends z.ZodType>(large: LargeFields<M, H>) =>
   z.strictObject({
     providers: z.record(z.string().regex(PROVIDER_ID), ProviderSettings()).optional(),
     enabled_models: z.array(z.string().regex(MODEL_ID)).max(MAX_ENABLED_MODELS).optional(),
@@ -61,13 +77,14 @@ const GlobalFields = lazy(() =>
     /** The OS sandbox of the `sandboxed` permission level (docs/tools.md, "The sandbox"). */
     sandbox: z.strictObject({ network: z.boolean().optional() }).optional(),
     /** MCP servers the child starts (docs/mcp.md, "Configuration"). */
-    mcp_servers: McpServersSettings().optional(),
+    mcp_servers: large.mcp().optional(),
     /** Commands run at a turn's steps, in Claude Code's format (docs/hooks.md). */
-    hooks: HooksSettings().optional(),
+    hooks: large.hooks().optional(),
     /** Each session's spending limit in USD: past it turn.start is `budget_exceeded`. */
     budget_usd: z.number().min(0).max(1e9).finite().optional(),
-  }),
-);
+  });
+
+const GlobalFields = lazy(() => globalFields(FULL));
 
 export const GlobalSettings = lazy(() => GlobalFields().superRefine(checkProviders));
 
@@ -75,24 +92,60 @@ export const GlobalSettings = lazy(() => GlobalFields().superRefine(checkProvide
  * `<cwd>/.mc/config.json`: preferences, plus the code a project asks to run (`hooks`,
  * `mcp_servers`), which runs only in a workspace the user trusts (docs/trust.md).
  */
-export const ProjectSettings = lazy(() =>
+const projectFields = <M extends z.ZodType, H extends z.ZodType>(large: LargeFields<M, H>) =>
   z.strictObject({
     model: z.string().regex(MODEL_ID).optional(),
     effort: z.string().regex(EFFORT).optional(),
     /** As the global one; the project's wins. */
     subagent_model: z.string().regex(MODEL_ID).optional(),
     /** The project's hooks (docs/hooks.md): they run only once the workspace is trusted. */
-    hooks: HooksSettings().optional(),
+    hooks: large.hooks().optional(),
     /** The same shape as the global `mcp_servers` (docs/mcp.md, "Configuration"). */
-    mcp_servers: McpServersSettings().optional(),
-  }),
+    mcp_servers: large.mcp().optional(),
+  });
+
+export const ProjectSettings = lazy(() => projectFields(FULL));
+
+/**
+ * The schema a parsed settings file is checked with: the full one, or, for a file without
+ * `mcp_servers` or `hooks`, one built without that field's schema (a stand-in in its place,
+ * never asked anything: the key is absent). Each variant is built once.
+ */
+function settingsSchemaFor<T>(
+  variants: Map<string, z.ZodType<T>>,
+  build: (large: LargeFields<z.ZodType, z.ZodType>) => z.ZodType,
+): (json: unknown) => z.ZodType<T> {
+  return (json) => {
+    const has = (key: string) =>
+      typeof json === "object" && json !== null && Object.hasOwn(json, key);
+    const large = {
+      mcp: has("mcp_servers") ? FULL.mcp : absent,
+      hooks: has("hooks") ? FULL.hooks : absent,
+    };
+    const name = `${large.mcp === absent}${large.hooks === absent}`;
+    let schema = variants.get(name);
+    if (schema === undefined) {
+      // The same fields, rules and order: only a stand-in where the file has no such key.
+      schema = build(large) as z.ZodType<T>;
+      variants.set(name, schema);
+    }
+    return schema;
+  };
+}
+
+const globalSchemaFor = settingsSchemaFor<GlobalSettings>(new Map(), (large) =>
+  globalFields(large).superRefine(checkProviders),
 );
+const projectSchemaFor = settingsSchemaFor<ProjectSettings>(new Map(), projectFields);
 
 export type GlobalSettings = Infer<typeof GlobalSettings>;
 export type ProjectSettings = Infer<typeof ProjectSettings>;
 
 /** Cross-field rules a record schema cannot say on its own. */
-function checkProviders(settings: Infer<typeof GlobalFields>, ctx: z.RefinementCtx): void {
+function checkProviders(
+  settings: Pick<Infer<typeof GlobalFields>, "providers" | "enabled_models">,
+  ctx: z.RefinementCtx,
+): void {
   const providers = settings.providers ?? {};
   const builtIns: readonly string[] = BUILT_IN_PROVIDERS;
   const names = new Set([...BUILT_IN_PROVIDERS, ...Object.keys(providers)]);
@@ -153,12 +206,12 @@ type FileRead<T> =
 
 /** Reads both files synchronously: it runs once, at child start, before the first frame. */
 export function loadSettings(home: string, cwd: string): LoadedSettings {
-  const global = readSettingsFile(globalSettingsPath(home), GlobalSettings);
+  const global = readSettingsFile(globalSettingsPath(home), globalSchemaFor);
   // In the home folder with the default MC_HOME, `<cwd>/.mc` is MC_HOME: the project file is the
   // global one, read once as such (not again as a project file, which it would fail).
   const project: FileRead<ProjectSettings> = projectIsGlobal(home, cwd)
     ? { state: "absent" }
-    : readSettingsFile(projectSettingsPath(cwd), ProjectSettings);
+    : readSettingsFile(projectSettingsPath(cwd), projectSchemaFor);
   const g = global.state === "valid" ? global.data : {};
   const p = project.state === "valid" ? project.data : {};
   return {
@@ -185,10 +238,14 @@ function withoutData<T>(read: FileRead<T>): SettingsFileState {
  * The parsed file; absent when it cannot exist (no such file, or a path component that is not a
  * folder, such as a plain file named `.mc`); invalid when it exists but is unreadable, unsafe,
  * oversized or wrong, with the fault kept (an invalid file's text is kept only to locate it).
- * `schema` is called only for a file that parsed as JSON: a start with no settings file builds
- * no settings schema (src/protocol/lazy.ts).
+ * `schema` is called only for a file that parsed as JSON, with its value: a start with no
+ * settings file builds no settings schema (src/protocol/lazy.ts), and a file without the large
+ * fields, not theirs (`settingsSchemaFor`).
  */
-export function readSettingsFile<T>(path: string, schema: () => z.ZodType<T>): FileRead<T> {
+export function readSettingsFile<T>(
+  path: string,
+  schema: (json: unknown) => z.ZodType<T>,
+): FileRead<T> {
   let read: SafeRead;
   try {
     read = readRegularFileSync(path, SETTINGS_BYTES);
@@ -216,7 +273,7 @@ export function readSettingsFile<T>(path: string, schema: () => z.ZodType<T>): F
   }
   // Without zod's compiled fast path: a settings file is parsed once per child, and generating
   // and compiling that code cost more than it saved (2.3 vs 1.4 ms on a start's first parse).
-  const parsed = schema().safeParse(json, { jitless: true });
+  const parsed = schema(json).safeParse(json, { jitless: true });
   if (parsed.success) return { state: "valid", data: parsed.data };
   return { state: "invalid", fault: { reason: "schema", text, issue: firstIssue(parsed.error) } };
 }
