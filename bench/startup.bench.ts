@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { probeMemoPath } from "../src/agent/sandbox/probe-memo.js";
 import { type Sandbox, sandbox, TestChild } from "../src/conformance/harness.js";
+import { FRONTEND_START_CAPABILITIES } from "../test/helpers/frontend-start.js";
 import { type Bench, type BenchRow, median } from "./report.js";
 
 /**
@@ -13,14 +14,7 @@ import { type Bench, type BenchRow, median } from "./report.js";
  */
 const STARTS = 20;
 /** The start a real frontend makes (issue 44): turn and the session and model capabilities. */
-const FRONTEND_CAPABILITIES = [
-  "turn",
-  "session.create",
-  "session.open",
-  "session.discover",
-  "model.catalog",
-  "model.select",
-];
+const FRONTEND_CAPABILITIES = [...FRONTEND_START_CAPABILITIES];
 const ROUND_TRIPS = 20_000;
 /** Echo and child alternate this many times; the row is the median round's ratio. */
 const LOOP_ROUNDS = 5;

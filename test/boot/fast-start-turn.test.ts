@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { findOnPath } from "../../src/agent/sandbox/probe.js";
 import { PACKAGE_ROOT, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import { FRONTEND_START_CAPABILITIES } from "../helpers/frontend-start.js";
 
 /**
  * The starter's answer to an initialize negotiating `turn` (src/boot/starter.ts,
@@ -13,14 +14,7 @@ import { PACKAGE_ROOT, type Sandbox, sandbox, TestChild } from "../../src/confor
  * is what the starter's probe found (adopted, not probed again).
  */
 
-const TURN_CAPS = [
-  "turn",
-  "session.create",
-  "session.open",
-  "session.discover",
-  "model.catalog",
-  "model.select",
-];
+const TURN_CAPS = [...FRONTEND_START_CAPABILITIES];
 const boxes: Sandbox[] = [];
 after(() => {
   for (const box of boxes) box.cleanup();
