@@ -12,7 +12,7 @@
 // On Node 20 the child starts instead from dist/child/stdio.cjs, the same entry as one CommonJS
 // script compiled with V8's code cache (src/boot/code-cache.ts), built at the end of this file.
 import { createHash } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.js";
@@ -109,6 +109,37 @@ function vendorApart() {
     },
   };
 }
+/**
+ * undici's cookie helpers check their argument against its own `Headers` and the global one,
+ * which they read as undici loads: that read alone makes Node load its own copy of undici
+ * (above). Nothing here calls them; in the vendored file they accept undici's `Headers` only.
+ * test/boot/vendor-headers.test.ts fails if an undici upgrade changes the line.
+ */
+function cookiesOwnHeaders() {
+  const file = /undici[\\/]lib[\\/]web[\\/]cookies[\\/]index\.js$/;
+  return {
+    name: "cookies-own-headers",
+    setup(b) {
+      b.onLoad({ filter: file }, (args) => ({
+        contents: readFileSync(args.path, "utf8").replace(
+          "[Headers, globalThis.Headers].filter(Boolean)",
+          "[Headers]",
+        ),
+        loader: "js",
+      }));
+    },
+  };
+}
+
+/** `undici` in a vendor file is its sibling, dist/child/vendor/undici.cjs, never a second copy. */
+function undiciBeside() {
+  return {
+    name: "undici-beside",
+    setup(b) {
+      b.onResolve({ filter: /^undici$/ }, () => ({ path: "./undici.cjs", external: true }));
+    },
+  };
+}
 const reExport = (from) => `export * from "${from}"; export { default } from "${from}";`;
 
 /** Each vendor file built from its package's ES module entry (its `default` kept). */
@@ -190,18 +221,31 @@ const script = await build({
   plugins: [...common.plugins, vendorApart()],
 });
 // The packages only a model call loads, each a CommonJS file of its own under vendor/: see
-// vendorApart.
-await build({
+// vendorApart. The provider SDKs build every request's headers with the global `Headers`, and
+// Node defines that global by loading its own copy of undici, a first use that took 30-70 ms of
+// a fresh child's first model call (docs/benchmarks.md, "Targets of issue 44"): in their files
+// `Headers` is the vendored undici's instead (vendor-headers.js), which that call has loaded
+// already for its fetch.
+const vendorFile = {
   ...common,
   format: "cjs",
   splitting: false,
   banner: {},
-  entryPoints: Object.fromEntries(
-    VENDOR.map((name) => [`vendor/${vendorName(name)}`, `vendor-entry:${name}`]),
-  ),
-  plugins: [...common.plugins, vendorEntries()],
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
+};
+const vendorEntryPoints = (names) =>
+  Object.fromEntries(names.map((name) => [`vendor/${vendorName(name)}`, `vendor-entry:${name}`]));
+await build({
+  ...vendorFile,
+  entryPoints: vendorEntryPoints(["undici"]),
+  plugins: [...common.plugins, vendorEntries(), cookiesOwnHeaders()],
+});
+await build({
+  ...vendorFile,
+  entryPoints: vendorEntryPoints(VENDOR.filter((name) => name !== "undici")),
+  inject: ["scripts/vendor-headers.js"],
+  plugins: [...common.plugins, vendorEntries(), undiciBeside()],
 });
 for (const file of script.outputFiles) {
   // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.

@@ -2,7 +2,7 @@
  * Where the child finds the code cache's refresh of its entry (code-cache.ts offers it,
  * code-cache-refresh.ts calls it): a symbol of the global registry, because the two are in
  * different bundles (dist/child/code-cache.cjs and dist/child/stdio.cjs), each with modules of
- * its own. Unset on a Node with its own compile cache, and once the entry holds a turn's start.
+ * its own. Unset on a Node with its own compile cache, and once the entry is final.
  */
 export const REFRESH_HOOK = Symbol.for("mc-agent.code-cache.refresh");
 
@@ -18,8 +18,8 @@ export const StartReach = {
   served: 1,
   /** A session attached (created, opened, forked): the sessions' code too. */
   session: 2,
-  /** A turn admitted, made just before the turn sets V8 flags of its own: the furthest. */
-  turn: 3,
+  /** Never made again: a started entry V8 rejected, rewritten with the top level's code. */
+  final: 3,
 } as const;
 
 export type StartReach = (typeof StartReach)[keyof typeof StartReach];

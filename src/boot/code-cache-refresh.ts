@@ -1,5 +1,5 @@
 import { REFRESH_HOOK, type RefreshHook, StartReach } from "./code-cache-hook.js";
-import { beforeTurnFlags, flagsRestorable, withLoadFlags } from "./heap-flags.js";
+import { flagsRestorable, withLoadFlags } from "./heap-flags.js";
 
 /**
  * How long after runStdio the code cache's entry is made again with the start's code in it
@@ -18,18 +18,18 @@ const RETRY_MS = 100;
 
 /**
  * Makes the child's code cache entry hold what its start ran (the handlers, the settings'
- * schemas, the first requests, the sessions' code once one is attached): at REFRESH_AFTER_MS
- * (later while `busy` says a request runs or just ran), at exit, and once more just before the
- * first turn sets V8 flags of its own (heap-flags.ts `beforeTurnFlags`), each time only when the
- * start has gone further than the entry's maker (`reach`; code-cache.ts makes it only then).
- * The starts after it then deserialise that code instead of compiling it (docs/benchmarks.md,
+ * schemas, the first requests, the sessions' code once one is attached), at REFRESH_AFTER_MS
+ * (later while `busy` says a request runs or just ran) and at exit, each time only when the
+ * start has gone further than the entry's maker (`reach`; code-cache.ts makes it only then):
+ * the starts after it then deserialise that code instead of compiling it (docs/benchmarks.md,
  * "Start-up to a session ready"). V8 keys the data by its flags, which the next start loads it
  * under, before runStdio sets the heap's: they are set back for the while (heap-flags.ts), and
- * once they cannot be (a turn has set its own, or node was given one of them) nothing is made:
- * so the turn's refresh comes before its flags, a cost of a few milliseconds paid by the first
- * turn of the first child that gets that far, once per build. Does nothing where the code cache
- * offered no refresh (its entry holds a turn's start already, or this Node has its own compile
- * cache).
+ * once they cannot be (a turn has set its own, or node was given one of them) nothing is made.
+ * Not just before a turn's flags either: the load's flags let the young generation grow at a
+ * scavenge in that window, and V8 never shrinks it, which a turn's stream then paid for in
+ * resident memory (test/turns/turn-backpressure.test.ts failed that way). Does nothing where
+ * the code cache offered no refresh (its entry holds a turn's start already, or this Node has
+ * its own compile cache).
  */
 export function refreshCodeCacheAfterStart(
   env: NodeJS.ProcessEnv = process.env,
@@ -41,17 +41,11 @@ export function refreshCodeCacheAfterStart(
   if (typeof refresh !== "function") return;
   delete global[REFRESH_HOOK];
   if (!flagsRestorable(env)) return;
-  let timer: NodeJS.Timeout;
-  const atExit = () => withLoadFlags(() => refresh(reach()));
+  const made = () => withLoadFlags(() => refresh(reach()));
   const arm = (ms: number) => {
-    timer = setTimeout(() => (busy() ? arm(RETRY_MS) : withLoadFlags(() => refresh(reach()))), ms);
+    const timer = setTimeout(() => (busy() ? arm(RETRY_MS) : made()), ms);
     timer.unref();
   };
   arm(REFRESH_AFTER_MS);
-  process.once("exit", atExit);
-  beforeTurnFlags(() => {
-    clearTimeout(timer);
-    process.off("exit", atExit);
-    withLoadFlags(() => refresh(StartReach.turn));
-  });
+  process.once("exit", made);
 }

@@ -42,9 +42,9 @@ import type { Handover } from "./starter.js";
  * only what the top level ran; the child makes it again with what its start ran too (the
  * handlers, the settings' schemas, the first requests), as `-started` (code-cache-refresh.ts),
  * which the next starts use. Each entry records how far the start that made it had gone
- * (code-cache-hook.ts `StartReach`: served, a session, a turn): a later child that goes further
- * makes the started entry again, so a first start that only answered an initialize does not
- * hold every later start to its code. A turn's is the furthest: never made again.
+ * (code-cache-hook.ts `StartReach`: served, a session attached): a later child that goes
+ * further makes the started entry again, so a first start that only answered an initialize
+ * does not hold every later start to its code.
  * `MC_AGENT_COMPILE_CACHE=0` turns it off.
  */
 
@@ -127,13 +127,13 @@ export function loadCachedChild<Exports = ChildBundle>(
   const rejected = cached === undefined || script.cachedDataRejected === true;
   if (rejected && startedEntry === undefined)
     writeEntry(early, script.createCachedData(), name, StartReach.loaded);
-  else if (rejected) writeEntry(started, script.createCachedData(), name, StartReach.turn);
+  else if (rejected) writeEntry(started, script.createCachedData(), name, StartReach.final);
   const reach = rejected
     ? startedEntry
-      ? StartReach.turn
+      ? StartReach.final
       : StartReach.loaded
     : startedEntry?.reach;
-  if (reach === undefined || reach < StartReach.turn)
+  if (reach === undefined || reach < StartReach.session)
     offerStartedRefresh(script, { started, early, name }, reach ?? StartReach.loaded);
   return exported.exports;
 }
@@ -183,7 +183,7 @@ function readEntry(entry: string): { data: Buffer; reach: StartReach } | undefin
   const rest = bytes.subarray(DIGEST_BYTES);
   if (!digest(rest).equals(bytes.subarray(0, DIGEST_BYTES))) return undefined;
   const reach = rest[0] as number;
-  if (reach > StartReach.turn) return undefined;
+  if (reach > StartReach.final) return undefined;
   return { data: rest.subarray(1), reach: reach as StartReach };
 }
 

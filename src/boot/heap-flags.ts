@@ -114,26 +114,6 @@ const LOAD_FLAGS = [
 /** Set once a turn's flags have been set: `--optimize-for-size` implies others, `--expose-gc`. */
 let turnFlagsSet = false;
 
-/** What runs once, just before a turn's first flag is set (`beforeTurnFlags`). */
-let beforeTurn: (() => void) | null = null;
-
-/**
- * `run` runs once, just before a turn sets its first flag, while withLoadFlags still can (the
- * code cache's last refresh, code-cache-refresh.ts); a later call replaces an earlier one.
- */
-export function beforeTurnFlags(run: () => void): void {
-  beforeTurn = turnFlagsSet ? null : run;
-}
-
-/** A turn is about to set a flag: what waits for that runs first, once. */
-function settingTurnFlags(): void {
-  if (turnFlagsSet) return;
-  const run = beforeTurn;
-  beforeTurn = null;
-  run?.();
-  turnFlagsSet = true;
-}
-
 /**
  * Runs `run` with the V8 flags as they were before tuneHeapForChild (code-cache-refresh.ts),
  * then sets the child's again; does not run it once a turn has set flags of its own, which
@@ -164,7 +144,7 @@ export function flagsRestorable(env: NodeJS.ProcessEnv = process.env): boolean {
  * `turn_started` on (src/server/handlers/turn-memory-mode.ts says why not before).
  */
 export function turnMemoryMode(on: boolean): void {
-  settingTurnFlags();
+  turnFlagsSet = true;
   setFlagsFromString(on ? "--optimize-for-size" : "--no-optimize-for-size");
 }
 
@@ -186,7 +166,7 @@ export function collectBetweenSteps(): void {
 let collector: (() => void) | null = null;
 
 function loadCollector(): () => void {
-  settingTurnFlags();
+  turnFlagsSet = true;
   try {
     setFlagsFromString("--expose-gc");
     const gc: unknown = runInNewContext("typeof gc === 'function' ? gc : undefined");

@@ -33,21 +33,3 @@ test("the code cache refresh waits while the child is busy, then runs once", asy
   assert.equal(refreshed, 1);
   assert.equal(checks, seen, "no look after the refresh ran");
 });
-
-test("a turn's first flag waits for the refresh, which runs once, with a turn's reach", async () => {
-  const { turnMemoryMode } = await import("../../src/boot/heap-flags.js");
-  const global = globalThis as { [REFRESH_HOOK]?: RefreshHook };
-  const reaches: StartReach[] = [];
-  global[REFRESH_HOOK] = (reach) => {
-    reaches.push(reach);
-  };
-  refreshCodeCacheAfterStart({});
-  turnMemoryMode(true);
-  assert.deepEqual(reaches, [StartReach.turn]);
-  turnMemoryMode(false);
-  turnMemoryMode(true);
-  turnMemoryMode(false);
-  // Nor at its second (unref'd) look: the flags a turn set cannot be put back.
-  await new Promise((resolve) => setTimeout(resolve, 1200));
-  assert.deepEqual(reaches, [StartReach.turn]);
-});
