@@ -27,11 +27,12 @@
  * Left as before: `MC_AGENT_GIT_SPAWN=direct` (and any platform without `/bin/sh`) runs git with
  * `execFile` directly (git.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childProcess } from "../../process/builtins.js";
 import { sweepStaleDirs } from "./stale-dirs.js";
 
 export interface ShellCall {
@@ -104,7 +105,7 @@ class ShellSpawner {
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
-    this.shell = spawn(SHELL, [], { stdio: ["pipe", "pipe", "ignore"] });
+    this.shell = childProcess().spawn(SHELL, [], { stdio: ["pipe", "pipe", "ignore"] });
     // Neither the shell nor its pipes keep the child's loop alive, but for a call in flight
     // its stdout does (`holdLoop`): the call's answer comes on it.
     this.shell.unref();

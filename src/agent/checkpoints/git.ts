@@ -5,8 +5,8 @@
  * work tree, and that shuts out everything of the user's git (system and global config, hooks,
  * GIT_* variables inherited from a hook or a script, pagers, prompts, background gc).
  */
-import { execFile } from "node:child_process";
 import { dirname } from "node:path";
+import { childProcess } from "../../process/builtins.js";
 import { runThroughShell, shellSpawnerUsable } from "./git-spawner.js";
 
 export interface GitPlace {
@@ -96,7 +96,7 @@ export function runGit(place: GitPlace, args: string[], run: GitRun): Promise<Bu
   const config = [...FIXED_CONFIG, ...(run.config ?? [])].flatMap((c) => ["-c", c]);
   if (shellSpawnerUsable(run.env)) return runGitInShell(place, config, args, run);
   return new Promise((resolve, reject) => {
-    const child = execFile(
+    const child = childProcess().execFile(
       "git",
       [...config, ...args],
       {

@@ -7,7 +7,8 @@
  * group is killed; and if the child itself dies (kill -9), the watchdog (group-watchdog.ts,
  * watching fd 3) ends the group.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { childProcess } from "../../process/builtins.js";
 import { watchedLaunch } from "../tools/group-watchdog.js";
 import { signalGroup, waitGroupGone } from "../tools/process-group.js";
 import { KILL_GRACE_MS, shellProgram } from "../tools/shell-process.js";
@@ -45,7 +46,7 @@ export function runHookProcess(run: HookRun): Promise<HookEnd> {
   return new Promise<HookEnd>((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(launch.file, launch.args, {
+      child = childProcess().spawn(launch.file, launch.args, {
         cwd: run.cwd,
         env: run.env,
         detached: true,

@@ -1,5 +1,5 @@
-import { createInterface } from "node:readline";
 import type { Stream } from "node:stream";
+import { readline } from "../../process/builtins.js";
 
 /** Longest stderr line logged; the rest of it is dropped. */
 const LINE_CHARS = 1000;
@@ -20,6 +20,9 @@ export function pipeStderr(
     readable.on("data", () => {});
     return;
   }
-  const lines = createInterface({ input: readable, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readline().createInterface({
+    input: readable,
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   lines.on("line", (line) => debug(`mcp ${name} stderr: ${line.slice(0, LINE_CHARS)}`));
 }

@@ -13,11 +13,12 @@
  * watched pipe is fd 3, an extra stdio entry, since stdin is the protocol; the server itself
  * sees only fds 0-2, as before, and keeps the spawned pid (the group's id).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { childProcess } from "../../process/builtins.js";
 import { SHELL_ADDED, watchedLaunch } from "../tools/group-watchdog.js";
 import { checkCommand } from "./command-path.js";
 import { FloodGuard } from "./flood-guard.js";
@@ -67,7 +68,7 @@ export class GroupStdioTransport implements Transport {
     const added = SHELL_ADDED.filter((name) => !(name in env));
     const launch = watchedLaunch(3, command, args, added);
     return new Promise((resolve, reject) => {
-      const child = spawn(launch.file, launch.args, {
+      const child = childProcess().spawn(launch.file, launch.args, {
         env,
         cwd,
         // fd 3: the watchdog's pipe, only ever closed (group-watchdog.ts).

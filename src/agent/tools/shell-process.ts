@@ -8,11 +8,12 @@
  * Output still in the pipes when that grace ends is read first: the grace only gives up on
  * pipes that stay silent, so a late event loop (a loaded machine) loses nothing written.
  */
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import { childProcess } from "../../process/builtins.js";
 import { watchedShell } from "./group-watchdog.js";
 import { signalGroup, waitGroupGone } from "./process-group.js";
 
@@ -102,7 +103,7 @@ export async function runShell(run: ShellRun): Promise<ShellEnd> {
 function spawnShell(run: ShellRun, launch: WrappedLaunch): Promise<ShellEnd> {
   const watched = !run.wrap;
   return new Promise<ShellEnd>((resolve, reject) => {
-    const child = spawn(launch.file, launch.args, {
+    const child = childProcess().spawn(launch.file, launch.args, {
       cwd: run.cwd,
       env: launch.env,
       detached: true,

@@ -7,7 +7,7 @@
  */
 import { createReadStream, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { readline } from "../../process/builtins.js";
 import { RECLAIM_CLOCK_MARGIN_MS, reclaimAttachment } from "../../store/attachment-store.js";
 import { archiveDir, sessionsDir } from "../../store/layout.js";
 
@@ -56,7 +56,7 @@ async function namedIn(path: string, own: boolean, among?: Set<string>): Promise
   } catch {
     return own ? found : new Set(among);
   }
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readline().createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   try {
     for await (const line of lines) {
       if (!line.includes('"user_message"') || !line.includes('"attachments"')) continue;

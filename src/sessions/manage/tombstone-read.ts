@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import { readline } from "../../process/builtins.js";
 
 const CHECKPOINT_ID = /^c-[0-9a-f]{32}$/;
 
@@ -17,7 +17,7 @@ export async function checkpointsNamedIn(path: string): Promise<string[]> {
   } catch {
     return [];
   }
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readline().createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   try {
     for await (const line of lines) {
       // Cheap filter first: a 1 MB reply is not parsed to find no checkpoint.

@@ -1,4 +1,5 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { workerThreads } from "../../process/builtins.js";
 import type { RecordFacts, RecordReadOptions } from "./facts.js";
 
 /**
@@ -37,7 +38,7 @@ class ParseThread {
   dead = false;
 
   constructor(script: URL) {
-    this.thread = new Worker(script);
+    this.thread = new (workerThreads().Worker)(script);
     this.thread.on("message", (reply: ParseReply) => this.settle(reply));
     this.thread.on("error", () => this.die());
     this.thread.on("exit", () => this.die());
