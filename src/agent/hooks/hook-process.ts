@@ -8,7 +8,6 @@
  * watching fd 3) ends the group.
  */
 import type { ChildProcess } from "node:child_process";
-import { childProcess } from "../../process/builtins.js";
 import { watchedLaunch } from "../tools/group-watchdog.js";
 import { signalGroup, waitGroupGone } from "../tools/process-group.js";
 import { KILL_GRACE_MS, shellProgram } from "../tools/shell-process.js";
@@ -46,7 +45,9 @@ export function runHookProcess(run: HookRun): Promise<HookEnd> {
   return new Promise<HookEnd>((resolve) => {
     let child: ChildProcess;
     try {
-      child = childProcess().spawn(launch.file, launch.args, {
+      // node:child_process at the first spawn, not with this module: a start that spawns nothing
+      // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+      child = process.getBuiltinModule("node:child_process").spawn(launch.file, launch.args, {
         cwd: run.cwd,
         env: run.env,
         detached: true,

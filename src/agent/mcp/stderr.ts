@@ -1,5 +1,4 @@
 import type { Stream } from "node:stream";
-import { readline } from "../../process/builtins.js";
 
 /** Longest stderr line logged; the rest of it is dropped. */
 const LINE_CHARS = 1000;
@@ -20,7 +19,9 @@ export function pipeStderr(
     readable.on("data", () => {});
     return;
   }
-  const lines = readline().createInterface({
+  // node:readline at the first read, not with this module: a start that reads no such file before
+  // its answer does not load it (2-4 ms; docs/acp.md, "Start-up").
+  const lines = process.getBuiltinModule("node:readline").createInterface({
     input: readable,
     crlfDelay: Number.POSITIVE_INFINITY,
   });

@@ -18,7 +18,6 @@ import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { childProcess } from "../../process/builtins.js";
 import { SHELL_ADDED, watchedLaunch } from "../tools/group-watchdog.js";
 import { checkCommand } from "./command-path.js";
 import { FloodGuard } from "./flood-guard.js";
@@ -68,7 +67,9 @@ export class GroupStdioTransport implements Transport {
     const added = SHELL_ADDED.filter((name) => !(name in env));
     const launch = watchedLaunch(3, command, args, added);
     return new Promise((resolve, reject) => {
-      const child = childProcess().spawn(launch.file, launch.args, {
+      // node:child_process at the first spawn, not with this module: a start that spawns nothing
+      // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+      const child = process.getBuiltinModule("node:child_process").spawn(launch.file, launch.args, {
         env,
         cwd,
         // fd 3: the watchdog's pipe, only ever closed (group-watchdog.ts).

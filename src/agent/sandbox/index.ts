@@ -49,6 +49,9 @@ export interface Sandbox {
   ): Promise<SandboxLaunch>;
 }
 
+/** Probes made before a child loaded, ended or still running. */
+type AdoptedProbes = readonly SandboxProbe[] | Promise<readonly SandboxProbe[]>;
+
 /**
  * A child's sandbox: probed once, the answer kept for the child's life. The child starts the
  * probe in the background when it starts (`start`) and its `initialize` awaits it; `doctor`
@@ -56,9 +59,6 @@ export interface Sandbox {
  * are validated, on the network setting they most likely hold (network-hint.ts), then confirm
  * that setting: a probe made with another one is dropped and made again.
  */
-/** Probes made before a child loaded, ended or still running. */
-type AdoptedProbes = readonly SandboxProbe[] | Promise<readonly SandboxProbe[]>;
-
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
   private probing: Promise<void> | null = null;

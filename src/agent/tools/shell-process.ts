@@ -13,7 +13,6 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { childProcess } from "../../process/builtins.js";
 import { watchedShell } from "./group-watchdog.js";
 import { signalGroup, waitGroupGone } from "./process-group.js";
 
@@ -103,7 +102,9 @@ export async function runShell(run: ShellRun): Promise<ShellEnd> {
 function spawnShell(run: ShellRun, launch: WrappedLaunch): Promise<ShellEnd> {
   const watched = !run.wrap;
   return new Promise<ShellEnd>((resolve, reject) => {
-    const child = childProcess().spawn(launch.file, launch.args, {
+    // node:child_process at the first spawn, not with this module: a start that spawns nothing
+    // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+    const child = process.getBuiltinModule("node:child_process").spawn(launch.file, launch.args, {
       cwd: run.cwd,
       env: launch.env,
       detached: true,

@@ -1,5 +1,4 @@
 import type { Worker } from "node:worker_threads";
-import { workerThreads } from "../../process/builtins.js";
 import type { RecordFacts, RecordReadOptions } from "./facts.js";
 
 /**
@@ -38,7 +37,9 @@ class ParseThread {
   dead = false;
 
   constructor(script: URL) {
-    this.thread = new (workerThreads().Worker)(script);
+    // node:worker_threads at the first thread, not with this module: a start that parses no big
+    // history does not load it (3-4 ms; docs/acp.md, "Start-up").
+    this.thread = new (process.getBuiltinModule("node:worker_threads").Worker)(script);
     this.thread.on("message", (reply: ParseReply) => this.settle(reply));
     this.thread.on("error", () => this.die());
     this.thread.on("exit", () => this.die());
