@@ -9,7 +9,7 @@ import {
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
 import { authenticate, authMethods, nothingUsable, setupWords, unreadySelection } from "./auth.js";
-import { currentOptions, setOption } from "./config-options.js";
+import { confirmSandbox, currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { forkParamsParser } from "./fork-params.js";
 import { initializeResult } from "./initialize-answer.js";
@@ -25,10 +25,12 @@ import { STEER_METHOD, SteerParams } from "./steer-method.js";
 
 /**
  * A session's answer, its available commands sent just after it (the editor knows the session
- * once it has the answer: session.ts, `advertiseCommands`).
+ * once it has the answer: session.ts, `advertiseCommands`), and then the real sandbox probe
+ * when the memo answered for it (config-options.ts `confirmSandbox`).
  */
 function advertised<T>(session: AcpSession, answer: T): T {
   session.advertiseCommands();
+  confirmSandbox(session);
   return answer;
 }
 

@@ -125,6 +125,24 @@ export async function setOption(
 }
 
 /**
+ * After a session's answer (agent.ts): when its engine answered its sandbox from the probe memo
+ * (docs/acp.md, "Start-up"), the real probe runs now, off the answer's path. When it found
+ * another sandbox than the memo, the engine goes by what it found from then on (`set_mode`, the
+ * next answers) and the editor gets the config options with the `mode` option's list corrected
+ * (`config_option_update`). A `sandboxed` prompt is allowed or refused by the real probe alone.
+ */
+export function confirmSandbox(session: ConfiguredSession): void {
+  const engine = session.engine;
+  setImmediate(async () => {
+    try {
+      if (await engine.confirmSandbox()) session.optionsChanged(await currentOptions(session));
+    } catch {
+      // The engine is gone (the session closed): nothing is shown any more.
+    }
+  });
+}
+
+/**
  * Applies the model and effort chosen while the session was busy, now that it is not: our
  * model.select against a fresh catalog read. A model that left the catalog since is refused and
  * the selection stays as it was; either way the editor is told the values now in force

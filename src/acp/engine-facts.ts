@@ -10,7 +10,10 @@ import type { ChildInputs, TurnFacts } from "../server/engine-face.js";
  * same probe memo), only then. The first engine of the same workspace adopts them (sessions.ts),
  * as the stdio child adopts its starter's (ChildSandbox `adopt`): with the same inputs, so what
  * it does with its sandbox is what a probe of its own would have found. An engine of another
- * folder, and every later one, probes as before.
+ * folder, and every later one, probes as before. When the probe memo answers for these inputs
+ * (`facts.remembered`), nothing is started here: that engine answers from the memo and the real
+ * run starts after the session's answer (server/handlers/sandbox-answer.ts, config-options.ts
+ * `confirmSandbox`).
  */
 export interface EngineFacts {
   /** The inputs they were found with: the agent's environment, MC_HOME and canonical cwd. */

@@ -34,6 +34,8 @@ interface EngineOptions {
   sessionRules?: SessionRules;
   /** What the starter found out for this engine's initialize (engine-facts.ts): adopted. */
   turnFacts?: TurnFacts;
+  /** Their probe memo answered and their probes wait (sessions.ts): initialize answers from it. */
+  memoAnswers?: boolean;
 }
 
 /**
@@ -83,6 +85,7 @@ export class EngineLink {
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       sessionRules: this.sessionRules,
       ...(options.turnFacts ? { turnFacts: options.turnFacts } : {}),
+      ...(options.memoAnswers ? { memoAnswers: true } : {}),
       ...(mcpServers && sharedMcp
         ? {
             mcpSource: (settings: LoadedSettings, trust: ProjectTrust) => {
@@ -142,6 +145,19 @@ export class EngineLink {
       this.mcp.begin();
       await this.mcp.tools({ signal: AbortSignal.timeout(MCP_START_WAIT_MS) });
     }
+  }
+
+  /**
+   * When this engine's `sandbox` came from the probe memo (docs/acp.md, "Start-up"): runs the
+   * real probe now and takes the sandbox it found; true when that differs from the memo's.
+   */
+  async confirmSandbox(): Promise<boolean> {
+    const confirming = this.face.sandboxConfirmed();
+    if (confirming === null) return false;
+    const found = await confirming;
+    if (found === this.sandbox) return false;
+    this.sandbox = found;
+    return true;
   }
 
   /** What the project file would run, when it waits for the user's trust. */

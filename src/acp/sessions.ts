@@ -119,7 +119,8 @@ export class Sessions {
       cwd,
       home: this.options.home,
       env: this.options.env,
-      ...(turnFacts ? { turnFacts } : {}),
+      // Probes the memo answered for have not started (starter.ts): the engine answers from it.
+      ...(turnFacts ? { turnFacts, memoAnswers: turnFacts.remembered !== null } : {}),
       ...(session ? { ...session, sharedMcp: this.sharedMcp } : {}),
       // The client's own I/O when offered, and always the moment a call starts running.
       toolHost: (turn) => ({

@@ -134,17 +134,17 @@ async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandove
 /**
  * Starts finding out what the first engine's initialize would (engine-facts.ts), with the
  * agent's inputs; undefined where that fails (the engine then finds out itself, as before).
+ * When the probe memo answers for these inputs (`remembered`), the probes wait: the engine
+ * answers from the memo and they run after the session's answer (sessions.ts, agent.ts).
  */
 function engineFactsAhead(env: NodeJS.ProcessEnv): EngineFacts | undefined {
   try {
     // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
     const found: TurnFactsModule = createRequire(__filename)("./turn-facts.cjs");
     const inputs = found.childInputs(env);
-    const facts = found.turnFactsOf(inputs);
-    // Nothing is answered from a memo here: the engine's own initialize answers, so the
-    // sandbox runs now, while the agent loads.
-    void facts.run();
-    return { inputs, facts };
+    // Without the memo's answer (turnFactsOf has then started the probes), the sandbox runs
+    // while the agent loads; with it, its spawn and its wait leave the path to the answer.
+    return { inputs, facts: found.turnFactsOf(inputs) };
   } catch {
     return undefined;
   }

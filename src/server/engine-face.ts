@@ -11,13 +11,13 @@ import type { Request } from "../protocol/envelope.js";
 import type { MethodName, ParamsOf, ResultOf } from "../protocol/methods.js";
 import { RawJson } from "../protocol/raw-json.js";
 import type { NextStep } from "../protocol/recovery.js";
-import type { TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
+import type { SandboxKind, TurnEventParams, TurnResult } from "../protocol/schemas/turns.js";
 import { wellFormed } from "../protocol/well-formed.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildHandlers, type HandlerOptions } from "./handlers/index.js";
 import { createModelServices, type ModelServices } from "./handlers/model-services.js";
 import type { OutboundFrame } from "./outbound.js";
-import { createState } from "./state.js";
+import { createState, type ServerState } from "./state.js";
 
 /** What an ACP starter finds out for an engine's initialize, typed as the stdio starter's. */
 export type { ChildInputs, TurnFacts } from "./turn-facts.js";
@@ -38,7 +38,10 @@ export class EngineError extends Error {
 }
 
 interface EngineFaceOptions
-  extends Pick<HandlerOptions, "toolHost" | "sessionRules" | "mcpSource" | "turnFacts"> {
+  extends Pick<
+    HandlerOptions,
+    "toolHost" | "sessionRules" | "mcpSource" | "turnFacts" | "memoAnswers"
+  > {
   cwd: string;
   home: string;
   env: NodeJS.ProcessEnv;
@@ -55,6 +58,7 @@ interface Waiter {
 /** One engine for one canonical cwd, reached through typed requests. */
 export class EngineFace {
   private readonly dispatcher: Dispatcher;
+  private readonly state: ServerState;
   private readonly waiters = new Map<string, Waiter>();
   private readonly sinks = new Map<string, TurnEventSink>();
   private next = 0;
@@ -63,11 +67,13 @@ export class EngineFace {
 
   constructor(options: EngineFaceOptions) {
     const state = createState(options.cwd, options.home, options.env);
+    this.state = state;
     const handlers = buildHandlers(state, {
       ...(options.toolHost ? { toolHost: options.toolHost } : {}),
       ...(options.sessionRules ? { sessionRules: options.sessionRules } : {}),
       ...(options.mcpSource ? { mcpSource: options.mcpSource } : {}),
       ...(options.turnFacts ? { turnFacts: options.turnFacts } : {}),
+      ...(options.memoAnswers ? { memoAnswers: true } : {}),
       settingsReported: true,
     });
     this.dispatcher = new Dispatcher({
@@ -100,6 +106,14 @@ export class EngineFace {
     const result = this.send("turn.start", params, requestId);
     const done = result.finally(() => this.sinks.delete(requestId));
     return { requestId, result: done };
+  }
+
+  /**
+   * When its initialize answered the sandbox from the probe memo (handlers/sandbox-answer.ts):
+   * runs the real probe (if nothing has yet) and settles with the sandbox it found; else null.
+   */
+  sandboxConfirmed(): Promise<SandboxKind | null> | null {
+    return this.state.sandboxConfirmed?.() ?? null;
   }
 
   /**

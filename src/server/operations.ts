@@ -30,18 +30,28 @@ export function endsCancelled(op: ActiveOperation): boolean {
   return op.controller.signal.aborted && !op.committed;
 }
 
+/**
+ * Milliseconds on a monotonic clock (the one `performance.now()` reads), through `process.hrtime`: the
+ * global `performance`'s first use loads perf_hooks (eleven internal modules, 2-3 ms of CPU),
+ * which every start's first request paid here before its answer (docs/benchmarks.md).
+ */
+function monotonicMs(): number {
+  const [seconds, nanoseconds] = process.hrtime();
+  return seconds * 1000 + nanoseconds / 1e6;
+}
+
 export class OperationRegistry {
   private readonly active = new Map<string, ActiveOperation>();
-  /** performance.now() when the last request ended (or began, while one runs). */
+  /** monotonicMs() when the last request ended (or began, while one runs). */
   private lastActive = 0;
 
   add(op: ActiveOperation): void {
     this.active.set(op.id, op);
-    this.lastActive = performance.now();
+    this.lastActive = monotonicMs();
   }
 
   remove(id: string): void {
-    if (this.active.delete(id)) this.lastActive = performance.now();
+    if (this.active.delete(id)) this.lastActive = monotonicMs();
   }
 
   /**
@@ -49,7 +59,7 @@ export class OperationRegistry {
    * milliseconds, so a gap this long is the frontend's pause, not the middle of its work.
    */
   quietFor(ms: number): boolean {
-    return this.active.size === 0 && performance.now() - this.lastActive >= ms;
+    return this.active.size === 0 && monotonicMs() - this.lastActive >= ms;
   }
 
   get(id: string): ActiveOperation | undefined {

@@ -1,3 +1,4 @@
+import type { SandboxKind } from "../agent/sandbox/index.js";
 import type { Capability } from "../protocol/capabilities.js";
 import type { Attachment, Selection } from "../protocol/schemas/lifecycle.js";
 
@@ -28,6 +29,11 @@ export interface ServerState {
    * an `initialize` already waiting when the child starts is not held behind it.
    */
   extensionPending: Partial<Record<Capability, () => Promise<void>>>;
+  /**
+   * Set when `initialize` answered the sandbox from the probe memo (handlers/sandbox-answer.ts):
+   * starts the real probe if it has not started and settles with the sandbox it found.
+   */
+  sandboxConfirmed?: () => Promise<SandboxKind | null>;
   /**
    * Writes a notification about the child itself (one whose spec names no request, such as
    * `mcp.changed`); set by the dispatcher. The caller checks the capability was negotiated.

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { safeParse } from "../protocol/first-parse.js";
 import { type Infer, lazy } from "../protocol/lazy.js";
 import { errorCode, readRegularFile, UnsafeStoreFile } from "./safe-read.js";
 import { parseJson } from "./settings.js";
@@ -154,7 +155,10 @@ export function validateCache(
     return { status: "invalid_format" };
   if (Array.isArray(json.models) && json.models.length > CACHE_MODELS)
     throw new CacheLimitExceeded();
-  const parsed = CacheFile().safeParse(json);
+  // Its first check without zod's compiled fast path (first-parse.ts): a start reads each
+  // provider's cache once or twice, and compiling cost more than it saved on the path to an ACP
+  // session's answer (docs/benchmarks.md, "Targets of issue 44").
+  const parsed = safeParse(CacheFile(), json);
   if (!parsed.success || parsed.data.provider !== provider) return { status: "invalid_schema" };
   if (parsed.data.fingerprint !== fingerprint) return { status: "incompatible_fingerprint" };
   if (parsed.data.models.length === 0) return { status: "empty_cache" };

@@ -27,7 +27,7 @@
  * Left as before: `MC_AGENT_GIT_SPAWN=direct` (and any platform without `/bin/sh`) runs git with
  * `execFile` directly (git.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -104,7 +104,11 @@ class ShellSpawner {
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
-    this.shell = spawn(SHELL, [], { stdio: ["pipe", "pipe", "ignore"] });
+    // node:child_process at the first spawn, not with this module: a start that spawns nothing
+    // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+    this.shell = process
+      .getBuiltinModule("node:child_process")
+      .spawn(SHELL, [], { stdio: ["pipe", "pipe", "ignore"] });
     // Neither the shell nor its pipes keep the child's loop alive, but for a call in flight
     // its stdout does (`holdLoop`): the call's answer comes on it.
     this.shell.unref();

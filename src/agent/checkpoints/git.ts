@@ -5,7 +5,6 @@
  * work tree, and that shuts out everything of the user's git (system and global config, hooks,
  * GIT_* variables inherited from a hook or a script, pagers, prompts, background gc).
  */
-import { execFile } from "node:child_process";
 import { dirname } from "node:path";
 import { runThroughShell, shellSpawnerUsable } from "./git-spawner.js";
 
@@ -96,7 +95,9 @@ export function runGit(place: GitPlace, args: string[], run: GitRun): Promise<Bu
   const config = [...FIXED_CONFIG, ...(run.config ?? [])].flatMap((c) => ["-c", c]);
   if (shellSpawnerUsable(run.env)) return runGitInShell(place, config, args, run);
   return new Promise((resolve, reject) => {
-    const child = execFile(
+    // node:child_process at the first spawn, not with this module: a start that spawns nothing
+    // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+    const child = process.getBuiltinModule("node:child_process").execFile(
       "git",
       [...config, ...args],
       {

@@ -7,7 +7,7 @@
  * group is killed; and if the child itself dies (kill -9), the watchdog (group-watchdog.ts,
  * watching fd 3) ends the group.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { watchedLaunch } from "../tools/group-watchdog.js";
 import { signalGroup, waitGroupGone } from "../tools/process-group.js";
 import { KILL_GRACE_MS, shellProgram } from "../tools/shell-process.js";
@@ -45,7 +45,9 @@ export function runHookProcess(run: HookRun): Promise<HookEnd> {
   return new Promise<HookEnd>((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(launch.file, launch.args, {
+      // node:child_process at the first spawn, not with this module: a start that spawns nothing
+      // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+      child = process.getBuiltinModule("node:child_process").spawn(launch.file, launch.args, {
         cwd: run.cwd,
         env: run.env,
         detached: true,

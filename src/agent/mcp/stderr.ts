@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { Stream } from "node:stream";
 
 /** Longest stderr line logged; the rest of it is dropped. */
@@ -20,6 +19,11 @@ export function pipeStderr(
     readable.on("data", () => {});
     return;
   }
-  const lines = createInterface({ input: readable, crlfDelay: Number.POSITIVE_INFINITY });
+  // node:readline at the first read, not with this module: a start that reads no such file before
+  // its answer does not load it (2-4 ms; docs/acp.md, "Start-up").
+  const lines = process.getBuiltinModule("node:readline").createInterface({
+    input: readable,
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
   lines.on("line", (line) => debug(`mcp ${name} stderr: ${line.slice(0, LINE_CHARS)}`));
 }

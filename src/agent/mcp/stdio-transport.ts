@@ -13,7 +13,7 @@
  * watched pipe is fd 3, an extra stdio entry, since stdin is the protocol; the server itself
  * sees only fds 0-2, as before, and keeps the spawned pid (the group's id).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -67,7 +67,9 @@ export class GroupStdioTransport implements Transport {
     const added = SHELL_ADDED.filter((name) => !(name in env));
     const launch = watchedLaunch(3, command, args, added);
     return new Promise((resolve, reject) => {
-      const child = spawn(launch.file, launch.args, {
+      // node:child_process at the first spawn, not with this module: a start that spawns nothing
+      // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+      const child = process.getBuiltinModule("node:child_process").spawn(launch.file, launch.args, {
         env,
         cwd,
         // fd 3: the watchdog's pipe, only ever closed (group-watchdog.ts).

@@ -49,6 +49,9 @@ export interface Sandbox {
   ): Promise<SandboxLaunch>;
 }
 
+/** Probes made before a child loaded, ended or still running. */
+type AdoptedProbes = readonly SandboxProbe[] | Promise<readonly SandboxProbe[]>;
+
 /**
  * A child's sandbox: probed once, the answer kept for the child's life. The child starts the
  * probe in the background when it starts (`start`) and its `initialize` awaits it; `doctor`
@@ -59,8 +62,8 @@ export interface Sandbox {
 export class ChildSandbox {
   private probed: { availability: SandboxAvailability; sandbox: Sandbox | null } | null = null;
   private probing: Promise<void> | null = null;
-  /** Probes made before this child loaded, as they are or still running (`adopt`). */
-  private adopted: readonly SandboxProbe[] | Promise<readonly SandboxProbe[]> | null = null;
+  /** Probes made before this child loaded, as they are, still running or yet to start (`adopt`). */
+  private adopted: AdoptedProbes | (() => AdoptedProbes) | null = null;
 
   constructor(private inputs: PolicyInputs) {}
 
@@ -68,9 +71,10 @@ export class ChildSandbox {
    * What the starter probed with this child's own inputs under each network setting
    * (src/server/turn-facts.ts), ended or still running: taken as this child's probe of that
    * setting, never made again, so what the child does with its sandbox is what the starter's
-   * answer said. A setting it did not probe is probed here as before.
+   * answer said. A setting it did not probe is probed here as before. A function starts them
+   * when this sandbox is first started (`start`), not before.
    */
-  adopt(probes: readonly SandboxProbe[] | Promise<readonly SandboxProbe[]>): void {
+  adopt(probes: AdoptedProbes | (() => AdoptedProbes)): void {
     this.adopted = probes;
   }
 
@@ -112,7 +116,7 @@ export class ChildSandbox {
 
   /** An ended adopted probe of the current network setting, when nothing is known yet. */
   private takeAdopted(): void {
-    if (this.probed !== null || this.adopted === null || this.adopted instanceof Promise) return;
+    if (this.probed !== null || !Array.isArray(this.adopted)) return;
     const availability = ofNetwork(this.adopted, this.inputs.network);
     if (availability === undefined) return;
     this.probed = { availability, sandbox: sandboxOf(availability, this.inputs) };
@@ -121,8 +125,8 @@ export class ChildSandbox {
 
   /** The adopted probe of `inputs`' network setting once it has ended, or a probe of its own. */
   private async adoptedOrProbed(inputs: PolicyInputs): Promise<SandboxAvailability> {
-    const adopted =
-      this.adopted === null ? undefined : ofNetwork(await this.adopted, inputs.network);
+    const source = typeof this.adopted === "function" ? this.adopted() : this.adopted;
+    const adopted = source === null ? undefined : ofNetwork(await source, inputs.network);
     return adopted ?? probeSandboxAsync(sandboxPolicy(inputs), inputs.env);
   }
 

@@ -8,7 +8,7 @@
  * Output still in the pipes when that grace ends is read first: the grace only gives up on
  * pipes that stay silent, so a late event loop (a loaded machine) loses nothing written.
  */
-import { type ChildProcessByStdio, spawn } from "node:child_process";
+import type { ChildProcessByStdio } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -102,7 +102,9 @@ export async function runShell(run: ShellRun): Promise<ShellEnd> {
 function spawnShell(run: ShellRun, launch: WrappedLaunch): Promise<ShellEnd> {
   const watched = !run.wrap;
   return new Promise<ShellEnd>((resolve, reject) => {
-    const child = spawn(launch.file, launch.args, {
+    // node:child_process at the first spawn, not with this module: a start that spawns nothing
+    // before its answer does not load it (3-5 ms; docs/acp.md, "Start-up").
+    const child = process.getBuiltinModule("node:child_process").spawn(launch.file, launch.args, {
       cwd: run.cwd,
       env: launch.env,
       detached: true,

@@ -17,6 +17,7 @@ import { createModelServices } from "./model-services.js";
 import { modelHandlers } from "./models.js";
 import { revertHandlers } from "./revert.js";
 import { ChildRules, rulesHandlers } from "./rules.js";
+import { memoSandbox } from "./sandbox-answer.js";
 import { sessionHandlers } from "./sessions.js";
 import { settingsHandlers } from "./settings.js";
 import { commandHandlers } from "./skills.js";
@@ -72,10 +73,17 @@ export interface HandlerOptions {
    * the sandbox's probes and the checkpoints' availability, adopted instead of found again.
    */
   turnFacts?: TurnFacts;
+  /**
+   * In-process use only (`mc-agent acp`): `turnFacts` whose probe memo answered and whose
+   * probes have not started; the initialize answers from the memo (sandbox-answer.ts).
+   */
+  memoAnswers?: boolean;
 }
 
 export function buildHandlers(state: ServerState, options: HandlerOptions): HandlerTable {
-  const sandbox = childSandbox(state, options.probeSandboxFirst === true, options.turnFacts);
+  const memo = options.memoAnswers === true ? memoSandbox(options.turnFacts) : undefined;
+  const probeFirst = options.probeSandboxFirst === true;
+  const sandbox = childSandbox(state, probeFirst, options.turnFacts, memo !== undefined);
   if (options.turnFacts) childCheckpoints(state, options.turnFacts.checkpoints);
   const models = createModelServices(state, { warn: options.settingsReported !== true });
   sandbox.confirmNetwork(models.settings.global.sandbox?.network === true);
@@ -100,6 +108,7 @@ export function buildHandlers(state: ServerState, options: HandlerOptions): Hand
         seam,
         ...(options.toolHost ? { toolHost: options.toolHost } : {}),
         ...(mcpTools ? { mcpTools } : {}),
+        ...(memo !== undefined ? { memoSandbox: memo } : {}),
       },
       rules,
       sandbox,

@@ -2,7 +2,11 @@ import { randomUUID } from "node:crypto";
 import { ApprovalBroker } from "../../agent/approvals.js";
 import { type PreparedImage, prepareAttachments } from "../../agent/attachments/prepare.js";
 import type { McpToolSource } from "../../agent/mcp-tools/source.js";
-import { type ChildSandbox, unavailableMessage } from "../../agent/sandbox/index.js";
+import {
+  type ChildSandbox,
+  type SandboxKind,
+  unavailableMessage,
+} from "../../agent/sandbox/index.js";
 import { SteerInbox } from "../../agent/steering.js";
 import type { ToolHostSource } from "../../agent/tools/tool-host.js";
 import { ProtocolError } from "../../protocol/codes.js";
@@ -13,6 +17,7 @@ import type { TestSeam } from "../test-seam.js";
 import { childCheckpoints } from "./checkpoints.js";
 import type { ModelServices } from "./model-services.js";
 import type { ChildRules } from "./rules.js";
+import { answerSandbox } from "./sandbox-answer.js";
 import { turnInput } from "./skills.js";
 import type { TurnWorld } from "./turn-engine.js";
 
@@ -27,7 +32,13 @@ interface RunningTurn {
 export function turnHandlers(
   state: ServerState,
   services: ModelServices,
-  options: { seam: TestSeam; toolHost?: ToolHostSource; mcpTools?: McpToolSource },
+  options: {
+    seam: TestSeam;
+    toolHost?: ToolHostSource;
+    mcpTools?: McpToolSource;
+    /** The sandbox the probe memo answered, its probes not started (sandbox-answer.ts). */
+    memoSandbox?: SandboxKind | null;
+  },
   rules: ChildRules,
   sandbox: ChildSandbox,
 ): HandlerTable {
@@ -36,17 +47,12 @@ export function turnHandlers(
     p.api_key_env ? [p.api_key_env] : [],
   );
   // One real run of the sandbox per child (child-sandbox.ts, which may have started it before
-  // the settings were read), without blocking its loop;
-  // initialize awaits it when it negotiates `turn` (the extension says what it found). When
-  // it has not started yet, it starts in the loop's first check phase, after the frames
-  // already waiting are read: its spawn forks the whole process synchronously (4-8 ms), which
-  // an `initialize` that does not negotiate `turn`, waiting in the pipe since the spawn,
-  // should not wait behind. One that does starts it at once if it has not started yet.
-  state.extensionPending.turn = () => sandbox.start();
-  setImmediate(() => sandbox.start());
+  // the settings were read), without blocking its loop; an initialize negotiating `turn` waits
+  // for it, or answers from the probe memo when handed one (sandbox-answer.ts).
+  const answered = answerSandbox(state, sandbox, options.memoSandbox);
   const checkpoints = childCheckpoints(state);
   state.extensionExtras.turn = () => ({
-    sandbox: sandbox.availability().sandbox,
+    sandbox: answered(),
     checkpoints: checkpoints.availability,
   });
   const world: TurnWorld = { state, services, options, rules, checkpoints, credentialVariables };

@@ -7,7 +7,6 @@
  */
 import { createReadStream, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { RECLAIM_CLOCK_MARGIN_MS, reclaimAttachment } from "../../store/attachment-store.js";
 import { archiveDir, sessionsDir } from "../../store/layout.js";
 
@@ -56,7 +55,11 @@ async function namedIn(path: string, own: boolean, among?: Set<string>): Promise
   } catch {
     return own ? found : new Set(among);
   }
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+  // node:readline at the first read, not with this module: a start that reads no such file before
+  // its answer does not load it (2-4 ms; docs/acp.md, "Start-up").
+  const lines = process
+    .getBuiltinModule("node:readline")
+    .createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   try {
     for await (const line of lines) {
       if (!line.includes('"user_message"') || !line.includes('"attachments"')) continue;

@@ -1,4 +1,4 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { RecordFacts, RecordReadOptions } from "./facts.js";
 
 /**
@@ -37,7 +37,9 @@ class ParseThread {
   dead = false;
 
   constructor(script: URL) {
-    this.thread = new Worker(script);
+    // node:worker_threads at the first thread, not with this module: a start that parses no big
+    // history does not load it (3-4 ms; docs/acp.md, "Start-up").
+    this.thread = new (process.getBuiltinModule("node:worker_threads").Worker)(script);
     this.thread.on("message", (reply: ParseReply) => this.settle(reply));
     this.thread.on("error", () => this.die());
     this.thread.on("exit", () => this.die());

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { probeMemoPath } from "../../src/agent/sandbox/probe-memo.js";
+import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { LineSplitter } from "../../src/conformance/line-splitter.js";
+import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+import { until } from "../helpers/fakes.js";
+
+/**
+ * `mc-agent acp`'s first session answered from the probe memo (docs/acp.md, "Start-up"): when
+ * the memo holds what the last real run of these very runs found, the first engine's
+ * `initialize` answers from it and the real run is made after the session's answer, not on its
+ * path. A memo the real run contradicts is rewritten, the session's engine goes by the real run
+ * (set_mode), and the editor gets the `mode` option's corrected list. The fake bwrap starts or
+ * fails as a file says, without itself changing (its identity is part of the memo's key), and
+ * each world has a TMPDIR of its own (the memo lives in the private cache folder under it).
+ */
+
+const boxes: Sandbox[] = [];
+after(() => {
+  for (const box of boxes) box.cleanup();
+});
+
+interface World {
+  box: Sandbox;
+  env: Record<string, string>;
+  /** Whether the fake bwrap starts (it fails as bwrap does without user namespaces otherwise). */
+  starts(ok: boolean): void;
+  /** How many times the fake bwrap has run. */
+  runs(): number;
+  memo: string;
+}
+
+function world(): World {
+  const box = sandbox("mc-acp-probe-memo-");
+  boxes.push(box);
+  writeTurnHome(box, "http://127.0.0.1:9/v1");
+  const dir = join(box.root, "fake-bin");
+  mkdirSync(dir);
+  const outcome = join(box.root, "bwrap-outcome");
+  const count = join(box.root, "bwrap-runs");
+  writeFileSync(
+    join(dir, "bwrap"),
+    `#!/bin/sh\necho run >> "${count}"\n[ "$(cat "${outcome}")" = ok ] && exit 0\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`,
+  );
+  chmodSync(join(dir, "bwrap"), 0o755);
+  const tmp = join(box.root, "tmp");
+  mkdirSync(tmp);
+  const runs = () => {
+    try {
+      return readFileSync(count, "utf8").split("\n").filter(Boolean).length;
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    box,
+    env: { PATH: `${dir}:${process.env.PATH ?? ""}`, TMPDIR: tmp },
+    starts: (ok) => writeFileSync(outcome, ok ? "ok" : "no"),
+    runs,
+    memo: probeMemoPath(join(tmp, `mc-agent-${process.getuid?.()}`)),
+  };
+}
+
+type Frame = Record<string, unknown>;
+
+interface Agent {
+  request(id: number, method: string, params: object): Promise<Frame>;
+  /** Every notification so far, in order. */
+  notes: Frame[];
+  close(): Promise<void>;
+}
+
+function startAgent(w: World): Agent {
+  const agent = spawn(CHILD_BIN, ["acp"], {
+    cwd: w.box.workspace,
+    env: {
+      HOME: w.box.root,
+      MC_HOME: w.box.home,
+      CODEX_HOME: join(w.box.root, "no-codex"),
+      CLAUDE_CONFIG_DIR: join(w.box.root, "no-claude"),
+      MC_KIT_KEY: KIT_KEY,
+      ...w.env,
+    },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const waiting = new Map<number, (frame: Frame) => void>();
+  const notes: Frame[] = [];
+  const lines = new LineSplitter();
+  agent.stdout.setEncoding("utf8");
+  agent.stdout.on("data", (chunk: string) => {
+    for (const line of lines.push(chunk)) {
+      const frame = JSON.parse(line) as Frame;
+      if ("method" in frame) notes.push(frame);
+      else if (typeof frame.id === "number") waiting.get(frame.id)?.(frame);
+    }
+  });
+  const exited = new Promise((resolve) => agent.on("exit", resolve));
+  return {
+    notes,
+    request: (id, method, params) =>
+      new Promise((resolve) => {
+        waiting.set(id, resolve);
+        agent.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      }),
+    close: async () => {
+      agent.stdin.end();
+      await exited;
+    },
+  };
+}
+
+const INITIALIZE = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true }, terminal: true, auth: { terminal: true } },
+  clientInfo: { name: "probe-memo-test", version: "1" },
+};
+
+const modes = (answer: Frame) =>
+  (answer.result as { modes: { availableModes: { id: string }[] } }).modes.availableModes.map(
+    (mode) => mode.id,
+  );
+
+/** The `mode` option's values in a `config_option_update`, or null for another notification. */
+function modeOptionValues(note: Frame): string[] | null {
+  const update = (note.params as { update?: Frame } | undefined)?.update;
+  if (update?.sessionUpdate !== "config_option_update") return null;
+  const options = update.configOptions as { id: string; options: { value: string }[] }[];
+  return options.find((option) => option.id === "mode")?.options.map((o) => o.value) ?? null;
+}
+
+/** The sandbox each memo entry's runs found, newest first. */
+function memoFindings(w: World): unknown[] {
+  try {
+    const memo = JSON.parse(readFileSync(w.memo, "utf8")) as { entries: { sandbox: unknown }[] };
+    return memo.entries.map((entry) => entry.sandbox);
+  } catch {
+    return [];
+  }
+}
+
+const memoSays = (w: World, kind: string | null) =>
+  until(() => JSON.stringify(memoFindings(w)[0]) === JSON.stringify([kind]), "the memo");
+
+/** initialize, then session/new in the workspace: the session/new's answer. */
+async function firstSession(agent: Agent, w: World): Promise<Frame> {
+  assert.ok((await agent.request(0, "initialize", INITIALIZE)).result);
+  return agent.request(1, "session/new", { cwd: w.box.workspace, mcpServers: [] });
+}
+
+describe("acp: the first session's sandbox answered from the probe memo", () => {
+  it("answers from the memo, runs the real probe after the answer, and corrects a wrong memo", async () => {
+    const w = world();
+    w.starts(true);
+    // No memo yet: the real run decides the first session's modes and is remembered.
+    let agent = startAgent(w);
+    try {
+      assert.ok(modes(await firstSession(agent, w)).includes("sandboxed"));
+    } finally {
+      await agent.close();
+    }
+    await memoSays(w, "bubblewrap");
+    const runsBefore = w.runs();
+
+    // The sandbox no longer starts, which nothing in the memo's key shows.
+    w.starts(false);
+    agent = startAgent(w);
+    try {
+      const answer = await firstSession(agent, w);
+      const sessionId = (answer.result as { sessionId: string }).sessionId;
+      // The memo's answer: the real run, which fails, had not decided it.
+      assert.ok(modes(answer).includes("sandboxed"), JSON.stringify(answer));
+      // The real run after the answer: the editor is told the modes it found.
+      await until(() => agent.notes.some((n) => modeOptionValues(n)?.includes("ask")), "update");
+      const corrected = agent.notes.map(modeOptionValues).find((values) => values !== null);
+      assert.ok(corrected && !corrected.includes("sandboxed"), JSON.stringify(corrected));
+      assert.equal(w.runs(), runsBefore + 1, "one real run");
+      await memoSays(w, null);
+      // The engine goes by the real run: the sandboxed mode is refused now.
+      const set = await agent.request(2, "session/set_mode", { sessionId, modeId: "sandboxed" });
+      assert.ok(set.error, JSON.stringify(set));
+    } finally {
+      await agent.close();
+    }
+
+    // The corrected memo answers the next start.
+    agent = startAgent(w);
+    try {
+      const answer = await firstSession(agent, w);
+      assert.ok(!modes(answer).includes("sandboxed"), JSON.stringify(answer));
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it("a memo the real run agrees with changes nothing the editor sees", async () => {
+    const w = world();
+    w.starts(true);
+    let agent = startAgent(w);
+    try {
+      await firstSession(agent, w);
+    } finally {
+      await agent.close();
+    }
+    await memoSays(w, "bubblewrap");
+    const runsBefore = w.runs();
+    agent = startAgent(w);
+    try {
+      const answer = await firstSession(agent, w);
+      assert.ok(modes(answer).includes("sandboxed"), JSON.stringify(answer));
+      // The real run is still made, once, after the answer.
+      await until(() => w.runs() === runsBefore + 1, "the real run");
+      const set = await agent.request(2, "session/set_mode", {
+        sessionId: (answer.result as { sessionId: string }).sessionId,
+        modeId: "sandboxed",
+      });
+      assert.ok(set.result, JSON.stringify(set));
+      assert.ok(
+        agent.notes.every((n) => modeOptionValues(n)?.includes("sandboxed") !== false),
+        "no mode list without sandboxed",
+      );
+    } finally {
+      await agent.close();
+    }
+  });
+});

@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { LineSplitter } from "../../src/conformance/line-splitter.js";
+import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+
+/**
+ * What `mc-agent acp` has loaded of Node's own modules when it answers an editor's first
+ * `session/new` (docs/acp.md, "Start-up"): each is CPU time on the path to a session ready for
+ * a prompt, so what that answer does not use is loaded on first use, after it. Read inside the
+ * agent by a preloaded script that notes `process.moduleLoadList` as the answer is written, at
+ * the second start in a world (TMPDIR of its own): the first one's sandbox probe wrote the probe
+ * memo, which then answers, so nothing is spawned before the answer (docs/acp.md, "Start-up").
+ */
+
+const boxes: Sandbox[] = [];
+after(() => {
+  for (const box of boxes) box.cleanup();
+});
+
+const PRELOAD = `
+const { writeFileSync } = require("node:fs");
+const stdout = process.stdout;
+const write = stdout.write;
+stdout.write = function (chunk, ...rest) {
+  const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+  if (text.startsWith('{"jsonrpc":"2.0","id":1,"result"'))
+    writeFileSync(process.env.MC_TEST_LOADED_AT_ANSWER, JSON.stringify(process.moduleLoadList));
+  return write.call(this, chunk, ...rest);
+};
+`;
+
+/** The internal modules loaded when session/new (ID 1) was answered, in a started agent. */
+async function loadedAtAnswer(box: Sandbox): Promise<string[]> {
+  const preload = join(box.root, "preload.cjs");
+  const noted = join(box.root, "loaded.json");
+  writeFileSync(preload, PRELOAD);
+  const agent = spawn(process.execPath, ["--require", preload, CHILD_BIN, "acp"], {
+    cwd: box.workspace,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: box.root,
+      MC_HOME: box.home,
+      CODEX_HOME: join(box.root, "no-codex"),
+      CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
+      MC_KIT_KEY: KIT_KEY,
+      TMPDIR: join(box.root, "tmp"),
+      MC_TEST_LOADED_AT_ANSWER: noted,
+    },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => agent.on("exit", resolve));
+  const lines = new LineSplitter();
+  const answered = new Promise<Record<string, unknown>>((resolve) => {
+    agent.stdout.setEncoding("utf8");
+    agent.stdout.on("data", (chunk: string) => {
+      for (const line of lines.push(chunk)) {
+        const frame = JSON.parse(line) as Record<string, unknown>;
+        if (frame.id === 0)
+          agent.stdin.write(
+            `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: box.workspace, mcpServers: [] } })}\n`,
+          );
+        if (frame.id === 1) resolve(frame);
+      }
+    });
+  });
+  const initialize = {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: true }, terminal: true, auth: { terminal: true } },
+    clientInfo: { name: "start-loads-test", version: "1" },
+  };
+  agent.stdin.write(
+    `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: initialize })}\n`,
+  );
+  const answer = await answered;
+  agent.stdin.end();
+  await exited;
+  assert.ok(answer.result, JSON.stringify(answer));
+  return JSON.parse(readFileSync(noted, "utf8")) as string[];
+}
+
+/** Node's modules the answer does not use, and what loaded them before (each 2-5 ms of CPU). */
+const NOT_AT_ANSWER = [
+  // The global `performance`, read by the engine's request registry (operations.ts).
+  "NativeModule perf_hooks",
+  "NativeModule internal/perf/performance",
+  // Imported by the modules that spawn git, commands, hooks and MCP servers.
+  "NativeModule child_process",
+  // Imported by the history's parse threads (parse-worker-pool.ts).
+  "NativeModule worker_threads",
+  // Imported by the session files' readers and the MCP servers' stderr.
+  "NativeModule readline",
+];
+
+describe("acp: what the start loads before session/new's answer", () => {
+  it("loads none of the modules only later work uses", async () => {
+    const box = sandbox("mc-acp-start-loads-");
+    boxes.push(box);
+    writeTurnHome(box, "http://127.0.0.1:9/v1");
+    mkdirSync(join(box.root, "tmp"));
+    await loadedAtAnswer(box);
+    const loaded = await loadedAtAnswer(box);
+    assert.ok(loaded.includes("NativeModule fs"), "the note was taken");
+    for (const name of NOT_AT_ANSWER) assert.ok(!loaded.includes(name), `${name} was loaded`);
+  });
+});
