@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
-import { LineSplitter } from "../../src/conformance/line-splitter.js";
-import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+import { type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { writeTurnHome } from "../../src/conformance/turn-world.js";
+import { type AcpProcess, startAcpProcess } from "../helpers/acp-process.js";
 
 /**
  * `mc-agent acp`'s starter finds out what the first engine's `initialize` would (its sandbox, by
@@ -17,47 +16,10 @@ import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
  * `bwrap` first on PATH that counts its runs.
  */
 
-interface Agent {
-  request(id: number, method: string, params: object): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-}
+type Agent = AcpProcess;
 
-function startAgent(box: Sandbox, path: string, env: Record<string, string> = {}): Agent {
-  const agent = spawn(CHILD_BIN, ["acp"], {
-    cwd: box.workspace,
-    env: {
-      PATH: path,
-      HOME: box.root,
-      MC_HOME: box.home,
-      CODEX_HOME: join(box.root, "no-codex"),
-      CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
-      MC_KIT_KEY: KIT_KEY,
-      ...env,
-    },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const waiting = new Map<number, (frame: Record<string, unknown>) => void>();
-  const lines = new LineSplitter();
-  agent.stdout.setEncoding("utf8");
-  agent.stdout.on("data", (chunk: string) => {
-    for (const line of lines.push(chunk)) {
-      const frame = JSON.parse(line) as Record<string, unknown>;
-      if (typeof frame.id === "number" && !("method" in frame)) waiting.get(frame.id)?.(frame);
-    }
-  });
-  const exited = new Promise((resolve) => agent.on("exit", resolve));
-  return {
-    request: (id, method, params) =>
-      new Promise((resolve) => {
-        waiting.set(id, resolve);
-        agent.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      }),
-    close: async () => {
-      agent.stdin.end();
-      await exited;
-    },
-  };
-}
+const startAgent = (box: Sandbox, path: string, env: Record<string, string> = {}): Agent =>
+  startAcpProcess(box, { PATH: path, ...env });
 
 /** A fake bwrap that counts its runs in `count` and starts (exit 0) only at its first. */
 function fakeBwrap(box: Sandbox): { path: string; runs: () => number } {

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { after, describe, it } from "node:test";
-import { probeMemoPath } from "../../src/agent/sandbox/probe-memo.js";
-import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
-import { LineSplitter } from "../../src/conformance/line-splitter.js";
-import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+import type { Sandbox } from "../../src/conformance/harness.js";
+import { writeTurnHome } from "../../src/conformance/turn-world.js";
+import { type AcpProcess, startAcpProcess } from "../helpers/acp-process.js";
+import { type FakeBwrapWorld, fakeBwrapWorld } from "../helpers/fake-bwrap.js";
 import { until } from "../helpers/fakes.js";
 
 /**
@@ -24,94 +22,19 @@ after(() => {
   for (const box of boxes) box.cleanup();
 });
 
-interface World {
-  box: Sandbox;
-  env: Record<string, string>;
-  /** Whether the fake bwrap starts (it fails as bwrap does without user namespaces otherwise). */
-  starts(ok: boolean): void;
-  /** How many times the fake bwrap has run. */
-  runs(): number;
-  memo: string;
-}
+type World = FakeBwrapWorld;
 
 function world(): World {
-  const box = sandbox("mc-acp-probe-memo-");
-  boxes.push(box);
-  writeTurnHome(box, "http://127.0.0.1:9/v1");
-  const dir = join(box.root, "fake-bin");
-  mkdirSync(dir);
-  const outcome = join(box.root, "bwrap-outcome");
-  const count = join(box.root, "bwrap-runs");
-  writeFileSync(
-    join(dir, "bwrap"),
-    `#!/bin/sh\necho run >> "${count}"\n[ "$(cat "${outcome}")" = ok ] && exit 0\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`,
-  );
-  chmodSync(join(dir, "bwrap"), 0o755);
-  const tmp = join(box.root, "tmp");
-  mkdirSync(tmp);
-  const runs = () => {
-    try {
-      return readFileSync(count, "utf8").split("\n").filter(Boolean).length;
-    } catch {
-      return 0;
-    }
-  };
-  return {
-    box,
-    env: { PATH: `${dir}:${process.env.PATH ?? ""}`, TMPDIR: tmp },
-    starts: (ok) => writeFileSync(outcome, ok ? "ok" : "no"),
-    runs,
-    memo: probeMemoPath(join(tmp, `mc-agent-${process.getuid?.()}`)),
-  };
+  const w = fakeBwrapWorld("mc-acp-probe-memo-", boxes, true);
+  writeTurnHome(w.box, "http://127.0.0.1:9/v1");
+  return w;
 }
 
 type Frame = Record<string, unknown>;
 
-interface Agent {
-  request(id: number, method: string, params: object): Promise<Frame>;
-  /** Every notification so far, in order. */
-  notes: Frame[];
-  close(): Promise<void>;
-}
+type Agent = AcpProcess;
 
-function startAgent(w: World): Agent {
-  const agent = spawn(CHILD_BIN, ["acp"], {
-    cwd: w.box.workspace,
-    env: {
-      HOME: w.box.root,
-      MC_HOME: w.box.home,
-      CODEX_HOME: join(w.box.root, "no-codex"),
-      CLAUDE_CONFIG_DIR: join(w.box.root, "no-claude"),
-      MC_KIT_KEY: KIT_KEY,
-      ...w.env,
-    },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const waiting = new Map<number, (frame: Frame) => void>();
-  const notes: Frame[] = [];
-  const lines = new LineSplitter();
-  agent.stdout.setEncoding("utf8");
-  agent.stdout.on("data", (chunk: string) => {
-    for (const line of lines.push(chunk)) {
-      const frame = JSON.parse(line) as Frame;
-      if ("method" in frame) notes.push(frame);
-      else if (typeof frame.id === "number") waiting.get(frame.id)?.(frame);
-    }
-  });
-  const exited = new Promise((resolve) => agent.on("exit", resolve));
-  return {
-    notes,
-    request: (id, method, params) =>
-      new Promise((resolve) => {
-        waiting.set(id, resolve);
-        agent.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      }),
-    close: async () => {
-      agent.stdin.end();
-      await exited;
-    },
-  };
-}
+const startAgent = (w: World): Agent => startAcpProcess(w.box, w.env);
 
 const INITIALIZE = {
   protocolVersion: 1,
@@ -124,7 +47,6 @@ const modes = (answer: Frame) =>
     (mode) => mode.id,
   );
 
-/** The `mode` option's values in a `config_option_update`, or null for another notification. */
 function modeOptionValues(note: Frame): string[] | null {
   const update = (note.params as { update?: Frame } | undefined)?.update;
   if (update?.sessionUpdate !== "config_option_update") return null;

@@ -15,10 +15,11 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
-import { PROBE_MEMO_BYTES, probeMemoPath } from "../../src/agent/sandbox/probe-memo.js";
+import { PROBE_MEMO_BYTES } from "../../src/agent/sandbox/probe-memo.js";
 import type { ProbeMemoKey, ProgramIdentity } from "../../src/agent/sandbox/probe-memo-key.js";
-import { type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
+import { type Sandbox, TestChild } from "../../src/conformance/harness.js";
 import { homeSnapshot } from "../../src/conformance/home-snapshot.js";
+import { type FakeBwrapWorld, fakeBwrapWorld } from "../helpers/fake-bwrap.js";
 import { until } from "../helpers/fakes.js";
 
 /**
@@ -37,40 +38,9 @@ after(() => {
   for (const box of boxes) box.cleanup();
 });
 
-interface World {
-  box: Sandbox;
-  env: Record<string, string>;
-  /** Whether the fake bwrap starts (it fails as bwrap does without user namespaces otherwise). */
-  starts(ok: boolean): void;
-  /** How long the fake bwrap takes before it starts or fails, in seconds. */
-  takes(seconds: number): void;
-  bwrap: string;
-  /** The memo's file: in the private cache folder under this world's own TMPDIR. */
-  memo: string;
-}
+type World = FakeBwrapWorld;
 
-function world(prefix: string): World {
-  const box = sandbox(prefix);
-  boxes.push(box);
-  const dir = join(box.root, "fake-bin");
-  mkdirSync(dir);
-  const outcome = join(box.root, "bwrap-outcome");
-  const delay = join(box.root, "bwrap-delay");
-  const bwrap = join(dir, "bwrap");
-  writeFileSync(
-    bwrap,
-    `#!/bin/sh\n[ -f "${delay}" ] && sleep "$(cat "${delay}")"\n[ "$(cat "${outcome}")" = ok ] && exit 0\necho "bwrap: No permissions to creating new namespace" >&2\nexit 1\n`,
-  );
-  chmodSync(bwrap, 0o755);
-  const starts = (ok: boolean) => writeFileSync(outcome, ok ? "ok" : "no");
-  const takes = (seconds: number) => writeFileSync(delay, String(seconds));
-  starts(true);
-  const tmp = join(box.root, "tmp");
-  mkdirSync(tmp);
-  const memo = probeMemoPath(join(tmp, `mc-agent-${process.getuid?.()}`));
-  const env = { PATH: `${dir}:${process.env.PATH}`, TMPDIR: tmp };
-  return { box, env, starts, takes, bwrap, memo };
-}
+const world = (prefix: string): World => fakeBwrapWorld(prefix, boxes);
 
 function initFrame(): string {
   const params = {
