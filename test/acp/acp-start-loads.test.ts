@@ -6,6 +6,7 @@ import { after, describe, it } from "node:test";
 import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
 import { LineSplitter } from "../../src/conformance/line-splitter.js";
 import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+import { acpBoxEnv } from "../helpers/acp-process.js";
 
 /**
  * What `mc-agent acp` has loaded of Node's own modules when it answers an editor's first
@@ -42,10 +43,7 @@ async function loadedAtAnswer(box: Sandbox): Promise<string[]> {
     cwd: box.workspace,
     env: {
       PATH: process.env.PATH ?? "",
-      HOME: box.root,
-      MC_HOME: box.home,
-      CODEX_HOME: join(box.root, "no-codex"),
-      CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
+      ...acpBoxEnv(box),
       MC_KIT_KEY: KIT_KEY,
       TMPDIR: join(box.root, "tmp"),
       MC_TEST_LOADED_AT_ANSWER: noted,

@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { text } from "../../src/conformance/chat-server.js";
 import { CHILD_BIN, PACKAGE_ROOT, type Sandbox, sandbox } from "../../src/conformance/harness.js";
 import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
+import { acpBoxEnv } from "../helpers/acp-process.js";
 import { AcpWorld } from "./acp-world.js";
 
 /**
@@ -50,10 +51,7 @@ async function start(
     cwd: box.workspace,
     env: {
       PATH: process.env.PATH ?? "",
-      HOME: box.root,
-      MC_HOME: box.home,
-      CODEX_HOME: join(box.root, "no-codex"),
-      CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
+      ...acpBoxEnv(box),
       MC_LOG: "debug",
       ...env,
     },

@@ -14,21 +14,24 @@ export interface AcpProcess {
   close(): Promise<void>;
 }
 
+/** `mc-agent acp`'s environment in `box`: its home, and no codex or Claude login of the machine's. */
+export function acpBoxEnv(box: Sandbox): Record<string, string> {
+  return {
+    HOME: box.root,
+    MC_HOME: box.home,
+    CODEX_HOME: join(box.root, "no-codex"),
+    CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
+  };
+}
+
 /**
- * The real `mc-agent acp` in `box`'s workspace, with its home and no codex or Claude login of
- * the machine's, `env` over that (PATH and TMPDIR, say).
+ * The real `mc-agent acp` in `box`'s workspace (acpBoxEnv, and the key of the conformance
+ * kit's provider), `env` over that (PATH, TMPDIR).
  */
 export function startAcpProcess(box: Sandbox, env: Record<string, string>): AcpProcess {
   const agent = spawn(CHILD_BIN, ["acp"], {
     cwd: box.workspace,
-    env: {
-      HOME: box.root,
-      MC_HOME: box.home,
-      CODEX_HOME: join(box.root, "no-codex"),
-      CLAUDE_CONFIG_DIR: join(box.root, "no-claude"),
-      MC_KIT_KEY: KIT_KEY,
-      ...env,
-    },
+    env: { ...acpBoxEnv(box), MC_KIT_KEY: KIT_KEY, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const waiting = new Map<number, (frame: Frame) => void>();

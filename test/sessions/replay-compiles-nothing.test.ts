@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionEvent } from "../../src/protocol/schemas/sessions.js";
 import { ReplayCollector } from "../../src/sessions/history/replay.js";
+import { functionsMade } from "../helpers/functions-made.js";
 
 /**
  * The replay's record checks (src/sessions/history/replay.ts) run without zod's compiled fast
@@ -39,24 +40,14 @@ const records: SessionEvent[] = [
 ] as SessionEvent[];
 
 test("collecting a replay compiles no function, and checks every record all the same", () => {
-  let made = 0;
-  const real = globalThis.Function;
-  globalThis.Function = new Proxy(real, {
-    construct(target, args: string[]) {
-      if (args.at(-1) !== "") made += 1;
-      return Reflect.construct(target, args);
-    },
-  });
-  let kept: string[];
-  try {
+  let kept: string[] = [];
+  const made = functionsMade(() => {
     const collector = new ReplayCollector();
     const line = (record: SessionEvent) => JSON.stringify(record).length + 1;
     // Twice over: the second compaction starts the window afresh.
     for (const record of [...records, ...records]) collector.add(record, line(record));
     kept = collector.result().records.map((record) => record.type);
-  } finally {
-    globalThis.Function = real;
-  }
+  });
   assert.equal(made, 0, "zod compiled a fast path for the replay's checks");
   // The summary, its own turn's input, then what followed it but the record that did not match.
   assert.deepEqual(kept, ["compaction", "user_message", "user_message", "plan", "user_message"]);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { validateCache } from "../../src/store/catalog-cache.js";
+import { functionsMade } from "../helpers/functions-made.js";
 import { cacheDoc, fingerprint } from "../models/fixtures.js";
 
 /**
@@ -18,23 +19,6 @@ const valid = Buffer.from(JSON.stringify(cacheDoc("kit", IDENTITY, [{ id: "m1", 
 const broken = Buffer.from(
   JSON.stringify(cacheDoc("kit", IDENTITY, [{ id: "m1", name: 7 } as never])),
 );
-
-function functionsMade(run: () => void): number {
-  let made = 0;
-  const real = globalThis.Function;
-  globalThis.Function = new Proxy(real, {
-    construct(target, args: string[]) {
-      if (args.at(-1) !== "") made += 1;
-      return Reflect.construct(target, args);
-    },
-  });
-  try {
-    run();
-  } finally {
-    globalThis.Function = real;
-  }
-  return made;
-}
 
 test("a cache's first check compiles nothing, and every check gives the same verdicts", () => {
   let first: unknown;
