@@ -28,8 +28,8 @@ const RETRY_MS = 100;
  * Not just before a turn's flags either: the load's flags let the young generation grow at a
  * scavenge in that window, and V8 never shrinks it, which a turn's stream then paid for in
  * resident memory (test/turns/turn-backpressure.test.ts failed that way). Does nothing where
- * the code cache offered no refresh (its entry holds a turn's start already, or this Node has
- * its own compile cache).
+ * the code cache offered no refresh (its entry holds a session's start already or is final, or
+ * this Node has its own compile cache).
  */
 export function refreshCodeCacheAfterStart(
   env: NodeJS.ProcessEnv = process.env,

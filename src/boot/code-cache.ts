@@ -124,17 +124,17 @@ export function loadCachedChild<Exports = ChildBundle>(
   // before runStdio sets the heap's flags: V8 keys the data by its flags, and the next start
   // loads the bundle before they are set. A started entry V8 rejected is replaced under its own
   // name as the furthest, so that no start refreshes it again (what made it did not hold).
-  const rejected = cached === undefined || script.cachedDataRejected === true;
-  if (rejected && startedEntry === undefined)
-    writeEntry(early, script.createCachedData(), name, StartReach.loaded);
-  else if (rejected) writeEntry(started, script.createCachedData(), name, StartReach.final);
-  const reach = rejected
-    ? startedEntry
-      ? StartReach.final
-      : StartReach.loaded
-    : startedEntry?.reach;
-  if (reach === undefined || reach < StartReach.session)
-    offerStartedRefresh(script, { started, early, name }, reach ?? StartReach.loaded);
+  let reach = startedEntry?.reach ?? StartReach.loaded;
+  if (cached === undefined || script.cachedDataRejected === true) {
+    reach = startedEntry === undefined ? StartReach.loaded : StartReach.final;
+    writeEntry(
+      startedEntry === undefined ? early : started,
+      script.createCachedData(),
+      name,
+      reach,
+    );
+  }
+  if (reach < StartReach.session) offerStartedRefresh(script, { started, early, name }, reach);
   return exported.exports;
 }
 

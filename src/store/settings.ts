@@ -107,36 +107,39 @@ const projectFields = <M extends z.ZodType, H extends z.ZodType>(large: LargeFie
 export const ProjectSettings = lazy(() => projectFields(FULL));
 
 /**
- * The schema a parsed settings file is checked with: the full one, or, for a file without
- * `mcp_servers` or `hooks`, one built without that field's schema (a stand-in in its place,
- * never asked anything: the key is absent). Each variant is built once.
+ * The schema a parsed settings file is checked with: `full` itself for a file with both large
+ * fields, else one `build` makes without the schema of each it lacks (a stand-in in its place,
+ * never asked anything: the key is absent). Each is built once.
  */
 function settingsSchemaFor<T>(
-  variants: Map<string, z.ZodType<T>>,
+  full: () => z.ZodType<T>,
   build: (large: LargeFields<z.ZodType, z.ZodType>) => z.ZodType,
 ): (json: unknown) => z.ZodType<T> {
+  const leaner = new Map<string, z.ZodType<T>>();
   return (json) => {
     const has = (key: string) =>
       typeof json === "object" && json !== null && Object.hasOwn(json, key);
-    const large = {
-      mcp: has("mcp_servers") ? FULL.mcp : absent,
-      hooks: has("hooks") ? FULL.hooks : absent,
-    };
-    const name = `${large.mcp === absent}${large.hooks === absent}`;
-    let schema = variants.get(name);
+    const mcp = has("mcp_servers");
+    const hooks = has("hooks");
+    if (mcp && hooks) return full();
+    const name = `${mcp}${hooks}`;
+    let schema = leaner.get(name);
     if (schema === undefined) {
       // The same fields, rules and order: only a stand-in where the file has no such key.
-      schema = build(large) as z.ZodType<T>;
-      variants.set(name, schema);
+      schema = build({
+        mcp: mcp ? FULL.mcp : absent,
+        hooks: hooks ? FULL.hooks : absent,
+      }) as z.ZodType<T>;
+      leaner.set(name, schema);
     }
     return schema;
   };
 }
 
-const globalSchemaFor = settingsSchemaFor<GlobalSettings>(new Map(), (large) =>
+const globalSchemaFor = settingsSchemaFor(GlobalSettings, (large) =>
   globalFields(large).superRefine(checkProviders),
 );
-const projectSchemaFor = settingsSchemaFor<ProjectSettings>(new Map(), projectFields);
+const projectSchemaFor = settingsSchemaFor(ProjectSettings, projectFields);
 
 export type GlobalSettings = Infer<typeof GlobalSettings>;
 export type ProjectSettings = Infer<typeof ProjectSettings>;
