@@ -1,5 +1,6 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { watchBufferGarbage } from "./buffer-garbage.js";
 
 /**
  * V8 settings for the backend child, which a frontend keeps alive per workspace: its resident
@@ -146,7 +147,12 @@ export function flagsRestorable(env: NodeJS.ProcessEnv = process.env): boolean {
 export function turnMemoryMode(on: boolean): void {
   turnFlagsSet = true;
   setFlagsFromString(on ? "--optimize-for-size" : "--no-optimize-for-size");
+  // And the network reads' dead buffers, which that mode does not reach (buffer-garbage.ts).
+  stopBufferWatch?.();
+  stopBufferWatch = on ? watchBufferGarbage(collectBetweenSteps) : null;
 }
+
+let stopBufferWatch: (() => void) | null = null;
 
 /**
  * One full collection, run between a turn's steps (after a step's records are written, before
