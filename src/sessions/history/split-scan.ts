@@ -1,0 +1,234 @@
+import type { Hash } from "node:crypto";
+import { readSync } from "node:fs";
+import { ProtocolError } from "../../protocol/codes.js";
+import { RECORD_BYTES } from "../records/facts.js";
+import { parsedEvent } from "../records/read-facts.js";
+import { RecordReader, WHOLE_READ_BUFFER_BYTES } from "../records/record-reader.js";
+import type { Slicer } from "../slicer.js";
+import type { FingerprintMaterial } from "./fingerprint.js";
+import { type CwdRule, HistoryScan, type RecordSink, unboundedBudget } from "./history-scan.js";
+import type { CwdLog } from "./recorded-cwds.js";
+import type { RecordAt, SplitReply, SplitRequest } from "./split-range.js";
+import type { SummaryBuilder } from "./summary.js";
+
+/**
+ * An exact open of a big history on two threads (docs/store.md, "Opening a big history"): the
+ * file is cut at a record boundary; a worker thread reads and checks the second range
+ * (split-range.ts) while this thread reads the first exactly as a single pass does (the scan,
+ * the replay's sink, the fingerprint), and the two are then joined into what one pass over the
+ * whole file would have decided:
+ * - the verdict: the first range's refusal if it has one (it comes first in the file), else the
+ *   second range's (a torn tail can only be the file's last line, so only there);
+ * - the summary and cwds: the first range's, followed by the second's (SummaryBuilder.followedBy);
+ * - the replay: a valid compaction in the second range drops everything before it but the
+ *   latest turn input, so this thread parses only that input and the records from the second
+ *   range's latest valid compaction on; with none there, every record of the second range;
+ * - the turns' costs, added in file order (a float sum depends on its order);
+ * - the fingerprint: the memo's point keeps two segments, the first range's (this thread's
+ *   digest) and the second's (the worker's, under the same key): every byte fingerprinted once.
+ * Every byte is still read and checked by one of the two threads, each record by the same rules.
+ * When the worker fails or finds the boundary moved (the file rewritten under the open), this
+ * thread reads on past the boundary as a single pass.
+ */
+
+/**
+ * Histories of at least this many bytes are split: below it a worker's start (its thread, its
+ * modules: 20-40 ms) costs about what it saves.
+ */
+export const SPLIT_FROM_BYTES = 32 * 1_048_576;
+/** The first range's share of the file: this thread also has the replay's work after the join. */
+export const SPLIT_SHARE = 0.5;
+
+/** What an open that may split is given (admission-memo.ts). */
+export interface SplitReading {
+  fromBytes: number;
+  share: number;
+  canonicalCwd: string;
+  /** The memo's fingerprint key, when the open keeps a point. */
+  fingerprint: FingerprintMaterial | null;
+  /** The replay's collector: handed the second range's records it needs, after the first's. */
+  replay: RecordSink | null;
+  /** Handed the known cost of each turn of the second range, in order. */
+  cost: ((cost: number) => void) | null;
+}
+
+/** What validate.ts decides from, whichever way the history was read. */
+export interface ScanOutcome {
+  verdict: HistoryScan["verdict"];
+  summary: SummaryBuilder;
+  cwds: CwdLog;
+  openEnd: boolean;
+  /** Bytes read from the start. */
+  length: number;
+  /** The second range's fingerprint, of [from, length); the digest then ends at `from`. */
+  tail: { from: number; fingerprint: Buffer } | null;
+}
+
+export async function splitScan(
+  fd: number,
+  size: number,
+  cwd: CwdRule,
+  slicer: Slicer,
+  begin: { digest?: Pick<Hash, "update">; sink?: RecordSink },
+  split: SplitReading,
+  readBytes: number,
+): Promise<ScanOutcome> {
+  const buffer = Buffer.allocUnsafe(readBytes);
+  const reader = new RecordReader(fd, RECORD_BYTES, 0, buffer, undefined, begin.digest);
+  const scan = new HistoryScan(reader, cwd, begin.sink);
+  const at = boundaryNear(fd, size, Math.floor(size * split.share));
+  if (at === null) return single(scan, slicer);
+  const worker = startRange({
+    fd,
+    from: at,
+    canonicalCwd: split.canonicalCwd,
+    fingerprint: split.fingerprint,
+  });
+  try {
+    await scan.advance({ ...unboundedBudget(), bytes: at }, slicer);
+    if (scan.verdict !== null) return outcomeOf(scan, null);
+    // The file was rewritten under the open: the boundary is no longer one.
+    if (reader.midRecord || scan.bytesRead !== at) return single(scan, slicer);
+    const reply = await answered(worker.reply, slicer.signal);
+    if (reply === null || !reply.aligned) return single(scan, slicer);
+    return await joined(fd, scan, at, reply, split, slicer);
+  } finally {
+    await worker.stop();
+  }
+}
+
+/** Reads on to the end of the file on this thread. */
+async function single(scan: HistoryScan, slicer: Slicer): Promise<ScanOutcome> {
+  await scan.advance(unboundedBudget(), slicer);
+  return outcomeOf(scan, null);
+}
+
+function outcomeOf(scan: HistoryScan, tail: ScanOutcome["tail"]): ScanOutcome {
+  const { verdict, summary, cwds, openEnd, bytesRead } = scan;
+  return { verdict, summary, cwds, openEnd, length: bytesRead, tail };
+}
+
+/** The first range (`scan`, up to `at`) and the worker's second joined as one pass. */
+async function joined(
+  fd: number,
+  scan: HistoryScan,
+  at: number,
+  reply: SplitReply,
+  split: SplitReading,
+  slicer: Slicer,
+): Promise<ScanOutcome> {
+  const cwds = scan.cwds.copy();
+  for (const value of reply.cwds) cwds.add(value);
+  if (reply.cwdsOverflow) cwds.overflow = true;
+  const outcome: ScanOutcome = {
+    verdict: reply.verdict,
+    summary: scan.summary.followedBy(reply.summary),
+    cwds,
+    openEnd: reply.openEnd,
+    length: at + reply.bytesRead,
+    tail: reply.fingerprint ? { from: at, fingerprint: Buffer.from(reply.fingerprint) } : null,
+  };
+  if (reply.verdict !== "eligible") return outcome;
+  if (split.cost) for (const cost of reply.costs) split.cost(cost);
+  if (split.replay) await replayTail(fd, at, reply, split.replay, slicer);
+  return outcome;
+}
+
+/**
+ * Hands the replay what the second range adds to it (replay.ts): with a valid compaction there,
+ * the latest turn input before it (when in the range: else the collector already holds the
+ * first range's) and the records from the compaction on; without one, every record.
+ */
+async function replayTail(
+  fd: number,
+  at: number,
+  reply: SplitReply,
+  replay: RecordSink,
+  slicer: Slicer,
+): Promise<void> {
+  if (reply.compaction && reply.inputBefore) {
+    const input = recordAt(fd, reply.inputBefore);
+    replay(parsedEvent(input, 0, input.length), input.length);
+  }
+  const from = reply.compaction?.start ?? at;
+  const buffer = Buffer.allocUnsafe(WHOLE_READ_BUFFER_BYTES);
+  // Past `acceptedEnd` lie only a torn tail or bytes appended since: never handed over.
+  const reader = new RecordReader(fd, RECORD_BYTES, from, buffer, reply.acceptedEnd);
+  const allowance = { bytes: Number.POSITIVE_INFINITY };
+  for (;;) {
+    const read = reader.next(allowance);
+    if (read.kind === "paused") continue;
+    if (read.kind !== "record" || read.start >= reply.acceptedEnd) return;
+    replay(parsedEvent(read.source, read.from, read.to), read.to - read.from);
+    if (slicer.due(read.to - read.from + 64)) await slicer.yieldNow();
+  }
+}
+
+function recordAt(fd: number, at: RecordAt): Buffer {
+  const bytes = Buffer.allocUnsafe(at.bytes);
+  let done = 0;
+  while (done < at.bytes) {
+    const got = readSync(fd, bytes, done, at.bytes - done, at.start + done);
+    if (got === 0) throw new ProtocolError("session_invalid");
+    done += got;
+  }
+  return bytes;
+}
+
+/**
+ * The start of the first record at or after `target` (just past the first LF from `target - 1`
+ * on), or null when there is none short of the file's end within one record's bound.
+ */
+function boundaryNear(fd: number, size: number, target: number): number | null {
+  if (target < 1 || target >= size) return null;
+  const buffer = Buffer.allocUnsafe(65_536);
+  let position = target - 1;
+  while (position < size && position - target <= RECORD_BYTES) {
+    const got = readSync(fd, buffer, 0, buffer.length, position);
+    if (got === 0) return null;
+    const lf = buffer.subarray(0, got).indexOf(0x0a);
+    if (lf !== -1) return position + lf + 1 < size ? position + lf + 1 : null;
+    position += got;
+  }
+  return null;
+}
+
+interface RangeWorker {
+  /** The worker's answer, or null when it failed or ended without one. */
+  reply: Promise<SplitReply | null>;
+  /** Ends the thread (when it has not ended already); resolves once it has. */
+  stop(): Promise<void>;
+}
+
+function startRange(request: SplitRequest): RangeWorker {
+  const { Worker } = process.getBuiltinModule("node:worker_threads");
+  const thread = new Worker(new URL("./split-worker.js", import.meta.url), {
+    workerData: request,
+  });
+  const reply = new Promise<SplitReply | null>((resolve) => {
+    thread.once("message", resolve);
+    thread.once("error", () => resolve(null));
+    thread.once("exit", () => resolve(null));
+  });
+  return {
+    reply,
+    stop: () =>
+      thread.terminate().then(
+        () => undefined,
+        () => undefined,
+      ),
+  };
+}
+
+/** `answer`, or operation_cancelled as soon as `signal` aborts (the worker is then stopped). */
+function answered<T>(answer: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new ProtocolError("operation_cancelled"));
+  return new Promise<T>((resolve, reject) => {
+    const cancel = () => reject(new ProtocolError("operation_cancelled"));
+    signal.addEventListener("abort", cancel, { once: true });
+    void answer.then((value) => {
+      signal.removeEventListener("abort", cancel);
+      resolve(value);
+    });
+  });
+}
