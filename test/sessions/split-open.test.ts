@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -237,5 +238,26 @@ describe("split open: two threads decide exactly what one pass does", () => {
       const split = new HistoryMemo({ fromBytes: 0, share });
       assert.deepEqual(await outcome(split, id), { refused: "session_invalid" });
     }
+  });
+
+  it("a cancelled open ends its worker and keeps nothing", async () => {
+    const id = "cancelled";
+    const turns = Array.from({ length: 20_000 }, (_, n) =>
+      JSON.stringify(rec("assistant_message", `t-${n}`, { text: "x".repeat(200), model: "m/m" })),
+    );
+    writeFileSync(path(id), `${turns.join("\n")}\n`);
+    const threads = () => readdirSync("/proc/self/task").length;
+    const before = threads();
+    const memo = new HistoryMemo({ fromBytes: 0, share: 0.5 });
+    const abort = new AbortController();
+    const opening = memo.open(home, cwd, id, new Slicer(abort.signal));
+    setImmediate(() => abort.abort());
+    await assert.rejects(
+      opening,
+      (e) => e instanceof ProtocolError && e.code === "operation_cancelled",
+    );
+    assert.equal(memo.heldBytes, 0);
+    // The open answers once its worker has been terminated: no thread of it is left.
+    assert.equal(threads(), before);
   });
 });

@@ -8,7 +8,6 @@ import { isTornTail } from "../records/torn-tail.js";
 import { CwdMatcher } from "./cwd-rule.js";
 import { FingerprintKey, type FingerprintMaterial } from "./fingerprint.js";
 import { CwdLog } from "./recorded-cwds.js";
-import { asReplayRecord, isInput } from "./replay.js";
 import { SummaryBuilder, type SummaryState } from "./summary.js";
 import { turnCostOf } from "./turn-cost.js";
 
@@ -56,11 +55,28 @@ export interface SplitReply {
   costs: number[];
   /** The fingerprint of [from, from + bytesRead), when asked for. */
   fingerprint: Uint8Array | null;
-  /** The range's latest compaction record that matches its schema (replay.ts), if any. */
-  compaction: RecordAt | null;
-  /** The latest turn input (a valid, non-steer user message) of the range before `compaction`. */
-  inputBefore: RecordAt | null;
+  /**
+   * The range's last compaction-typed records, oldest first, each with the user messages (not
+   * steers) before it in the range, newest last: the candidates for the replay's restart and
+   * its turn's input, which the main thread checks against their schema (replay.ts). The worker
+   * loads no schema (zod: its load alone was a third of the worker's start, and checking every
+   * user message on the way a sixth of its scan).
+   */
+  compactions: Compaction[];
+  /** Compaction-typed records were left out of `compactions` (older than those kept). */
+  compactionsDropped: boolean;
 }
+
+export interface Compaction {
+  at: RecordAt;
+  inputs: RecordAt[];
+  /** User messages before it were left out of `inputs` (older than those kept). */
+  inputsDropped: boolean;
+}
+
+/** Compactions kept at most, and user messages kept before each: far more than any real need. */
+const KEPT_COMPACTIONS = 32;
+const KEPT_INPUTS = 16;
 
 const VALUES = { keepEventBytes: 0, wantUserLine: true, keepValue: true } as const;
 const VALUES_NO_USER_LINE = { keepEventBytes: 0, wantUserLine: false, keepValue: true } as const;
@@ -81,8 +97,8 @@ export function scanRange(request: SplitRequest): SplitReply {
     acceptedEnd: from,
     costs: [],
     fingerprint: null,
-    compaction: null,
-    inputBefore: null,
+    compactions: [],
+    compactionsDropped: false,
   };
   if (!reply.aligned) return reply;
   const fingerprint = request.fingerprint
@@ -94,7 +110,8 @@ export function scanRange(request: SplitRequest): SplitReply {
   const reader = new RecordReader(fd, RECORD_BYTES, from, buffer, undefined, digest);
   const rule = new CwdMatcher(request.canonicalCwd);
   const allowance = { bytes: Number.POSITIVE_INFINITY };
-  let input: RecordAt | null = null;
+  const inputs: RecordAt[] = [];
+  let inputsDropped = false;
   for (;;) {
     const read = reader.next(allowance);
     if (read.kind === "paused") continue;
@@ -119,14 +136,14 @@ export function scanRange(request: SplitRequest): SplitReply {
     const event = facts.value as SessionEvent;
     const cost = turnCostOf(event);
     if (cost) reply.costs.push(cost);
-    // As the replay's collector decides them (replay.ts): only these two types can matter.
-    if (event.type === "user_message" || event.type === "compaction") {
-      const record = asReplayRecord(event);
-      if (record !== null && isInput(record)) input = at;
-      else if (record?.type === "compaction") {
-        reply.compaction = at;
-        reply.inputBefore = input;
-      }
+    // The candidates the replay's collector could restart at, or keep as a turn's input.
+    if (event.type === "user_message" && event.steer !== true) {
+      inputs.push(at);
+      if (inputs.length > KEPT_INPUTS) inputsDropped = inputs.shift() !== undefined;
+    } else if (event.type === "compaction") {
+      reply.compactions.push({ at, inputs: [...inputs], inputsDropped });
+      if (reply.compactions.length > KEPT_COMPACTIONS)
+        reply.compactionsDropped = reply.compactions.shift() !== undefined;
     }
   }
   reply.summary = summary.state();
