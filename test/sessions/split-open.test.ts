@@ -165,10 +165,17 @@ async function sameAsSingle(text: Buffer, share: number, rewriteAt: number): Pro
   rmSync(path(id));
 }
 
-/** Every share from 5 % to 95 %: each record boundary of a short history becomes the split. */
+/** Every record boundary of a short history as the split (the share just past each line's start). */
 async function atEveryShare(lines: object[]): Promise<void> {
   const text = Buffer.from(`${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
-  for (let share = 0.05; share < 0.96; share += 0.05) await sameAsSingle(text, share, share);
+  for (
+    let at = text.indexOf(0x0a);
+    at !== -1 && at + 1 < text.length;
+    at = text.indexOf(0x0a, at + 1)
+  ) {
+    const share = (at + 1) / text.length;
+    await sameAsSingle(text, share, share);
+  }
 }
 
 const rec = (type: string, turn: string, extra: object = {}) => ({
@@ -202,6 +209,33 @@ describe("split open: two threads decide exactly what one pass does", () => {
       rec("user_message", "t-1", { text: "a steer", steer: true }),
       rec("assistant_message", "t-2", { text: "step", model: "m/m" }),
       rec("compaction", "t-1", { summary: "so far", tokens_before: 10 }),
+      rec("assistant_message", "t-1", { text: "after", model: "m/m" }),
+    ]);
+  });
+
+  it("a compaction's input behind more failing user messages than the worker keeps", async () => {
+    const failing = Array.from({ length: 20 }, () => rec("user_message", "t-1", { text: 7 }));
+    const before = Array.from({ length: 6 }, () =>
+      rec("assistant_message", "t-2", { text: "step", model: "m/m" }),
+    );
+    await atEveryShare([
+      ...before,
+      rec("user_message", "t-2", { text: "an older input" }),
+      rec("user_message", "t-1", { text: "the input" }),
+      ...failing,
+      rec("compaction", "t-1", { summary: "so far", tokens_before: 10 }),
+    ]);
+  });
+
+  it("a valid compaction behind more failing ones than the worker keeps", async () => {
+    const failing = Array.from({ length: 40 }, () =>
+      rec("compaction", "t-1", { tokens_before: 3 }),
+    );
+    await atEveryShare([
+      rec("user_message", "t-1", { text: "the input" }),
+      rec("assistant_message", "t-1", { text: "before", model: "m/m" }),
+      rec("compaction", "t-1", { summary: "so far", tokens_before: 10 }),
+      ...failing,
       rec("assistant_message", "t-1", { text: "after", model: "m/m" }),
     ]);
   });

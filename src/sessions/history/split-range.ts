@@ -63,8 +63,6 @@ export interface SplitReply {
    * user message on the way a sixth of its scan).
    */
   compactions: Compaction[];
-  /** Compaction-typed records were left out of `compactions` (older than those kept). */
-  compactionsDropped: boolean;
 }
 
 export interface Compaction {
@@ -98,7 +96,6 @@ export function scanRange(request: SplitRequest): SplitReply {
     costs: [],
     fingerprint: null,
     compactions: [],
-    compactionsDropped: false,
   };
   if (!reply.aligned) return reply;
   const fingerprint = request.fingerprint
@@ -142,8 +139,8 @@ export function scanRange(request: SplitRequest): SplitReply {
       if (inputs.length > KEPT_INPUTS) inputsDropped = inputs.shift() !== undefined;
     } else if (event.type === "compaction") {
       reply.compactions.push({ at, inputs: [...inputs], inputsDropped });
-      if (reply.compactions.length > KEPT_COMPACTIONS)
-        reply.compactionsDropped = reply.compactions.shift() !== undefined;
+      // With none of the kept ones valid, the loop replays every record of the range.
+      if (reply.compactions.length > KEPT_COMPACTIONS) reply.compactions.shift();
     }
   }
   reply.summary = summary.state();
