@@ -169,12 +169,14 @@ const child = await build({
     // Loaded by src/entry.ts before the child too: see src/boot/compile-cache.ts.
     "compile-cache": "dist/src/boot/compile-cache.js",
     "parse-worker": "dist/src/sessions/records/parse-worker.js",
+    "split-worker": "dist/src/sessions/history/split-worker.js",
     "search-worker": "dist/src/agent/tools/search-worker.js",
     // The record parser and the search find their worker beside their own module, and with
     // code split into chunks (the turn engine is one, loaded on the first turn.start) esbuild
     // decides whether that module sits in stdio.js or in a chunk under chunks/: each worker is
     // in both places (each a few hundred bytes over the chunks they share).
     "chunks/parse-worker": "dist/src/sessions/records/parse-worker.js",
+    "chunks/split-worker": "dist/src/sessions/history/split-worker.js",
     "chunks/search-worker": "dist/src/agent/tools/search-worker.js",
   },
   outdir: "dist/child",

@@ -23,7 +23,8 @@ export class Slicer {
   now: number;
 
   constructor(
-    private readonly signal: AbortSignal,
+    /** Also for a wait on another thread (split-scan.ts), which no yield interrupts. */
+    readonly signal: AbortSignal,
     private readonly clock: Clock = realClock,
   ) {
     this.now = this.sliceStart = clock();

@@ -3,11 +3,17 @@ import { readSync } from "node:fs";
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 import type { Slicer } from "../slicer.js";
 import { type Fingerprint, FingerprintKey } from "./fingerprint.js";
-import type { CwdRule, HistoryScan } from "./history-scan.js";
+import type { CwdRule } from "./history-scan.js";
 import { openExact } from "./open.js";
 import type { CwdLog } from "./recorded-cwds.js";
 import { REPLAY_BYTES, ReplayCollector } from "./replay.js";
 import type { Replay } from "./replay-window.js";
+import {
+  type ScanOutcome,
+  SPLIT_FROM_BYTES,
+  SPLIT_SHARE,
+  type SplitReading,
+} from "./split-scan.js";
 import { SummaryBuilder, type SummaryState } from "./summary.js";
 import { turnCostOf } from "./turn-cost.js";
 import type { ScanBegin, ScanResume } from "./validate.js";
@@ -72,10 +78,21 @@ interface Point {
   cost: number;
 }
 
+/** When an open from the start reads on two threads (split-scan.ts): tests move both. */
+export interface SplitPlan {
+  fromBytes: number;
+  share: number;
+}
+
 export class HistoryMemo {
   private point: Point | null = null;
   /** @internal Drawn when the memo is made, never shown: fingerprint.ts says why that matters. */
   readonly key = new FingerprintKey();
+
+  constructor(
+    /** @internal */
+    readonly split: SplitPlan = { fromBytes: SPLIT_FROM_BYTES, share: SPLIT_SHARE },
+  ) {}
 
   /**
    * Exact open (open.ts) of `id`, beginning past what the memo holds when it still holds. With
@@ -188,7 +205,7 @@ class MemoUse implements ScanResume {
     }
     this.cost = resumed?.cost ?? 0;
     const reading = { ...this.digestAndSink() };
-    if (!resumed) return { start: 0, ...reading };
+    if (!resumed) return { start: 0, ...reading, split: this.splitReading() };
     return {
       start: resumed.length,
       from: { summary: SummaryBuilder.restore(resumed.summary), cwds: resumed.cwds.copy() },
@@ -213,14 +230,35 @@ class MemoUse implements ScanResume {
     return costs ? { sink: addCost } : {};
   }
 
-  end(scan: HistoryScan, length: number): void {
+  /** How a read from the start may split (split-scan.ts): what the second range hands back to. */
+  private splitReading(): SplitReading {
+    return {
+      ...this.memo.split,
+      canonicalCwd: this.cwd,
+      fingerprint: this.fresh ? this.memo.key.material() : null,
+      replay: this.collector?.add ?? null,
+      cost: this.costs
+        ? (cost) => {
+            this.cost += cost;
+          }
+        : null,
+    };
+  }
+
+  end(scan: ScanOutcome): void {
     const { collector, fresh } = this;
     if (!this.collects || !collector || !fresh) return;
+    const { length, tail } = scan;
     const keepable =
       !scan.openEnd && !scan.cwds.overflow && collector.keptBytes <= MEMO_REPLAY_BYTES;
     const start = this.kept.at(-1)?.end ?? 0;
+    // A split read's digest ends where its second range, fingerprinted on the worker, starts.
+    const digested = tail?.from ?? length;
     const segments =
-      length > start ? [...this.kept, { end: length, fingerprint: fresh.finish() }] : this.kept;
+      digested > start
+        ? [...this.kept, { end: digested, fingerprint: fresh.finish() }]
+        : [...this.kept];
+    if (tail && length > tail.from) segments.push({ end: length, fingerprint: tail.fingerprint });
     this.memo.keep(
       keepable && segments.length > 0
         ? {

@@ -18,13 +18,32 @@ import { type CipherGCM, createCipheriv, randomBytes } from "node:crypto";
  * to someone who sees the authenticators, and nobody does.
  */
 export class FingerprintKey {
-  private readonly key = randomBytes(32);
-  private readonly nonce = randomBytes(12);
+  private readonly key: Uint8Array;
+  private readonly nonce: Uint8Array;
+
+  /** A fresh random key, or (`material`) the key another thread of this process drew. */
+  constructor(material?: FingerprintMaterial) {
+    this.key = material?.key ?? randomBytes(32);
+    this.nonce = material?.nonce ?? randomBytes(12);
+  }
+
+  /**
+   * @internal The key and nonce, for a worker thread of this process that fingerprints a
+   * segment of the same history (split-scan.ts): they never leave the process.
+   */
+  material(): FingerprintMaterial {
+    return { key: this.key, nonce: this.nonce };
+  }
 
   /** A fingerprint of no bytes yet: equal bytes fed in any pieces give equal `finish()`es. */
   start(): Fingerprint {
     return new Fingerprint(createCipheriv("aes-256-gcm", this.key, this.nonce));
   }
+}
+
+export interface FingerprintMaterial {
+  key: Uint8Array;
+  nonce: Uint8Array;
 }
 
 export class Fingerprint {

@@ -137,7 +137,7 @@ export class ReplayCollector {
 }
 
 /** A steer is inside its turn, not its input (docs/turns.md, "Steering and queueing"). */
-function isInput(record: ReplayRecord): boolean {
+export function isInput(record: ReplayRecord): boolean {
   return record.type === "user_message" && record.steer !== true;
 }
 
@@ -149,7 +149,7 @@ function isInput(record: ReplayRecord): boolean {
  */
 const JITLESS = { jitless: true } as const;
 
-function asReplayRecord(event: SessionEvent): ReplayRecord | null {
+export function asReplayRecord(event: SessionEvent): ReplayRecord | null {
   const parsed = ReplayRecord().safeParse(event, JITLESS);
   return parsed.success ? parsed.data : null;
 }

@@ -81,6 +81,25 @@ export class SummaryBuilder {
     return builder;
   }
 
+  /**
+   * This builder's records followed by those `later` summarises (the second range of a split
+   * open, split-scan.ts): exactly the state of adding all of them to one builder in order.
+   */
+  followedBy(later: SummaryState): SummaryBuilder {
+    const builder = SummaryBuilder.restore(this.state());
+    // A title event seen later replaces this one's (an oversize one too: it leaves no text).
+    if (later.title !== null || later.title_oversize) {
+      builder.title = later.title;
+      builder.titleOversize = later.title_oversize;
+    }
+    builder.userLine ??= later.user_line;
+    builder.created ??= later.created_at;
+    if (later.records > 0) builder.updated = later.updated_at;
+    builder.sawCwd ||= later.saw_cwd;
+    builder.records += later.records;
+    return builder;
+  }
+
   entry(id: string, busy: boolean): SessionEntry {
     return {
       id,

@@ -15,6 +15,7 @@ import {
   type ScanStart,
   unboundedBudget,
 } from "./history-scan.js";
+import { type ScanOutcome, type SplitReading, splitScan } from "./split-scan.js";
 import type { SummaryBuilder } from "./summary.js";
 
 /**
@@ -47,7 +48,7 @@ interface CachedValidation {
  */
 export interface ScanResume {
   begin(fd: number, size: number, cwd: CwdRule, slicer: Slicer): Promise<ScanBegin>;
-  end(scan: HistoryScan, length: number): void;
+  end(scan: ScanOutcome): void;
 }
 
 export interface ScanBegin {
@@ -59,6 +60,8 @@ export interface ScanBegin {
   digest?: Pick<Hash, "update">;
   /** Handed each accepted record from `start` on. */
   sink?: RecordSink;
+  /** A big history read from the start may be read on two threads (split-scan.ts). */
+  split?: SplitReading;
 }
 
 export interface ValidateOptions {
@@ -92,11 +95,21 @@ export async function validateHistory(
     const begin: ScanBegin = resume
       ? await resume.begin(opened.fd, Number(opened.stats.size), cwd, slicer)
       : { start: 0, ...(options.sink ? { sink: options.sink } : {}) };
+    const { split } = begin;
+    const size = Number(opened.stats.size);
+    const readBytes = options.readBytes ?? READ_BUFFER_BYTES;
+    // Only an unbounded, uncached read from the start: what session.open's is.
+    if (split && begin.start === 0 && !begin.from && !cache && maxBytes === Infinity) {
+      if (size >= split.fromBytes) {
+        const outcome = await splitScan(opened.fd, size, cwd, slicer, begin, split, readBytes);
+        return decided(outcome, resume, opened.fd);
+      }
+    }
     const reader = new RecordReader(
       opened.fd,
       RECORD_BYTES,
       begin.start,
-      Buffer.allocUnsafe(options.readBytes ?? READ_BUFFER_BYTES),
+      Buffer.allocUnsafe(readBytes),
       undefined,
       begin.digest,
     );
@@ -109,12 +122,8 @@ export async function validateHistory(
     // Cached only when the file is still what lstat saw: the verdict is then of those bytes.
     if (cache && seen && sameFile(fstatSync(opened.fd, { bigint: true }), seen))
       cache.session.remember(id, seen, scan, cache.checkedAtNs);
-    if (scan.verdict === "invalid") return { kind: "invalid" };
-    if (scan.verdict === "mismatch") return { kind: "mismatch" };
-    if (scan.verdict === "over_limit") return { kind: "over_record_limit" };
-    resume?.end(scan, length);
-    const signature = fileSignature(fstatSync(opened.fd, { bigint: true }));
-    return { kind: "eligible", summary: scan.summary, signature };
+    const { verdict, summary, cwds, openEnd } = scan;
+    return decided({ verdict, summary, cwds, openEnd, length, tail: null }, resume, opened.fd);
   } catch (error) {
     // An I/O error mid-read (EIO, EISDIR on odd filesystems) makes the history unreadable.
     if (error instanceof ProtocolError) throw error;
@@ -123,6 +132,16 @@ export async function validateHistory(
   } finally {
     closeQuietly(opened.fd);
   }
+}
+
+/** The validation of what a scan read (the memo told of an eligible one). */
+function decided(outcome: ScanOutcome, resume: ScanResume | undefined, fd: number): Validation {
+  if (outcome.verdict === "invalid") return { kind: "invalid" };
+  if (outcome.verdict === "mismatch") return { kind: "mismatch" };
+  if (outcome.verdict === "over_limit") return { kind: "over_record_limit" };
+  resume?.end(outcome);
+  const signature = fileSignature(fstatSync(fd, { bigint: true }));
+  return { kind: "eligible", summary: outcome.summary, signature };
 }
 
 /** The lstat a cached lookup needs, or undefined (openPrimary then reports the problem). */
