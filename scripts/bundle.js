@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { acpScripts } from "./acp-later-split.js";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.js";
 
 // Chunk names carry content hashes: without this, every build would leave the old ones behind.
@@ -205,8 +206,8 @@ await build({
 // use as before, and with the cache never parsed until then (test/boot/start-closure.test.ts
 // runs the bundle's top level and checks). One file, but for undici and the provider SDKs
 // (vendorApart, above): the workers are found beside it ("./parse-worker.js", dist/child's own
-// copies), each module in it once.
-const script = await build({
+// copies), each module in it once. The ACP agent is two files (acp-later-split.js).
+const scriptOptions = {
   ...common,
   format: "cjs",
   splitting: false,
@@ -215,13 +216,19 @@ const script = await build({
   charset: "ascii",
   banner: { js: 'var __mcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   define: { "import.meta.url": "__mcImportMetaUrl" },
-  // The ACP agent too (src/acp/start.ts), the same way: each script whole, its own code cache entry.
-  entryPoints: { stdio: "dist/src/server/stdio.js", acp: "dist/src/acp/start.js" },
   outdir: "dist/child",
   outExtension: { ".js": ".cjs" },
   write: false,
-  plugins: [...common.plugins, vendorApart()],
+};
+const scriptPlugins = [...common.plugins, vendorApart()];
+const script = await build({
+  ...scriptOptions,
+  entryPoints: { stdio: "dist/src/server/stdio.js" },
+  plugins: scriptPlugins,
 });
+// The ACP agent too (src/acp/start.ts), the same way, as two scripts: what its start runs, and
+// what only an import() reaches (acp-later-split.js), each with its own code cache entry.
+const acpFiles = await acpScripts(scriptOptions, scriptPlugins);
 // The packages only a model call loads, each a CommonJS file of its own under vendor/: see
 // vendorApart. The provider SDKs build every request's headers with the global `Headers`, and
 // Node defines that global by loading its own copy of undici, a first use that took 30-70 ms of
@@ -249,7 +256,7 @@ await build({
   inject: ["scripts/vendor-headers.js"],
   plugins: [...common.plugins, vendorEntries(), undiciBeside()],
 });
-for (const file of script.outputFiles) {
+for (const file of [...script.outputFiles, ...acpFiles]) {
   // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.
   const text = file.text.replace(/[\u0080-\uffff]/g, "?");
   // Written as CommonJS's module wrapper, the function code-cache.ts compiles and calls: a

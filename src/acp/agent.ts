@@ -14,9 +14,9 @@ import { acpError, answering } from "./errors.js";
 import { forkParamsParser } from "./fork-params.js";
 import { initializeResult } from "./initialize-answer.js";
 import { InitializeGate, InitializeParams } from "./initialize-gate.js";
-import { replayHistory } from "./load-replay.js";
 import { NextSteps } from "./next-steps.js";
 import { promptInput } from "./prompt-input.js";
+import { loadPromptPartSoon } from "./prompt-part-load.js";
 import { AcpSession } from "./session.js";
 import { checkedMode, modeState } from "./session-config.js";
 import { canonicalCwd, Sessions, type SessionsOptions } from "./sessions.js";
@@ -26,11 +26,13 @@ import { STEER_METHOD, SteerParams } from "./steer-method.js";
 /**
  * A session's answer, its available commands sent just after it (the editor knows the session
  * once it has the answer: session.ts, `advertiseCommands`), and then the real sandbox probe
- * when the memo answered for it (config-options.ts `confirmSandbox`).
+ * when the memo answered for it (config-options.ts `confirmSandbox`), and the prompt's part of
+ * the agent loaded behind them (prompt-part-load.ts), after the probe's spawn.
  */
 function advertised<T>(session: AcpSession, answer: T): T {
   session.advertiseCommands();
   confirmSandbox(session);
+  loadPromptPartSoon();
   return answer;
 }
 
@@ -164,6 +166,8 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
     .onRequest("session/load", ({ params, client }) =>
       afterInitialize("session/load", async () => {
         const session = await openSaved(params.sessionId, params.cwd, client, params.mcpServers);
+        // Only a session/load replays a history: loaded then, not at every start.
+        const { replayHistory } = await import("./load-replay.js");
         await replayHistory(session);
         return advertised(session, await described(session));
       }),

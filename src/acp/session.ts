@@ -21,19 +21,20 @@ import {
 import { turnText, withCustomCommands } from "./custom-commands.js";
 import type { EngineLink } from "./engine-link.js";
 import { acpError } from "./errors.js";
-import { blockedAnswer, resultOrBlocked } from "./hook-updates.js";
-import { askPermission } from "./permission.js";
+import type { PromptPart } from "./prompt-part-load.js";
+import { promptPart } from "./prompt-part-load.js";
 import { PromptQueue } from "./prompt-queue.js";
 import { RENAME_COMMAND, renameCommand, runRename } from "./rename-command.js";
 import { DEFAULT_MODE } from "./session-config.js";
 import { SessionEngine } from "./session-engine.js";
-import { askWorkspaceTrust } from "./trust-ask.js";
-import { stopReason, TurnUpdates } from "./turn-updates.js";
+import type { TurnUpdates } from "./turn-updates.js";
 import { runUndo, UNDO_COMMAND, undoCommand } from "./undo-command.js";
 
 interface RunningPrompt {
   requestId: string;
   updates: TurnUpdates;
+  /** permission.ts's, from the prompt's part (prompt-part.ts), loaded before the prompt ran. */
+  askPermission: PromptPart["askPermission"];
   /** Aborted when the turn ends: a permission request still open is withdrawn. */
   permissions: AbortController;
 }
@@ -211,6 +212,8 @@ export class AcpSession {
     if (undo) return { stopReason: await this.undo(undo.force) };
     const rename = renameCommand(input);
     if (rename) return { stopReason: await this.rename(rename.title) };
+    const part = await promptPart();
+    const { askWorkspaceTrust, blockedAnswer, resultOrBlocked, stopReason, TurnUpdates } = part;
     if (!this.trustAsked) {
       this.trustAsked = true;
       this.asking = true;
@@ -243,7 +246,12 @@ export class AcpSession {
     const text = await turnText(this.engine, input);
     const images = attachments?.length ? { attachments } : {};
     const turn = this.engine.startTurn({ ...text, permissions: this.mode, ...images }, sink);
-    const running: RunningPrompt = { requestId: turn.requestId, updates, permissions };
+    const running: RunningPrompt = {
+      requestId: turn.requestId,
+      updates,
+      askPermission: part.askPermission,
+      permissions,
+    };
     this.running = running;
     const cancel = () => this.interrupt(running);
     if (cancelled?.aborted) cancel();
@@ -356,7 +364,7 @@ export class AcpSession {
     running: RunningPrompt,
     signal: AbortSignal,
   ): void {
-    void askPermission(this.client, this.id, this.cwd, event, signal).then((decision) => {
+    void running.askPermission(this.client, this.id, this.cwd, event, signal).then((decision) => {
       if (signal.aborted || this.running !== running) return;
       if (decision === "interrupt") return this.interrupt(running);
       this.engine

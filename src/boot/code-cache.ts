@@ -73,6 +73,7 @@ export interface AcpBundle {
 export function loadCachedChild<Exports = ChildBundle>(
   bundle: string,
   env = process.env,
+  options: LoadOptions = {},
 ): Exports | null {
   if (!useCodeCache(env)) return null;
   const root = privateCacheRoot();
@@ -110,16 +111,7 @@ export function loadCachedChild<Exports = ChildBundle>(
     filename: bundle,
     cachedData: cached,
   });
-  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  const exported = { exports: {} as Exports };
-  wrapper.call(
-    exported.exports,
-    exported.exports,
-    createRequire(bundle),
-    exported,
-    bundle,
-    dirname(bundle),
-  );
+  const exports = runBundle<Exports>(script, bundle);
   // Made now, after the top level ran (its functions are then compiled and in the data) and
   // before runStdio sets the heap's flags: V8 keys the data by its flags, and the next start
   // loads the bundle before they are set. A started entry V8 rejected is replaced under its own
@@ -134,8 +126,45 @@ export function loadCachedChild<Exports = ChildBundle>(
       reach,
     );
   }
-  if (reach < StartReach.session) offerStartedRefresh(script, { started, early, name }, reach);
+  if (reach < StartReach.session && options.refresh !== false)
+    offerStartedRefresh(script, { started, early, name }, reach);
+  return exports;
+}
+
+/** Runs a bundle's top level: the file is one function expression, CommonJS's module wrapper. */
+function runBundle<Exports>(script: Script, bundle: string): Exports {
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  const exported = { exports: {} as Exports };
+  wrapper.call(
+    exported.exports,
+    exported.exports,
+    createRequire(bundle),
+    exported,
+    bundle,
+    dirname(bundle),
+  );
   return exported.exports;
+}
+
+/**
+ * A bundle compiled without the code cache, for a script the agent must load whatever the
+ * cache's state (src/boot/later-script.ts: its private folder gone since the start, say).
+ */
+export function loadUncached<Exports>(bundle: string): Exports {
+  return runBundle<Exports>(
+    new Script(readFileSync(bundle, "latin1"), { filename: bundle }),
+    bundle,
+  );
+}
+
+/** How a bundle is loaded. */
+interface LoadOptions {
+  /**
+   * false: its entry is never made again with the start's code (offerStartedRefresh). For a
+   * script loaded after the heap's flags are set (src/boot/later-script.ts): its entry is made
+   * under them, as every start loads it, while the refresh makes entries under the load's flags.
+   */
+  refresh?: boolean;
 }
 
 /** The name's end of an entry that holds the start's code too (code-cache-refresh.ts). */
@@ -241,11 +270,14 @@ function writeEntry(
   pruneEntries(dirname(entry), entry, name);
 }
 
+/** An entry's file name for the bundle `name`: its hash follows (acp-later's are not acp's). */
+const entryOf = (name: string) => new RegExp(`^${name}-[0-9a-f]{32}-.*\\.bin$`);
+
 /** The bundle's entries in the folder but the KEPT_ENTRIES newest (the one just written among them). */
 function pruneEntries(folder: string, written: string, name: string): void {
   try {
     const entries = readdirSync(folder)
-      .filter((file) => file.startsWith(`${name}-`) && file.endsWith(".bin"))
+      .filter((file) => entryOf(name).test(file))
       .map((file) => join(folder, file))
       .filter((path) => path !== written)
       .map((path) => ({ path, mtime: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))

@@ -127,4 +127,26 @@ describe("mc-agent acp through the code cache (Node 20)", { skip: SKIP }, () => 
       box.cleanup();
     }
   });
+
+  test("the ACP start's entries and its later script's are pruned apart", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "mc-acp-cc-"));
+    const box = sandbox("mc-acp-cc-");
+    try {
+      const folder = folderIn(tmp);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      // As many of dist/child/acp-later.cjs's entries (src/boot/later-script.ts) as a folder
+      // keeps of one bundle: acp.cjs's names begin the same way, and must not count them.
+      const laterEntries = [1, 2, 3, 4].map(
+        (n) => `acp-later-${"0".repeat(31)}${n}-1-1-00000000.bin`,
+      );
+      for (const name of laterEntries) writeFileSync(join(folder, name), "x", { mode: 0o600 });
+      await acpInitialize(tmp, box);
+      const after = names(folder);
+      for (const name of laterEntries) assert.ok(after.includes(name), after.join(", "));
+      assert.equal(after.filter((name) => /^acp-[0-9a-f]{32}-/.test(name)).length, 1);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+      box.cleanup();
+    }
+  });
 });
