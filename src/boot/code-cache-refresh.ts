@@ -25,10 +25,11 @@ const RETRY_MS = 100;
  * "Start-up to a session ready"). V8 keys the data by its flags, which the next start loads it
  * under, before runStdio sets the heap's: they are set back for the while (heap-flags.ts), and
  * once they cannot be (a turn has set its own, or node was given one of them) nothing is made.
- * Not just before a turn's flags either: tried, test/turns/turn-backpressure.test.ts's memory
- * bound failed in runs with it (the load's flags can let a scavenge grow the young generation,
- * which V8 never shrinks); that test also fails on a busy machine without it, so the cause is
- * not proven, and the refresh stays where it was (docs/benchmarks.md). Does nothing where
+ * Not just before a turn's flags either: tried twice. The first time test/turns/turn-backpressure
+ * .test.ts's memory bound failed in runs with it, a failure later traced to the network reads'
+ * dead buffers on a busy machine, with or without it (buffer-garbage.ts); the second time, with
+ * that fixed, a fresh child's 100 MB open and first turn measured the same with and without it
+ * (docs/benchmarks.md, "Targets of issue 44"), so it stays out. Does nothing where
  * the code cache offered no refresh (its entry holds a session's start already or is final, or
  * this Node has its own compile cache).
  */
