@@ -199,20 +199,29 @@ module.exports = out;`;
         shared.set(key, format);
         return { path: key, namespace: format === "cjs" ? "acp-start-holder" : "acp-from-start" };
       });
-      b.onResolve({ filter: /^start-holder:/ }, (args) => ({
-        path: args.path.slice("start-holder:".length),
-        namespace: "acp-start-holder",
-      }));
-      b.onLoad({ filter: /.*/, namespace: "acp-from-start" }, (args) => ({
-        contents: `export * from "start-holder:${args.path}"; export { default } from "start-holder:${args.path}";`,
-        loader: "js",
-      }));
-      b.onLoad({ filter: /.*/, namespace: "acp-start-holder" }, (args) => ({
-        contents: holder(args.path, shared.get(args.path)),
-        loader: "js",
+      throughHolder(b, "acp-from-start", "acp-start-holder", (path) => ({
+        contents: holder(path, shared.get(path)),
       }));
     },
   };
+}
+
+/**
+ * An ES module in namespace `stub` that re-exports, default included, the CommonJS module in
+ * namespace `holder` for the same path, whose source `load(path)` gives (fromStart's and
+ * laterImports's: the holder's `module.exports` becomes the ES module's exports).
+ */
+function throughHolder(b, stub, holder, load) {
+  const prefix = `${holder}:`;
+  b.onResolve({ filter: new RegExp(`^${prefix}`) }, (args) => ({
+    path: args.path.slice(prefix.length),
+    namespace: holder,
+  }));
+  b.onLoad({ filter: /.*/, namespace: stub }, (args) => ({
+    contents: `export * from "${prefix}${args.path}"; export { default } from "${prefix}${args.path}";`,
+    loader: "js",
+  }));
+  b.onLoad({ filter: /.*/, namespace: holder }, (args) => ({ ...load(args.path), loader: "js" }));
 }
 
 /**
@@ -282,18 +291,9 @@ function laterImports(later) {
         const path = keyOf(target.path);
         return { path, namespace: format === "cjs" ? "acp-later-holder" : "acp-later" };
       });
-      b.onResolve({ filter: /^later-holder:/ }, (args) => ({
-        path: args.path.slice("later-holder:".length),
-        namespace: "acp-later-holder",
-      }));
-      b.onLoad({ filter: /.*/, namespace: "acp-later" }, (args) => ({
-        contents: `export * from "later-holder:${args.path}"; export { default } from "later-holder:${args.path}";`,
-        loader: "js",
-      }));
-      b.onLoad({ filter: /.*/, namespace: "acp-later-holder" }, (args) => ({
-        contents: `module.exports = require("./dist/src/boot/later-script.js").laterModule(${JSON.stringify(args.path)});`,
+      throughHolder(b, "acp-later", "acp-later-holder", (path) => ({
+        contents: `module.exports = require("./dist/src/boot/later-script.js").laterModule(${JSON.stringify(path)});`,
         resolveDir: process.cwd(),
-        loader: "js",
       }));
     },
   };

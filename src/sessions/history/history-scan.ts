@@ -107,17 +107,31 @@ export class HistoryScan {
   }
 
   private apply(facts: RecordFacts, read: Extract<ReadResult, { kind: "record" }>): void {
-    if (!facts.valid) {
-      this.verdict = "invalid";
+    const accepted = acceptRecord(facts, this.cwd, this.cwds, this.summary);
+    if (typeof accepted === "string") {
+      this.verdict = accepted;
       return;
     }
-    if (facts.cwd !== null) this.cwds.add(facts.cwd);
-    if (facts.cwd !== null && !this.cwd.matches(facts.cwd)) {
-      this.verdict = "mismatch";
-      return;
-    }
-    this.summary.add(facts);
     // A record the worker parsed comes without its value (read-facts.ts): parsed here again.
-    this.sink?.(facts.value ?? parsedEvent(read.source, read.from, read.to), read.to - read.from);
+    this.sink?.(accepted.value ?? parsedEvent(read.source, read.from, read.to), read.to - read.from);
   }
+}
+
+/**
+ * One record's part in its history's verdict, the same for every reader of a whole history
+ * (this scan, a split open's second range: split-range.ts): an invalid record refuses the
+ * history, a recorded cwd is logged and must match, and an accepted record joins the summary.
+ * Returns the refusal, or the accepted record's facts.
+ */
+export function acceptRecord(
+  facts: RecordFacts,
+  cwd: CwdRule,
+  cwds: CwdLog,
+  summary: SummaryBuilder,
+): Extract<RecordFacts, { valid: true }> | "invalid" | "mismatch" {
+  if (!facts.valid) return "invalid";
+  if (facts.cwd !== null) cwds.add(facts.cwd);
+  if (facts.cwd !== null && !cwd.matches(facts.cwd)) return "mismatch";
+  summary.add(facts);
+  return facts;
 }

@@ -7,6 +7,7 @@ import { RecordReader, WHOLE_READ_BUFFER_BYTES } from "../records/record-reader.
 import { isTornTail } from "../records/torn-tail.js";
 import { CwdMatcher } from "./cwd-rule.js";
 import { FingerprintKey, type FingerprintMaterial } from "./fingerprint.js";
+import { acceptRecord } from "./history-scan.js";
 import { CwdLog } from "./recorded-cwds.js";
 import { SummaryBuilder, type SummaryState } from "./summary.js";
 import { turnCostOf } from "./turn-cost.js";
@@ -118,19 +119,14 @@ export function scanRange(request: SplitRequest): SplitReply {
     const options = summary.wantsUserLine ? VALUES : VALUES_NO_USER_LINE;
     const facts = factsOnThisThread(read.source, read.from, read.to, options);
     if (isTornTail(read, facts)) break;
-    if (!facts.valid) {
-      reply.verdict = "invalid";
+    const accepted = acceptRecord(facts, rule, cwds, summary);
+    if (typeof accepted === "string") {
+      reply.verdict = accepted;
       break;
     }
-    if (facts.cwd !== null) cwds.add(facts.cwd);
-    if (facts.cwd !== null && !rule.matches(facts.cwd)) {
-      reply.verdict = "mismatch";
-      break;
-    }
-    summary.add(facts);
     const at = { start: read.start, bytes: read.to - read.from };
     reply.acceptedEnd = read.start + at.bytes + (read.terminated ? 1 : 0);
-    const event = facts.value as SessionEvent;
+    const event = accepted.value as SessionEvent;
     const cost = turnCostOf(event);
     if (cost) reply.costs.push(cost);
     // The candidates the replay's collector could restart at, or keep as a turn's input.

@@ -114,9 +114,10 @@ async function single(scan: HistoryScan, slicer: Slicer): Promise<ScanOutcome> {
   return outcomeOf(scan, null);
 }
 
-function outcomeOf(scan: HistoryScan, tail: ScanOutcome["tail"]): ScanOutcome {
+/** What `scan` decided, its reader having begun at `start` (validate.ts resumes past a prefix). */
+export function outcomeOf(scan: HistoryScan, tail: ScanOutcome["tail"], start = 0): ScanOutcome {
   const { verdict, summary, cwds, openEnd, bytesRead } = scan;
-  return { verdict, summary, cwds, openEnd, length: bytesRead, tail };
+  return { verdict, summary, cwds, openEnd, length: start + bytesRead, tail };
 }
 
 /** The first range (`scan`, up to `at`) and the worker's second joined as one pass. */

@@ -15,7 +15,7 @@ import {
   type ScanStart,
   unboundedBudget,
 } from "./history-scan.js";
-import { type ScanOutcome, type SplitReading, splitScan } from "./split-scan.js";
+import { outcomeOf, type ScanOutcome, type SplitReading, splitScan } from "./split-scan.js";
 import type { SummaryBuilder } from "./summary.js";
 
 /**
@@ -122,8 +122,7 @@ export async function validateHistory(
     // Cached only when the file is still what lstat saw: the verdict is then of those bytes.
     if (cache && seen && sameFile(fstatSync(opened.fd, { bigint: true }), seen))
       cache.session.remember(id, seen, scan, cache.checkedAtNs);
-    const { verdict, summary, cwds, openEnd } = scan;
-    return decided({ verdict, summary, cwds, openEnd, length, tail: null }, resume, opened.fd);
+    return decided(outcomeOf(scan, null, begin.start), resume, opened.fd);
   } catch (error) {
     // An I/O error mid-read (EIO, EISDIR on odd filesystems) makes the history unreadable.
     if (error instanceof ProtocolError) throw error;
