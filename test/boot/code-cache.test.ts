@@ -90,8 +90,15 @@ describe("the child's code cache (Node 20)", { skip: SKIP }, () => {
       assert.match(early[0] as string, /[0-9a-f]{8}\.bin$/);
       const earlySize = statSync(join(folder, early[0] as string)).size;
       const deadline = Date.now() + 20_000;
-      while (!names(folder).some((name) => name.endsWith("-started.bin"))) {
-        assert.ok(Date.now() < deadline, `no started entry: ${names(folder).join(", ")}`);
+      // The child renames the started entry in, then removes the early one (never a moment
+      // without an entry): a look between the two sees both, so it waits for the write's end.
+      const written = () => names(folder).some((name) => name.endsWith("-started.bin"));
+      while (!written() || names(folder).length > 1) {
+        const now = names(folder).join(", ");
+        assert.ok(
+          Date.now() < deadline,
+          `the started entry has not replaced the early one: ${now}`,
+        );
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const [started, ...others] = names(folder);
