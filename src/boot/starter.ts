@@ -4,8 +4,9 @@ import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { withHandedOver } from "../protocol/secret-handoff.js";
 import { resolveHome } from "../store/home.js";
+import { readFirstFrame } from "./early-input.js";
 import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
-import { type OutputWatch, watchOutput } from "./output-watch.js";
+import { type OutputWatch, writeAnswer } from "./output-watch.js";
 import type { SessionCreated } from "./session-create-fast.js";
 
 /**
@@ -23,8 +24,10 @@ import type { SessionCreated } from "./session-create-fast.js";
  * Once it has answered an initialize negotiating `session.create`, it waits a moment for the next
  * frame: a `session.create` the hand check of session-create-fast.ts accepts is answered too, so
  * a frontend's session is ready while the child loads.
- * Anything else (another first frame, an initialize the check leaves to the child, no frame
- * yet when the loop has read what was waiting) is the full child's, as if it had started alone.
+ * The first frame is read from fd 0 directly and the answers written to fd 1 directly
+ * (early-input.ts, output-watch.ts `writeAnswer`): Node's stdin and stdout streams are made
+ * after the answer. Anything else (another first frame, an initialize the check leaves to the
+ * child, a stdin not readable that way) is the full child's, as if it had started alone.
  * `MC_AGENT_FAST_START=0` hands over before reading anything.
  */
 
@@ -85,7 +88,6 @@ export function startChild(
   env: NodeJS.ProcessEnv = process.env,
 ): void {
   const facts = typeof MC_INITIALIZE_FACTS === "undefined" ? undefined : MC_INITIALIZE_FACTS;
-  const input = process.stdin;
   const handover: Handover = {
     splitter: new FrameSplitter(LIMITS.frame_bytes),
     events: [],
@@ -97,35 +99,42 @@ export function startChild(
     void handOver(load, handover, () => {});
     return;
   }
-  let decided = false;
+  // Read before anything makes process.stdin (early-input.ts); an end is the child's as before.
+  const read = readFirstFrame(handover.splitter, handover.events);
+  handover.ended = read === "end";
+  if (read === "unreadable") return void handOver(load, handover, () => {});
+  /** The stream, made only to wait for a frame behind the initialize (`loadAfter`). */
+  let input: NodeJS.ReadStream | null = null;
   /** Set while the starter waits for the frame behind its initialize (`loadAfter`). */
   let second: (() => void) | null = null;
   const onData = (chunk: Buffer) => {
     handover.events.push(...handover.splitter.push(chunk));
-    second ? second() : decide();
+    second?.();
   };
   const onEnd = () => {
     handover.events.push(...handover.splitter.end());
     handover.ended = true;
-    second ? second() : decide();
+    second?.();
   };
   const detach = () => {
-    input.removeListener("data", onData);
-    input.removeListener("end", onEnd);
+    input?.removeListener("data", onData);
+    input?.removeListener("end", onEnd);
   };
   /**
    * Loads the child once the starter has answered what it may (`before` runs first). After an
    * initialize negotiating `session.create`, the next frame is waited for, at most
    * SECOND_FRAME_WAIT_MS: a frontend writes it as soon as it has the answer, and the load,
    * once begun, holds the event loop until the child serves. Any frame ends the wait: only a
-   * frontend that writes nothing, so that nothing waits for an answer, meets the bound.
+   * frontend that writes nothing, so that nothing waits for an answer, meets the bound. The
+   * answer is out by then: the stream is made for this wait, and the child reads on from it.
    */
   const loadAfter = (before: () => void = () => {}) => {
     let timer: NodeJS.Timeout | undefined;
     const proceed = () => {
       second = null;
       clearTimeout(timer);
-      input.pause();
+      // Paused until the child's own listeners are on: what comes meanwhile waits in the pipe.
+      input?.pause();
       before();
       void handOver(load, handover, detach);
     };
@@ -141,15 +150,13 @@ export function startChild(
     };
     if (handover.events.length > 0 || handover.ended) return second();
     timer = setTimeout(proceed, SECOND_FRAME_WAIT_MS);
-    input.resume();
+    input = process.stdin;
+    input.on("data", onData);
+    input.on("end", onEnd);
   };
-  const decide = (waited = false) => {
-    if (decided) return;
+  /** Answers the first frame when the starter may, then loads the child. */
+  const decide = () => {
     const first = handover.events[0];
-    if (first === undefined && !handover.ended && !waited) return;
-    decided = true;
-    // Paused until the child's own listeners are on: what comes meanwhile waits in the pipe.
-    input.pause();
     const request = first?.kind === "frame" ? initializeRequest(first.bytes) : null;
     if (request === null) return void handOver(load, handover, detach);
     if (!needsTurnFacts(request.params)) {
@@ -177,11 +184,7 @@ export function startChild(
       loadAfter();
     });
   };
-  input.on("data", onData);
-  input.on("end", onEnd);
-  // The loop's second check phase: the frames waiting since the spawn have been read by then.
-  // None yet: the frontend writes later, and the child loads while it waits.
-  setImmediate(() => setImmediate(() => decide(true)));
+  decide();
 }
 
 /**
@@ -237,8 +240,7 @@ function answerInitialize(
   const line = fastInitializeLine(id, params, facts, extras);
   if (line === null) return;
   // A reader already gone (EPIPE) is the child's to handle once it has loaded.
-  watchOutput(handover);
-  process.stdout.write(line);
+  writeAnswer(handover, line);
   handover.events.shift();
   handover.initialized = {
     id,
@@ -264,7 +266,7 @@ async function answerSessionCreate(
   if (!decoded.ok || !isFastSessionCreate(decoded.request, initialized)) return;
   const home = resolveHome(withHandedOver(process.env, handedOver));
   const { line, created } = fastSessionCreate(decoded.request, home);
-  process.stdout.write(line);
+  writeAnswer(handover, line);
   handover.events.shift();
   handover.created = created;
 }

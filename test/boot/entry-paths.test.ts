@@ -39,7 +39,7 @@ register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: process.env.MC_TE
 
 /**
  * A preload run before the bin (`--require`: CommonJS, which leaves the entry's own loading as it
- * is): at the first write to stdout, it writes down which of the ES module loader's internal
+ * is): at the first write to stdout (fd 1 or the stream), it writes down which of the ES module loader's internal
  * modules Node has loaded by then and, with MC_TEST_PROBE_HOOKS=1 (Node 22.15 and later), the
  * format and URL of every module loaded so far, seen by an in-thread hook.
  */
@@ -56,12 +56,25 @@ if (process.env.MC_TEST_PROBE_HOOKS === "1")
       return loaded;
     },
   });
+let seen = false;
+const note = () => {
+  if (seen) return;
+  seen = true;
+  const internals = process.moduleLoadList.filter((name) => name.includes("internal/modules/esm/"));
+  writeFileSync(process.env.MC_TEST_PROBE, JSON.stringify({ internals, formats }));
+};
+// The starters write their answer to fd 1 directly (src/boot/output-watch.ts), the rest through
+// the stream.
+const fs = require("node:fs");
+const writeSync = fs.writeSync;
+fs.writeSync = function (fd, ...rest) {
+  if (fd === 1) note();
+  return writeSync.call(this, fd, ...rest);
+};
 const stdout = process.stdout;
 const write = stdout.write;
 stdout.write = function (...args) {
-  stdout.write = write;
-  const internals = process.moduleLoadList.filter((name) => name.includes("internal/modules/esm/"));
-  writeFileSync(process.env.MC_TEST_PROBE, JSON.stringify({ internals, formats }));
+  note();
   return write.apply(this, args);
 };
 `,

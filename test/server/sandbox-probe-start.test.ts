@@ -7,10 +7,11 @@ import { sandbox, TestChild } from "../../src/conformance/harness.js";
 
 /**
  * The child's sandbox probe (src/agent/sandbox/probe.ts) runs in the background from the
- * child's start, never on its event loop: an `initialize` that negotiates `turn` waits for it
- * (its extension says what was found), one that does not answers at once, and frames sent
- * behind a waiting initialize are answered after its result, in order. The sandbox is a real
- * program on PATH that holds until the test opens its gate (a file).
+ * child's start (which follows the frontend's first frame: docs/local-agent-protocol.md, "Fast
+ * start"), never on its event loop: an `initialize` that negotiates `turn` waits for it (its
+ * extension says what was found), one that does not answers at once, and frames sent behind a
+ * waiting initialize are answered after its result, in order. The sandbox is a real program on
+ * PATH that holds until the test opens its gate (a file).
  */
 const SKIP = process.platform !== "linux" ? "the bubblewrap probe runs on Linux only" : false;
 
@@ -27,6 +28,7 @@ function gatedBwrap(root: string) {
   chmodSync(script, 0o755);
   return {
     path: `${bin}:${process.env.PATH ?? ""}`,
+    gate,
     started: () => existsSync(`${gate}.started`),
     open: () => writeFileSync(gate, ""),
   };
@@ -89,13 +91,12 @@ describe("the sandbox probe starts with the child", { skip: SKIP }, () => {
     const bwrap = gatedBwrap(box.root);
     const child = new TestChild({ cwd: box.workspace, home: box.home, env: { PATH: bwrap.path } });
     try {
-      // Started before any request: the probe runs from the child's start.
-      await until(bwrap.started, "the probe to start");
       const answered: Frame[] = [];
       const init = child.waitFor((f) => f.id === "i1", 30_000).then((f) => answered.push(f));
       const status = child.waitFor((f) => f.id === "s1", 30_000).then((f) => answered.push(f));
       child.send(initialize("i1", ["operation.cancel", "turn"]));
       child.send({ id: "s1", method: "status", params: {} });
+      await until(bwrap.started, "the probe to start");
       // Nothing is answered while the probe holds (absence, checked after a pause).
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(answered.length, 0, JSON.stringify(answered));
@@ -122,11 +123,13 @@ describe("the sandbox probe starts with the child", { skip: SKIP }, () => {
     const bwrap = gatedBwrap(box.root);
     const child = new TestChild({ cwd: box.workspace, home: box.home, env: { PATH: bwrap.path } });
     try {
-      await until(bwrap.started, "the probe to start");
       const init = await child.initialize(["operation.cancel"]);
       assert.ok(init.result, JSON.stringify(init.error));
+      // The child, loaded behind the answer, starts the probe; its status does not wait for it.
+      await until(bwrap.started, "the probe to start");
       const status = await child.request("status", {});
       assert.equal((status.result as { state: string }).state, "ready");
+      assert.ok(!existsSync(bwrap.gate), "the gate is still closed");
     } finally {
       bwrap.open();
       await child.close();

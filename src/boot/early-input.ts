@@ -1,0 +1,56 @@
+import { readSync } from "node:fs";
+import type { FrameEvent, FrameSplitter } from "../protocol/framing.js";
+
+/**
+ * The stdio starter's first frame (src/boot/starter.ts), read from fd 0 with `fs.readSync`
+ * instead of through `process.stdin`: making that stream (a pipe or socket handle, Node's
+ * stream and net modules) and `process.stdout` costs about 2.5 ms before the first byte can be
+ * read on a quiet machine, a tenth of a bare Node start, and more on a busy one; the loaded
+ * child makes them after the answer instead (docs/benchmarks.md, "Targets of issue 44").
+ *
+ * Synchronous on purpose. A read left waiting on libuv's threadpool could not be taken back: it
+ * would hold the process's exit for good (libuv joins its threads at exit, src/process/exit.ts)
+ * whenever the frontend stopped the child by a signal before writing again. The starter needs
+ * a first frame to do anything, and a frontend's first frame is written as it spawns: it is
+ * waiting in the pipe by the time Node has started. One written later is waited for here, and
+ * the child loads once it has come (before, it loaded meanwhile); a stop signal meanwhile ends
+ * the process as it would any starter (no handler is installed yet).
+ */
+
+/** What reading the first frame came to. */
+export type FirstRead =
+  /** A whole first frame (or more) is in `events`. */
+  | "frame"
+  /** stdin ended: whatever came before the end is in `events`. */
+  | "end"
+  /**
+   * fd 0 cannot be read this way (a non-blocking descriptor with nothing waiting, a read
+   * interrupted, a closed or odd one): what was read is in `events`, the rest is the stream's.
+   */
+  | "unreadable";
+
+/** As much as a stream's chunk: a frontend's first frames are a few kilobytes. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Reads fd 0 into `splitter` until `events` holds an event (a whole frame, or a frame too long),
+ * or stdin ends or cannot be read this way.
+ */
+export function readFirstFrame(splitter: FrameSplitter, events: FrameEvent[]): FirstRead {
+  while (events.length === 0) {
+    // A fresh buffer each read: the splitter may keep a view of it (a frame not yet whole).
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    let bytes: number;
+    try {
+      bytes = readSync(0, buffer, 0, CHUNK_BYTES, null);
+    } catch {
+      return "unreadable";
+    }
+    if (bytes === 0) {
+      events.push(...splitter.end());
+      return "end";
+    }
+    events.push(...splitter.push(buffer.subarray(0, bytes)));
+  }
+  return "frame";
+}
