@@ -4,7 +4,12 @@ import { keepOutOf } from "../agent/checkpoints/keep-out.js";
 import { sandboxNetworkHint } from "../agent/sandbox/network-hint.js";
 import { sandboxPolicy } from "../agent/sandbox/policy.js";
 import { planProbe, type SandboxKind, type SandboxProbe } from "../agent/sandbox/probe.js";
-import { type MemoKinds, readProbeMemo, writeProbeMemo } from "../agent/sandbox/probe-memo.js";
+import {
+  findProbeMemo,
+  type MemoFound,
+  type MemoKinds,
+  writeProbeMemo,
+} from "../agent/sandbox/probe-memo.js";
 import { type ProbeMemoKey, probeMemoKey } from "../agent/sandbox/probe-memo-key.js";
 import { privateCacheRoot } from "../boot/compile-cache.js";
 import type { TurnFactsSource } from "../boot/starter.js";
@@ -87,14 +92,15 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
   const key = planned.length === plans.length ? probeMemoKey(planned) : null;
   // This user's private cache folder, beside the code caches: never MC_HOME (probe-memo.ts).
   const memoFolder = key === null ? null : privateCacheRoot();
-  const memo = memoFolder === null || key === null ? null : readProbeMemo(memoFolder, key);
+  const found = memoFolder === null || key === null ? null : findProbeMemo(memoFolder, key);
+  const memo = found?.kinds ?? null;
   let sandbox: Promise<readonly SandboxProbe[]> | null = null;
   const run = () => {
     sandbox ??= Promise.all(
       plans.map(async ({ network, plan }) => ({ network, availability: await plan.run() })),
     ).then((probed) => {
       facts.probed = probed;
-      if (memoFolder !== null && key !== null) rememberProbes(memoFolder, key, memo, probed);
+      if (memoFolder !== null && key !== null) rememberProbes(memoFolder, key, found, probed);
       return probed;
     });
     return sandbox;
@@ -153,14 +159,18 @@ function kindsOf(probed: readonly SandboxProbe[]): MemoKinds {
   return probed.map((probe) => probe.availability.sandbox);
 }
 
-/** Rewrites the memo when the real probes found other than it said (or it said nothing). */
+/**
+ * Rewrites the memo when the real probes found other than it said, it said nothing, or its
+ * entry was not the first: one used again goes first, so that the sixteen kept are the latest
+ * used, not the latest probed (a workspace a user comes back to is never pushed out by others).
+ */
 function rememberProbes(
   folder: string,
   key: ProbeMemoKey,
-  memo: MemoKinds | null,
+  found: MemoFound | null,
   probed: readonly SandboxProbe[],
 ): void {
   const kinds = kindsOf(probed);
-  if (memo !== null && JSON.stringify(memo) === JSON.stringify(kinds)) return;
+  if (found?.first && JSON.stringify(found.kinds) === JSON.stringify(kinds)) return;
   writeProbeMemo(folder, key, kinds);
 }

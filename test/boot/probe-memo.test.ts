@@ -105,21 +105,22 @@ function memoFindings(w: World): unknown[] {
   return (JSON.parse(text) as { entries: { sandbox: unknown }[] }).entries.map((e) => e.sandbox);
 }
 
+/** The workspace of each entry's runs (their folder), in the memo's order. */
+function memoWorkspaces(w: World): string[] {
+  const text = memoText(w);
+  if (text === null) return [];
+  const { entries } = JSON.parse(text) as { entries: { key: { runs: { cwd: string }[] } }[] };
+  return entries.map((e) => e.key.runs[0]?.cwd ?? "");
+}
+
 /** Waits until the memo's latest entry says `kind` (the child writes it after its real run). */
 async function memoSays(w: World, kind: string | null): Promise<void> {
   await until(() => JSON.stringify(memoFindings(w)[0]) === JSON.stringify([kind]), "the memo");
 }
 
-/**
- * A start without a memo that the starter answered. The starter leaves a start to the full
- * child when no frame is waiting once the loop has read what came with the spawn, and the full
- * child writes no memo: on a loaded machine the test's write can come that late, so such a
- * start is made again (a few times at most).
- */
+/** A start without a memo, answered by the starter (which waits for the first frame). */
 async function coldStart(w: World, cwd?: string): Promise<Started> {
-  let started = await start(w, cwd ? { cwd } : {});
-  for (let tries = 1; !started.byStarter && tries < 5; tries++)
-    started = await start(w, cwd ? { cwd } : {});
+  const started = await start(w, cwd ? { cwd } : {});
   assert.ok(started.byStarter, "a start answered by the starter");
   return started;
 }
@@ -280,6 +281,21 @@ describe("the probe memo, against the real child", () => {
     await until(() => memoFindings(w).length === 2, "the second entry");
     w.starts(false);
     assert.equal((await start(w)).sandbox, "bubblewrap", "the first workspace's entry kept");
+  });
+
+  test("an entry used again goes first: the kept entries are the latest used", async () => {
+    const w = await primed("mc-memo-used-");
+    const other = join(w.box.root, "workspace-2");
+    mkdirSync(other);
+    await coldStart(w, other);
+    await until(() => memoWorkspaces(w)[0] === other, "the second workspace's entry first");
+    assert.equal((await start(w)).sandbox, "bubblewrap");
+    // Answered from the memo; its real run, agreeing, puts the entry first again.
+    await until(
+      () => memoWorkspaces(w)[0] === w.box.workspace,
+      "the first workspace's entry first",
+    );
+    assert.deepEqual(memoWorkspaces(w).sort(), [other, w.box.workspace].sort());
   });
 
   test("no MC_HOME folder: none is made", async () => {

@@ -29,7 +29,10 @@ import type { ProbeMemoKey } from "./probe-memo-key.js";
 
 /** The memo's bound: an entry is a kilobyte or two (the runs' arguments are most of it). */
 export const PROBE_MEMO_BYTES = 64 * 1024;
-/** Entries kept, the latest first: one per workspace (its path is in the runs' arguments). */
+/**
+ * Entries kept, the latest used first: one per workspace (its path is in the runs' arguments).
+ * An entry used again is put first, so the workspaces a user comes back to stay in it.
+ */
 export const PROBE_MEMO_ENTRIES = 16;
 const MEMO_NAME = "sandbox-probe.json";
 const FORMAT = "mc-sandbox-probe-memo";
@@ -51,11 +54,24 @@ export function probeMemoPath(folder: string): string {
 
 /** The memo's finding for `key`, or null when it has none for this very key. */
 export function readProbeMemo(folder: string, key: ProbeMemoKey): MemoKinds | null {
+  return findProbeMemo(folder, key)?.kinds ?? null;
+}
+
+/** A memo entry found for a key: what it says, and whether it is the memo's first (latest). */
+export interface MemoFound {
+  kinds: MemoKinds;
+  first: boolean;
+}
+
+/** The same, with whether the entry is first: one used again is put first (rememberProbes). */
+export function findProbeMemo(folder: string, key: ProbeMemoKey): MemoFound | null {
   const wanted = JSON.stringify(key);
-  const entry = readEntries(folder).find((candidate) => JSON.stringify(candidate.key) === wanted);
-  const kinds = entry?.sandbox;
+  const entries = readEntries(folder);
+  const at = entries.findIndex((candidate) => JSON.stringify(candidate.key) === wanted);
+  const kinds = entries[at]?.sandbox;
   if (!Array.isArray(kinds) || kinds.length !== key.runs.length) return null;
-  return kinds.every((kind) => KINDS.includes(kind)) ? (kinds as MemoKinds) : null;
+  if (!kinds.every((kind) => KINDS.includes(kind))) return null;
+  return { kinds: kinds as MemoKinds, first: at === 0 };
 }
 
 /** The memo file's entries; none when it is missing, unsafe, over the bound or not this format. */
