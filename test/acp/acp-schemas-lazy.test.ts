@@ -27,10 +27,11 @@ const SDK_SCHEMAS = join(
 const temp = mkdtempSync(join(tmpdir(), "mc-acp-schemas-"));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-const { schemasOnFirstUse } = (await import(
+const { schemasOnFirstUse, guardsOnFirstUse } = (await import(
   pathToFileURL(join(PACKAGE_ROOT, "scripts/acp-schemas-on-first-use.js")).href
 )) as {
   schemasOnFirstUse(text: string): { text: string; schemas: number };
+  guardsOnFirstUse(text: string): { text: string; schemas: number };
 };
 const original = (await import(pathToFileURL(SDK_SCHEMAS).href)) as SchemaModule;
 
@@ -210,9 +211,59 @@ test("each schema parses generated values as the SDK's own (fast-check)", () => 
   );
 });
 
+const SDK_GUARDS = join(
+  PACKAGE_ROOT,
+  "node_modules/@agentclientprotocol/sdk/dist/v1/schema/guards.gen.js",
+);
+type GuardModule = Record<string, Record<string, (value: unknown) => boolean>>;
+
+/** The guards module rewritten, beside the rewritten schemas module it imports (`rewritten`). */
+async function rewrittenGuards(): Promise<{ module: GuardModule; schemas: number }> {
+  const { text, schemas } = guardsOnFirstUse(readFileSync(SDK_GUARDS, "utf8"));
+  const file = join(temp, "guards.gen.js");
+  writeFileSync(file, text.replace('"zod/v4"', JSON.stringify(import.meta.resolve("zod/v4"))));
+  return { module: (await import(pathToFileURL(file).href)) as GuardModule, schemas };
+}
+
+test("the SDK's guards: each of their 13 schemas built on first use, each guard as the SDK's", async () => {
+  const guards = await rewrittenGuards();
+  assert.equal(guards.schemas, 13);
+  const own = (await import(pathToFileURL(SDK_GUARDS).href)) as GuardModule;
+  const values: unknown[] = [
+    ...MESSAGES,
+    { mode: "url", message: "m", url: "https://x/", elicitationId: "e" },
+    { mode: "custom", message: "m", sessionId: "s" },
+    { type: "string", title: "t" },
+    { type: "number", minimum: 1 },
+    { type: "integer" },
+    { type: "boolean", default: true },
+    { type: "array", items: { type: "string", enum: ["a"] } },
+    { type: "string", enum: ["a"] },
+    { anyOf: [{ const: "a", title: "A" }] },
+    { action: "accept", content: { a: 1 } },
+    { action: "decline" },
+    { action: "cancel" },
+    { action: "other" },
+  ];
+  const groups = Object.keys(own).filter((name) => typeof own[name] === "object");
+  assert.ok(groups.length >= 4, groups.join());
+  for (const group of groups)
+    for (const [name, guard] of Object.entries(own[group] ?? {}))
+      for (const value of values)
+        assert.equal(
+          guards.module[group]?.[name]?.(value),
+          guard(value),
+          `${group}.${name} on ${JSON.stringify(value)}`,
+        );
+});
+
 test("the ACP bundles hold the SDK's schemas rewritten", () => {
   for (const bundle of ["acp.cjs", "acp.js"]) {
     const text = readFileSync(join(PACKAGE_ROOT, "dist", "child", bundle), "utf8");
+    // The guards' schemas too: each built by a lazy one's first parse (or left out), none at load.
+    const guards = [...text.matchAll(/\bzGuard\w+ = ([^\n]*)/g)].map((m) => m[1] ?? "");
+    for (const built of guards)
+      assert.match(built, /^\/\* @__PURE__ \*\/ (?:[\w$]+\.)?lazy\(\(\) =>/, bundle);
     // esbuild calls zod's functions by their own names: `lazy(...)`, `object(...)`.
     assert.match(
       text,
