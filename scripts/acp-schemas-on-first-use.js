@@ -5,7 +5,8 @@
 // issue 44"), for schemas of which a start parses two or three. Here each exported schema is
 // wrapped in zod's own `z.lazy`, which builds it the first time a value is parsed with it and
 // delegates every parse to it from then on (the same issues, the same output); the schemas that
-// refer to it hold the lazy one. The module's text is otherwise left as it is.
+// refer to it hold the lazy one. Each is built without zod's compiled fast path (WITHOUT_JIT).
+// The module's text is otherwise left as it is.
 //
 // The rewrite is checked, not assumed: it fails the build when the module is not what it was
 // written for (no `z` namespace, a statement of another kind, a schema used in another schema by
@@ -77,12 +78,17 @@ export function schemasOnFirstUse(text, file = "zod.gen.js") {
     ts.forEachChild(node, visit);
   };
   visit(source);
+  if (text.includes(WITHOUT_JIT)) fail(`a name of its own is ${WITHOUT_JIT}`);
   let out = text;
   for (const initializer of edits.reverse()) {
     const start = initializer.getStart(source);
     const body = text.slice(start, initializer.end);
-    out = `${out.slice(0, start)}/* @__PURE__ */ z.lazy(() => (${body}))${out.slice(initializer.end)}`;
+    out = `${out.slice(0, start)}/* @__PURE__ */ z.lazy(() => ${WITHOUT_JIT}(() => (${body})))${out.slice(initializer.end)}`;
   }
+  // The helper after the imports, before every schema (the edits are all past it).
+  const imports = source.statements.filter((statement) => ts.isImportDeclaration(statement));
+  const at = imports.at(-1)?.end ?? 0;
+  out = `${out.slice(0, at)}\n${WITHOUT_JIT_HELPER}${out.slice(at)}`;
   return { text: out, schemas: names.size };
 
   function where(node) {
@@ -90,6 +96,27 @@ export function schemasOnFirstUse(text, file = "zod.gen.js") {
     return `line ${line + 1}`;
   }
 }
+
+/**
+ * What builds each schema: with zod's `jitless` setting on while it is built. zod compiles an
+ * object schema's fast path (a function made by `new Function`, which V8's code cache cannot
+ * keep) at its first parse unless it was built jitless; the agent parses a few messages of each
+ * kind an editor sends (an initialize, a session/new, its prompts), so that compile was half a
+ * millisecond of session/new's own parse at every start, and a jitless parse checks exactly the
+ * same (src/protocol/first-parse.ts says the same of ours). Set back as it was once built.
+ */
+const WITHOUT_JIT = "builtWithoutJit$mc";
+const WITHOUT_JIT_HELPER = `function ${WITHOUT_JIT}(build) {
+  const config = z.config();
+  const jitless = config.jitless;
+  config.jitless = true;
+  try {
+    return build();
+  } finally {
+    config.jitless = jitless;
+  }
+}
+`;
 
 /** Where the SDK's type guards are: 14 schemas built from the others with `.and()`. */
 export const ACP_GUARDS_MODULE =

@@ -76,6 +76,55 @@ test("a parse builds what it uses, not the rest", () => {
   assert.ok(used.length < names.length / 4, `${used.length} built`);
 });
 
+/** How many functions zod made with `new Function` (its compiled fast paths) in `run`. */
+function compiledIn(run: () => void): number {
+  const real = globalThis.Function;
+  let made = 0;
+  globalThis.Function = new Proxy(real, {
+    construct(target, args, newTarget) {
+      made += 1;
+      return Reflect.construct(target, args, newTarget);
+    },
+  });
+  try {
+    run();
+  } finally {
+    globalThis.Function = real;
+  }
+  return made;
+}
+
+test("a schema built on first use compiles no fast path at its parse, as the SDK's own does", () => {
+  const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "hi" }] };
+  const parse = (module: SchemaModule) => () => {
+    assert.equal(module.zPromptRequest?.safeParse(prompt).success, true);
+  };
+  assert.ok(compiledIn(parse(original)) > 0, "the SDK's own schema compiles its fast path");
+  assert.equal(compiledIn(parse(lazy.module)), 0);
+  assert.equal(compiledIn(parse(lazy.module)), 0, "nor at its next parse");
+});
+
+test("our initialize's parser compiles no fast path either, and parses as before", async () => {
+  const { InitializeParams } = await import("../../src/acp/initialize-gate.js");
+  const offered = { protocolVersion: 1, clientCapabilities: { terminal: true, fs: { x: 1 } } };
+  let parsed: unknown;
+  assert.equal(
+    compiledIn(() => {
+      parsed = InitializeParams.parse(offered);
+    }),
+    0,
+  );
+  assert.deepEqual(parsed, {
+    protocolVersion: 1,
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: true,
+      auth: { terminal: false },
+    },
+  });
+  assert.throws(() => InitializeParams.parse({ protocolVersion: 65536 }));
+});
+
 /** ACP messages as editors and agents send them, and a few that are wrong. */
 const MESSAGES: unknown[] = [
   { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true }, terminal: true } },
