@@ -11,10 +11,19 @@ import { acpError } from "./errors.js";
  * answers) and four client capabilities, each true only when sent as `true` (the SDK's parser
  * turns a malformed one into its default, false); everything else is ignored, as there.
  */
-export const InitializeParams = z.object({
+const InitializeSchema = z.object({
   protocolVersion: z.int().gte(0).lte(65535),
   clientCapabilities: z.unknown().optional().transform(readCapabilities),
 });
+
+/**
+ * The parser the SDK's `onRequest` takes: each check without zod's compiled fast path, whose
+ * compile (a `new Function`, which V8's code cache cannot keep) cost more than the one or two
+ * initializes a connection parses (src/protocol/first-parse.ts); the same checks either way.
+ */
+export const InitializeParams = {
+  parse: (params: unknown) => InitializeSchema.parse(params, { jitless: true }),
+};
 
 function readCapabilities(raw: unknown): ClientCapabilities {
   const flag = (value: unknown, key: string) => isPlainObject(value) && value[key] === true;

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { ndJsonStream } from "@agentclientprotocol/sdk";
+import type { Stream } from "@agentclientprotocol/sdk";
 import { exitBy } from "../process/exit.js";
 import { childEnvironment } from "../process/secret-env.js";
 import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-signals.js";
@@ -8,7 +8,6 @@ import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
 import { agentInput } from "./agent-input.js";
 import { clientToolHostFactory } from "./client-tools.js";
-import { boundedLines, SDK_LINE_BYTES } from "./line-bound.js";
 import type { AcpHandover } from "./starter.js";
 import { stdoutSink } from "./stdout-sink.js";
 
@@ -66,10 +65,13 @@ export function runAcp(handedOver: string | null = null, handover?: AcpHandover)
   const replayed = handover?.answered
     ? { line: handover.answered.line, answered: () => release() }
     : undefined;
-  const sink = stdoutSink(stop, replayed);
+  const output = stdoutSink(stop, replayed);
   handover?.stopWatching?.();
-  const input = agentInput(handover, held).pipeThrough(boundedLines());
-  const stream = ndJsonStream(sink, input, { maxMessageBytes: SDK_LINE_BYTES });
+  const input = agentInput(handover, held, output.send);
+  // The SDK's connection reads its stream through `getReader()` and writes it through
+  // `getWriter()`, nothing else (2.4: `receive`, `sendMessage`, `close`), and takes any object
+  // with both ends as one: these two are ndJsonStream's work without web streams (agent-input.ts).
+  const stream = { readable: input, writable: output } as unknown as Stream;
   const connection = app.connect(stream);
   void connection.closed.then(stop);
   if (handover?.outputGone) stop();

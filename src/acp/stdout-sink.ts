@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
 import { log } from "../process/log.js";
 import { normaliseLine } from "./wire-errors.js";
 
@@ -13,13 +14,17 @@ export interface Replayed {
 }
 
 /**
- * stdout as the byte sink of the SDK's NDJSON stream: each line goes straight to the pipe (no
- * Node-to-web stream adapter in between; this is the first chunk's path, docs/benchmarks.md),
- * errors normalised (wire-errors.ts), and a full pipe holds the writer until it drains, so a
- * slow editor slows the turn instead of growing a buffer. `onGone`: stdout closed under us.
+ * stdout as the writable end of the SDK's stream: each message the connection writes becomes
+ * one line, as the SDK's `ndJsonStream` encodes it, written straight to the pipe (no web stream
+ * in between: agent-input.ts says what they cost; this is also the first chunk's path,
+ * docs/benchmarks.md), errors normalised (wire-errors.ts), in order, each after the one before
+ * has been taken, and a full pipe holds the writer until it drains, so a slow editor slows the
+ * turn instead of growing a buffer. `send` is the same write for what the input answers itself
+ * (a line that is no JSON). `onGone`: stdout closed under us.
  */
-export function stdoutSink(onGone: () => void, replayed?: Replayed): WritableStream<Uint8Array> {
+export function stdoutSink(onGone: () => void, replayed?: Replayed): MessageSink {
   const out = process.stdout;
+  const encoder = new TextEncoder();
   let gone = false;
   let pending = replayed;
   out.on("error", () => {
@@ -27,21 +32,40 @@ export function stdoutSink(onGone: () => void, replayed?: Replayed): WritableStr
     gone = true;
     onGone();
   });
-  return new WritableStream<Uint8Array>({
-    async write(line) {
-      if (pending) {
-        const { line: sent, answered } = pending;
-        pending = undefined;
-        // The same function built both (initialize-answer.ts); a difference would be a bug,
-        // and the editor already has its one answer to that ID.
-        if (!Buffer.from(sent).equals(line))
-          log("error", "the SDK's initialize answer differs from the starter's");
-        answered();
-        return;
-      }
-      if (gone) return;
-      if (!out.write(normaliseLine(line)))
-        await Promise.race([once(out, "drain"), once(out, "close")]);
-    },
-  });
+  const writeLine = async (line: Uint8Array) => {
+    if (pending) {
+      const { line: sent, answered } = pending;
+      pending = undefined;
+      // The same function built both (initialize-answer.ts); a difference would be a bug,
+      // and the editor already has its one answer to that ID.
+      if (!Buffer.from(sent).equals(line))
+        log("error", "the SDK's initialize answer differs from the starter's");
+      answered();
+      return;
+    }
+    if (gone) return;
+    if (!out.write(normaliseLine(line)))
+      await Promise.race([once(out, "drain"), once(out, "close")]);
+  };
+  let written: Promise<unknown> = Promise.resolve();
+  const send = (message: AnyMessage): Promise<void> => {
+    const content = `${JSON.stringify(message)}\n`;
+    const write = written.then(() => writeLine(encoder.encode(content)));
+    written = write.catch(() => {});
+    return write;
+  };
+  const writer: MessageWriter = { write: send, releaseLock: () => {} };
+  return { send, getWriter: () => writer };
+}
+
+/** The writable end of the SDK's stream as its connection (2.4, `sendMessage`) uses it. */
+export interface MessageSink {
+  getWriter(): MessageWriter;
+  /** Writes one message after those before it; resolves once stdout has taken it. */
+  send(message: AnyMessage): Promise<void>;
+}
+
+interface MessageWriter {
+  write(message: AnyMessage): Promise<void>;
+  releaseLock(): void;
 }

@@ -27,10 +27,11 @@ const SDK_SCHEMAS = join(
 const temp = mkdtempSync(join(tmpdir(), "mc-acp-schemas-"));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-const { schemasOnFirstUse } = (await import(
+const { schemasOnFirstUse, guardsOnFirstUse } = (await import(
   pathToFileURL(join(PACKAGE_ROOT, "scripts/acp-schemas-on-first-use.js")).href
 )) as {
   schemasOnFirstUse(text: string): { text: string; schemas: number };
+  guardsOnFirstUse(text: string): { text: string; schemas: number };
 };
 const original = (await import(pathToFileURL(SDK_SCHEMAS).href)) as SchemaModule;
 
@@ -73,6 +74,55 @@ test("a parse builds what it uses, not the rest", () => {
   assert.ok(used.includes("zMcpServer"));
   assert.ok(!used.includes("zPromptRequest"));
   assert.ok(used.length < names.length / 4, `${used.length} built`);
+});
+
+/** How many functions zod made with `new Function` (its compiled fast paths) in `run`. */
+function compiledIn(run: () => void): number {
+  const real = globalThis.Function;
+  let made = 0;
+  globalThis.Function = new Proxy(real, {
+    construct(target, args, newTarget) {
+      made += 1;
+      return Reflect.construct(target, args, newTarget);
+    },
+  });
+  try {
+    run();
+  } finally {
+    globalThis.Function = real;
+  }
+  return made;
+}
+
+test("a schema built on first use compiles no fast path at its parse, as the SDK's own does", () => {
+  const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "hi" }] };
+  const parse = (module: SchemaModule) => () => {
+    assert.equal(module.zPromptRequest?.safeParse(prompt).success, true);
+  };
+  assert.ok(compiledIn(parse(original)) > 0, "the SDK's own schema compiles its fast path");
+  assert.equal(compiledIn(parse(lazy.module)), 0);
+  assert.equal(compiledIn(parse(lazy.module)), 0, "nor at its next parse");
+});
+
+test("our initialize's parser compiles no fast path either, and parses as before", async () => {
+  const { InitializeParams } = await import("../../src/acp/initialize-gate.js");
+  const offered = { protocolVersion: 1, clientCapabilities: { terminal: true, fs: { x: 1 } } };
+  let parsed: unknown;
+  assert.equal(
+    compiledIn(() => {
+      parsed = InitializeParams.parse(offered);
+    }),
+    0,
+  );
+  assert.deepEqual(parsed, {
+    protocolVersion: 1,
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: true,
+      auth: { terminal: false },
+    },
+  });
+  assert.throws(() => InitializeParams.parse({ protocolVersion: 65536 }));
 });
 
 /** ACP messages as editors and agents send them, and a few that are wrong. */
@@ -210,9 +260,59 @@ test("each schema parses generated values as the SDK's own (fast-check)", () => 
   );
 });
 
+const SDK_GUARDS = join(
+  PACKAGE_ROOT,
+  "node_modules/@agentclientprotocol/sdk/dist/v1/schema/guards.gen.js",
+);
+type GuardModule = Record<string, Record<string, (value: unknown) => boolean>>;
+
+/** The guards module rewritten, beside the rewritten schemas module it imports (`rewritten`). */
+async function rewrittenGuards(): Promise<{ module: GuardModule; schemas: number }> {
+  const { text, schemas } = guardsOnFirstUse(readFileSync(SDK_GUARDS, "utf8"));
+  const file = join(temp, "guards.gen.js");
+  writeFileSync(file, text.replace('"zod/v4"', JSON.stringify(import.meta.resolve("zod/v4"))));
+  return { module: (await import(pathToFileURL(file).href)) as GuardModule, schemas };
+}
+
+test("the SDK's guards: each of their 13 schemas built on first use, each guard as the SDK's", async () => {
+  const guards = await rewrittenGuards();
+  assert.equal(guards.schemas, 13);
+  const own = (await import(pathToFileURL(SDK_GUARDS).href)) as GuardModule;
+  const values: unknown[] = [
+    ...MESSAGES,
+    { mode: "url", message: "m", url: "https://x/", elicitationId: "e" },
+    { mode: "custom", message: "m", sessionId: "s" },
+    { type: "string", title: "t" },
+    { type: "number", minimum: 1 },
+    { type: "integer" },
+    { type: "boolean", default: true },
+    { type: "array", items: { type: "string", enum: ["a"] } },
+    { type: "string", enum: ["a"] },
+    { anyOf: [{ const: "a", title: "A" }] },
+    { action: "accept", content: { a: 1 } },
+    { action: "decline" },
+    { action: "cancel" },
+    { action: "other" },
+  ];
+  const groups = Object.keys(own).filter((name) => typeof own[name] === "object");
+  assert.ok(groups.length >= 4, groups.join());
+  for (const group of groups)
+    for (const [name, guard] of Object.entries(own[group] ?? {}))
+      for (const value of values)
+        assert.equal(
+          guards.module[group]?.[name]?.(value),
+          guard(value),
+          `${group}.${name} on ${JSON.stringify(value)}`,
+        );
+});
+
 test("the ACP bundles hold the SDK's schemas rewritten", () => {
   for (const bundle of ["acp.cjs", "acp.js"]) {
     const text = readFileSync(join(PACKAGE_ROOT, "dist", "child", bundle), "utf8");
+    // The guards' schemas too: each built by a lazy one's first parse (or left out), none at load.
+    const guards = [...text.matchAll(/\bzGuard\w+ = ([^\n]*)/g)].map((m) => m[1] ?? "");
+    for (const built of guards)
+      assert.match(built, /^\/\* @__PURE__ \*\/ (?:[\w$]+\.)?lazy\(\(\) =>/, bundle);
     // esbuild calls zod's functions by their own names: `lazy(...)`, `object(...)`.
     assert.match(
       text,

@@ -91,6 +91,10 @@ const NOT_AT_ANSWER = [
   "NativeModule worker_threads",
   // Imported by the session files' readers and the MCP servers' stderr.
   "NativeModule readline",
+  // The SDK's ndJsonStream and the adapters around it (agent-input.ts, stdout-sink.ts).
+  "NativeModule internal/webstreams/readablestream",
+  "NativeModule internal/webstreams/writablestream",
+  "NativeModule internal/webstreams/transformstream",
 ];
 
 describe("acp: what the start loads before session/new's answer", () => {

@@ -1,38 +1,48 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { boundedLines } from "../../src/acp/line-bound.js";
+import { BoundedLines } from "../../src/acp/line-bound.js";
 
-/** The bytes `boundedLines(max)` passes on for `chunks`, as one string. */
-async function through(max: number, chunks: string[]): Promise<string> {
-  const input = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
-      controller.close();
-    },
-  });
-  let out = "";
-  const reader = input.pipeThrough(boundedLines(max)).getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return out;
-    out += Buffer.from(value).toString("latin1");
-  }
+/** The lines `new BoundedLines(max)` gives for `chunks` then the input's end, a cut line as "!". */
+function through(max: number, chunks: string[]): string[] {
+  const lines = new BoundedLines(max);
+  const out: string[] = [];
+  const text = (line: Uint8Array | null) =>
+    line === null ? "!" : Buffer.from(line).toString("latin1");
+  for (const chunk of chunks)
+    for (const line of lines.push(Buffer.from(chunk, "latin1"))) out.push(text(line));
+  const last = lines.flush();
+  if (last !== undefined) out.push(text(last));
+  return out;
 }
 
-describe("acp: the line bound in front of the SDK", () => {
-  it("passes a line at the bound whole and cuts one byte past it", async () => {
-    assert.equal(await through(4, ["abcd\n", "efgh\n"]), "abcd\nefgh\n");
-    assert.equal(await through(4, ["abcde\n", "ok\n"]), "abcd\u0000\nok\n");
+describe("acp: the line bound of the agent's input", () => {
+  it("passes a line at the bound whole and cuts one byte past it", () => {
+    assert.deepEqual(through(4, ["abcd\n", "efgh\n"]), ["abcd", "efgh"]);
+    assert.deepEqual(through(4, ["abcde\n", "ok\n"]), ["!", "ok"]);
   });
 
-  it("drops the rest of a long line across chunks, holding nothing, then goes on", async () => {
-    assert.equal(await through(4, ["ab", "cd", "ef", "gh", "\nnext\n"]), "abcd\u0000\nnext\n");
-    assert.equal(await through(4, ["abcd", "e", "fff\nx\n"]), "abcd\u0000\nx\n");
-    assert.equal(await through(4, ["a\nbcdefg", "\n\n"]), "a\nbcde\u0000\n\n");
+  it("drops the rest of a long line across chunks, holding nothing, then goes on", () => {
+    assert.deepEqual(through(4, ["ab", "cd", "ef", "gh", "\nnext\n"]), ["!", "next"]);
+    assert.deepEqual(through(4, ["abcd", "e", "fff\nx\n"]), ["!", "x"]);
+    assert.deepEqual(through(4, ["a\nbcdefg", "\n\n"]), ["a", "!", ""]);
   });
 
-  it("a last line without LF is bounded too", async () => {
-    assert.equal(await through(4, ["abc"]), "abc");
-    assert.equal(await through(4, ["abcdef"]), "abcd\u0000\n");
+  it("reports a long line the moment it passes the bound, before its end", () => {
+    const lines = new BoundedLines(4);
+    assert.deepEqual([...lines.push(Buffer.from("abc"))], []);
+    assert.deepEqual([...lines.push(Buffer.from("de"))], [null]);
+    assert.deepEqual([...lines.push(Buffer.from("fgh"))], []);
+    assert.deepEqual([...lines.push(Buffer.from("i\nj\n"))].map(String), ["j"]);
+  });
+
+  it("counts a CR before the LF and drops it from the line, as the SDK's reader", () => {
+    assert.deepEqual(through(4, ["abc\r\n", "abcd\r\n", "a\rb\n"]), ["abc", "!", "a\rb"]);
+    assert.deepEqual(through(4, ["ab\r", "\ncd\n"]), ["ab", "cd"]);
+  });
+
+  it("a last line without LF is bounded too", () => {
+    assert.deepEqual(through(4, ["abc"]), ["abc"]);
+    assert.deepEqual(through(4, ["abcdef"]), ["!"]);
+    assert.deepEqual(through(4, ["abc\n"]), ["abc"]);
   });
 });

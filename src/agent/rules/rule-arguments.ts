@@ -25,7 +25,8 @@ export function programName(program: string): string {
 /** The spec of a program, by its last path segment, or null when the table has none. */
 export function specOf(program: string): CommandSpec | null {
   const name = programName(program);
-  return Object.hasOwn(OPTION_TABLE, name) ? (OPTION_TABLE[name] as CommandSpec) : null;
+  const table = OPTION_TABLE();
+  return Object.hasOwn(table, name) ? (table[name] as CommandSpec) : null;
 }
 
 /** Whether the words of `words` from `ruleLength` on are covered by a prefix rule of the rest. */
