@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import { type OutputWatch, watchOutput } from "../boot/output-watch.js";
+import { readEarly } from "../boot/early-input.js";
+import { type OutputWatch, writeAnswer } from "../boot/output-watch.js";
 import { log } from "../process/log.js";
 import { childEnvironment } from "../process/secret-env.js";
 import type { ChildInputs } from "../server/engine-face.js";
@@ -21,8 +22,10 @@ import type { AcpStarterFacts } from "./starter-facts.js";
  * answer, the same bytes, is not written (agent-input.ts, stdout-sink.ts). An editor sees its
  * initialize result about a bare Node start after its spawn instead of after the SDK, its
  * schemas and the engine have loaded (docs/acp.md, "Start-up"; docs/benchmarks.md).
- * Anything else (another first line, an initialize left to the SDK, no line yet when the loop
- * has read what was waiting) is the agent's alone, as if it had started without this.
+ * The first line is read from fd 0 and the answer written to fd 1 directly (boot/early-input.ts,
+ * boot/output-watch.ts `writeAnswer`): Node's stdin and stdout streams are made by the agent.
+ * Anything else (another first line, an initialize left to the SDK, a stdin not readable that
+ * way) is the agent's alone, as if it had started without this.
  * `MC_AGENT_FAST_START=0` hands over before reading anything, as the stdio child's starter.
  */
 
@@ -74,45 +77,35 @@ export function startAcpAgent(
     outputGone: false,
   };
   if (!fast) {
-    void handOver(load, handover, () => {});
+    void handOver(load, handover);
     return;
   }
-  const input = process.stdin;
-  let decided = false;
+  // Read before anything makes process.stdin (boot/early-input.ts): until a whole first line
+  // (or as much as the starter looks at), the end, or a stdin not readable that way.
   let size = 0;
-  const onData = (chunk: Buffer) => {
+  const read = readEarly((chunk) => {
     handover.read.push(chunk);
     size += chunk.length;
-    decide();
-  };
-  const onEnd = () => {
-    handover.ended = true;
-    decide();
-  };
-  const detach = () => {
-    input.removeListener("data", onData);
-    input.removeListener("end", onEnd);
-  };
-  const decide = async (waited = false) => {
-    if (decided) return;
-    const bytes = Buffer.concat(handover.read);
-    const lf = bytes.subarray(0, FIRST_LINE_BYTES).indexOf(LF);
-    const whole = lf !== -1 || size >= FIRST_LINE_BYTES || handover.ended;
-    if (!whole && !waited) return;
-    decided = true;
-    // Paused until the agent's own listeners are on: what comes meanwhile waits in the pipe.
-    input.pause();
-    if (lf !== -1) await answer(bytes.subarray(0, lf), facts, handover);
-    // After the answer, which a spawn would hold back; before the agent's load, which holds the
-    // loop for longer than the probe's process takes on another core.
-    handover.engineFacts = engineFactsAhead(handover.env);
-    void handOver(load, handover, detach);
-  };
-  input.on("data", onData);
-  input.on("end", onEnd);
-  // The loop's second check phase: the lines waiting since the spawn have been read by then.
-  // None yet: the editor writes later, and the agent loads while it waits.
-  setImmediate(() => setImmediate(() => void decide(true)));
+    return chunk.includes(LF) || size >= FIRST_LINE_BYTES;
+  });
+  handover.ended = read === "end";
+  if (read === "unreadable") return void handOver(load, handover);
+  // A failed answer leaves the initialize to the SDK, as any line the starter does not answer.
+  void decide(facts, handover)
+    .catch(() => {})
+    .then(() => handOver(load, handover));
+}
+
+/**
+ * Answers the first line when it can; then starts the first engine's facts: after the answer,
+ * which a spawn would hold back, and before the agent's load, which holds the loop for longer
+ * than the probe's process takes on another core.
+ */
+async function decide(facts: AcpStarterFacts, handover: AcpHandover): Promise<void> {
+  const bytes = Buffer.concat(handover.read);
+  const lf = bytes.subarray(0, FIRST_LINE_BYTES).indexOf(LF);
+  if (lf !== -1) await answer(bytes.subarray(0, lf), facts, handover);
+  handover.engineFacts = engineFactsAhead(handover.env);
 }
 
 /** Answers the first line when it is an initialize the starter can answer as the SDK would. */
@@ -125,8 +118,7 @@ async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandove
   const methods = await authMethodsOf(initialize.terminal, () => glanced, where.home);
   const text = resultLine(initialize.id, initializeResult(facts.protocolVersion, methods));
   // A reader already gone (EPIPE) is the agent's to handle once it has loaded.
-  watchOutput(handover);
-  process.stdout.write(text);
+  writeAnswer(handover, text);
   handover.answered = { line: text, lineBytes: line.length + 1 };
   log("debug", "acp: the starter answered initialize");
 }
@@ -151,9 +143,8 @@ function engineFactsAhead(env: NodeJS.ProcessEnv): EngineFacts | undefined {
 }
 
 /** Loads the agent and gives it the handover; a failed load fails the process as before. */
-async function handOver(load: AgentLoader, handover: AcpHandover, detach: () => void) {
+async function handOver(load: AgentLoader, handover: AcpHandover) {
   const serve = await load();
-  detach();
   serve(handover);
   handover.stopWatching?.();
 }

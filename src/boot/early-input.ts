@@ -1,9 +1,8 @@
 import { readSync } from "node:fs";
-import type { FrameEvent, FrameSplitter } from "../protocol/framing.js";
 
 /**
- * The stdio starter's first frame (src/boot/starter.ts), read from fd 0 with `fs.readSync`
- * instead of through `process.stdin`: making that stream (a pipe or socket handle, Node's
+ * A starter's first frame (src/boot/starter.ts) or line (src/acp/starter.ts), read from fd 0
+ * with `fs.readSync` instead of through `process.stdin`: making that stream (a pipe or socket handle, Node's
  * stream and net modules) and `process.stdout` costs about 2.5 ms before the first byte can be
  * read on a quiet machine, a tenth of a bare Node start, and more on a busy one; the loaded
  * child makes them after the answer instead (docs/benchmarks.md, "Targets of issue 44").
@@ -17,15 +16,15 @@ import type { FrameEvent, FrameSplitter } from "../protocol/framing.js";
  * the process as it would any starter (no handler is installed yet).
  */
 
-/** What reading the first frame came to. */
-export type FirstRead =
-  /** A whole first frame (or more) is in `events`. */
-  | "frame"
-  /** stdin ended: whatever came before the end is in `events`. */
+/** How reading the first frame or line ended. */
+export type EarlyRead =
+  /** `take` has what it needs (a whole first frame or line, or more). */
+  | "enough"
+  /** stdin ended: everything before the end went to `take`. */
   | "end"
   /**
    * fd 0 cannot be read this way (a non-blocking descriptor with nothing waiting, a read
-   * interrupted, a closed or odd one): what was read is in `events`, the rest is the stream's.
+   * interrupted, a closed or odd one): what was read went to `take`, the rest is the stream's.
    */
   | "unreadable";
 
@@ -33,12 +32,12 @@ export type FirstRead =
 const CHUNK_BYTES = 64 * 1024;
 
 /**
- * Reads fd 0 into `splitter` until `events` holds an event (a whole frame, or a frame too long),
- * or stdin ends or cannot be read this way.
+ * Reads fd 0 chunk by chunk, each handed to `take`, until `take` says it has enough, or stdin
+ * ends or cannot be read this way.
  */
-export function readFirstFrame(splitter: FrameSplitter, events: FrameEvent[]): FirstRead {
-  while (events.length === 0) {
-    // A fresh buffer each read: the splitter may keep a view of it (a frame not yet whole).
+export function readEarly(take: (chunk: Buffer) => boolean): EarlyRead {
+  for (;;) {
+    // A fresh buffer each read: `take` may keep it.
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     let bytes: number;
     try {
@@ -46,11 +45,7 @@ export function readFirstFrame(splitter: FrameSplitter, events: FrameEvent[]): F
     } catch {
       return "unreadable";
     }
-    if (bytes === 0) {
-      events.push(...splitter.end());
-      return "end";
-    }
-    events.push(...splitter.push(buffer.subarray(0, bytes)));
+    if (bytes === 0) return "end";
+    if (take(buffer.subarray(0, bytes))) return "enough";
   }
-  return "frame";
 }

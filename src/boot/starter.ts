@@ -4,7 +4,7 @@ import { decodeFrame } from "../protocol/envelope.js";
 import { type FrameEvent, FrameSplitter } from "../protocol/framing.js";
 import { withHandedOver } from "../protocol/secret-handoff.js";
 import { resolveHome } from "../store/home.js";
-import { readFirstFrame } from "./early-input.js";
+import { readEarly } from "./early-input.js";
 import { fastInitializeLine, type InitializeFacts } from "./initialize-fast.js";
 import { type OutputWatch, writeAnswer } from "./output-watch.js";
 import type { SessionCreated } from "./session-create-fast.js";
@@ -99,9 +99,16 @@ export function startChild(
     void handOver(load, handover, () => {});
     return;
   }
-  // Read before anything makes process.stdin (early-input.ts); an end is the child's as before.
-  const read = readFirstFrame(handover.splitter, handover.events);
-  handover.ended = read === "end";
+  // Read before anything makes process.stdin (early-input.ts).
+  const { splitter, events } = handover;
+  const read = readEarly((chunk) => {
+    events.push(...splitter.push(chunk));
+    return events.length > 0;
+  });
+  if (read === "end") {
+    events.push(...splitter.end());
+    handover.ended = true;
+  }
   if (read === "unreadable") return void handOver(load, handover, () => {});
   /** The stream, made only to wait for a frame behind the initialize (`loadAfter`). */
   let input: NodeJS.ReadStream | null = null;

@@ -77,6 +77,34 @@ describe("the stdio starter reads and answers without Node's streams", () => {
     });
 });
 
+test("mc-agent acp's answer to an editor's initialize is written before stdin or stdout is a stream", async () => {
+  const agent = spawn(process.execPath, ["--require", probe, CHILD_BIN, "acp"], {
+    cwd: box.workspace,
+    env: childEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  agent.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const answered = new Promise<void>((resolve) =>
+    agent.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes("\n")) resolve();
+    }),
+  );
+  // Terminal authentication offered: the starter answers whatever the home holds.
+  const params = { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } };
+  agent.stdin.write(line({ jsonrpc: "2.0", id: 0, method: "initialize", params }));
+  await answered;
+  agent.stdin.end();
+  await new Promise((done) => agent.once("exit", done));
+  assert.ok(JSON.parse(out.split("\n")[0] ?? "").result, out);
+  const seen = JSON.parse(/PROBE (.*)/.exec(err)?.[1] ?? "null");
+  assert.deepEqual(seen, { net: false, stream: false }, err);
+});
+
 /** Starts the child with `flags` for node, initializes it, asks its status; its stderr. */
 async function startOnce(capabilities: string[], flags: string[] = []): Promise<string> {
   const child = new TestChild({
