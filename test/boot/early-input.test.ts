@@ -4,6 +4,7 @@ import { closeSync, constants, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { PROTOCOL_VERSION } from "../../src/protocol/constants.js";
+import { acpBoxEnv } from "../helpers/acp-process.js";
 import { CHILD_BIN, sandbox, TestChild } from "../helpers/child.js";
 
 /**
@@ -27,18 +28,6 @@ const initialize = (id: string, capabilities: string[] = []) => ({
 });
 const line = (frame: object) => `${JSON.stringify(frame)}\n`;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The child's environment as the harness gives it, `extra` added. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: box.home,
-    MC_HOME: box.home,
-    CODEX_HOME: join(box.home, "no-codex"),
-    CLAUDE_CONFIG_DIR: join(box.home, "no-claude"),
-    ...extra,
-  };
-}
 
 /**
  * A preload that notes, at the first write to fd 1, whether Node had made its stream machinery
@@ -80,7 +69,7 @@ describe("the stdio starter reads and answers without Node's streams", () => {
 test("mc-agent acp's answer to an editor's initialize is written before stdin or stdout is a stream", async () => {
   const agent = spawn(process.execPath, ["--require", probe, CHILD_BIN, "acp"], {
     cwd: box.workspace,
-    env: childEnv(),
+    env: { PATH: process.env.PATH ?? "", ...acpBoxEnv(box) },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";
@@ -212,7 +201,7 @@ describe("the child reads on where the starter stopped", () => {
 async function runWithStdin(fd: number): Promise<{ id: string }[]> {
   const child = spawn(process.execPath, [CHILD_BIN, "stdio"], {
     cwd: box.workspace,
-    env: childEnv(),
+    env: { PATH: process.env.PATH ?? "", ...acpBoxEnv(box) },
     stdio: [fd, "pipe", "pipe"],
   });
   closeSync(fd);
