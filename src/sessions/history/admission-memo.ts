@@ -135,8 +135,11 @@ export class HistoryMemo {
     canonicalCwd: string,
     id: string,
     slicer: Slicer,
+    /** Started while a split read waits for its worker (split-scan.ts `whileWaiting`). */
+    whileWaiting?: () => void,
   ): ReturnType<typeof openExact> {
     const use = new MemoUse(this, id, canonicalCwd, REPLAY_BYTES, true, true);
+    use.whileWaiting = whileWaiting;
     return openExact(home, canonicalCwd, id, slicer, { resume: use });
   }
 
@@ -170,6 +173,8 @@ class MemoUse implements ScanResume {
   private fresh: Fingerprint | null = null;
   /** The known cost of the turns read so far, the memo's share included (with `costs`). */
   cost = 0;
+  /** Handed to a split read (split-scan.ts). */
+  whileWaiting: (() => void) | undefined;
 
   constructor(
     private readonly memo: HistoryMemo,
@@ -242,6 +247,7 @@ class MemoUse implements ScanResume {
             this.cost += cost;
           }
         : null,
+      whileWaiting: this.whileWaiting,
     };
   }
 

@@ -61,6 +61,11 @@ export interface SplitReading {
   replay: RecordSink | null;
   /** Handed the known cost of each turn of the second range, in order. */
   cost: ((cost: number) => void) | null;
+  /**
+   * Started (and not awaited) when this thread has read its range and the worker has not yet
+   * answered: work of the caller's that the wait would otherwise leave the loop idle for.
+   */
+  whileWaiting?: (() => void) | undefined;
 }
 
 /** What validate.ts decides from, whichever way the history was read. */
@@ -100,6 +105,7 @@ export async function splitScan(
     if (scan.verdict !== null) return outcomeOf(scan, null);
     // The file was rewritten under the open: the boundary is no longer one.
     if (reader.midRecord || scan.bytesRead !== at) return single(scan, slicer);
+    if (!worker.answered) split.whileWaiting?.();
     const reply = await answered(worker.reply, slicer.signal);
     if (reply === null || !reply.aligned) return single(scan, slicer);
     return await joined(fd, scan, at, reply, split, slicer);
@@ -243,6 +249,8 @@ const WORKER_YOUNG_MB = 16;
 interface RangeWorker {
   /** The worker's answer, or null when it failed or ended without one. */
   reply: Promise<SplitReply | null>;
+  /** Whether `reply` has settled. */
+  readonly answered: boolean;
   /** Ends the thread (when it has not ended already); resolves once it has. */
   stop(): Promise<void>;
 }
@@ -253,13 +261,21 @@ function startRange(request: SplitRequest): RangeWorker {
     workerData: request,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
   });
+  let answered = false;
   const reply = new Promise<SplitReply | null>((resolve) => {
-    thread.once("message", resolve);
-    thread.once("error", () => resolve(null));
-    thread.once("exit", () => resolve(null));
+    const settle = (value: SplitReply | null) => {
+      answered = true;
+      resolve(value);
+    };
+    thread.once("message", settle);
+    thread.once("error", () => settle(null));
+    thread.once("exit", () => settle(null));
   });
   return {
     reply,
+    get answered() {
+      return answered;
+    },
     stop: () =>
       thread.terminate().then(
         () => undefined,
