@@ -300,6 +300,45 @@ describe("split open: two threads decide exactly what one pass does", () => {
     rmSync(path(id));
   });
 
+  it("the open's worker fingerprints its range for the first admission's two passes, then ends", async () => {
+    const lines = Array.from({ length: 400 }, (_, n) =>
+      JSON.stringify(
+        n % 50 === 49
+          ? rec("compaction", "t-1", { summary: `so far ${n}`, tokens_before: 10 })
+          : rec("assistant_message", `t-${n}`, { text: "x".repeat(200), model: "m/m" }),
+      ),
+    );
+    const text = Buffer.from(`${lines.join("\n")}\n`);
+    const cut = boundary(text, 0.5) as number;
+    // Unchanged, and with a byte of the worker's range (then of the loop's) rewritten after the open.
+    for (const rewrite of [null, cut + 10, cut - 10]) {
+      const id = `helped-${rewrite}`;
+      writeFileSync(path(id), text);
+      const single = new HistoryMemo(SINGLE);
+      const split = new HistoryMemo({ fromBytes: 0, share: 0.5 });
+      assert.deepEqual(await outcome(split, id), await outcome(single, id));
+      const ended = split.helperEnded;
+      assert.ok(ended, "the worker is kept once the open keeps a point");
+      if (rewrite !== null) overwrite(id, rewrite, "\u0001");
+      assert.equal(
+        await split.exact(home, cwd, id, slicer(), true).catch(() => -1),
+        await single.exact(home, cwd, id, slicer(), true).catch(() => -1),
+      );
+      assert.deepEqual(await replayOf(split, id), await replayOf(single, id));
+      // Two passes asked it: its thread has ended (else this waits for the test's timeout).
+      await ended;
+      assert.deepEqual(await replayOf(split, id), await replayOf(single, id));
+      rmSync(path(id));
+    }
+    // An open that keeps no point (its last record has no LF) keeps no worker either.
+    writeFileSync(path("unkept"), text.subarray(0, text.length - 1));
+    const split = new HistoryMemo({ fromBytes: 0, share: 0.5 });
+    await outcome(split, "unkept");
+    assert.equal(split.heldBytes, 0);
+    assert.equal(split.helperEnded, null);
+    rmSync(path("unkept"));
+  });
+
   it("the child's CommonJS worker (dist/child/split-worker.cjs) answers as the module does", async () => {
     const id = "cjs";
     const lines = Array.from({ length: 60 }, (_, n) =>
