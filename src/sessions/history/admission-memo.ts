@@ -347,16 +347,21 @@ async function sameSegments(
     : -1;
   const asked = helper && helped !== -1 ? helper.fingerprint(fd) : null;
   let same = true;
-  for (const [index, segment] of segments.entries()) {
-    const from = segments[index - 1]?.end ?? 0;
-    if (index === helped) continue;
-    const folded = index >= fold ? carry : null;
-    const fingerprint = await segmentPrint(fd, buffer, from, segment.end, slicer, folded, key);
-    same = fingerprint?.equals(segment.fingerprint) ?? false;
-    if (!same) break;
+  let theirs: Uint8Array | null = null;
+  try {
+    for (const [index, segment] of segments.entries()) {
+      const from = segments[index - 1]?.end ?? 0;
+      if (index === helped) continue;
+      const folded = index >= fold ? carry : null;
+      const fingerprint = await segmentPrint(fd, buffer, from, segment.end, slicer, folded, key);
+      same = fingerprint?.equals(segment.fingerprint) ?? false;
+      if (!same) break;
+    }
+  } finally {
+    // Awaited whatever the rest decided (a cancellation too): the worker reads through `fd`,
+    // which the caller closes once this returns.
+    theirs = asked ? await asked : null;
   }
-  // Awaited whatever the rest decided: the worker reads through `fd`, which the caller closes.
-  const theirs = asked ? await asked : null;
   if (!same || !asked || !helper) return same;
   const segment = segments[helped] as Segment;
   const print =
