@@ -256,9 +256,28 @@ await build({
   inject: ["scripts/vendor-headers.js"],
   plugins: [...common.plugins, vendorEntries(), undiciBeside()],
 });
+// The split open's worker (src/sessions/history/split-worker.ts) as one CommonJS file too, which
+// the scripts start instead of the ES module ("./split-worker.js" and the 7 chunks it imports):
+// a worker thread sets up the ES module loader of its own for an ES entry, 8-15 ms of the worker's
+// start, which sits on the open's path (docs/store.md, "Opening a big history on two threads").
+await build({
+  ...common,
+  format: "cjs",
+  splitting: false,
+  banner: scriptOptions.banner,
+  define: scriptOptions.define,
+  entryPoints: { "split-worker": "dist/src/sessions/history/split-worker.js" },
+  outdir: "dist/child",
+  outExtension: { ".js": ".cjs" },
+});
+const SPLIT_WORKER_URL = 'new URL("./split-worker.js", __mcImportMetaUrl)';
+if (!script.outputFiles.some((file) => file.text.includes(SPLIT_WORKER_URL)))
+  throw new Error("stdio.cjs no longer starts the split open's worker as bundle.js expects");
 for (const file of [...script.outputFiles, ...acpFiles]) {
   // Comments keep their text as it is: a `?` for each non-ASCII character of theirs.
-  const text = file.text.replace(/[\u0080-\uffff]/g, "?");
+  const text = file.text
+    .replace(/[\u0080-\uffff]/g, "?")
+    .replace(SPLIT_WORKER_URL, 'new URL("./split-worker.cjs", __mcImportMetaUrl)');
   // Written as CommonJS's module wrapper, the function code-cache.ts compiles and calls: a
   // wrapper added at load would make V8 copy the whole 4 MB source into a new string. Strict as
   // the ES build is everywhere (esbuild's own "use strict" comes after the banner, where it is

@@ -59,7 +59,25 @@ export class Catalog {
   /** Rescans the caches and makes the result the current revision. */
   async fresh(): Promise<CatalogSnapshot> {
     const epoch = this.epoch;
-    const snapshot = await scanCatalog({
+    const snapshot = await this.scan();
+    // A refresh admitted while this scan ran made it stale: its cursors must not outlive it.
+    if (epoch !== this.epoch) return snapshot;
+    if (this.current?.revision !== snapshot.revision) this.dropCursors();
+    this.current = snapshot;
+    return snapshot;
+  }
+
+  /**
+   * Reads the caches as fresh() does, so that the next fresh() finds their verdicts in the memo
+   * and its code warm (a child's first turn, docs/store.md), without making the result the
+   * current revision: no cursor or guard is touched.
+   */
+  async warm(): Promise<void> {
+    await this.scan();
+  }
+
+  private scan(): Promise<CatalogSnapshot> {
+    return scanCatalog({
       home: this.deps.home,
       providers: this.deps.providers,
       enabled: this.deps.settings.global.enabled_models ?? [],
@@ -70,11 +88,6 @@ export class Catalog {
       memo: this.memo,
       previous: this.current,
     });
-    // A refresh admitted while this scan ran made it stale: its cursors must not outlive it.
-    if (epoch !== this.epoch) return snapshot;
-    if (this.current?.revision !== snapshot.revision) this.dropCursors();
-    this.current = snapshot;
-    return snapshot;
   }
 
   /** A refresh was admitted: kill every cursor and guard issued so far. */

@@ -46,6 +46,12 @@ export interface ServerState {
   closers: Array<() => Promise<void>>;
   /** Called when another session replaces the attachment (its `SessionEnd` hooks, hooks.md). */
   attachmentEnds?: () => void;
+  /**
+   * Starts what a child's first turn.start loads and reads before its admission's passes (the
+   * turn engine's module, the catalog's caches), for an open to run while it would otherwise
+   * only wait (split-scan.ts); set by the turn handlers, once `turn` is served.
+   */
+  warmFirstTurn?: () => void;
 }
 
 export function createState(cwd: string, home: string, env: NodeJS.ProcessEnv): ServerState {

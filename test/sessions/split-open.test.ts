@@ -13,9 +13,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
 import fc from "fast-check";
+import { PACKAGE_ROOT } from "../../src/conformance/harness.js";
 import { ProtocolError } from "../../src/protocol/codes.js";
 import { HistoryMemo } from "../../src/sessions/history/admission-memo.js";
+import type { SplitReply, SplitRequest } from "../../src/sessions/history/split-range.js";
 import { Slicer } from "../../src/sessions/slicer.js";
 
 /**
@@ -271,6 +274,101 @@ describe("split open: two threads decide exactly what one pass does", () => {
     for (const share of [0.1, 0.5, 0.9]) {
       const split = new HistoryMemo({ fromBytes: 0, share });
       assert.deepEqual(await outcome(split, id), { refused: "session_invalid" });
+    }
+  });
+
+  it("the loop's wait for the worker is handed over, once, and changes nothing decided", async () => {
+    const id = "waited";
+    const turns = Array.from({ length: 20_000 }, (_, n) =>
+      JSON.stringify(rec("assistant_message", `t-${n}`, { text: "x".repeat(200), model: "m/m" })),
+    );
+    writeFileSync(path(id), `${turns.join("\n")}\n`);
+    const expected = await outcome(new HistoryMemo(SINGLE), id);
+    // The loop's range is the first record: it is read long before the worker has even started.
+    const split = new HistoryMemo({ fromBytes: 0, share: 0.001 });
+    let waits = 0;
+    const opened = await split.open(home, cwd, id, slicer(), () => {
+      waits += 1;
+    });
+    assert.deepEqual({ entry: opened.entry, signature: opened.signature }, expected);
+    assert.equal(waits, 1);
+    // Not split: no wait, nothing handed over.
+    await new HistoryMemo(SINGLE).open(home, cwd, id, slicer(), () => {
+      waits += 1;
+    });
+    assert.equal(waits, 1);
+    rmSync(path(id));
+  });
+
+  it("the open's worker fingerprints its range for the first admission's two passes, then ends", async () => {
+    const lines = Array.from({ length: 400 }, (_, n) =>
+      JSON.stringify(
+        n % 50 === 49
+          ? rec("compaction", "t-1", { summary: `so far ${n}`, tokens_before: 10 })
+          : rec("assistant_message", `t-${n}`, { text: "x".repeat(200), model: "m/m" }),
+      ),
+    );
+    const text = Buffer.from(`${lines.join("\n")}\n`);
+    const cut = boundary(text, 0.5) as number;
+    // Unchanged, and with a byte of the worker's range (then of the loop's) rewritten after the open.
+    for (const rewrite of [null, cut + 10, cut - 10]) {
+      const id = `helped-${rewrite}`;
+      writeFileSync(path(id), text);
+      const single = new HistoryMemo(SINGLE);
+      const split = new HistoryMemo({ fromBytes: 0, share: 0.5 });
+      assert.deepEqual(await outcome(split, id), await outcome(single, id));
+      const ended = split.helperEnded;
+      assert.ok(ended, "the worker is kept once the open keeps a point");
+      if (rewrite !== null) overwrite(id, rewrite, "\u0001");
+      assert.equal(
+        await split.exact(home, cwd, id, slicer(), true).catch(() => -1),
+        await single.exact(home, cwd, id, slicer(), true).catch(() => -1),
+      );
+      assert.deepEqual(await replayOf(split, id), await replayOf(single, id));
+      // Two passes asked it: its thread has ended (else this waits for the test's timeout).
+      await ended;
+      assert.deepEqual(await replayOf(split, id), await replayOf(single, id));
+      rmSync(path(id));
+    }
+    // An open that keeps no point (its last record has no LF) keeps no worker either.
+    writeFileSync(path("unkept"), text.subarray(0, text.length - 1));
+    const split = new HistoryMemo({ fromBytes: 0, share: 0.5 });
+    await outcome(split, "unkept");
+    assert.equal(split.heldBytes, 0);
+    assert.equal(split.helperEnded, null);
+    rmSync(path("unkept"));
+  });
+
+  it("the child's CommonJS worker (dist/child/split-worker.cjs) answers as the module does", async () => {
+    const id = "cjs";
+    const lines = Array.from({ length: 60 }, (_, n) =>
+      JSON.stringify(
+        n % 7 === 3
+          ? rec("compaction", "t-1", { summary: `so far ${n}`, tokens_before: 10 })
+          : rec("user_message", `t-${n}`, { text: `input ${n}` }),
+      ),
+    );
+    writeFileSync(path(id), `${lines.join("\n")}\n{"type":"user_mess`);
+    const fd = openSync(path(id), "r");
+    try {
+      const from = Buffer.from(`${lines.slice(0, 25).join("\n")}\n`).length;
+      const request: SplitRequest = { fd, from, canonicalCwd: cwd, fingerprint: null };
+      const reply = (file: string) =>
+        new Promise<SplitReply>((resolve, reject) => {
+          const worker = new Worker(file, { workerData: request });
+          worker.once("message", (value: SplitReply) => {
+            resolve(value);
+            void worker.terminate();
+          });
+          worker.once("error", reject);
+        });
+      const module = await reply(join(PACKAGE_ROOT, "dist/src/sessions/history/split-worker.js"));
+      assert.equal(module.verdict, "eligible");
+      assert.ok(module.compactions.length > 0);
+      assert.deepEqual(await reply(join(PACKAGE_ROOT, "dist/child/split-worker.cjs")), module);
+    } finally {
+      closeSync(fd);
+      rmSync(path(id));
     }
   });
 

@@ -84,7 +84,7 @@ export function sessionHandlers(state: ServerState, seam: TestSeam): HandlerTabl
       // With `turn`, through the memo the first admission resumes from (history-memo-of.ts).
       const { entry } = await readingWhole(() =>
         state.negotiated.has("turn")
-          ? historyMemoOf(state).open(state.home, state.cwd, params.id, slicer)
+          ? historyMemoOf(state).open(state.home, state.cwd, params.id, slicer, state.warmFirstTurn)
           : openExact(state.home, state.cwd, params.id, slicer),
       );
       ctx.commit(() => {

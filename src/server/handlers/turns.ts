@@ -57,6 +57,13 @@ export function turnHandlers(
   });
   const world: TurnWorld = { state, services, options, rules, checkpoints, credentialVariables };
   endSessionHooks(state, world);
+  // Run by a big history's open while its loop waits for the worker reading the file's second
+  // range (split-scan.ts): what the first turn.start would load and read before its admission's
+  // passes, done there off that turn's path. Only warmed: a failure is the turn's to meet.
+  state.warmFirstTurn = () => {
+    loadEngine().catch(() => {});
+    services.catalog.warm().catch(() => {});
+  };
   return {
     "turn.start": async (params, ctx) => {
       const interrupt = new AbortController();

@@ -2,13 +2,14 @@ import type { Hash } from "node:crypto";
 import { readSync } from "node:fs";
 import type { SessionEvent } from "../../protocol/schemas/sessions.js";
 import type { Slicer } from "../slicer.js";
-import { type Fingerprint, FingerprintKey } from "./fingerprint.js";
+import { FINGERPRINT_READ_BYTES, type Fingerprint, FingerprintKey } from "./fingerprint.js";
 import type { CwdRule } from "./history-scan.js";
 import { openExact } from "./open.js";
 import type { CwdLog } from "./recorded-cwds.js";
 import { REPLAY_BYTES, ReplayCollector } from "./replay.js";
 import type { Replay } from "./replay-window.js";
 import {
+  type RangeHelper,
   type ScanOutcome,
   SPLIT_FROM_BYTES,
   SPLIT_SHARE,
@@ -48,13 +49,6 @@ import type { ScanBegin, ScanResume } from "./validate.js";
  */
 const MEMO_REPLAY_BYTES = 2 * 1_048_576;
 
-/**
- * The prefix is read back in reads of at most this size, the slicer consulted between them (64
- * KiB measured fastest for the fingerprint: 16 KiB reads took 1.5 times as long, 256 KiB ones
- * as long or longer).
- */
-const VERIFY_READ_BYTES = 65_536;
-
 /** A point's segments at most: a pass verifies each with a fingerprint of its own. */
 export const MAX_SEGMENTS = 16;
 
@@ -86,6 +80,8 @@ export interface SplitPlan {
 
 export class HistoryMemo {
   private point: Point | null = null;
+  /** The worker of the split open that made the point, kept for its segment (split-scan.ts). */
+  private helper: RangeHelper | null = null;
   /** @internal Drawn when the memo is made, never shown: fingerprint.ts says why that matters. */
   readonly key = new FingerprintKey();
 
@@ -135,8 +131,11 @@ export class HistoryMemo {
     canonicalCwd: string,
     id: string,
     slicer: Slicer,
+    /** Started while a split read waits for its worker (split-scan.ts `whileWaiting`). */
+    whileWaiting?: () => void,
   ): ReturnType<typeof openExact> {
     const use = new MemoUse(this, id, canonicalCwd, REPLAY_BYTES, true, true);
+    use.whileWaiting = whileWaiting;
     return openExact(home, canonicalCwd, id, slicer, { resume: use });
   }
 
@@ -156,9 +155,27 @@ export class HistoryMemo {
     return p && p.id === id && p.cwd === cwd && p.maxBytes === maxBytes ? p : null;
   }
 
-  /** @internal */
-  keep(point: Point | null): void {
+  /** A split open's worker kept for the next passes: its thread's end (for tests), or null. */
+  get helperEnded(): Promise<void> | null {
+    return this.helper?.ended ?? null;
+  }
+
+  /** @internal The helper of the point's segment it read, if still kept. */
+  helperOf(point: Point): RangeHelper | null {
+    return point === this.point ? this.helper : null;
+  }
+
+  /**
+   * @internal A new point (or none), and the worker a split open kept for one of its segments:
+   * without one the kept worker stays (a later pass's point keeps that segment), with no point
+   * none does.
+   */
+  keep(point: Point | null, helper?: RangeHelper): void {
     this.point = point;
+    const next = point === null ? null : (helper ?? this.helper);
+    if (this.helper !== next) this.helper?.stop();
+    if (helper && helper !== next) helper.stop();
+    this.helper = next;
   }
 }
 
@@ -170,6 +187,8 @@ class MemoUse implements ScanResume {
   private fresh: Fingerprint | null = null;
   /** The known cost of the turns read so far, the memo's share included (with `costs`). */
   cost = 0;
+  /** Handed to a split read (split-scan.ts). */
+  whileWaiting: (() => void) | undefined;
 
   constructor(
     private readonly memo: HistoryMemo,
@@ -193,8 +212,10 @@ class MemoUse implements ScanResume {
     // A pass that keeps a point carries the folded segments' bytes into its new one.
     const fold = candidate && this.collects ? foldFrom(candidate.segments) : 0;
     const carry = this.collects ? this.memo.key.start() : null;
+    const helper = candidate ? this.memo.helperOf(candidate) : null;
     const resumed =
-      candidate && (await sameSegments(fd, this.memo.key, candidate.segments, slicer, fold, carry))
+      candidate &&
+      (await sameSegments(fd, this.memo.key, candidate.segments, slicer, fold, carry, helper))
         ? candidate
         : null;
     if (this.collects) {
@@ -242,12 +263,13 @@ class MemoUse implements ScanResume {
             this.cost += cost;
           }
         : null,
+      whileWaiting: this.whileWaiting,
     };
   }
 
   end(scan: ScanOutcome): void {
     const { collector, fresh } = this;
-    if (!this.collects || !collector || !fresh) return;
+    if (!this.collects || !collector || !fresh) return scan.helper?.stop();
     const { length, tail } = scan;
     const keepable =
       !scan.openEnd && !scan.cwds.overflow && collector.keptBytes <= MEMO_REPLAY_BYTES;
@@ -274,6 +296,7 @@ class MemoUse implements ScanResume {
             cost: this.cost,
           }
         : null,
+      scan.helper,
     );
   }
 
@@ -298,7 +321,9 @@ function foldFrom(segments: Segment[]): number {
 /**
  * Whether the file's first bytes, read through `fd`, are those `segments` fingerprint: each
  * segment's bytes are fingerprinted once and compared at its end (the first difference stops the
- * read). `carry` is also fed the bytes of the segments from index `fold` on.
+ * read). `carry`, when given, is also fed the bytes of the segments from index `fold` on. The
+ * segment a kept worker read (`helper`, split-scan.ts), when not fed to `carry`, is read and
+ * fingerprinted on that thread meanwhile (on this one if it cannot), and compared last.
  */
 async function sameSegments(
   fd: number,
@@ -307,24 +332,64 @@ async function sameSegments(
   slicer: Slicer,
   fold: number,
   carry: Fingerprint | null,
+  helper: RangeHelper | null,
 ): Promise<boolean> {
   const last = segments.at(-1);
   if (!last) return false;
-  const buffer = Buffer.allocUnsafe(Math.min(VERIFY_READ_BYTES, Math.max(last.end, 1)));
-  let at = 0;
-  for (const [index, segment] of segments.entries()) {
-    const fingerprint = key.start();
-    const folded = index >= fold ? carry : null;
-    while (at < segment.end) {
-      const got = readSync(fd, buffer, 0, Math.min(buffer.length, segment.end - at), at);
-      if (got === 0) return false;
-      const bytes = buffer.subarray(0, got);
-      fingerprint.update(bytes);
-      folded?.update(bytes);
-      at += got;
-      if (slicer.due(got)) await slicer.yieldNow();
+  const buffer = Buffer.allocUnsafe(Math.min(FINGERPRINT_READ_BYTES, Math.max(last.end, 1)));
+  const helped = helper
+    ? segments.findIndex(
+        (segment, index) =>
+          (carry === null || index < fold) &&
+          segment.end === helper.to &&
+          (segments[index - 1]?.end ?? 0) === helper.from,
+      )
+    : -1;
+  const asked = helper && helped !== -1 ? helper.fingerprint(fd) : null;
+  let same = true;
+  let theirs: Uint8Array | null = null;
+  try {
+    for (const [index, segment] of segments.entries()) {
+      const from = segments[index - 1]?.end ?? 0;
+      if (index === helped) continue;
+      const folded = index >= fold ? carry : null;
+      const fingerprint = await segmentPrint(fd, buffer, from, segment.end, slicer, folded, key);
+      same = fingerprint?.equals(segment.fingerprint) ?? false;
+      if (!same) break;
     }
-    if (!fingerprint.finish().equals(segment.fingerprint)) return false;
+  } finally {
+    // Awaited whatever the rest decided (a cancellation too): the worker reads through `fd`,
+    // which the caller closes once this returns.
+    theirs = asked ? await asked : null;
   }
-  return true;
+  if (!same || !asked || !helper) return same;
+  const segment = segments[helped] as Segment;
+  const print =
+    theirs === null
+      ? await segmentPrint(fd, buffer, helper.from, segment.end, slicer, null, key)
+      : Buffer.from(theirs);
+  return print?.equals(segment.fingerprint) ?? false;
+}
+
+/** The fingerprint of [from, to) of `fd` read now (`folded` fed it too), or null if short. */
+async function segmentPrint(
+  fd: number,
+  buffer: Buffer,
+  from: number,
+  to: number,
+  slicer: Slicer,
+  folded: Fingerprint | null,
+  key: FingerprintKey,
+): Promise<Buffer | null> {
+  const fingerprint = key.start();
+  for (let at = from; at < to; ) {
+    const got = readSync(fd, buffer, 0, Math.min(buffer.length, to - at), at);
+    if (got === 0) return null;
+    const bytes = buffer.subarray(0, got);
+    fingerprint.update(bytes);
+    folded?.update(bytes);
+    at += got;
+    if (slicer.due(got)) await slicer.yieldNow();
+  }
+  return fingerprint.finish();
 }

@@ -113,7 +113,10 @@ export class HistoryScan {
       return;
     }
     // A record the worker parsed comes without its value (read-facts.ts): parsed here again.
-    this.sink?.(accepted.value ?? parsedEvent(read.source, read.from, read.to), read.to - read.from);
+    this.sink?.(
+      accepted.value ?? parsedEvent(read.source, read.from, read.to),
+      read.to - read.from,
+    );
   }
 }
 

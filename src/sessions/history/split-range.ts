@@ -6,7 +6,7 @@ import { factsOnThisThread } from "../records/read-facts.js";
 import { RecordReader, WHOLE_READ_BUFFER_BYTES } from "../records/record-reader.js";
 import { isTornTail } from "../records/torn-tail.js";
 import { CwdMatcher } from "./cwd-rule.js";
-import { FingerprintKey, type FingerprintMaterial } from "./fingerprint.js";
+import { FINGERPRINT_READ_BYTES, FingerprintKey, type FingerprintMaterial } from "./fingerprint.js";
 import { acceptRecord } from "./history-scan.js";
 import { CwdLog } from "./recorded-cwds.js";
 import { SummaryBuilder, type SummaryState } from "./summary.js";
@@ -145,6 +145,36 @@ export function scanRange(request: SplitRequest): SplitReply {
   reply.bytesRead = reader.bytesRead;
   reply.fingerprint = fingerprint?.finish() ?? null;
   return reply;
+}
+
+/** A later ask of a kept worker (split-scan.ts, RangeHelper): fingerprint [from, to) again. */
+export interface RangeAsk {
+  fd: number;
+  from: number;
+  to: number;
+}
+
+/**
+ * The fingerprint of [from, to) of `ask.fd` under the key of `material`, every byte read now, as
+ * the memo's check of a segment makes it (admission-memo.ts); null when the file ends short of
+ * `to` or cannot be read.
+ */
+export function fingerprintRange(ask: RangeAsk, material: FingerprintMaterial): Uint8Array | null {
+  const fingerprint = new FingerprintKey(material).start();
+  const buffer = Buffer.allocUnsafe(
+    Math.min(FINGERPRINT_READ_BYTES, Math.max(ask.to - ask.from, 1)),
+  );
+  try {
+    for (let at = ask.from; at < ask.to; ) {
+      const got = readSync(ask.fd, buffer, 0, Math.min(buffer.length, ask.to - at), at);
+      if (got === 0) return null;
+      fingerprint.update(buffer.subarray(0, got));
+      at += got;
+    }
+  } catch {
+    return null;
+  }
+  return fingerprint.finish();
 }
 
 /** Whether the byte just before `from` is an LF (the boundary split-scan.ts chose). */

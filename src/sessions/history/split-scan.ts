@@ -10,7 +10,7 @@ import type { FingerprintMaterial } from "./fingerprint.js";
 import { type CwdRule, HistoryScan, type RecordSink, unboundedBudget } from "./history-scan.js";
 import type { CwdLog } from "./recorded-cwds.js";
 import { asReplayRecord, isInput } from "./replay.js";
-import type { RecordAt, SplitReply, SplitRequest } from "./split-range.js";
+import type { RangeAsk, RecordAt, SplitReply, SplitRequest } from "./split-range.js";
 import type { SummaryBuilder } from "./summary.js";
 
 /**
@@ -61,6 +61,11 @@ export interface SplitReading {
   replay: RecordSink | null;
   /** Handed the known cost of each turn of the second range, in order. */
   cost: ((cost: number) => void) | null;
+  /**
+   * Started (and not awaited) when this thread has read its range and the worker has not yet
+   * answered: work of the caller's that the wait would otherwise leave the loop idle for.
+   */
+  whileWaiting?: (() => void) | undefined;
 }
 
 /** What validate.ts decides from, whichever way the history was read. */
@@ -73,7 +78,30 @@ export interface ScanOutcome {
   length: number;
   /** The second range's fingerprint, of [from, length); the digest then ends at `from`. */
   tail: { from: number; fingerprint: Buffer } | null;
+  /** The worker that read the second range, kept to fingerprint it again (eligible only). */
+  helper?: RangeHelper;
 }
+
+/**
+ * The worker of a split open, kept after it for the first turn's admission (admission-memo.ts):
+ * each of its passes reads and fingerprints the whole history again, and asks this thread to
+ * do the range it read while the loop does the rest (every byte still read, by one of the two).
+ */
+export interface RangeHelper {
+  /** Its segment of the history: [from, to). */
+  readonly from: number;
+  readonly to: number;
+  /** The fingerprint of [from, to) of `fd` read now, or null (a short read, the thread ended). */
+  fingerprint(fd: number): Promise<Uint8Array | null>;
+  stop(): void;
+  /** Settles once its thread has ended. */
+  readonly ended: Promise<void>;
+}
+
+/** Asks a kept worker answers before it is ended: the first admission's two passes. */
+const HELPER_ASKS = 2;
+/** How long a kept worker waits for them before it is ended (the first turn may never come). */
+const HELPER_IDLE_MS = 30_000;
 
 export async function splitScan(
   fd: number,
@@ -95,17 +123,48 @@ export async function splitScan(
     canonicalCwd: split.canonicalCwd,
     fingerprint: split.fingerprint,
   });
+  let kept = false;
   try {
     await scan.advance({ ...unboundedBudget(), bytes: at }, slicer);
     if (scan.verdict !== null) return outcomeOf(scan, null);
     // The file was rewritten under the open: the boundary is no longer one.
     if (reader.midRecord || scan.bytesRead !== at) return single(scan, slicer);
+    if (!worker.answered) split.whileWaiting?.();
     const reply = await answered(worker.reply, slicer.signal);
     if (reply === null || !reply.aligned) return single(scan, slicer);
-    return await joined(fd, scan, at, reply, split, slicer);
+    const outcome = await joined(fd, scan, at, reply, split, slicer);
+    if (outcome.verdict === "eligible" && outcome.tail && outcome.length > at) {
+      outcome.helper = keptAsHelper(worker, at, outcome.length);
+      kept = true;
+    }
+    return outcome;
   } finally {
-    await worker.stop();
+    if (!kept) await worker.stop();
   }
+}
+
+function keptAsHelper(worker: RangeWorker, from: number, to: number): RangeHelper {
+  let asks = 0;
+  // The kept thread holds the process open for nothing: its end is this timer's or a caller's.
+  worker.unref();
+  const timer = setTimeout(() => void worker.stop(), HELPER_IDLE_MS);
+  timer.unref();
+  const stop = () => {
+    clearTimeout(timer);
+    void worker.stop();
+  };
+  return {
+    from,
+    to,
+    fingerprint: (fd) => {
+      asks += 1;
+      const answer = worker.ask({ fd, from, to });
+      if (asks >= HELPER_ASKS) void answer.then(stop);
+      return answer;
+    },
+    stop,
+    ended: worker.ended,
+  };
 }
 
 /** Reads on to the end of the file on this thread. */
@@ -243,6 +302,13 @@ const WORKER_YOUNG_MB = 16;
 interface RangeWorker {
   /** The worker's answer, or null when it failed or ended without one. */
   reply: Promise<SplitReply | null>;
+  /** Whether `reply` has settled. */
+  readonly answered: boolean;
+  /** A fingerprint of its range again (split-range.ts `fingerprintRange`); null once ended. */
+  ask(request: RangeAsk): Promise<Uint8Array | null>;
+  unref(): void;
+  /** Settles once the thread has ended. */
+  ended: Promise<void>;
   /** Ends the thread (when it has not ended already); resolves once it has. */
   stop(): Promise<void>;
 }
@@ -253,18 +319,58 @@ function startRange(request: SplitRequest): RangeWorker {
     workerData: request,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
   });
+  let answered = false;
+  let ended = false;
+  /** Unreferenced (kept for the first admission): referenced only while an ask is answered. */
+  let weak = false;
+  let settle: (value: SplitReply | null) => void = () => {};
   const reply = new Promise<SplitReply | null>((resolve) => {
-    thread.once("message", resolve);
-    thread.once("error", () => resolve(null));
-    thread.once("exit", () => resolve(null));
+    settle = (value) => {
+      answered = true;
+      resolve(value);
+    };
   });
+  // Its first message is the reply; each later one answers the oldest ask (one at a time).
+  const asked: ((fingerprint: Uint8Array | null) => void)[] = [];
+  thread.on("message", (message: SplitReply | Uint8Array | null) => {
+    if (!answered) settle(message as SplitReply);
+    else asked.shift()?.(message as Uint8Array | null);
+    if (weak && asked.length === 0) thread.unref();
+  });
+  thread.once("error", () => settle(null));
+  const exited = new Promise<void>((resolve) =>
+    thread.once("exit", () => {
+      ended = true;
+      settle(null);
+      for (const done of asked.splice(0)) done(null);
+      resolve();
+    }),
+  );
   return {
     reply,
-    stop: () =>
-      thread.terminate().then(
+    get answered() {
+      return answered;
+    },
+    ask: (request) => {
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve) => {
+        asked.push(resolve);
+        thread.ref();
+        thread.postMessage(request);
+      });
+    },
+    unref: () => {
+      weak = true;
+      thread.unref();
+    },
+    ended: exited,
+    stop: () => {
+      ended = true;
+      return thread.terminate().then(
         () => undefined,
         () => undefined,
-      ),
+      );
+    },
   };
 }
 
