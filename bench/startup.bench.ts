@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { probeMemoPath } from "../src/agent/sandbox/probe-memo.js";
+import { privateCacheRoot } from "../src/boot/compile-cache.js";
 import { type Sandbox, sandbox, TestChild } from "../src/conformance/harness.js";
 import { FRONTEND_START_CAPABILITIES } from "../test/helpers/frontend-start.js";
 import { type Bench, type BenchRow, median } from "./report.js";
@@ -78,10 +79,22 @@ async function childInitializeMs(
 async function warmHome(): Promise<Sandbox> {
   const box = sandbox("mc-bench-warm-");
   await childInitializeMs(FRONTEND_CAPABILITIES, false, box);
-  const memo = probeMemoPath(box.home);
+  // The memo is the user's, in the private cache folder (never MC_HOME): its entry for this
+  // workspace is the one the warm starts answer from.
+  const root = privateCacheRoot();
+  const memo = root === null ? null : probeMemoPath(root);
   const deadline = Date.now() + 10_000;
-  while (!existsSync(memo) && Date.now() < deadline) await pause(20);
+  while (memo !== null && !memoNames(memo, box.workspace) && Date.now() < deadline) await pause(20);
   return box;
+}
+
+/** Whether the memo file holds an entry whose runs name `workspace`. */
+function memoNames(memo: string, workspace: string): boolean {
+  try {
+    return readFileSync(memo, "utf8").includes(JSON.stringify(workspace));
+  } catch {
+    return false;
+  }
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
