@@ -2,10 +2,11 @@ import { readSync } from "node:fs";
 
 /**
  * A starter's first frame (src/boot/starter.ts) or line (src/acp/starter.ts), read from fd 0
- * with `fs.readSync` instead of through `process.stdin`: making that stream (a pipe or socket handle, Node's
- * stream and net modules) and `process.stdout` costs about 2.5 ms before the first byte can be
- * read on a quiet machine, a tenth of a bare Node start, and more on a busy one; the loaded
- * child makes them after the answer instead (docs/benchmarks.md, "Targets of issue 44").
+ * with `fs.readSync` instead of through `process.stdin`: making that stream (a pipe or socket
+ * handle, Node's stream and net modules) and `process.stdout` costs about 2.5 ms before the
+ * first byte can be read on a quiet machine, a tenth of a bare Node start, and more on a busy
+ * one; the loaded child or agent makes them after the answer instead (docs/benchmarks.md,
+ * "Targets of issue 44").
  *
  * Synchronous on purpose. A read left waiting on libuv's threadpool could not be taken back: it
  * would hold the process's exit for good (libuv joins its threads at exit, src/process/exit.ts)

@@ -39,9 +39,9 @@ register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: process.env.MC_TE
 
 /**
  * A preload run before the bin (`--require`: CommonJS, which leaves the entry's own loading as it
- * is): at the first write to stdout (fd 1 or the stream), it writes down which of the ES module loader's internal
- * modules Node has loaded by then and, with MC_TEST_PROBE_HOOKS=1 (Node 22.15 and later), the
- * format and URL of every module loaded so far, seen by an in-thread hook.
+ * is): at the first write to stdout (fd 1 or the stream), it writes down which of the ES module
+ * loader's internal modules Node has loaded by then and, with MC_TEST_PROBE_HOOKS=1 (Node 22.15
+ * and later), the format and URL of every module loaded so far, seen by an in-thread hook.
  */
 const probe = join(work, "probe.cjs");
 writeFileSync(
