@@ -20,3 +20,28 @@ export interface EngineFacts {
   inputs: ChildInputs;
   facts: TurnFacts;
 }
+
+/** Where the functions that find them come from: dist/child/turn-facts.cjs, or the agent's own. */
+export interface EngineFactsSource {
+  childInputs(env: NodeJS.ProcessEnv): ChildInputs;
+  turnFactsOf(inputs: ChildInputs): TurnFacts;
+}
+
+/**
+ * The first engine's facts found with `source`, the agent's environment `env` (the very object
+ * the agent's sessions get, which adoption compares); undefined where that fails (the engine
+ * then finds out itself, as before).
+ */
+export function findEngineFacts(
+  source: EngineFactsSource,
+  env: NodeJS.ProcessEnv,
+): EngineFacts | undefined {
+  try {
+    const inputs = source.childInputs(env);
+    // Without the memo's answer (turnFactsOf has then started the probes), the sandbox runs
+    // while the agent loads; with it, its spawn and its wait leave the path to the answer.
+    return { inputs, facts: source.turnFactsOf(inputs) };
+  } catch {
+    return undefined;
+  }
+}

@@ -4,12 +4,28 @@ import { exitBy } from "../process/exit.js";
 import { childEnvironment } from "../process/secret-env.js";
 import { onStopSignal, type StopSignal, stopExitCode } from "../process/stop-signals.js";
 import { LIMITS } from "../protocol/constants.js";
+import { childInputs, turnFactsOf } from "../server/engine-face.js";
 import { resolveHome } from "../store/home.js";
 import { acpAgent } from "./agent.js";
 import { agentInput } from "./agent-input.js";
 import { clientToolHostFactory } from "./client-tools.js";
+import { type EngineFacts, findEngineFacts } from "./engine-facts.js";
 import type { AcpHandover } from "./starter.js";
 import { stdoutSink } from "./stdout-sink.js";
+
+/**
+ * The facts the first engine adopts: the starter's, or found here with this bundle's code when
+ * the starter left them to the agent (the probe memo likely answers: starter.ts).
+ */
+function firstEngineFacts(
+  handover: AcpHandover | undefined,
+  env: NodeJS.ProcessEnv,
+): { engineFacts?: EngineFacts } {
+  const found =
+    handover?.engineFacts ??
+    (handover?.engineFactsLater ? findEngineFacts({ childInputs, turnFactsOf }, env) : undefined);
+  return found ? { engineFacts: found } : {};
+}
 
 /** The part of cleanup_ms left for the exit after the sessions' close (as the child's drain). */
 const CLOSE_MARGIN_MS = 150;
@@ -28,7 +44,7 @@ export function runAcp(handedOver: string | null = null, handover?: AcpHandover)
     home: resolveHome(env),
     env,
     toolHost: clientToolHostFactory,
-    ...(handover?.engineFacts ? { engineFacts: handover.engineFacts } : {}),
+    ...firstEngineFacts(handover, env),
   });
   let stopping = false;
   let stoppedBy: StopSignal | null = null;

@@ -1,12 +1,14 @@
+import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
+import { memoMayName } from "../agent/sandbox/probe-memo.js";
+import { privateCacheRoot } from "../boot/compile-cache.js";
 import { readEarly } from "../boot/early-input.js";
 import { type OutputWatch, writeAnswer } from "../boot/output-watch.js";
 import { log } from "../process/log.js";
 import { childEnvironment } from "../process/secret-env.js";
-import type { ChildInputs } from "../server/engine-face.js";
 import { resolveHome } from "../store/home.js";
 import { glanceCredentials } from "./credentials-glance.js";
-import type { EngineFacts } from "./engine-facts.js";
+import { type EngineFacts, type EngineFactsSource, findEngineFacts } from "./engine-facts.js";
 import { authMethodsOf, initializeResult, resultLine } from "./initialize-answer.js";
 import { plainInitialize } from "./initialize-check.js";
 import type { AcpStarterFacts } from "./starter-facts.js";
@@ -44,12 +46,11 @@ export interface AcpHandover extends OutputWatch {
    * first line was answered or left to the SDK: adopted by the first engine of this cwd.
    */
   engineFacts?: EngineFacts;
-}
-
-/** What the ACP starter uses of dist/child/turn-facts.cjs (src/server/turn-facts.ts). */
-interface TurnFactsModule {
-  childInputs(env: NodeJS.ProcessEnv): ChildInputs;
-  turnFactsOf(inputs: ChildInputs): EngineFacts["facts"];
+  /**
+   * Set instead when the probe memo likely answers for this workspace: nothing would run early,
+   * so the agent finds them with its own bundle's code, from the code cache (main.ts).
+   */
+  engineFactsLater?: boolean;
 }
 
 /** Loads the agent; what it returns serves stdin and stdout from the handover on. */
@@ -105,7 +106,23 @@ async function decide(facts: AcpStarterFacts, handover: AcpHandover): Promise<vo
   const bytes = Buffer.concat(handover.read);
   const lf = bytes.subarray(0, FIRST_LINE_BYTES).indexOf(LF);
   if (lf !== -1) await answer(bytes.subarray(0, lf), facts, handover);
-  handover.engineFacts = engineFactsAhead(handover.env);
+  if (memoLikely()) handover.engineFactsLater = true;
+  else handover.engineFacts = engineFactsAhead(handover.env);
+}
+
+/**
+ * Whether the probe memo names this workspace (agent/sandbox/probe-memo.ts `memoMayName`): then
+ * the first engine answers from it and its probe runs after the session's answer, so finding
+ * its facts here would start nothing early, only compile dist/child/turn-facts.cjs (34 KB, its
+ * functions on first call) on the path to that answer, which the agent's cached code does not.
+ */
+function memoLikely(): boolean {
+  try {
+    const root = privateCacheRoot();
+    return root !== null && memoMayName(root, realpathSync(process.cwd()));
+  } catch {
+    return false;
+  }
 }
 
 /** Answers the first line when it is an initialize the starter can answer as the SDK would. */
@@ -125,18 +142,16 @@ async function answer(line: Buffer, facts: AcpStarterFacts, handover: AcpHandove
 
 /**
  * Starts finding out what the first engine's initialize would (engine-facts.ts), with the
- * agent's inputs; undefined where that fails (the engine then finds out itself, as before).
- * When the probe memo answers for these inputs (`remembered`), the probes wait: the engine
- * answers from the memo and they run after the session's answer (sessions.ts, agent.ts).
+ * agent's inputs, from dist/child/turn-facts.cjs; undefined where that fails (the engine then
+ * finds out itself, as before). When the probe memo answers for these inputs (`remembered`),
+ * the probes wait: the engine answers from the memo and they run after the session's answer
+ * (sessions.ts, agent.ts).
  */
 function engineFactsAhead(env: NodeJS.ProcessEnv): EngineFacts | undefined {
   try {
     // Its own file beside this one (scripts/bundle.js), with the sandbox's and git's code.
-    const found: TurnFactsModule = createRequire(__filename)("./turn-facts.cjs");
-    const inputs = found.childInputs(env);
-    // Without the memo's answer (turnFactsOf has then started the probes), the sandbox runs
-    // while the agent loads; with it, its spawn and its wait leave the path to the answer.
-    return { inputs, facts: found.turnFactsOf(inputs) };
+    const found: EngineFactsSource = createRequire(__filename)("./turn-facts.cjs");
+    return findEngineFacts(found, env);
   } catch {
     return undefined;
   }

@@ -19,8 +19,11 @@ import { createModelServices, type ModelServices } from "./handlers/model-servic
 import type { OutboundFrame } from "./outbound.js";
 import { createState, type ServerState } from "./state.js";
 
-/** What an ACP starter finds out for an engine's initialize, typed as the stdio starter's. */
-export type { ChildInputs, TurnFacts } from "./turn-facts.js";
+/**
+ * What an ACP starter finds out for an engine's initialize, typed as the stdio starter's; and
+ * the functions that find it, for the agent that finds it itself (src/acp/main.ts).
+ */
+export { type ChildInputs, childInputs, type TurnFacts, turnFactsOf } from "./turn-facts.js";
 
 /**
  * A request the engine refused: its wire code, its (path-free) message, and its next step when

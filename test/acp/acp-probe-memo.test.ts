@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { Sandbox } from "../../src/conformance/harness.js";
 import { writeTurnHome } from "../../src/conformance/turn-world.js";
@@ -147,5 +148,35 @@ describe("acp: the first session's sandbox answered from the probe memo", () => 
     } finally {
       await agent.close();
     }
+  });
+
+  // Nothing runs early when the memo answers: the agent finds the facts with its own bundle's
+  // code (cached), and the starter reads no dist/child/turn-facts.cjs (starter.ts `memoLikely`).
+  it("a memo naming the workspace leaves the first engine's facts to the agent's own code", async () => {
+    const w = world();
+    w.starts(true);
+    const preload = join(w.box.root, "note-facts-read.cjs");
+    const noted = join(w.box.root, "turn-facts-read");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => {
+  const read = Object.keys(require.cache).some((file) => file.endsWith("/child/turn-facts.cjs"));
+  require("node:fs").writeFileSync(${JSON.stringify(noted)}, String(read));
+});
+`,
+    );
+    const env = { ...w.env, NODE_OPTIONS: `--require ${preload}` };
+    const read: string[] = [];
+    for (const round of ["no memo yet", "the memo answers"]) {
+      const agent = startAcpProcess(w.box, env);
+      try {
+        assert.ok(modes(await firstSession(agent, w)).includes("sandboxed"), round);
+      } finally {
+        await agent.close();
+      }
+      read.push(readFileSync(noted, "utf8"));
+      if (round === "no memo yet") await memoSays(w, "bubblewrap");
+    }
+    assert.deepEqual(read, ["true", "false"]);
   });
 });

@@ -74,6 +74,20 @@ export function findProbeMemo(folder: string, key: ProbeMemoKey): MemoFound | nu
   return { kinds: kinds as MemoKinds, first: at === 0 };
 }
 
+/**
+ * Whether the memo may hold an entry for runs in `workspace` (its text names it as a run's
+ * folder), without parsing it or making a key: the ACP starter's guess at whether the first
+ * engine will answer from the memo (src/acp/starter.ts). A guess only: the key decides.
+ */
+export function memoMayName(folder: string, workspace: string): boolean {
+  try {
+    const read = readRegularFileSync(probeMemoPath(folder), PROBE_MEMO_BYTES);
+    return read.kind === "bytes" && read.bytes.includes(`"cwd":${JSON.stringify(workspace)}`);
+  } catch {
+    return false;
+  }
+}
+
 /** The memo file's entries; none when it is missing, unsafe, over the bound or not this format. */
 function readEntries(folder: string): MemoEntry[] {
   try {
