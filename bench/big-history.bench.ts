@@ -1,16 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readdirSync, rmSync, truncateSync } from "node:fs";
+import { rmSync, truncateSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import type { Frame } from "../src/conformance/frame.js";
-import { nextId, type Sandbox, sandbox } from "../src/conformance/harness.js";
+import { type Sandbox, sandbox } from "../src/conformance/harness.js";
 import { answerEvents } from "../test/fixtures/chat-completions-server.js";
-import { startReady } from "../test/helpers/child.js";
-import { TURN_CAPS } from "../test/turns/turn-harness.js";
-import { peakRssMb, probe, processCpuMs } from "./bench-support.js";
+import { probe } from "./bench-support.js";
 import { writeBigHistory } from "./big-history.js";
+import { type OpenSide, openAndAdmit, templateHistory } from "./big-open.js";
 import { CODEX_VERSION, installCodex } from "./peer-install.js";
 import {
   type CodexBigThread,
@@ -19,10 +16,7 @@ import {
   codexTurnPlanner,
 } from "./peer-resume.js";
 import { type Bench, type BenchRow, median } from "./report.js";
-import { soak } from "./soak.js";
-import { CHAT_COMPLETIONS } from "./turn-formats.js";
 import { type BenchServer, startBenchServer } from "./turn-server.js";
-import { childStreamer } from "./turn-world.js";
 
 /**
  * Issue 44, "Opening a big history": a fresh child's `session.open` of a history of 100 MB (and
@@ -59,68 +53,14 @@ async function peerThread(server: BenchServer, mb: number): Promise<Peer | undef
   return { binary: install.binary, thread: await codexBigThread(install.binary, server, mb * MB) };
 }
 
-const isTurnStarted = (frame: Frame) =>
-  (frame as { params?: { event?: { type?: string } } }).params?.event?.type === "turn_started";
-
-/** A real short session's history, compacting, to copy from (bench/soak.ts). */
-async function template(server: BenchServer, box: Sandbox): Promise<string> {
-  const child = await childStreamer(CHAT_COMPLETIONS, server, {
-    contextWindow: 6000,
-    permissions: "full_access",
-    box,
-  });
-  try {
-    await soak(server, child, box, { turns: 24, every: 24 });
-  } finally {
-    await child.close();
-  }
-  const folder = join(box.home, "sessions");
-  const [name] = readdirSync(folder).filter((file) => file.endsWith(".jsonl"));
-  if (!name) throw new Error("the template session wrote no history");
-  return join(folder, name);
-}
-
 /** Drops the file's pages from the page cache (clean pages only: written and synced before). */
 function dropCache(path: string): void {
   execFileSync("dd", [`if=${path}`, "iflag=nocache", "count=0", "status=none"]);
 }
 
-/**
- * One fresh child: session.open then turn.start to turn_started; ms from open, the child's CPU
- * time over them (all its threads: V8's collector's helpers too), peak RSS.
- */
-async function openAndAdmit(box: Sandbox, id: string): Promise<Side> {
-  const child = await startReady(box, TURN_CAPS, { env: CHAT_COMPLETIONS.keyEnv });
-  try {
-    const cpuBefore = processCpuMs(child.pid).all;
-    const started = performance.now();
-    await child.call("session.open", { id }, 600_000);
-    const turnId = nextId("turn");
-    const admitted = child.waitFor(isTurnStarted, 600_000);
-    const done = child.waitFor((f) => f.id === turnId, 600_000);
-    child.send({ id: turnId, method: "turn.start", params: { input: "Go on." } });
-    await admitted;
-    const ms = performance.now() - started;
-    const cpu = processCpuMs(child.pid).all - cpuBefore;
-    const result = (await done) as { result?: { status?: string }; error?: unknown };
-    if (result.result?.status !== "completed")
-      throw new Error(`the turn did not complete: ${JSON.stringify(result.error ?? result)}`);
-    return { ms, cpu, rss: peakRssMb(child.pid) };
-  } finally {
-    await child.close();
-  }
-}
-
-interface Side {
-  ms: number;
-  /** CPU time over the same span: less swayed by load than the wall (a shared core inflates it). */
-  cpu: number;
-  rss: number;
-}
-
 interface Rounds {
-  ours: Side[];
-  plain: Side[];
+  ours: OpenSide[];
+  plain: OpenSide[];
   codex: { resumeMs: number; admittedMs: number; rss: number; answerBytes: number }[];
 }
 
@@ -259,7 +199,7 @@ once, as a client must), its peak RSS read once that turn ended.
     const server = await startBenchServer();
     const box = sandbox("mc-bench-big-");
     try {
-      const from = await template(server, box);
+      const from = await templateHistory(server, box);
       const rows: BenchRow[] = [];
       for (const mb of SIZES_MB) {
         const peer = await peerThread(server, mb);
