@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { checkpointsAvailability } from "../agent/checkpoints/availability.js";
 import { keepOutOf } from "../agent/checkpoints/keep-out.js";
+import { HOME_MARK, type Place, WORKSPACE_MARK } from "../agent/sandbox/marked-paths.js";
 import { sandboxNetworkHint } from "../agent/sandbox/network-hint.js";
 import { sandboxPolicy } from "../agent/sandbox/policy.js";
 import { planProbe, type SandboxKind, type SandboxProbe } from "../agent/sandbox/probe.js";
@@ -42,8 +43,8 @@ export interface TurnFacts extends TurnFactsSource {
   /** Git on PATH and a workspace outside mc's stores: found at once. */
   checkpoints: CheckpointsAvailability;
   /**
-   * Settles once every probe has ended (each in a process of its own); never rejects. Reading
-   * it starts the probes if `run` has not.
+   * Settles once every probe has ended (each in a process of its own) and the memo has been
+   * written; never rejects. Reading it starts the probes if `run` has not.
    */
   readonly sandbox: Promise<readonly SandboxProbe[]>;
   /** The probes, once `sandbox` has settled: what the child adopts as they are. */
@@ -89,17 +90,24 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
     plan.first === null ? [] : [{ network, run: plan.first }],
   );
   // Only a probe that runs the sandbox is waited for: one decided before any run needs no memo.
-  const key = planned.length === plans.length ? probeMemoKey(planned) : null;
+  const key = planned.length === plans.length ? probeMemoKey(planned, places(inputs)) : null;
   // This user's private cache folder, beside the code caches: never MC_HOME (probe-memo.ts).
   const memoFolder = key === null ? null : privateCacheRoot();
   const found = memoFolder === null || key === null ? null : findProbeMemo(memoFolder, key);
   const memo = found?.kinds ?? null;
+  let probes: Promise<readonly SandboxProbe[]> | null = null;
   let sandbox: Promise<readonly SandboxProbe[]> | null = null;
   const run = () => {
-    sandbox ??= Promise.all(
+    probes ??= Promise.all(
       plans.map(async ({ network, plan }) => ({ network, availability: await plan.run() })),
     ).then((probed) => {
       facts.probed = probed;
+      return probed;
+    });
+    // The memo is written once what waits for `proven` (the starter's answer) has run: a
+    // frontend's wait is not made longer by a file it never reads.
+    sandbox ??= probes.then(async (probed) => {
+      await new Promise((resolve) => setImmediate(resolve));
       if (memoFolder !== null && key !== null) rememberProbes(memoFolder, key, found, probed);
       return probed;
     });
@@ -117,10 +125,29 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
       return run();
     },
     get proven() {
-      return run().then((probed) => provenTurnExtras(probed, checkpoints));
+      run();
+      return (probes as Promise<readonly SandboxProbe[]>).then((probed) =>
+        provenTurnExtras(probed, checkpoints),
+      );
     },
   };
   return facts;
+}
+
+/** The probe's own folders, which the memo's key names by marks (probe-memo-key.ts). */
+function places(inputs: ChildInputs): Place[] {
+  return [
+    { mark: WORKSPACE_MARK, path: inputs.workspace },
+    { mark: HOME_MARK, path: canonicalOrNull(inputs.home) },
+  ];
+}
+
+function canonicalOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Whether what the starter handed over is this module's (it travels typed as the starter's). */

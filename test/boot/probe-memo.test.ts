@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import { after, describe, test } from "node:test";
+import type { MarkedPlace } from "../../src/agent/sandbox/marked-paths.js";
 import { PROBE_MEMO_BYTES } from "../../src/agent/sandbox/probe-memo.js";
 import type { ProbeMemoKey, ProgramIdentity } from "../../src/agent/sandbox/probe-memo-key.js";
 import { type Sandbox, TestChild } from "../../src/conformance/harness.js";
@@ -56,25 +57,27 @@ interface Started {
   sandbox: string | null;
   /** Whether the starter answered (the full child builds the initialize's schema). */
   byStarter: boolean;
-  /** The memo file's text when the answer was read. */
-  memoAtAnswer: string | null;
 }
 
 /** One child: the turn initialize's answer; `more` runs against it before it is closed. */
 async function start(
   w: World,
-  options: { fast?: boolean; cwd?: string; more?: (child: TestChild) => Promise<void> } = {},
+  options: {
+    fast?: boolean;
+    cwd?: string;
+    home?: string;
+    more?: (child: TestChild) => Promise<void>;
+  } = {},
 ): Promise<Started> {
   const child = new TestChild({
     cwd: options.cwd ?? w.box.workspace,
-    home: w.box.home,
+    home: options.home ?? w.box.home,
     testMethods: true,
     env: { ...w.env, ...(options.fast === false ? { MC_AGENT_FAST_START: "0" } : {}) },
   });
   try {
     await child.sendBytes(Buffer.from(initFrame()));
     await child.waitFor((f) => f.id === "i1");
-    const memoAtAnswer = memoText(w);
     const line = child.rawLines[0] as string;
     const schemas = await child.request("test.schemas", {});
     const built = (schemas.result as { built: string[] }).built;
@@ -83,7 +86,6 @@ async function start(
       line,
       sandbox: JSON.parse(line).result.extensions.turn.sandbox,
       byStarter: !built.includes("lifecycle.InitializeParams"),
-      memoAtAnswer,
     };
   } finally {
     await child.close();
@@ -105,12 +107,12 @@ function memoFindings(w: World): unknown[] {
   return (JSON.parse(text) as { entries: { sandbox: unknown }[] }).entries.map((e) => e.sandbox);
 }
 
-/** The workspace of each entry's runs (their folder), in the memo's order. */
-function memoWorkspaces(w: World): string[] {
+/** Per entry, in the memo's order: whether its runs bind a `.git` of the workspace. */
+function memoGits(w: World): boolean[] {
   const text = memoText(w);
   if (text === null) return [];
-  const { entries } = JSON.parse(text) as { entries: { key: { runs: { cwd: string }[] } }[] };
-  return entries.map((e) => e.key.runs[0]?.cwd ?? "");
+  const { entries } = JSON.parse(text) as { entries: { key: { runs: { args: string[] }[] } }[] };
+  return entries.map((e) => (e.key.runs[0]?.args ?? []).some((arg) => arg.endsWith("/.git")));
 }
 
 /** Waits until the memo's latest entry says `kind` (the child writes it after its real run). */
@@ -130,8 +132,7 @@ async function primed(prefix: string): Promise<World> {
   const w = world(prefix);
   const cold = await coldStart(w);
   assert.equal(cold.sandbox, "bubblewrap");
-  // Written before the answer: a frontend (or a test) that saw it finds the memo in place.
-  assert.ok(cold.memoAtAnswer?.includes('"sandbox":["bubblewrap"]'), String(cold.memoAtAnswer));
+  // Written right after the answer, before the child loads.
   await memoSays(w, "bubblewrap");
   return w;
 }
@@ -214,6 +215,15 @@ describe("the probe memo, against the real child", () => {
       ["a sysctl", (key) => (key.host.sysctls["/proc/sys/user/max_user_namespaces"] = "0")],
       ["seccomp", (key) => (key.host.confinement = ["Seccomp:\t2"])],
       ["the kernel", (key) => (key.host.os_release = "0.0.0")],
+      ["mount namespace", (key) => (key.host.mount_namespace = "mnt:[1]")],
+      [
+        "the workspace's mount",
+        (key) => (key.marked[0] = { ...(key.marked[0] as MarkedPlace), mount: "1 1 0:1 / / rw" }),
+      ],
+      [
+        "the mounts holding the workspace",
+        (key) => (key.marked[0] = { ...(key.marked[0] as MarkedPlace), under: ["/"] }),
+      ],
       ["the platform", (key) => (key.platform = "darwin")],
       [
         "bwrap's size",
@@ -273,10 +283,31 @@ describe("the probe memo, against the real child", () => {
     assert.equal((await start(w)).sandbox, "bubblewrap", "a memo of exactly the bound");
   });
 
-  test("a memo keeps one entry per workspace, the latest first", async () => {
+  test("a workspace and MC_HOME not seen before are answered from the entry of ones like them", async () => {
+    const w = await primed("mc-memo-alike-");
+    // Another workspace and another MC_HOME beside the first ones: the same mount, held by the
+    // same mounts of the run, the same arguments but for their paths.
+    const workspace = join(w.box.root, "workspace-2");
+    const home = join(w.box.root, "home-2");
+    mkdirSync(workspace);
+    mkdirSync(home);
+    w.starts(false);
+    const alike = await start(w, { cwd: workspace, home });
+    assert.equal(alike.sandbox, "bubblewrap", "answered from the first workspace's entry");
+    assert.ok(alike.byStarter);
+    await memoSays(w, null);
+    assert.equal(memoFindings(w).length, 1, "one entry for both: their key is the same");
+    const text = memoText(w) as string;
+    for (const path of [w.box.workspace, w.box.home, workspace, home])
+      assert.ok(!text.includes(path), "the memo names neither workspace nor MC_HOME");
+    assert.equal((await start(w, { cwd: workspace, home })).sandbox, null, "corrected");
+  });
+
+  test("a memo keeps one entry per kind of workspace, the latest first", async () => {
     const w = await primed("mc-memo-entries-");
+    // A .git makes other arguments: another kind of workspace, another entry.
     const other = join(w.box.root, "workspace-2");
-    mkdirSync(other);
+    mkdirSync(join(other, ".git"), { recursive: true });
     await coldStart(w, other);
     await until(() => memoFindings(w).length === 2, "the second entry");
     w.starts(false);
@@ -286,16 +317,13 @@ describe("the probe memo, against the real child", () => {
   test("an entry used again goes first: the kept entries are the latest used", async () => {
     const w = await primed("mc-memo-used-");
     const other = join(w.box.root, "workspace-2");
-    mkdirSync(other);
+    mkdirSync(join(other, ".git"), { recursive: true });
     await coldStart(w, other);
-    await until(() => memoWorkspaces(w)[0] === other, "the second workspace's entry first");
+    await until(() => memoGits(w)[0] === true, "the second workspace's entry first");
     assert.equal((await start(w)).sandbox, "bubblewrap");
     // Answered from the memo; its real run, agreeing, puts the entry first again.
-    await until(
-      () => memoWorkspaces(w)[0] === w.box.workspace,
-      "the first workspace's entry first",
-    );
-    assert.deepEqual(memoWorkspaces(w).sort(), [other, w.box.workspace].sort());
+    await until(() => memoGits(w)[0] === false, "the first workspace's entry first");
+    assert.deepEqual(memoGits(w), [false, true]);
   });
 
   test("no MC_HOME folder: none is made", async () => {

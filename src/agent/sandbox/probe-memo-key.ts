@@ -11,6 +11,7 @@
  */
 import { readFileSync, readlinkSync, statSync } from "node:fs";
 import { release } from "node:os";
+import { type MarkedPlace, markPlaces, type Place, type RunPaths } from "./marked-paths.js";
 import type { RunRequest } from "./probe.js";
 
 /** One candidate network setting's first run (probe.ts `planProbe`). */
@@ -25,6 +26,8 @@ export interface ProbeMemoKey {
   /** Per run: the program's identity, null when it cannot be stat'ed. */
   programs: (ProgramIdentity | null)[];
   host: HostFacts;
+  /** The places the runs name by a mark (marked-paths.ts), with what stands in for their path. */
+  marked: MarkedPlace[];
 }
 
 export interface ProgramIdentity {
@@ -40,6 +43,8 @@ export interface ProgramIdentity {
 export interface HostFacts {
   boot_id: string | null;
   user_namespace: string | null;
+  /** The mount namespace: the workspace's mount ID and line are this namespace's. */
+  mount_namespace: string | null;
   uid: number | null;
   gid: number | null;
   /** Each of the user-namespace sysctls (USERNS_SYSCTLS) by name: its value, null if absent. */
@@ -60,21 +65,29 @@ export const USERNS_SYSCTLS = [
 /** The /proc/self/status fields that restrict what a process may do to itself. */
 const CONFINEMENT_FIELDS = /^(Seccomp|Seccomp_filters|NoNewPrivs):/;
 
-/** The key for these planned runs on this host. */
+/**
+ * The key for these planned runs on this host; `places` are the probe's own folders (the
+ * workspace, MC_HOME), named in the runs by their marks where they can be (marked-paths.ts).
+ */
 export function probeMemoKey(
   planned: readonly PlannedRun[],
+  places: readonly Place[] = [],
   platform: NodeJS.Platform = process.platform,
 ): ProbeMemoKey {
+  const { runs, marked } = markPlaces(
+    planned.map(({ run }) => ({ args: run.args, cwd: run.cwd })),
+    platform === "linux" ? places : [],
+  );
   return {
     platform,
-    runs: planned.map(({ network, run }) => ({
+    runs: planned.map(({ network, run }, at) => ({
       network,
       program: run.program,
-      args: run.args,
-      cwd: run.cwd,
+      ...(runs[at] as RunPaths),
     })),
     programs: planned.map(({ run }) => programIdentity(run.program)),
     host: hostFacts(platform),
+    marked,
   };
 }
 
@@ -102,6 +115,7 @@ export function hostFacts(platform: NodeJS.Platform = process.platform): HostFac
   return {
     boot_id: linux ? readTrimmed("/proc/sys/kernel/random/boot_id") : null,
     user_namespace: linux ? readLink("/proc/self/ns/user") : null,
+    mount_namespace: linux ? readLink("/proc/self/ns/mnt") : null,
     uid: process.getuid?.() ?? null,
     gid: process.getgid?.() ?? null,
     sysctls,

@@ -24,14 +24,16 @@ import {
 import { join } from "node:path";
 import { processExists } from "../../store/process-exists.js";
 import { errorCode, readRegularFileSync } from "../../store/safe-read.js";
+import { WORKSPACE_MARK } from "./marked-paths.js";
 import type { SandboxKind } from "./probe.js";
 import type { ProbeMemoKey } from "./probe-memo-key.js";
 
 /** The memo's bound: an entry is a kilobyte or two (the runs' arguments are most of it). */
 export const PROBE_MEMO_BYTES = 64 * 1024;
 /**
- * Entries kept, the latest used first: one per workspace (its path is in the runs' arguments).
- * An entry used again is put first, so the workspaces a user comes back to stay in it.
+ * Entries kept, the latest used first: one per kind of workspace (its mount, where it lies among
+ * the run's mounts, what its arguments are), or per workspace where the key names its path
+ * (probe-memo-key.ts). An entry used again is put first, so the ones a user comes back to stay.
  */
 export const PROBE_MEMO_ENTRIES = 16;
 const MEMO_NAME = "sandbox-probe.json";
@@ -75,14 +77,17 @@ export function findProbeMemo(folder: string, key: ProbeMemoKey): MemoFound | nu
 }
 
 /**
- * Whether the memo may hold an entry for runs in `workspace` (its text names it as a run's
- * folder), without parsing it or making a key: the ACP starter's guess at whether the first
- * engine will answer from the memo (src/acp/starter.ts). A guess only: the key decides.
+ * Whether the memo may hold an entry for runs in `workspace` (its text names it, or the mark
+ * that stands for any workspace, as a run's folder), without parsing it or making a key: the
+ * ACP starter's guess at whether the first engine will answer from the memo
+ * (src/acp/starter.ts). A guess only: the key decides.
  */
 export function memoMayName(folder: string, workspace: string): boolean {
   try {
     const read = readRegularFileSync(probeMemoPath(folder), PROBE_MEMO_BYTES);
-    return read.kind === "bytes" && read.bytes.includes(`"cwd":${JSON.stringify(workspace)}`);
+    if (read.kind !== "bytes") return false;
+    const names = (path: string) => read.bytes.includes(`"cwd":${JSON.stringify(path)}`);
+    return names(WORKSPACE_MARK) || names(workspace);
   } catch {
     return false;
   }
@@ -129,9 +134,8 @@ export function probeMemoBytes(
  * Puts what the real probes of `key` found first in the memo, replacing it atomically: a temp
  * file `.sandbox-probe.json.<pid>.<12 hex>.tmp` (0600, never through a symlink), then a rename
  * over the memo, so a reader sees the old memo or the new one. Synchronous and without fsync,
- * as the verdict cache's files (docs/store.md): it runs before the starter answers, so a
- * frontend that sees the answer finds the memo written, and a memo needs atomic visibility, not
- * durability (one torn by a crash is a miss). `folder` is made 0700 when missing (its parent
+ * as the verdict cache's files (docs/store.md): a memo needs atomic visibility, not durability
+ * (one torn by a crash is a miss). It runs right after the starter's answer, not before it. `folder` is made 0700 when missing (its parent
  * never), never followed when a symlink. Best effort: a memo that cannot be
  * written only costs the next start its wait; two children writing at once may drop one's
  * entry, which its next start writes again.
