@@ -4,24 +4,13 @@
  * looking at PATH (no process is started), once per child; a git that is there but fails shows
  * up later as a `checkpoint_failed` event, never as an error.
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+
+import { findOnPath } from "../../process/find-on-path.js";
 import type { CheckpointsAvailability } from "../../protocol/schemas/checkpoints.js";
 import type { KeepOut } from "./keep-out.js";
 
 export function gitOnPath(env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, "git");
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here: the next PATH entry.
-    }
-  }
-  return null;
+  return findOnPath("git", env, { fileOnly: true });
 }
 
 /** `keepOut`: the stores the workspace holds (keep-out.ts); inside one, nothing is recorded. */

@@ -5,7 +5,7 @@
  * how to fix it, as fixed sentences (no path: they travel in the `sandbox_unavailable` error).
  */
 import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { findOnPath } from "../../process/find-on-path.js";
 import { shellProgram } from "../tools/shell-process.js";
 import { type BwrapOptions, bwrapArgs } from "./bwrap.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -297,19 +297,4 @@ export function unavailableMessage(availability: SandboxAvailability): string {
 function firstLine(text: string): string {
   const line = text.split("\n").find((candidate) => candidate.trim() !== "") ?? "";
   return line.trim().slice(0, DETAIL_CHARS);
-}
-
-/** `name` in one of PATH's folders, executable; null when none has it. */
-export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const folder of (env.PATH ?? "").split(delimiter)) {
-    if (folder === "") continue;
-    const candidate = join(folder, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }

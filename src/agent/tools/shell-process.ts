@@ -9,10 +9,9 @@
  * pipes that stay silent, so a late event loop (a loaded machine) loses nothing written.
  */
 import type { ChildProcessByStdio } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
+import { findOnPath } from "../../process/find-on-path.js";
 import { watchedShell } from "./group-watchdog.js";
 import { signalGroup, waitGroupGone } from "./process-group.js";
 
@@ -64,17 +63,7 @@ interface WrappedLaunch {
 
 /** `bash` from the environment's PATH, else `/bin/sh`. */
 export function shellProgram(env: NodeJS.ProcessEnv): string {
-  for (const folder of (env.PATH ?? "").split(delimiter)) {
-    if (folder === "") continue;
-    const candidate = join(folder, "bash");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return "/bin/sh";
+  return findOnPath("bash", env) ?? "/bin/sh";
 }
 
 export async function runShell(run: ShellRun): Promise<ShellEnd> {

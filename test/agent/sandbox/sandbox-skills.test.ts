@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
 import { bwrapArgs } from "../../../src/agent/sandbox/bwrap.js";
 import { sandboxPolicy } from "../../../src/agent/sandbox/policy.js";
-import { findOnPath } from "../../../src/agent/sandbox/probe.js";
 import { seatbeltProfile } from "../../../src/agent/sandbox/seatbelt.js";
+import { findOnPath } from "../../../src/process/find-on-path.js";
 import { cleanTrees, tree } from "./sandbox-tree.js";
 
 afterEach(cleanTrees);
