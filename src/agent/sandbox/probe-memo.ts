@@ -135,9 +135,9 @@ export function probeMemoBytes(
  * file `.sandbox-probe.json.<pid>.<12 hex>.tmp` (0600, never through a symlink), then a rename
  * over the memo, so a reader sees the old memo or the new one. Synchronous and without fsync,
  * as the verdict cache's files (docs/store.md): a memo needs atomic visibility, not durability
- * (one torn by a crash is a miss). It runs right after the starter's answer, not before it. `folder` is made 0700 when missing (its parent
- * never), never followed when a symlink. Best effort: a memo that cannot be
- * written only costs the next start its wait; two children writing at once may drop one's
+ * (one torn by a crash is a miss). It runs right after the starter's answer, not before it.
+ * `folder` is made 0700 when missing (its parent never), never followed when a symlink. Best
+ * effort: a memo that cannot be written only costs the next start its wait; two children writing at once may drop one's
  * entry, which its next start writes again.
  */
 export function writeProbeMemo(folder: string, key: ProbeMemoKey, kinds: MemoKinds): void {
