@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { bwrapArgs } from "../src/agent/sandbox/bwrap.js";
 import { GitDirFinder } from "../src/agent/sandbox/git-dirs.js";
 import { sandboxPolicy } from "../src/agent/sandbox/policy.js";
-import { findOnPath } from "../src/process/find-on-path.js";
+import { findOnPath } from "../src/agent/tools/find-on-path.js";
 import { type Bench, median } from "./report.js";
 
 const run = promisify(execFile);

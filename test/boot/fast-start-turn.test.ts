@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { findOnPath } from "../../src/agent/tools/find-on-path.js";
 import { PACKAGE_ROOT, type Sandbox, sandbox, TestChild } from "../../src/conformance/harness.js";
-import { findOnPath } from "../../src/process/find-on-path.js";
 import { FRONTEND_START_CAPABILITIES } from "../helpers/frontend-start.js";
 
 /**

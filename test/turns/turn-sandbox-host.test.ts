@@ -18,7 +18,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, test } from "node:test";
-import { findOnPath } from "../../src/process/find-on-path.js";
+import { findOnPath } from "../../src/agent/tools/find-on-path.js";
 import { answer, text } from "../fixtures/chat-completions-server.js";
 import { shellCall } from "./call-specs.js";
 import { type Box, skipReason, userEnv, varTmpBox } from "./sandbox-box.js";

@@ -4,8 +4,9 @@
  * looking at PATH (no process is started), once per child; a git that is there but fails shows
  * up later as a `checkpoint_failed` event, never as an error.
  */
-import { findOnPath } from "../../process/find-on-path.js";
+
 import type { CheckpointsAvailability } from "../../protocol/schemas/checkpoints.js";
+import { findOnPath } from "../tools/find-on-path.js";
 import type { KeepOut } from "./keep-out.js";
 
 export function gitOnPath(env: NodeJS.ProcessEnv): string | null {

@@ -5,7 +5,7 @@
  * how to fix it, as fixed sentences (no path: they travel in the `sandbox_unavailable` error).
  */
 import { accessSync, constants } from "node:fs";
-import { findOnPath } from "../../process/find-on-path.js";
+import { findOnPath } from "../tools/find-on-path.js";
 import { shellProgram } from "../tools/shell-process.js";
 import { type BwrapOptions, bwrapArgs } from "./bwrap.js";
 import type { SandboxPolicy } from "./policy.js";

@@ -11,7 +11,7 @@
 import type { ChildProcessByStdio } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { findOnPath } from "../../process/find-on-path.js";
+import { findOnPath } from "./find-on-path.js";
 import { watchedShell } from "./group-watchdog.js";
 import { signalGroup, waitGroupGone } from "./process-group.js";
 

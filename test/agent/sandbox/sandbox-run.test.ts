@@ -10,7 +10,7 @@ import { afterEach, describe, test } from "node:test";
 import { bwrapArgs } from "../../../src/agent/sandbox/bwrap.js";
 import { type SandboxPolicy, sandboxPolicy } from "../../../src/agent/sandbox/policy.js";
 import { classifyBwrapError } from "../../../src/agent/sandbox/probe.js";
-import { findOnPath } from "../../../src/process/find-on-path.js";
+import { findOnPath } from "../../../src/agent/tools/find-on-path.js";
 import { loadSettings } from "../../../src/store/settings.js";
 import { cleanTrees, tree } from "./sandbox-tree.js";
 

@@ -11,7 +11,7 @@ import { afterEach, describe, test } from "node:test";
 import { bwrapArgs } from "../../../src/agent/sandbox/bwrap.js";
 import { sandboxPolicy } from "../../../src/agent/sandbox/policy.js";
 import { seatbeltProfile } from "../../../src/agent/sandbox/seatbelt.js";
-import { findOnPath } from "../../../src/process/find-on-path.js";
+import { findOnPath } from "../../../src/agent/tools/find-on-path.js";
 import { cleanTrees, tree } from "./sandbox-tree.js";
 
 afterEach(cleanTrees);

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { findOnPath } from "../../src/process/find-on-path.js";
+import { findOnPath } from "../../../src/agent/tools/find-on-path.js";
 
 const root = mkdtempSync(join(tmpdir(), "mc-on-path-"));
 after(() => rmSync(root, { recursive: true, force: true }));
