@@ -9,7 +9,7 @@ import {
   PROTOCOL_VERSION,
 } from "@agentclientprotocol/sdk";
 import { authenticate, authMethods, nothingUsable, setupWords, unreadySelection } from "./auth.js";
-import { confirmSandbox, currentOptions, setOption } from "./config-options.js";
+import { type CatalogStatus, confirmSandbox, currentOptions, setOption } from "./config-options.js";
 import { acpError, answering } from "./errors.js";
 import { forkParamsParser } from "./fork-params.js";
 import { initializeResult } from "./initialize-answer.js";
@@ -62,10 +62,13 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       throw acpError("authentication_unavailable", setupWords(home));
   };
 
-  /** The session's answer to new/load/resume: its modes and config options. */
-  const described = async (session: AcpSession) => ({
+  /**
+   * The session's answer to new/load/resume: its modes and config options (from `status` when
+   * the handler has just read it: config-options.ts `readCatalog`).
+   */
+  const described = async (session: AcpSession, status?: CatalogStatus) => ({
     modes: modeState(session.mode, session.engine.sandbox !== null),
-    configOptions: await currentOptions(session),
+    configOptions: await currentOptions(session, status),
   });
 
   /** Opens one of our saved sessions in a new engine for its cwd (no replay yet). */
@@ -131,19 +134,27 @@ export function acpAgent(options: AcpAgentOptions): { app: AgentApp; sessions: S
       afterInitialize("session/new", async () => {
         const target = { cwd: canonicalCwd(params.cwd), client, mcpServers: params.mcpServers };
         await ready(target.cwd, true);
-        // A model whose provider has no credentials is refused now, not at the first prompt.
+        // A model whose provider has no credentials is refused now, not at the first prompt;
+        // the status read for that gives the config options too (one scan of the caches).
+        let status: CatalogStatus | undefined;
         const { engine, answer } = await sessions.opened(
           target,
           "session.create",
           {},
-          unreadySelection,
+          async (opened) => {
+            status = await opened.request("model.catalog.status", {});
+            return unreadySelection(opened, status);
+          },
         );
         const session = new AcpSession(answer.session.id, engine.cwd, engine, client, {
           saved: false,
           mcpServers: params.mcpServers,
         });
         await sessions.add(session);
-        return advertised(session, { sessionId: session.id, ...(await described(session)) });
+        return advertised(session, {
+          sessionId: session.id,
+          ...(await described(session, status)),
+        });
       }),
     )
     .onRequest("session/fork", forkParamsParser, ({ params, client }) =>

@@ -9,6 +9,7 @@ import { forgetVariables } from "../process/secret-env.js";
 import { engineModelServices } from "../server/engine-face.js";
 import { credentialPaths } from "../store/credential-paths.js";
 import { loadSettings } from "../store/settings.js";
+import type { CatalogStatus } from "./config-options.js";
 import { glanceCredentials } from "./credentials-glance.js";
 import { defaultProviders } from "./default-providers.js";
 import type { EngineLink } from "./engine-link.js";
@@ -68,12 +69,12 @@ export async function nothingUsable(where: Where): Promise<boolean> {
  * Why a new session's first prompt would be refused for credentials, or null: its selected
  * model's provider has none (the turn's admission would answer `authentication_unavailable`; a
  * model not cached with such a provider, `model_unavailable` with the same step). Read from the
- * engine's own `model.catalog.status`, which checks the selected model's provider always, as
+ * engine's own `model.catalog.status` (`status`, read by the caller, whose choices then give the
+ * session's config options: config-options.ts `readCatalog`), which checks the selected model's provider always, as
  * the admission does (discoverCredential; a keyless custom provider is ready). So session/new
  * answers it as ACP's `auth_required`, naming the provider, instead of a first prompt failing.
  */
-export async function unreadySelection(engine: EngineLink): Promise<RequestError | null> {
-  const status = await engine.request("model.catalog.status", {});
+export function unreadySelection(engine: EngineLink, status: CatalogStatus): RequestError | null {
   const selected = status.selection.model;
   const provider = selected === null ? undefined : splitModelId(selected)?.[0];
   const entry = status.providers.find((p) => p.provider === provider);

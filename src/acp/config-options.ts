@@ -31,25 +31,43 @@ interface ConfiguredSession {
 /** Pages of the catalog read for one answer: more choices than this are not shown. */
 const CATALOG_PAGES = 16;
 
-/** The whole catalog as the engine sees it now: a fresh read (and revision) each time. */
-async function readCatalog(session: ConfiguredSession): Promise<Catalog> {
-  const first = await session.engine.request("model.catalog", {});
+/** A `model.catalog.status` page: the catalog's fields over the same snapshot, and more. */
+export type CatalogStatus = ResultOf<"model.catalog.status">;
+
+/**
+ * The whole catalog as the engine sees it now: a fresh read (and revision) each time, or, given
+ * `status`, a `model.catalog.status` read just now whose choices are that read's (the same
+ * snapshot and revision, paged on through its own cursor), so a session/new that has just read
+ * the status for its credentials (auth.ts `unreadySelection`) scans the caches once, not twice.
+ */
+async function readCatalog(session: ConfiguredSession, status?: CatalogStatus): Promise<Catalog> {
+  const engine = session.engine;
+  const first = status ?? (await engine.request("model.catalog", {}));
+  const next = (cursor: string) =>
+    status
+      ? engine.request("model.catalog.status", { cursor })
+      : engine.request("model.catalog", { cursor });
   const choices = [...first.choices];
   let cursor = first.cursor;
   for (let page = 1; cursor !== null && page < CATALOG_PAGES; page += 1) {
-    const next = await session.engine.request("model.catalog", { cursor });
-    choices.push(...next.choices);
-    cursor = next.cursor;
+    const more = await next(cursor);
+    choices.push(...more.choices);
+    cursor = more.cursor;
   }
-  return { ...first, choices };
+  const { revision, selection, notices, complete } = first;
+  return { revision, selection, notices, cursor: first.cursor, complete, choices };
 }
 
 /**
- * The session's config options, from a fresh catalog read. A model or effort chosen while the
- * session was busy shows as its value already (it applies from the next turn).
+ * The session's config options, from a fresh catalog read (or the status read just now:
+ * `readCatalog`). A model or effort chosen while the session was busy shows as its value
+ * already (it applies from the next turn).
  */
-export async function currentOptions(session: ConfiguredSession): Promise<SessionConfigOption[]> {
-  const catalog = await readCatalog(session);
+export async function currentOptions(
+  session: ConfiguredSession,
+  status?: CatalogStatus,
+): Promise<SessionConfigOption[]> {
+  const catalog = await readCatalog(session, status);
   return optionsOf(session, catalog, session.pendingSelection ?? catalog.selection);
 }
 

@@ -13,6 +13,7 @@ import {
 import { utf8Length } from "../protocol/paging.js";
 import { checkWire } from "../protocol/raw-json.js";
 import type { NextStep } from "../protocol/recovery.js";
+import { checkInitializeResult } from "../protocol/schemas/initialize-check.js";
 import { checkDeltaParams } from "../protocol/schemas/turn-delta-check.js";
 import type { ServerState } from "./state.js";
 import { StatusLines } from "./status-line.js";
@@ -54,6 +55,11 @@ export class Outbound {
     // `status`, pipelined by the thousand, takes an exact fast check; all else the schema.
     const fast = method === "status" ? this.statusLines.line(id, result) : null;
     if (fast !== null) return this.answer(id, method, fast, result);
+    // `initialize` too: its schema's build, for the one result a child checks, was most of an
+    // ACP session's engine start (initialize-check.ts); what the check leaves, the schema decides.
+    const initialize = method === "initialize" ? checkInitializeResult(result) : null;
+    if (initialize !== null)
+      return this.answer(id, method, encodeResult(id, initialize, false), initialize);
     // Raw records (session.history) are checked by their head and written as stored.
     const checked = checkWire(METHODS[method].result, result);
     if (!checked.ok) {

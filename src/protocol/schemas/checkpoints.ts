@@ -23,7 +23,7 @@ export type CheckpointRef = Infer<typeof CheckpointRef>;
  * on its PATH, or a workspace that is (or lies inside) one of mc's stores (MC_HOME, a cache
  * root), which no checkpoint may record.
  */
-const CHECKPOINT_UNAVAILABLE_REASONS = ["git_missing", "workspace_in_store"] as const;
+export const CHECKPOINT_UNAVAILABLE_REASONS = ["git_missing", "workspace_in_store"] as const;
 
 /** `initialize.extensions.turn.checkpoints`: whether this child records checkpoints. */
 export const CheckpointsAvailability = lazy(() =>
