@@ -225,12 +225,12 @@ const bench: Bench = {
         note: "lower is better; target at most 1.5",
       },
       {
-        name: `child start to initialize result negotiating turn, the sandbox probe awaited (median of ${STARTS})`,
+        name: `child start to initialize result negotiating turn, fresh home and workspace (median of ${STARTS})`,
         figure: median(withTurn),
         baseline: median(bare),
         unit: "ms",
         baselineName: 'bare `node -e ""` start to exit',
-        note: "lower is better; the starter runs the sandbox's probe and answers (src/server/turn-facts.ts)",
+        note: "lower is better; the starter finds the sandbox (src/server/turn-facts.ts): from the probe memo's entry of ones like them, the real run after the answer",
       },
       {
         name: `child start to initialize result negotiating what a frontend does (${FRONTEND_CAPABILITIES.join(", ")}), fresh home and workspace: answered from the probe memo's entry of ones like them (median of ${STARTS})`,
