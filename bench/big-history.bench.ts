@@ -177,7 +177,9 @@ async function sizeRows(box: Sandbox, from: string, mb: number, peer: Peer | und
 const bench: Bench = {
   title: "Opening a big history (issue 44)",
   about: `
-A fresh child (spawned and initialized untimed) opens a session whose history is 100 MB of real
+A fresh child (spawned, initialized and answering a \`status\`, all untimed: the starter
+answers the \`initialize\` before the child has loaded, and the child's own load is the
+start-up bench's figure, not the open's) opens a session whose history is 100 MB of real
 turn records (bench/big-history.ts: a 24-turn session our child ran, with tool calls, their
 output, 2 KB answers and compactions, its turns copied with fresh IDs), then starts a turn: the
 figure is \`session.open\` written to the turn's \`turn_started\` read (both passes of the
