@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
-import { LineSplitter } from "../../src/conformance/line-splitter.js";
-import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
-import { acpBoxEnv } from "../helpers/acp-process.js";
+import { type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { writeTurnHome } from "../../src/conformance/turn-world.js";
+import { sessionNewPreloaded } from "./preloaded-agent.js";
 
 /**
  * `session/new` scans the model caches once (docs/acp.md, "Start-up"): the status its
@@ -48,48 +46,9 @@ interface Answer {
 
 /** session/new's answer in a started agent, and the cache scans made before it was written. */
 async function answerAndScans(box: Sandbox): Promise<{ answer: Answer; scans: number }> {
-  const preload = join(box.root, "preload.cjs");
   const noted = join(box.root, "scans.txt");
-  writeFileSync(preload, PRELOAD);
-  const agent = spawn(process.execPath, ["--require", preload, CHILD_BIN, "acp"], {
-    cwd: box.workspace,
-    env: {
-      PATH: process.env.PATH ?? "",
-      ...acpBoxEnv(box),
-      MC_KIT_KEY: KIT_KEY,
-      TMPDIR: join(box.root, "tmp"),
-      MC_TEST_SCANS_AT_ANSWER: noted,
-    },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const exited = new Promise((resolve) => agent.on("exit", resolve));
-  const lines = new LineSplitter();
-  const answered = new Promise<Answer>((resolve) => {
-    agent.stdout.setEncoding("utf8");
-    agent.stdout.on("data", (chunk: string) => {
-      for (const line of lines.push(chunk)) {
-        const frame = JSON.parse(line) as Answer & { id?: number };
-        if (frame.id === 0)
-          agent.stdin.write(
-            `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: box.workspace, mcpServers: [] } })}\n`,
-          );
-        if (frame.id === 1) resolve(frame);
-      }
-    });
-  });
-  const initialize = {
-    protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true }, terminal: true, auth: { terminal: true } },
-    clientInfo: { name: "one-scan-test", version: "1" },
-  };
-  agent.stdin.write(
-    `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: initialize })}\n`,
-  );
-  const answer = await answered;
-  agent.stdin.end();
-  await exited;
-  assert.ok(answer.result, JSON.stringify(answer));
-  return { answer, scans: Number(readFileSync(noted, "utf8")) };
+  const answer = await sessionNewPreloaded(box, PRELOAD, { MC_TEST_SCANS_AT_ANSWER: noted });
+  return { answer: answer as Answer, scans: Number(readFileSync(noted, "utf8")) };
 }
 
 function modelValues(answer: Answer): string[] {

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { CHILD_BIN, type Sandbox, sandbox } from "../../src/conformance/harness.js";
-import { LineSplitter } from "../../src/conformance/line-splitter.js";
-import { KIT_KEY, writeTurnHome } from "../../src/conformance/turn-world.js";
-import { acpBoxEnv } from "../helpers/acp-process.js";
+import { type Sandbox, sandbox } from "../../src/conformance/harness.js";
+import { writeTurnHome } from "../../src/conformance/turn-world.js";
+import { sessionNewPreloaded } from "./preloaded-agent.js";
 
 /**
  * What `mc-agent acp` has loaded of Node's own modules when it answers an editor's first
@@ -36,47 +34,8 @@ stdout.write = function (chunk, ...rest) {
 
 /** The internal modules loaded when session/new (ID 1) was answered, in a started agent. */
 async function loadedAtAnswer(box: Sandbox): Promise<string[]> {
-  const preload = join(box.root, "preload.cjs");
   const noted = join(box.root, "loaded.json");
-  writeFileSync(preload, PRELOAD);
-  const agent = spawn(process.execPath, ["--require", preload, CHILD_BIN, "acp"], {
-    cwd: box.workspace,
-    env: {
-      PATH: process.env.PATH ?? "",
-      ...acpBoxEnv(box),
-      MC_KIT_KEY: KIT_KEY,
-      TMPDIR: join(box.root, "tmp"),
-      MC_TEST_LOADED_AT_ANSWER: noted,
-    },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const exited = new Promise((resolve) => agent.on("exit", resolve));
-  const lines = new LineSplitter();
-  const answered = new Promise<Record<string, unknown>>((resolve) => {
-    agent.stdout.setEncoding("utf8");
-    agent.stdout.on("data", (chunk: string) => {
-      for (const line of lines.push(chunk)) {
-        const frame = JSON.parse(line) as Record<string, unknown>;
-        if (frame.id === 0)
-          agent.stdin.write(
-            `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: box.workspace, mcpServers: [] } })}\n`,
-          );
-        if (frame.id === 1) resolve(frame);
-      }
-    });
-  });
-  const initialize = {
-    protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true }, terminal: true, auth: { terminal: true } },
-    clientInfo: { name: "start-loads-test", version: "1" },
-  };
-  agent.stdin.write(
-    `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: initialize })}\n`,
-  );
-  const answer = await answered;
-  agent.stdin.end();
-  await exited;
-  assert.ok(answer.result, JSON.stringify(answer));
+  await sessionNewPreloaded(box, PRELOAD, { MC_TEST_LOADED_AT_ANSWER: noted });
   return JSON.parse(readFileSync(noted, "utf8")) as string[];
 }
 
