@@ -132,7 +132,7 @@ async function primed(prefix: string): Promise<World> {
   const w = world(prefix);
   const cold = await coldStart(w);
   assert.equal(cold.sandbox, "bubblewrap");
-  // Written right after the answer, before the child loads.
+  // Written right after the answer (the test waits for it).
   await memoSays(w, "bubblewrap");
   return w;
 }
