@@ -3,7 +3,7 @@ import { checkpointsAvailability } from "../agent/checkpoints/availability.js";
 import { keepOutOf } from "../agent/checkpoints/keep-out.js";
 import { HOME_MARK, type Place, WORKSPACE_MARK } from "../agent/sandbox/marked-paths.js";
 import { sandboxNetworkHint } from "../agent/sandbox/network-hint.js";
-import { sandboxPolicy } from "../agent/sandbox/policy.js";
+import { canonical, sandboxPolicy } from "../agent/sandbox/policy.js";
 import { planProbe, type SandboxKind, type SandboxProbe } from "../agent/sandbox/probe.js";
 import {
   findProbeMemo,
@@ -97,22 +97,21 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
   const memo = found?.kinds ?? null;
   let probes: Promise<readonly SandboxProbe[]> | null = null;
   let sandbox: Promise<readonly SandboxProbe[]> | null = null;
-  const run = () => {
-    probes ??= Promise.all(
+  const probesOnce = () =>
+    (probes ??= Promise.all(
       plans.map(async ({ network, plan }) => ({ network, availability: await plan.run() })),
     ).then((probed) => {
       facts.probed = probed;
       return probed;
-    });
-    // The memo is written once what waits for `proven` (the starter's answer) has run: a
-    // frontend's wait is not made longer by a file it never reads.
-    sandbox ??= probes.then(async (probed) => {
+    }));
+  // The memo is written once what waits for `proven` (the starter's answer) has run: a
+  // frontend's wait is not made longer by a file it never reads.
+  const run = () =>
+    (sandbox ??= probesOnce().then(async (probed) => {
       await new Promise((resolve) => setImmediate(resolve));
       if (memoFolder !== null && key !== null) rememberProbes(memoFolder, key, found, probed);
       return probed;
-    });
-    return sandbox;
-  };
+    }));
   // Without a memo's answer, the sandbox runs while git is found.
   if (memo === null || oneKind(memo) === undefined) run();
   const keepOut = keepOutOf(inputs.workspace, storePaths(inputs.home, inputs.env));
@@ -126,9 +125,7 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
     },
     get proven() {
       run();
-      return (probes as Promise<readonly SandboxProbe[]>).then((probed) =>
-        provenTurnExtras(probed, checkpoints),
-      );
+      return probesOnce().then((probed) => provenTurnExtras(probed, checkpoints));
     },
   };
   return facts;
@@ -138,16 +135,8 @@ export function turnFactsOf(inputs: ChildInputs): TurnFacts {
 function places(inputs: ChildInputs): Place[] {
   return [
     { mark: WORKSPACE_MARK, path: inputs.workspace },
-    { mark: HOME_MARK, path: canonicalOrNull(inputs.home) },
+    { mark: HOME_MARK, path: canonical(inputs.home) },
   ];
-}
-
-function canonicalOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch {
-    return null;
-  }
 }
 
 /** Whether what the starter handed over is this module's (it travels typed as the starter's). */

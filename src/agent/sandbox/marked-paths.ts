@@ -10,7 +10,9 @@
  * the run, give the same outcome when the runs are the same once each path is replaced by a mark;
  * the key names those facts instead of the path, and the path only where they cannot be read.
  */
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
+import { readRegularFileSync } from "../../store/safe-read.js";
+import { within } from "./policy.js";
 
 /** What stands for the workspace in the key's runs: no path holds a NUL byte. */
 export const WORKSPACE_MARK = "\u0000workspace";
@@ -77,15 +79,10 @@ export function markPlaces(
   };
 }
 
-/** Whether `path` is `folder` or lies below it. */
-function within(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(`${folder}/`);
-}
-
 /** The distinct paths among `args` that hold `path` (itself apart), in their order. */
 function holding(args: readonly string[], path: string): string[] {
-  const holds = (arg: string) => arg === "/" || path.startsWith(`${arg}/`);
-  return [...new Set(args.filter((arg) => arg.startsWith("/") && holds(arg)))];
+  const holds = (arg: string) => arg.startsWith("/") && arg !== path && within(path, arg);
+  return [...new Set(args.filter(holds))];
 }
 
 /** /proc/self/mountinfo's text, or null past MOUNTINFO_BYTES or unreadable. */
@@ -151,28 +148,15 @@ function mountIdOf(folder: string): number | null {
 /** An fdinfo file is a few lines (a directory's: pos, flags, mnt_id, ino). */
 const FDINFO_BYTES = 4096;
 
-/** A /proc file's text (its size reads as 0), or null past `bound` bytes or unreadable. */
+/**
+ * A /proc file's text, read as the store reads a small file (its size reads as 0, so the read
+ * goes on to EOF within the bound), or null past `bound` bytes or unreadable.
+ */
 function readBounded(path: string, bound: number): string | null {
-  let fd: number | null = null;
   try {
-    fd = openSync(path, constants.O_RDONLY);
-    let buffer = Buffer.allocUnsafe(Math.min(bound + 1, 16 * 1024));
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (length > bound) return null;
-        const larger = Buffer.allocUnsafe(Math.min(bound + 1, length * 4));
-        buffer.copy(larger, 0, 0, length);
-        buffer = larger;
-      }
-      const read = readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    return length > bound ? null : buffer.toString("utf8", 0, length);
+    const read = readRegularFileSync(path, bound);
+    return read.kind === "bytes" ? read.bytes.toString("utf8") : null;
   } catch {
     return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
   }
 }

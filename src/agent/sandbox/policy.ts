@@ -177,7 +177,7 @@ export function within(path: string, folder: string): boolean {
  * `stat` says so without the exception `realpath` and a plain `lstat` throw, which cost ten
  * times the call on the stdio starter's path to its answer (src/server/turn-facts.ts).
  */
-function canonical(path: string): string | null {
+export function canonical(path: string): string | null {
   try {
     return statSync(path, { throwIfNoEntry: false }) === undefined ? null : realpathSync(path);
   } catch {
